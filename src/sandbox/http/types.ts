@@ -1,0 +1,87 @@
+/**
+ * The seam between the sandbox's HTTP platform (auth, scopes, plans, rate limits, idempotency, errors, paging,
+ * events, persistence) and its domain (the resources and their state machines). Domain modules export
+ * `RouteDef`s; the platform enforces everything declared here before calling `handle`.
+ */
+import type { Clock } from '../../shared/clock.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type AccountType = 'supplier' | 'buyer';
+export type PlanName = 'supplier' | 'Basic' | 'Pro' | 'Enterprise';
+
+/** Who is calling, resolved by the platform from the API key or access token. */
+export interface Caller {
+  accountId: string;
+  accountType: AccountType;
+  clientId: string;
+  clientName: string;
+  keyId: string;
+  scopes: readonly string[];
+  plan: PlanName;
+  /** null means no branch restriction. */
+  branchIds: readonly string[] | null;
+}
+
+/** Thrown by handlers (or the platform) and rendered as application/problem+json. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: {
+      errors?: { field: string; code: string; message?: string }[];
+      upgrade_url?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+  }
+}
+
+/** An event the domain raises; the platform assigns the id, signs, delivers, and retries. */
+export interface RaisedEvent {
+  type: string;
+  accountId: string;
+  data: { object: string; id: string } & Record<string, unknown>;
+}
+
+export interface RequestContext {
+  method: HttpMethod;
+  /** Path below /v2, e.g. /supplier/orders/ord_1/confirm. */
+  path: string;
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** Parsed JSON body (undefined when there is none); multipart bodies arrive as `form`. */
+  body: unknown;
+  form?: FormData;
+  headers: Readonly<Record<string, string | undefined>>;
+  caller: Caller;
+  clock: Clock;
+  requestId: string;
+  /** Queue an event for delivery to the caller's or another account's webhooks. */
+  raise(event: RaisedEvent): void;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** Express-style pattern below /v2, e.g. '/supplier/orders/:order_id/confirm'. */
+  path: string;
+  /** Required scope; omitted means any valid credential. */
+  scope?: string;
+  /** Which account type may call it; omitted means either. */
+  accountType?: AccountType;
+  /** Minimum plan (Pro or Enterprise); the platform answers 403 plan_required with upgrade_url. */
+  minPlan?: 'Pro' | 'Enterprise';
+  /** Idempotency-Key handling; the platform stores and replays responses. */
+  idempotency?: 'required' | 'optional';
+  /** Contract group marked "not yet available" (kept callable in the sandbox; listed for documentation). */
+  group: string;
+  handle(ctx: RequestContext): Reply | Promise<Reply>;
+}
