@@ -85,3 +85,41 @@ export interface RouteDef {
   group: string;
   handle(ctx: RequestContext): Reply | Promise<Reply>;
 }
+
+/** Fixed ids of the seeded demo accounts, known to both halves of the sandbox. */
+export const DEMO_SUPPLIER_ACCOUNT_ID = 'acc_demo_supplier';
+export const DEMO_BUYER_ACCOUNT_ID = 'acc_demo_buyer';
+
+/** What the platform lends the domain. */
+export interface DomainServices {
+  clock: Clock;
+  raise(event: RaisedEvent): void;
+  files: {
+    /** True when the file exists, belongs to the account and has not been deleted. */
+    exists(accountId: string, fileId: string): boolean;
+    /** Marks a file as referenced, so the 24-hour cleanup keeps it. */
+    markReferenced(fileId: string): void;
+  };
+}
+
+/** The resources and state machines of the contract, as the platform composes them. */
+export interface SandboxDomain {
+  routes: RouteDef[];
+  /** JSON-serializable snapshot for --state persistence, and its inverse. */
+  snapshot(): unknown;
+  restore(snapshot: unknown): void;
+  /** Back to the seed data. */
+  reset(): void;
+  /** Control-plane actions by name (simulate activity as the buyer, etc.); body is the parsed JSON request. */
+  actions: Record<string, (body: unknown) => unknown>;
+  /** Everything the domain holds, by collection, for tests and demos. */
+  readout(): Record<string, unknown>;
+  /** Rows of one export resource (orders, documents, ...) for bulk export jobs. */
+  exportRows(
+    accountId: string,
+    resource: string,
+    filter: { from?: string; to?: string; branchIds?: readonly string[] },
+  ): Iterable<Record<string, unknown>>;
+}
+
+export type CreateDomain = (services: DomainServices) => SandboxDomain;
