@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import type { StateStore } from '../state/store.js';
+import type { RunOutcome, RunTrigger } from '../state/runs.js';
+
+export type { RunOutcome, RunTrigger } from '../state/runs.js';
+
+/** What a job run reports; `counts` lands in run history and metrics (records fetched, written, dead-lettered...). */
+export interface RunResult {
+  outcome: RunOutcome;
+  counts: Record<string, number>;
+  /** A message safe to show and store: never a secret. */
+  error?: string;
+}
+
+export interface JobContext {
+  /** Aborted on shutdown; a job stops at its next checkpoint and reports "partial". */
+  signal: AbortSignal;
+  /** Time this run may take; the job stops at a checkpoint once it is spent. */
+  budgetMs: number;
+  dryRun: boolean;
+  logger: Logger;
+  clock: Clock;
+  state: StateStore;
+  trigger: RunTrigger;
+}
+
+/** A unit of work the scheduler, the webhook dispatcher and the CLI drive through `runJob`. */
+export interface Job {
+  readonly name: string;
+  run(ctx: JobContext): Promise<RunResult>;
+}

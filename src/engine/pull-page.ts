@@ -1,0 +1,145 @@
+import type { StateStore } from '../state/store.js';
+import type { CursorState } from '../state/cursors.js';
+import { errorMessage } from './outcome.js';
+import type { Page, PageRequest, PullOptions, RecordFailure } from './pull-types.js';
+
+export interface ClassifiedItem<T> {
+  item: T;
+  id: string;
+  updatedAt: string;
+  updatedMs: number;
+}
+
+export interface ClassifiedPage<T> {
+  fresh: ClassifiedItem<T>[];
+  duplicates: number;
+  invalid: Array<{ item: T; key: string; reason: string }>;
+  maxMs: number | null;
+}
+
+/** A record key for an item whose id could not be read, stable across redeliveries. */
+function fallbackKey(item: unknown): string {
+  const text = JSON.stringify(item) ?? String(item);
+  return `invalid:${text.slice(0, 120)}`;
+}
+
+/** Splits a page into new versions, versions already delivered (overlap or redelivery) and unreadable items. */
+export function classifyPage<T>(options: PullOptions<T>, page: Page<T>): ClassifiedPage<T> {
+  const result: ClassifiedPage<T> = { fresh: [], duplicates: 0, invalid: [], maxMs: null };
+  const inPage = new Set<string>();
+  for (const item of page.items) {
+    let id: string;
+    let updatedAt: string;
+    try {
+      ({ id, updatedAt } = options.identify(item));
+    } catch (error) {
+      result.invalid.push({ item, key: fallbackKey(item), reason: errorMessage(error) });
+      continue;
+    }
+    const updatedMs = Date.parse(updatedAt);
+    if (!Number.isFinite(updatedMs)) {
+      result.invalid.push({ item, key: id, reason: `unreadable updated_at ${JSON.stringify(updatedAt)}` });
+      continue;
+    }
+    result.maxMs = result.maxMs === null ? updatedMs : Math.max(result.maxMs, updatedMs);
+    const versionKey = `${id}\u0000${updatedAt}`;
+    if (inPage.has(versionKey) || options.state.seen.has(options.stream, id, updatedAt)) {
+      result.duplicates += 1;
+      continue;
+    }
+    inPage.add(versionKey);
+    result.fresh.push({ item, id, updatedAt, updatedMs });
+  }
+  return result;
+}
+
+export interface CommitInput<T> {
+  request: PageRequest;
+  page: Page<T>;
+  classified: ClassifiedPage<T>;
+  /** Records the external delivery rejected, by identity. */
+  deliveryFailures: readonly RecordFailure<T>[];
+  cursor: CursorState | null;
+  resolveDeadLetters: boolean;
+}
+
+export interface CommitResult {
+  delivered: number;
+  deadLettered: number;
+  passComplete: boolean;
+}
+
+/**
+ * Commits one page in ONE transaction: staged records, dead letters, the seen-set and the cursor. A crash before
+ * the commit leaves none of it; after it, all of it.
+ */
+export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): CommitResult {
+  const { state, stream } = options;
+  const flow = options.flow ?? stream;
+  const failedItems = new Map<T, string>(input.deliveryFailures.map((f) => [f.item, f.reason]));
+  return state.transaction(() => {
+    let delivered = 0;
+    let deadLettered = 0;
+    for (const entry of input.classified.fresh) {
+      let reason = failedItems.get(entry.item);
+      if (reason === undefined && options.stageRecord) reason = stageOne(state, options, entry.item);
+      if (reason === undefined) {
+        delivered += 1;
+        if (input.resolveDeadLetters) state.deadLetters.resolve(flow, entry.id);
+      } else {
+        state.deadLetters.add(flow, entry.id, entry.item, reason);
+        deadLettered += 1;
+      }
+      state.seen.add(stream, entry.id, entry.updatedAt, entry.updatedMs);
+    }
+    for (const bad of input.classified.invalid) {
+      state.deadLetters.add(flow, bad.key, bad.item, bad.reason);
+      deadLettered += 1;
+    }
+    const passComplete = !input.page.hasMore;
+    saveCursor(options, input, passComplete);
+    return { delivered, deadLettered, passComplete };
+  });
+}
+
+function stageOne<T>(state: StateStore, options: PullOptions<T>, item: T): string | undefined {
+  const stage = options.stageRecord;
+  if (!stage) return undefined;
+  try {
+    // A nested transaction is a savepoint: a throw rolls back only this record's writes.
+    state.db.transaction(() => stage(item, state))();
+    return undefined;
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
+
+function saveCursor<T>(options: PullOptions<T>, input: CommitInput<T>, passComplete: boolean): void {
+  const { state, stream, overlapMs } = options;
+  const previousMax = input.request.cursor === null ? null : (input.cursor?.passMaxMs ?? null);
+  const pageMax = input.classified.maxMs;
+  const passMaxMs =
+    previousMax === null ? pageMax : pageMax === null ? previousMax : Math.max(previousMax, pageMax);
+  const watermarkMs = input.cursor?.watermarkMs ?? null;
+  if (!passComplete) {
+    state.cursors.save({
+      stream,
+      watermarkMs,
+      passCursor: input.page.nextCursor,
+      passSince: input.request.updatedSince,
+      passMaxMs,
+    });
+    return;
+  }
+  // The pass reached the end: every record up to its newest timestamp has been processed.
+  const reached =
+    watermarkMs === null ? passMaxMs : passMaxMs === null ? watermarkMs : Math.max(watermarkMs, passMaxMs);
+  const ceiling = options.watermarkCeiling?.() ?? null;
+  const next =
+    reached === null || ceiling === null
+      ? reached
+      : Math.max(watermarkMs ?? Number.NEGATIVE_INFINITY, Math.min(reached, ceiling));
+  state.cursors.save({ stream, watermarkMs: next, passCursor: null, passSince: null, passMaxMs: null });
+  // Versions at or before (watermark - overlap) can never come back from a strictly-after query.
+  if (next !== null) state.seen.prune(stream, next - overlapMs);
+}

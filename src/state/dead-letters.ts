@@ -1,0 +1,141 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+
+/** open: waiting for a fix; retrying: queued for the flow's next run; resolved: a retry succeeded. */
+export type DeadLetterStatus = 'open' | 'retrying' | 'discarded' | 'resolved';
+
+export interface DeadLetter {
+  id: number;
+  flow: string;
+  recordKey: string;
+  record: unknown;
+  reason: string;
+  firstSeen: number;
+  lastSeen: number;
+  attempts: number;
+  status: DeadLetterStatus;
+}
+
+interface DeadLetterRow {
+  id: number;
+  flow: string;
+  record_key: string;
+  record: string;
+  reason: string;
+  first_seen: number;
+  last_seen: number;
+  attempts: number;
+  status: DeadLetterStatus;
+}
+
+function fromRow(row: DeadLetterRow): DeadLetter {
+  return {
+    id: row.id,
+    flow: row.flow,
+    recordKey: row.record_key,
+    record: JSON.parse(row.record) as unknown,
+    reason: row.reason,
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
+    attempts: row.attempts,
+    status: row.status,
+  };
+}
+
+export interface DeadLetterFilter {
+  flow?: string;
+  /** Defaults to open and retrying. */
+  statuses?: readonly DeadLetterStatus[];
+  limit?: number;
+}
+
+export class DeadLetterStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Records a failed record; the same (flow, key) failing again updates reason, last_seen and attempts. */
+  add(flow: string, recordKey: string, record: unknown, reason: string): DeadLetter {
+    const now = this.clock.now();
+    this.db
+      .prepare(
+        `INSERT INTO dead_letters (flow, record_key, record, reason, first_seen, last_seen, attempts, status)
+         VALUES (?, ?, ?, ?, ?, ?, 1, 'open')
+         ON CONFLICT (flow, record_key) DO UPDATE SET record = excluded.record, reason = excluded.reason,
+           last_seen = excluded.last_seen, attempts = attempts + 1, status = 'open'`,
+      )
+      .run(flow, recordKey, JSON.stringify(record ?? null), reason, now, now);
+    const letter = this.get(flow, recordKey);
+    if (!letter) throw new Error('dead letter insert did not persist');
+    return letter;
+  }
+
+  get(flow: string, recordKey: string): DeadLetter | null {
+    const row = this.db
+      .prepare('SELECT * FROM dead_letters WHERE flow = ? AND record_key = ?')
+      .get(flow, recordKey) as DeadLetterRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  byId(id: number): DeadLetter | null {
+    const row = this.db.prepare('SELECT * FROM dead_letters WHERE id = ?').get(id) as DeadLetterRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  list(filter: DeadLetterFilter = {}): DeadLetter[] {
+    const statuses = filter.statuses ?? ['open', 'retrying'];
+    const placeholders = statuses.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM dead_letters WHERE status IN (${placeholders}) AND (? IS NULL OR flow = ?)
+         ORDER BY first_seen, id LIMIT ?`,
+      )
+      .all(...statuses, filter.flow ?? null, filter.flow ?? null, filter.limit ?? 1000) as DeadLetterRow[];
+    return rows.map(fromRow);
+  }
+
+  /** Queues dead letters for the flow's next run (by id, or every open one of a flow). Returns how many. */
+  replay(target: { id: number } | { flow: string }): number {
+    const sql =
+      'id' in target
+        ? "UPDATE dead_letters SET status = 'retrying' WHERE id = ? AND status IN ('open', 'discarded')"
+        : "UPDATE dead_letters SET status = 'retrying' WHERE flow = ? AND status = 'open'";
+    return this.db.prepare(sql).run('id' in target ? target.id : target.flow).changes;
+  }
+
+  discard(target: { id: number } | { flow: string }): number {
+    const sql =
+      'id' in target
+        ? "UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE id = ? AND status IN ('open', 'retrying')"
+        : "UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE flow = ? AND status IN ('open', 'retrying')";
+    return this.db.prepare(sql).run(this.clock.now(), 'id' in target ? target.id : target.flow).changes;
+  }
+
+  /** Marks a record done after a successful retry (or a later successful sync of the same key). */
+  resolve(flow: string, recordKey: string): boolean {
+    return (
+      this.db
+        .prepare(
+          "UPDATE dead_letters SET status = 'resolved', last_seen = ? WHERE flow = ? AND record_key = ? AND status IN ('open', 'retrying')",
+        )
+        .run(this.clock.now(), flow, recordKey).changes > 0
+    );
+  }
+
+  /** Deletes resolved and discarded letters last touched more than `olderThanMs` ago. */
+  pruneClosed(olderThanMs: number): number {
+    return this.db
+      .prepare("DELETE FROM dead_letters WHERE status IN ('resolved', 'discarded') AND last_seen < ?")
+      .run(this.clock.now() - olderThanMs).changes;
+  }
+
+  countOpen(flow?: string): number {
+    const row = this.db
+      .prepare(
+        "SELECT COUNT(*) AS n FROM dead_letters WHERE status IN ('open', 'retrying') AND (? IS NULL OR flow = ?)",
+      )
+      .get(flow ?? null, flow ?? null) as { n: number };
+    return row.n;
+  }
+}

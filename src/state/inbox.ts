@@ -1,0 +1,98 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+
+export const INBOX_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+export interface InboxEventInput {
+  eventId: string;
+  type: string;
+  /** The raw, verified request body. */
+  payload: Uint8Array;
+}
+
+export interface InboxEvent extends InboxEventInput {
+  receivedAt: number;
+  status: 'pending' | 'dispatched';
+  dispatchedAt: number | null;
+}
+
+interface InboxRow {
+  event_id: string;
+  type: string;
+  payload: Buffer;
+  received_at: number;
+  status: 'pending' | 'dispatched';
+  dispatched_at: number | null;
+}
+
+function fromRow(row: InboxRow): InboxEvent {
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    payload: new Uint8Array(row.payload),
+    receivedAt: row.received_at,
+    status: row.status,
+    dispatchedAt: row.dispatched_at,
+  };
+}
+
+/** Webhook events, stored durably before the receiver answers 2xx; the event id is the dedupe key. */
+export class InboxStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Stores a group of events in one transaction (one fsync for the group). Returns, per input, whether it was new;
+   * a redelivered event id is ignored.
+   */
+  insertMany(events: readonly InboxEventInput[]): boolean[] {
+    const insert = this.db.prepare(
+      `INSERT OR IGNORE INTO inbox (event_id, type, payload, received_at, status) VALUES (?, ?, ?, ?, 'pending')`,
+    );
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      return events.map((e) => insert.run(e.eventId, e.type, Buffer.from(e.payload), now).changes > 0);
+    })();
+  }
+
+  get(eventId: string): InboxEvent | null {
+    const row = this.db.prepare('SELECT * FROM inbox WHERE event_id = ?').get(eventId) as InboxRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  pending(limit = 100): InboxEvent[] {
+    const rows = this.db
+      .prepare("SELECT * FROM inbox WHERE status = 'pending' ORDER BY received_at, event_id LIMIT ?")
+      .all(limit) as InboxRow[];
+    return rows.map(fromRow);
+  }
+
+  markDispatched(eventIds: readonly string[]): void {
+    const update = this.db.prepare(
+      "UPDATE inbox SET status = 'dispatched', dispatched_at = ? WHERE event_id = ? AND status = 'pending'",
+    );
+    this.db.transaction(() => {
+      const now = this.clock.now();
+      for (const id of eventIds) update.run(now, id);
+    })();
+  }
+
+  /** Deletes dispatched events older than the retention (at least 30 days, so redeliveries stay deduplicated). */
+  prune(retentionMs = INBOX_RETENTION_MS): number {
+    const keep = Math.max(retentionMs, INBOX_RETENTION_MS);
+    return this.db
+      .prepare("DELETE FROM inbox WHERE status = 'dispatched' AND received_at < ?")
+      .run(this.clock.now() - keep).changes;
+  }
+
+  counts(): { pending: number; dispatched: number } {
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM inbox GROUP BY status').all() as Array<{
+      status: string;
+      n: number;
+    }>;
+    const byStatus = new Map(rows.map((r) => [r.status, r.n]));
+    return { pending: byStatus.get('pending') ?? 0, dispatched: byStatus.get('dispatched') ?? 0 };
+  }
+}

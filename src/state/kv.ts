@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+
+/** Small per-flow values (a webhook secret, a last-seen marker), JSON-encoded. */
+export class KeyValueStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  get(namespace: string, key: string): unknown {
+    const row = this.db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?').get(namespace, key) as
+      | { value: string }
+      | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.value) as unknown);
+  }
+
+  set(namespace: string, key: string, value: unknown): void {
+    this.db
+      .prepare(
+        `INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      )
+      .run(namespace, key, JSON.stringify(value ?? null), this.clock.now());
+  }
+
+  delete(namespace: string, key: string): boolean {
+    return this.db.prepare('DELETE FROM kv WHERE namespace = ? AND key = ?').run(namespace, key).changes > 0;
+  }
+
+  keys(namespace: string): string[] {
+    const rows = this.db.prepare('SELECT key FROM kv WHERE namespace = ? ORDER BY key').all(namespace) as Array<{
+      key: string;
+    }>;
+    return rows.map((r) => r.key);
+  }
+}
+
+/** Content hashes per (flow, key), for snapshot diffs such as a 100,000-SKU catalog. */
+export class HashStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Loads every hash of a flow in one scan. */
+  all(flow: string): Map<string, string> {
+    const map = new Map<string, string>();
+    const rows = this.db.prepare('SELECT key, hash FROM hashes WHERE flow = ?').raw().all(flow) as Array<
+      [string, string]
+    >;
+    for (const [key, hash] of rows) map.set(key, hash);
+    return map;
+  }
+
+  get(flow: string, key: string): string | undefined {
+    const row = this.db.prepare('SELECT hash FROM hashes WHERE flow = ? AND key = ?').get(flow, key) as
+      | { hash: string }
+      | undefined;
+    return row?.hash;
+  }
+
+  /** Upserts many hashes; call inside a transaction (or let this open one) so it is one commit. */
+  setMany(flow: string, entries: Iterable<readonly [key: string, hash: string]>): number {
+    const upsert = this.db.prepare(
+      `INSERT INTO hashes (flow, key, hash, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (flow, key) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+    );
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      let n = 0;
+      for (const [key, hash] of entries) n += upsert.run(flow, key, hash, now).changes;
+      return n;
+    })();
+  }
+
+  deleteMany(flow: string, keys: Iterable<string>): number {
+    const del = this.db.prepare('DELETE FROM hashes WHERE flow = ? AND key = ?');
+    return this.db.transaction(() => {
+      let n = 0;
+      for (const key of keys) n += del.run(flow, key).changes;
+      return n;
+    })();
+  }
+
+  count(flow: string): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM hashes WHERE flow = ?').get(flow) as { n: number }).n;
+  }
+}

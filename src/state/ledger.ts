@@ -1,0 +1,97 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+
+export interface LedgerEntry {
+  flow: string;
+  connector: string;
+  recordKey: string;
+  /** The record's version or content hash; a new version is a new write. */
+  version: string;
+  externalRef: string | null;
+  writtenAt: number;
+}
+
+interface LedgerRow {
+  flow: string;
+  connector: string;
+  record_key: string;
+  version: string;
+  external_ref: string | null;
+  written_at: number;
+}
+
+function fromRow(row: LedgerRow): LedgerEntry {
+  return {
+    flow: row.flow,
+    connector: row.connector,
+    recordKey: row.record_key,
+    version: row.version,
+    externalRef: row.external_ref,
+    writtenAt: row.written_at,
+  };
+}
+
+export interface LedgerKey {
+  flow: string;
+  connector: string;
+  recordKey: string;
+  version: string;
+}
+
+/** What each flow wrote to each connector, so a restart never writes the same version twice. */
+export class LedgerStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  has(key: LedgerKey): boolean {
+    return this.get(key) !== null;
+  }
+
+  get(key: LedgerKey): LedgerEntry | null {
+    const row = this.db
+      .prepare('SELECT * FROM ledger WHERE flow = ? AND connector = ? AND record_key = ? AND version = ?')
+      .get(key.flow, key.connector, key.recordKey, key.version) as LedgerRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /** The most recent version written for a record, if any. */
+  latest(flow: string, connector: string, recordKey: string): LedgerEntry | null {
+    const row = this.db
+      .prepare(
+        `SELECT * FROM ledger WHERE flow = ? AND connector = ? AND record_key = ?
+         ORDER BY written_at DESC, rowid DESC LIMIT 1`,
+      )
+      .get(flow, connector, recordKey) as LedgerRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /** Records a write; returns false when this exact version was already recorded. */
+  record(key: LedgerKey, externalRef: string | null = null): boolean {
+    return (
+      this.db
+        .prepare(
+          `INSERT OR IGNORE INTO ledger (flow, connector, record_key, version, external_ref, written_at)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+        )
+        .run(key.flow, key.connector, key.recordKey, key.version, externalRef, this.clock.now()).changes > 0
+    );
+  }
+
+  /** Fills in the external reference once known (for example the ERP's order number). */
+  setExternalRef(key: LedgerKey, externalRef: string): void {
+    this.db
+      .prepare(
+        'UPDATE ledger SET external_ref = ? WHERE flow = ? AND connector = ? AND record_key = ? AND version = ?',
+      )
+      .run(externalRef, key.flow, key.connector, key.recordKey, key.version);
+  }
+
+  count(flow?: string): number {
+    const row = this.db
+      .prepare('SELECT COUNT(*) AS n FROM ledger WHERE (? IS NULL OR flow = ?)')
+      .get(flow ?? null, flow ?? null) as { n: number };
+    return row.n;
+  }
+}

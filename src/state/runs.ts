@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3';
+import type { Clock } from '../shared/clock.js';
+
+export type RunOutcome = 'ok' | 'partial' | 'failed' | 'skipped';
+export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up';
+
+export interface RunRecord {
+  id: number;
+  job: string;
+  trigger: RunTrigger;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: RunOutcome | null;
+  counts: Record<string, number>;
+  error: string | null;
+}
+
+interface RunRow {
+  id: number;
+  job: string;
+  trigger: RunTrigger;
+  started_at: number;
+  ended_at: number | null;
+  outcome: RunOutcome | null;
+  counts: string | null;
+  error: string | null;
+}
+
+function fromRow(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    job: row.job,
+    trigger: row.trigger,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    outcome: row.outcome,
+    counts: row.counts === null ? {} : (JSON.parse(row.counts) as Record<string, number>),
+    error: row.error,
+  };
+}
+
+/** Run history per job: what ran, when, how it ended. A run with no end was cut off by a crash. */
+export class RunStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {}
+
+  start(job: string, trigger: RunTrigger): number {
+    const info = this.db
+      .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?)')
+      .run(job, trigger, this.clock.now());
+    return Number(info.lastInsertRowid);
+  }
+
+  finish(id: number, outcome: RunOutcome, counts: Record<string, number>, error: string | null): void {
+    this.db
+      .prepare('UPDATE runs SET ended_at = ?, outcome = ?, counts = ?, error = ? WHERE id = ?')
+      .run(this.clock.now(), outcome, JSON.stringify(counts), error, id);
+  }
+
+  get(id: number): RunRecord | null {
+    const row = this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  recent(job: string, limit = 20): RunRecord[] {
+    const rows = this.db
+      .prepare('SELECT * FROM runs WHERE job = ? ORDER BY started_at DESC, id DESC LIMIT ?')
+      .all(job, limit) as RunRow[];
+    return rows.map(fromRow);
+  }
+
+  last(job: string, outcomes?: readonly RunOutcome[]): RunRecord | null {
+    const filter = outcomes ? `AND outcome IN (${outcomes.map(() => '?').join(', ')})` : '';
+    const row = this.db
+      .prepare(`SELECT * FROM runs WHERE job = ? ${filter} ORDER BY started_at DESC, id DESC LIMIT 1`)
+      .get(job, ...(outcomes ?? [])) as RunRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  jobs(): string[] {
+    const rows = this.db.prepare('SELECT DISTINCT job FROM runs ORDER BY job').all() as Array<{ job: string }>;
+    return rows.map((r) => r.job);
+  }
+
+  /** Closes runs left open by a crash, so history never shows a run as still going. */
+  closeInterrupted(): number {
+    return this.db
+      .prepare("UPDATE runs SET ended_at = ?, outcome = 'failed', error = 'interrupted (process stopped)' WHERE ended_at IS NULL")
+      .run(this.clock.now()).changes;
+  }
+
+  /** Keeps the newest `keepPerJob` runs of each job. */
+  prune(keepPerJob: number): number {
+    return this.db
+      .prepare(
+        `DELETE FROM runs WHERE id IN (
+           SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY job ORDER BY started_at DESC, id DESC) AS rn
+                           FROM runs) WHERE rn > ?)`,
+      )
+      .run(keepPerJob).changes;
+  }
+}
