@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import { csvRecords } from './csv.js';
+
+export type FileEncoding = 'utf-8' | 'windows-1255';
+
+export async function readRecords(
+  file: string,
+  encoding: FileEncoding,
+  separator: string,
+): Promise<Record<string, string>[] | null> {
+  if (!existsSync(file)) return null;
+  const bytes = await readFile(file);
+  return csvRecords(iconv.decode(bytes, encoding), separator);
+}
+
+export async function listCsvFiles(dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const entries = await readdir(dir, { withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith('.csv'))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** Moves a processed input file (and its same-named PDF) into `done/`. */
+export async function moveToDone(dir: string, name: string): Promise<void> {
+  const done = path.join(dir, 'done');
+  await mkdir(done, { recursive: true });
+  const pdf = `${name.slice(0, -4)}.pdf`;
+  // The CSV first: once it is gone the document is no longer pending; a PDF left behind is harmless.
+  if (existsSync(path.join(dir, name))) await rename(path.join(dir, name), path.join(done, name));
+  if (existsSync(path.join(dir, pdf))) await rename(path.join(dir, pdf), path.join(done, pdf));
+}
+
+async function writeDurably(file: string, content: Buffer): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Delivers `name` into `dir` exactly once, even across crashes and even after the ERP has consumed (deleted) it:
+ * 1. the content goes to `.supply-sync/tmp/name` (fsync), 2. a marker `.supply-sync/sent/name` records the
+ * decision, 3. the temp file is renamed into place. A marker with its temp file still present means step 3 did not
+ * happen and is completed; a marker alone means the file was delivered. Returns false when it was already delivered.
+ */
+export async function deliverOnce(dir: string, name: string, content: Buffer): Promise<boolean> {
+  const tmpDir = path.join(dir, '.supply-sync', 'tmp');
+  const sentDir = path.join(dir, '.supply-sync', 'sent');
+  await mkdir(tmpDir, { recursive: true });
+  await mkdir(sentDir, { recursive: true });
+  const tmp = path.join(tmpDir, name);
+  const marker = path.join(sentDir, name);
+  if (existsSync(marker)) {
+    if (existsSync(tmp)) await rename(tmp, path.join(dir, name));
+    return false;
+  }
+  await writeDurably(tmp, content);
+  await writeDurably(marker, Buffer.alloc(0));
+  await rename(tmp, path.join(dir, name));
+  return true;
+}
+
+export function wasDelivered(dir: string, name: string): boolean {
+  return existsSync(path.join(dir, '.supply-sync', 'sent', name));
+}

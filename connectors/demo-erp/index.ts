@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { z } from 'zod';
+import type { ConnectorDefinition } from '../../src/connectors/registry.js';
+import { SqlConnector, sqlCapabilities } from '../sql/sql-connector.js';
+import { openDemoErp } from './demo-erp.js';
+import { demoErpJournal, demoErpStatements } from './statements.js';
+
+export { openDemoErp, DEMO_ERP_FILE, DEMO_ERP_ATTACHMENTS, type DemoErp } from './demo-erp.js';
+export { simulateErpActivity, type SimulateOptions, type SimulationResult } from './simulate.js';
+export { demoErpJournal, demoErpStatements } from './statements.js';
+export { DEMO_PRICE_LIST, demoParts, demoSku, type DemoPart } from './seed.js';
+
+export const demoErpConfigSchema = z.strictObject({
+  /** Folder holding the demo ERP database and its PDF attachments; relative to the config file. */
+  data_dir: z.string().min(1).default('state/demo-erp'),
+  /** Also act as the accounting target (journal into the GLJOURNAL table). */
+  journal: z.boolean().default(true),
+});
+
+export const demoErpConnectorDefinition: ConnectorDefinition<typeof demoErpConfigSchema> = {
+  type: 'demo-erp',
+  description: 'The bundled demo ERP (SQLite), seeded to match the sandbox demo supplier',
+  configSchema: demoErpConfigSchema,
+  capabilities: [
+    'accountingWriter',
+    'orderSink',
+    'documentSource',
+    'documentReactionSink',
+    'confirmationSource',
+    'catalogSource',
+    'customerDirectory',
+  ],
+  async create(config, context) {
+    const erp = await openDemoErp(path.resolve(context.baseDir, config.data_dir));
+    const capabilities = sqlCapabilities(
+      erp.driver,
+      { statements: demoErpStatements, journal: config.journal ? demoErpJournal : undefined },
+      context.name,
+    );
+    return new SqlConnector('demo-erp', erp.driver, capabilities, `demo ERP ${erp.file}`, undefined);
+  },
+};

@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { markSecret } from '../../src/config/secret.js';
+import type { SqlDriver } from './driver.js';
+import { MssqlDriver } from './mssql-driver.js';
+import { PgDriver } from './pg-driver.js';
+import { SqliteDriver } from './sqlite-driver.js';
+
+export const sqlConnectionSchema = z.discriminatedUnion('driver', [
+  z.strictObject({
+    driver: z.literal('sqlite'),
+    /** Database file; relative paths resolve against the config file's folder. */
+    file: z.string().min(1),
+  }),
+  z.strictObject({
+    driver: z.literal('pg'),
+    /** postgres://user:password@host:port/database */
+    url: markSecret(z.string().min(1)),
+    schema: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .optional(),
+    pool_size: z.number().int().min(1).max(64).optional(),
+  }),
+  z.strictObject({
+    driver: z.literal('mssql'),
+    /** mssql://user:password@host:port/database or an ADO-style "Server=...;Database=...;..." string. */
+    url: markSecret(z.string().min(1)),
+  }),
+]);
+
+export type SqlConnectionConfig = z.output<typeof sqlConnectionSchema>;
+
+/** Opens the configured driver; `name` (the connector's name in the config) labels its errors. */
+export function openSqlDriver(config: SqlConnectionConfig, baseDir: string, name: string): SqlDriver {
+  switch (config.driver) {
+    case 'sqlite':
+      return new SqliteDriver(path.resolve(baseDir, config.file), { name });
+    case 'pg':
+      return new PgDriver({
+        url: config.url,
+        name,
+        ...(config.schema === undefined ? {} : { schema: config.schema }),
+        ...(config.pool_size === undefined ? {} : { poolSize: config.pool_size }),
+      });
+    case 'mssql':
+      return new MssqlDriver(config.url, { name });
+  }
+}
+
+/** Where the connection points, without credentials, for checks and error messages. */
+export function describeConnection(config: SqlConnectionConfig): string {
+  if (config.driver === 'sqlite') return `sqlite file ${config.file}`;
+  return `${config.driver} ${redactUrl(config.url)}`;
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}${parsed.port === '' ? '' : `:${parsed.port}`}${parsed.pathname}`;
+  } catch {
+    const server = /(?:server|data source)\s*=\s*([^;]+)/i.exec(url)?.[1];
+    return server === undefined ? '(connection string)' : server.trim();
+  }
+}

@@ -1,0 +1,73 @@
+import type { CatalogSource, CustomerDirectory } from '../../src/connectors/capabilities.js';
+import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
+import type { SqlDriver } from './driver.js';
+import type { ErpStatements } from './erp-config.js';
+import { readRows } from './row-reader.js';
+
+type CatalogStatements = NonNullable<ErpStatements['catalog']>;
+type CustomerStatements = NonNullable<ErpStatements['customers']>;
+
+/** Full catalog snapshots; a statement left out of the config reads as an empty snapshot of that kind. */
+export class SqlCatalogSource implements CatalogSource {
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly statements: CatalogStatements,
+    private readonly connectorName: string,
+  ) {}
+
+  async readProducts(): Promise<ErpProduct[]> {
+    const { rows } = await this.driver.query(this.statements.products);
+    return readRows(this.connectorName, 'catalog.products', rows, (row) => ({
+      sku: row.text('sku'),
+      name: row.text('name'),
+      unit: row.text('unit'),
+      packageQuantity: row.optionalDecimal('package_quantity'),
+      category: row.optionalText('category'),
+      barcode: row.optionalText('barcode'),
+      vatExempt: row.boolean('vat_exempt', false),
+      externalRef: row.optionalText('external_ref'),
+    }));
+  }
+
+  async readPrices(): Promise<ErpPrice[]> {
+    if (this.statements.prices === undefined) return [];
+    const { rows } = await this.driver.query(this.statements.prices);
+    return readRows(this.connectorName, 'catalog.prices', rows, (row) => ({
+      priceList: row.text('price_list'),
+      sku: row.text('sku'),
+      price: row.decimal('price'),
+      minQuantity: row.optionalDecimal('min_quantity'),
+      validFrom: row.optionalDate('valid_from'),
+    }));
+  }
+
+  async readAvailability(): Promise<ErpAvailability[]> {
+    if (this.statements.availability === undefined) return [];
+    const { rows } = await this.driver.query(this.statements.availability);
+    return readRows(this.connectorName, 'catalog.availability', rows, (row) => ({
+      sku: row.text('sku'),
+      available: row.boolean('available', true),
+      availableUntil: row.optionalDate('available_until'),
+    }));
+  }
+}
+
+export class SqlCustomerDirectory implements CustomerDirectory {
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly statements: CustomerStatements,
+    private readonly connectorName: string,
+  ) {}
+
+  async listCustomers(): Promise<ErpCustomer[]> {
+    const { rows } = await this.driver.query(this.statements.list);
+    return readRows(this.connectorName, 'customers.list', rows, (row) => ({
+      customerNumber: row.text('customer_number'),
+      name: row.text('name'),
+      taxId: row.optionalText('tax_id'),
+      erpRef: row.optionalText('erp_ref'),
+      email: row.optionalText('email'),
+      priceList: row.optionalText('price_list'),
+    }));
+  }
+}

@@ -1,0 +1,75 @@
+import type { DocumentSource } from '../../src/connectors/capabilities.js';
+import type { ErpDocument, ErpDocumentLine } from '../../src/connectors/documents.js';
+import type { SqlDriver } from './driver.js';
+import type { ErpStatements } from './erp-config.js';
+import { readRows, type RowReader } from './row-reader.js';
+
+type DocumentStatements = NonNullable<ErpStatements['documents']>;
+
+/** Documents the ERP issued and has not sent yet, with their lines and PDF path. */
+export class SqlDocumentSource implements DocumentSource {
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly statements: DocumentStatements,
+    private readonly connectorName: string,
+  ) {}
+
+  async listPendingDocuments(): Promise<ErpDocument[]> {
+    const { rows } = await this.driver.query(this.statements.pending);
+    const headers = readRows(this.connectorName, 'documents.pending', rows, readHeader);
+    const documents: ErpDocument[] = [];
+    for (const header of headers) {
+      const result = await this.driver.query(this.statements.lines, { ref: header.ref });
+      const lines = readRows(this.connectorName, 'documents.lines', result.rows, readLine);
+      const apiOrderIds = [header.apiOrderId, ...lines.map((line) => line.apiOrderId)].filter(
+        (id, index, all): id is string => id !== null && all.indexOf(id) === index,
+      );
+      const { apiOrderId: _unused, ...rest } = header;
+      documents.push({ ...rest, apiOrderIds, lines });
+    }
+    return documents;
+  }
+
+  async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
+    await this.driver.query(this.statements.mark_sent, { ref, api_document_id: apiDocumentId });
+  }
+}
+
+function readHeader(
+  row: RowReader,
+): Omit<ErpDocument, 'apiOrderIds' | 'lines'> & { apiOrderId: string | null } {
+  return {
+    ref: row.text('ref'),
+    type: row.text('type'),
+    number: row.text('number'),
+    date: row.date('date'),
+    dueDate: row.optionalDate('due_date'),
+    customerNumber: row.text('customer_number'),
+    shipTo: row.optionalText('ship_to'),
+    purchaseType: row.optionalText('purchase_type'),
+    allocationNumber: row.optionalText('allocation_number'),
+    currency: row.optionalText('currency') ?? 'ILS',
+    totalBeforeVat: row.decimal('total_before_vat'),
+    vat: row.decimal('vat'),
+    totalWithVat: row.decimal('total_with_vat'),
+    discount: row.optionalDecimal('discount'),
+    attachmentPath: row.optionalText('attachment_path'),
+    apiOrderId: row.optionalText('api_order_id'),
+  };
+}
+
+function readLine(row: RowReader): ErpDocumentLine {
+  return {
+    lineNumber: row.integer('line_number'),
+    itemCode: row.text('item_code'),
+    description: row.text('description'),
+    quantity: row.decimal('quantity'),
+    unit: row.optionalText('unit'),
+    unitPrice: row.decimal('unit_price'),
+    discountPct: row.optionalDecimal('discount_pct'),
+    total: row.decimal('total'),
+    vatExempt: row.boolean('vat_exempt', false),
+    apiOrderId: row.optionalText('api_order_id'),
+    apiOrderLineId: row.optionalText('api_order_line_id'),
+  };
+}

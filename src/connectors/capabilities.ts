@@ -1,0 +1,97 @@
+import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catalog.js';
+import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
+import type { JournalBatch, WriteResult } from './journal.js';
+import type { MirrorRow, MirrorTableSpec } from './mirror.js';
+import type {
+  ErpOrder,
+  ErpOrderRef,
+  OrderCancelResult,
+  OrderUpdateResult,
+  OrderWriteResult,
+} from './orders.js';
+import type { SalesBatch } from './sales.js';
+
+/**
+ * Capability contracts. Each is small and typed in neutral ERP/accounting shapes; flows map API records to and
+ * from them. Connectors never touch the state store or the API. Every write is idempotent by its business key
+ * (batch key, API order id), stored in the target in the same transaction as the write.
+ */
+
+export interface AccountingWriter {
+  /** Writes the whole batch atomically, or reports `already_written` when the batch key is already present. */
+  writeJournalBatch(batch: JournalBatch): Promise<WriteResult>;
+  hasBatch(batchKey: string): Promise<boolean>;
+}
+
+export interface OrderSink {
+  /** Header and lines in one transaction; a second call with the same apiOrderId writes nothing. */
+  writeOrder(order: ErpOrder): Promise<OrderWriteResult>;
+  /** Replaces header fields and lines of an order already written. */
+  applyOrderUpdate(order: ErpOrder): Promise<OrderUpdateResult>;
+  cancelOrder(apiOrderId: string, reason: string): Promise<OrderCancelResult>;
+  findOrder(apiOrderId: string): Promise<ErpOrderRef | null>;
+}
+
+export interface DocumentSource {
+  listPendingDocuments(): Promise<ErpDocument[]>;
+  markDocumentSent(ref: string, apiDocumentId: string): Promise<void>;
+}
+
+export interface DocumentReactionSink {
+  /** Idempotent: writing the same reaction twice leaves the same state. */
+  writeDocumentReaction(reaction: DocumentReaction): Promise<void>;
+}
+
+export interface ConfirmationSource {
+  listPendingConfirmations(): Promise<ErpConfirmation[]>;
+  markConfirmationSent(ref: string): Promise<void>;
+}
+
+/** Full snapshots: ERPs rarely keep reliable change dates, the core diffs them. */
+export interface CatalogSource {
+  readProducts(): Promise<ErpProduct[]>;
+  readPrices(): Promise<ErpPrice[]>;
+  readAvailability(): Promise<ErpAvailability[]>;
+}
+
+export interface CustomerDirectory {
+  listCustomers(): Promise<ErpCustomer[]>;
+}
+
+export interface SalesSource {
+  listPendingSales(): Promise<SalesBatch[]>;
+  markSalesBatch(ref: string, outcome: 'done' | 'failed'): Promise<void>;
+}
+
+export interface MirrorSink {
+  /** Creates the table when missing; adds nothing to an existing one. */
+  ensureTable(spec: MirrorTableSpec): Promise<void>;
+  /** Upserts by `id` in one transaction. */
+  upsertRows(spec: MirrorTableSpec, rows: readonly MirrorRow[]): Promise<number>;
+}
+
+export interface CapabilityMap {
+  accountingWriter: AccountingWriter;
+  orderSink: OrderSink;
+  documentSource: DocumentSource;
+  documentReactionSink: DocumentReactionSink;
+  confirmationSource: ConfirmationSource;
+  catalogSource: CatalogSource;
+  customerDirectory: CustomerDirectory;
+  salesSource: SalesSource;
+  mirrorSink: MirrorSink;
+}
+
+export type CapabilityName = keyof CapabilityMap;
+
+export const capabilityNames: readonly CapabilityName[] = [
+  'accountingWriter',
+  'orderSink',
+  'documentSource',
+  'documentReactionSink',
+  'confirmationSource',
+  'catalogSource',
+  'customerDirectory',
+  'salesSource',
+  'mirrorSink',
+];

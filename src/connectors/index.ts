@@ -1,0 +1,13 @@
+export type * from './values.js';
+export type * from './journal.js';
+export type * from './orders.js';
+export type * from './documents.js';
+export type * from './catalog.js';
+export type * from './sales.js';
+export type * from './mirror.js';
+export type * from './capabilities.js';
+export { capabilityNames } from './capabilities.js';
+export type { CheckResult, Connector } from './connector.js';
+export { requireCapability } from './connector.js';
+export { ConnectorError, type ConnectorErrorCode } from './errors.js';
+export { ConnectorRegistry, type ConnectorContext, type ConnectorDefinition } from './registry.js';

@@ -1,0 +1,43 @@
+import type { DecimalString, IsoDate, Period } from './values.js';
+
+/** One balanced movement line as an accounting system receives it. */
+export interface JournalEntry {
+  /** 1-based position inside the batch; stable across re-runs of the same batch. */
+  readonly lineNumber: number;
+  readonly side: 'debit' | 'credit';
+  /** Account charged on `side`. */
+  readonly account: string;
+  /** The other side's account, when the target records movements in pairs. */
+  readonly counterAccount: string | null;
+  /** Positive amount with 2 fraction digits. */
+  readonly amount: DecimalString;
+  readonly currency: string;
+  /** Reference (document) date. */
+  readonly date: IsoDate;
+  /** Value date; accounting period derives from it. */
+  readonly valueDate: IsoDate;
+  readonly period: Period;
+  /** Primary reference, usually the source document number after the configured mapping rule. */
+  readonly reference: string;
+  readonly reference2: string | null;
+  readonly branchCode: string | null;
+  readonly movementType: string | null;
+  readonly description: string;
+  /** Ids of the source journal lines this entry carries (for traceability columns). */
+  readonly sourceIds: readonly string[];
+}
+
+/** A complete, balanced group of entries written atomically. `batchKey` makes the write idempotent. */
+export interface JournalBatch {
+  readonly batchKey: string;
+  readonly entries: readonly JournalEntry[];
+}
+
+export interface WriteResult {
+  readonly batchKey: string;
+  /** `already_written` when the target already held this batch key: nothing was written again. */
+  readonly status: 'written' | 'already_written';
+  readonly entryCount: number;
+  /** Where the batch landed, for the ledger and the export call (a file name, a table). */
+  readonly location: string;
+}
