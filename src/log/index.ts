@@ -1,0 +1,5 @@
+export { createLogger } from './logger.js';
+export type { Logger, LoggerOptions } from './logger.js';
+export { buildRedactPaths } from './redaction.js';
+export { scrubSecrets, isSecretKeyName, REDACTED } from './scrub.js';
+export { deepScrub } from './deep-scrub.js';

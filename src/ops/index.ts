@@ -1,0 +1,19 @@
+export { createOpsServer } from './server.js';
+export type { OpsServer, OpsServerOptions } from './server.js';
+export { createOpsMetrics } from './metrics.js';
+export type { MetricSources, OpsMetrics } from './metrics.js';
+export { evaluateReadiness, jobCheck } from './readiness.js';
+export type { CheckKind, CheckState, Readiness, ReadinessCheck } from './readiness.js';
+export { DEFAULT_READINESS_POLICY } from './providers.js';
+export type {
+  ApiStatus,
+  ConnectorCheck,
+  DeadLetterStatus,
+  JobStatus,
+  OpsProviders,
+  OutboxStatus,
+  ReadinessPolicy,
+} from './providers.js';
+export { buildStatusSnapshot } from './status.js';
+export type { JobView, StatusSnapshot } from './status.js';
+export { renderStatusHtml } from './status-html.js';

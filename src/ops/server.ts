@@ -1,0 +1,125 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { scrubSecrets } from '../log/scrub.js';
+import type { Clock } from '../shared/clock.js';
+import { systemClock } from '../shared/clock.js';
+import type { WebhookReceiver } from '../webhooks/receiver.js';
+import type { OpsMetrics } from './metrics.js';
+import type { OpsProviders, ReadinessPolicy } from './providers.js';
+import { DEFAULT_READINESS_POLICY } from './providers.js';
+import { evaluateReadiness } from './readiness.js';
+import { renderStatusHtml } from './status-html.js';
+import { buildStatusSnapshot } from './status.js';
+
+export interface OpsServerOptions {
+  /** Interface to bind; loopback unless the config opens it (e.g. '0.0.0.0' behind a proxy). */
+  host?: string;
+  /** 0 picks a free port. */
+  port: number;
+  providers: OpsProviders;
+  metrics: OpsMetrics;
+  /** The webhook receiver and the path it is mounted on (e.g. '/webhooks'). */
+  webhook?: { path: string; receiver: WebhookReceiver };
+  policy?: Partial<ReadinessPolicy>;
+  /** Secret values that must never appear on /status or /readyz (read per request). */
+  knownSecrets?: () => readonly string[];
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface OpsServer {
+  server: Server;
+  /** Starts listening; resolves with the bound port and base URL. */
+  listen(): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+}
+
+/** The operations endpoints (/healthz, /readyz, /metrics, /status) and the webhook path, on one port. */
+export function createOpsServer(options: OpsServerOptions): OpsServer {
+  const clock = options.clock ?? systemClock;
+  const policy: ReadinessPolicy = { ...DEFAULT_READINESS_POLICY, ...options.policy };
+  const secrets = (): readonly string[] => options.knownSecrets?.() ?? [];
+
+  const json = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(body));
+  };
+
+  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void> | void> = {
+    '/healthz': (_req, res) => json(res, 200, { status: 'ok' }),
+    '/readyz': async (_req, res) => {
+      const readiness = await evaluateReadiness(options.providers, clock.now(), policy, secrets());
+      json(res, readiness.ready ? 200 : 503, {
+        status: readiness.ready ? 'ready' : 'not_ready',
+        reasons: readiness.reasons,
+        checks: readiness.checks,
+      });
+    },
+    '/metrics': async (_req, res) => {
+      const text = await options.metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
+      res.end(text);
+    },
+    '/status': async (req, res) => {
+      const now = clock.now();
+      const readiness = await evaluateReadiness(options.providers, now, policy, secrets());
+      const snapshot = await buildStatusSnapshot(options.providers, readiness, now, secrets());
+      if (wantsJson(req)) return json(res, 200, snapshot);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(renderStatusHtml(snapshot));
+    },
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (options.webhook !== undefined && path === options.webhook.path) {
+      options.webhook.receiver.handle(req, res);
+      return;
+    }
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (route === undefined) return json(res, 404, { error: 'not_found' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return json(res, 405, { error: 'method_not_allowed' });
+    }
+    await route(req, res);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
+      options.logger?.error({ err: error, url: req.url }, 'operations request failed');
+      if (!res.headersSent) json(res, 500, { error: 'internal_error', detail: message });
+      else res.destroy();
+    });
+  });
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        const host = options.host ?? '127.0.0.1';
+        server.once('error', reject);
+        server.listen(options.port, host, () => {
+          server.off('error', reject);
+          const { port } = server.address() as AddressInfo;
+          const shownHost = host.includes(':') ? `[${host}]` : host;
+          resolve({ port, url: `http://${shownHost}:${port}` });
+        });
+      }),
+    close: async () => {
+      await options.webhook?.receiver.drain();
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+function wantsJson(req: IncomingMessage): boolean {
+  const accept = req.headers.accept ?? '';
+  return /\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept);
+}

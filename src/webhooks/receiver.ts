@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import { systemClock } from '../shared/clock.js';
+import { readRawBody } from './body.js';
+import type { WebhookEvent } from './envelope.js';
+import { parseEnvelope } from './envelope.js';
+import { InboxGroupCommitter } from './group-commit.js';
+import type { InboxStore } from './inbox.js';
+import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from './signature.js';
+
+export const SIGNATURE_HEADER = 'service-signature';
+/** The contract does not give a size limit for event bodies; 1 MiB covers large orders with room to spare. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export type RejectReason =
+  | 'method_not_allowed'
+  | 'body_too_large'
+  | 'aborted'
+  | 'missing_header'
+  | 'malformed_header'
+  | 'invalid_timestamp'
+  | 'timestamp_out_of_tolerance'
+  | 'no_signature'
+  | 'no_active_secret'
+  | 'signature_mismatch'
+  | 'invalid_utf8'
+  | 'invalid_json'
+  | 'invalid_envelope'
+  | 'store_failed';
+
+/** Counters the operations metrics attach to; every method is optional to call sites. */
+export interface WebhookObserver {
+  received(eventType: string): void;
+  rejected(reason: RejectReason): void;
+  duplicate(eventType: string): void;
+}
+
+export interface WebhookReceiverOptions {
+  inbox: InboxStore;
+  /** Active signing secrets (several during rotation); a function is read on every request. */
+  secrets: readonly string[] | (() => readonly string[]);
+  clock?: Clock;
+  maxBodyBytes?: number;
+  toleranceSeconds?: number;
+  observer?: WebhookObserver;
+  logger?: Logger;
+  /** Group commits in flight at once; raise it (e.g. 4) with an inbox whose durability wait is asynchronous. */
+  maxCommitsInFlight?: number;
+  /** Called after new events are committed (not for duplicates); the dispatcher's kick. */
+  onStored?: (events: readonly WebhookEvent[]) => void;
+}
+
+export interface WebhookReceiver {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Waits until every accepted event is committed and answered. */
+  drain(): Promise<void>;
+}
+
+/**
+ * The webhook endpoint: size limit, signature check on the raw bytes, envelope check, then a durable (group
+ * committed) inbox insert before the 2xx. Any failure answers 400 (413 for size) and stores nothing.
+ */
+export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
+  const clock = options.clock ?? systemClock;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const secrets = (): readonly string[] =>
+    typeof options.secrets === 'function' ? options.secrets() : options.secrets;
+  const committer = new InboxGroupCommitter(options.inbox, {
+    ...(options.onStored === undefined ? {} : { onCommitted: options.onStored }),
+    ...(options.maxCommitsInFlight === undefined ? {} : { maxInFlight: options.maxCommitsInFlight }),
+  });
+
+  const reject = (res: ServerResponse, status: number, reason: RejectReason): void => {
+    options.observer?.rejected(reason);
+    options.logger?.debug({ reason, status }, 'webhook rejected');
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (status === 413) headers['connection'] = 'close';
+    res.writeHead(status, headers).end(JSON.stringify({ error: reason }));
+  };
+
+  const process = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST');
+      return reject(res, 405, 'method_not_allowed');
+    }
+    const body = await readRawBody(req, maxBodyBytes);
+    if (!body.ok)
+      return reject(
+        res,
+        body.reason === 'too_large' ? 413 : 400,
+        body.reason === 'too_large' ? 'body_too_large' : 'aborted',
+      );
+    const headerValue = req.headers[SIGNATURE_HEADER];
+    const verdict = verifySignature({
+      header: Array.isArray(headerValue) ? undefined : headerValue,
+      rawBody: body.body,
+      secrets: secrets(),
+      nowMs: clock.now(),
+      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+    });
+    if (!verdict.ok) return reject(res, 400, verdict.reason);
+    const envelope = parseEnvelope(body.body);
+    if (!envelope.ok) return reject(res, 400, envelope.reason);
+    const { event } = envelope;
+    let duplicate: boolean;
+    try {
+      ({ duplicate } = await committer.submit(event));
+    } catch (error) {
+      options.logger?.error({ err: error, eventId: event.id }, 'webhook inbox insert failed');
+      // A non-2xx makes the sender retry later with the same event id.
+      return reject(res, 503, 'store_failed');
+    }
+    if (duplicate) options.observer?.duplicate(event.type);
+    else options.observer?.received(event.type);
+    if (res.destroyed) return;
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ received: true, duplicate }));
+  };
+
+  return {
+    handle(req, res) {
+      process(req, res).catch((error: unknown) => {
+        options.logger?.error({ err: error }, 'webhook handler failed');
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    },
+    drain: () => committer.drain(),
+  };
+}
