@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   INBOX_RETENTION_MS,
-  InboxBatcher,
   OutboxConflictError,
   openStateStore,
   type StateStore,
@@ -144,25 +143,5 @@ describe('run history', () => {
     for (let i = 0; i < 5; i += 1) state.runs.finish(state.runs.start('orders', 'cli'), 'ok', {}, null);
     expect(state.runs.prune(3)).toBe(4);
     expect(state.runs.recent('orders')).toHaveLength(3);
-  });
-});
-
-describe('inbox group commit', () => {
-  it('stores concurrent adds in one transaction and tells each caller whether its event was new', async () => {
-    const batcher = new InboxBatcher(state.inbox);
-    let commits = 0;
-    const original = state.inbox.insertMany.bind(state.inbox);
-    state.inbox.insertMany = (events) => {
-      commits += 1;
-      return original(events);
-    };
-    const results = await Promise.all([
-      batcher.add({ eventId: 'a', type: 't', payload: bytes('1') }),
-      batcher.add({ eventId: 'b', type: 't', payload: bytes('2') }),
-      batcher.add({ eventId: 'a', type: 't', payload: bytes('1') }),
-    ]);
-    expect(results).toEqual([true, true, false]);
-    expect(commits).toBe(1);
-    expect(state.inbox.counts().pending).toBe(2);
   });
 });

@@ -1,0 +1,53 @@
+/**
+ * Where the API is: a configured base URL with its key, or the embedded sandbox (demo and trials), which hands
+ * out one key per side so a single demo daemon can run supplier and buyer flows at once.
+ */
+import { join } from 'node:path';
+import type { Config } from '../config/index.js';
+import type { ApiSide } from './flow-definition.js';
+
+export interface ApiEndpoint {
+  readonly baseUrl: string;
+  /** "embedded sandbox at …" or the base URL, for messages. */
+  readonly label: string;
+  readonly embedded: boolean;
+  /** The key for a side; a configured key serves both sides (doctor flags a side the account cannot serve). */
+  keyFor(side: ApiSide): string;
+  /** The embedded sandbox's control URL, when there is one. */
+  readonly controlUrl?: string;
+  close(): Promise<void>;
+}
+
+export class ApiEndpointError extends Error {
+  readonly code = 'config_invalid';
+}
+
+export async function openApiEndpoint(config: Config, stateDir: string): Promise<ApiEndpoint> {
+  if (config.api.sandbox === 'embedded') {
+    const { startSandbox } = await import('../sandbox/index.js');
+    const sandbox = await startSandbox({
+      statePath: join(stateDir, 'sandbox.db'),
+      allowHttpWebhooks: true,
+    });
+    const configuredKey = config.api.api_key;
+    return {
+      baseUrl: sandbox.baseUrl,
+      label: `embedded sandbox at ${sandbox.baseUrl}`,
+      embedded: true,
+      controlUrl: sandbox.controlUrl,
+      keyFor: (side) => configuredKey ?? (side === 'supplier' ? sandbox.keys.supplier : sandbox.keys.buyer),
+      close: () => sandbox.close(),
+    };
+  }
+  const { base_url: baseUrl, api_key: apiKey } = config.api;
+  if (baseUrl === undefined || apiKey === undefined) {
+    throw new ApiEndpointError('api.base_url and api.api_key are required unless api.sandbox is "embedded"');
+  }
+  return {
+    baseUrl,
+    label: baseUrl,
+    embedded: false,
+    keyFor: () => apiKey,
+    close: async () => {},
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * The composition root of what this build ships: connector types and flows. Everything else in the daemon
+ * receives these registries; nothing registers itself behind the scenes.
+ */
+import { addConnectorDefinitions, SchemaRegistry } from '../config/index.js';
+import { ConnectorRegistry, type ConnectorDefinition } from '../connectors/index.js';
+import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
+import { demoErpConnectorDefinition } from '../../connectors/demo-erp/index.js';
+import { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
+import type { FlowDefinition } from './flow-definition.js';
+
+export function builtinConnectorDefinitions(): ConnectorDefinition[] {
+  return [
+    sqlConnectorDefinition,
+    demoErpConnectorDefinition,
+    csvErpConnectorDefinition,
+  ] as unknown as ConnectorDefinition[];
+}
+
+export function builtinFlows(): FlowDefinition[] {
+  return [];
+}
+
+export interface Registries {
+  config: SchemaRegistry;
+  connectors: ConnectorRegistry;
+  flows: ReadonlyMap<string, FlowDefinition>;
+}
+
+export function buildRegistries(
+  connectorDefinitions: readonly ConnectorDefinition[] = builtinConnectorDefinitions(),
+  flowDefinitions: readonly FlowDefinition[] = builtinFlows(),
+): Registries {
+  const config = new SchemaRegistry();
+  addConnectorDefinitions(config, connectorDefinitions);
+  const connectors = new ConnectorRegistry();
+  for (const definition of connectorDefinitions) connectors.register(definition);
+  const flows = new Map<string, FlowDefinition>();
+  for (const flow of flowDefinitions) {
+    flows.set(flow.flow, flow);
+    config.registerFlow({
+      flow: flow.flow,
+      options: flow.options,
+      description: flow.description,
+      scopes: flow.scopes,
+    });
+  }
+  return { config, connectors, flows };
+}

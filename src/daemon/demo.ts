@@ -1,0 +1,107 @@
+/**
+ * `supply-sync demo` (what `npm start` runs): the daemon with config/demo.yaml against the embedded sandbox,
+ * plus simulated activity on both sides: buyers place orders and approve journal lines in the sandbox, and the
+ * demo ERP's users confirm orders, issue invoices and change prices.
+ */
+import { resolve } from 'node:path';
+import { loadConfig } from '../config/index.js';
+import { sandboxControl } from '../sandbox/control/client.js';
+import { openDemoErp, simulateErpActivity } from '../../connectors/demo-erp/index.js';
+import { buildRegistries } from './builtin.js';
+import { packageRoot } from './package-root.js';
+import { startDaemon, type Daemon } from './runtime.js';
+
+export interface DemoOptions {
+  configPath?: string;
+  port?: number;
+  /** Stop by itself after this long (tests); runs until stopped otherwise. */
+  durationMs?: number;
+  /** Sandbox actions per second (orders sent, documents received, journal lines approved...). */
+  activityPerSecond?: number;
+  /** How often the demo ERP's users do something. */
+  erpActivityEveryMs?: number;
+  print?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+export function defaultDemoConfigPath(): string {
+  return resolve(packageRoot(), 'config', 'demo.yaml');
+}
+
+export async function runDemo(options: DemoOptions = {}): Promise<void> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const registries = buildRegistries();
+  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry: registries.config });
+  const daemon = await startDaemon({
+    loaded,
+    registries,
+    ...(options.port === undefined ? {} : { port: options.port }),
+  });
+  const timers: NodeJS.Timeout[] = [];
+  try {
+    const lines = await startActivity(daemon, options, timers);
+    print('');
+    print('supply-sync demo is running');
+    print(`  status page      ${daemon.opsUrl}/status`);
+    print(`  metrics          ${daemon.opsUrl}/metrics`);
+    print(`  API (sandbox)    ${daemon.env.endpoint.label}`);
+    for (const line of lines) print(`  ${line}`);
+    print(`  jobs             ${[...daemon.env.jobs.keys()].join(', ')}`);
+    print('Press Ctrl+C to stop.');
+    print('');
+    await waitForStop(options);
+  } finally {
+    for (const timer of timers) clearInterval(timer);
+    await daemon.stop(10_000);
+  }
+}
+
+async function startActivity(
+  daemon: Daemon,
+  options: DemoOptions,
+  timers: NodeJS.Timeout[],
+): Promise<string[]> {
+  const lines: string[] = [];
+  const { config } = daemon.env.loaded;
+  const baseDir = resolve(daemon.env.loaded.file, '..');
+  if (daemon.env.endpoint.controlUrl !== undefined) {
+    await sandboxControl(daemon.env.endpoint.controlUrl).simulate({
+      actions_per_second: options.activityPerSecond ?? 0.5,
+    });
+    lines.push(`sandbox control  ${daemon.env.endpoint.controlUrl}/state`);
+  }
+  for (const [name, block] of Object.entries(config.connectors)) {
+    if (block.type === 'demo-erp' && typeof block['data_dir'] === 'string') {
+      const erp = await openDemoErp(resolve(baseDir, block['data_dir']));
+      lines.push(`demo ERP (${name})  ${erp.file}`);
+      const tick = (): void => {
+        simulateErpActivity(erp, {
+          clock: daemon.env.clock,
+          documents: 1,
+          confirmations: 1,
+          catalogChanges: 2,
+        }).catch((error: unknown) => daemon.env.logger.warn({ err: error }, 'demo ERP activity failed'));
+      };
+      timers.push(setInterval(tick, options.erpActivityEveryMs ?? 20_000));
+    }
+    for (const key of ['import_dir', 'out_dir', 'output_dir']) {
+      const dir = block[key];
+      if (typeof dir === 'string') lines.push(`files (${name})  ${resolve(baseDir, dir)}`);
+    }
+  }
+  return lines;
+}
+
+function waitForStop(options: DemoOptions): Promise<void> {
+  return new Promise((resolveStop) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolveStop();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    options.signal?.addEventListener('abort', done, { once: true });
+    if (options.durationMs !== undefined) setTimeout(done, options.durationMs).unref();
+  });
+}

@@ -1,0 +1,252 @@
+/**
+ * The long-running daemon: scheduler, webhook receiver and dispatcher, operations server, connector checks and
+ * housekeeping around the jobs of one environment.
+ */
+import type { LoadedConfig } from '../config/index.js';
+import { pruneState, runJob, type JobContext, type RunResult } from '../engine/index.js';
+import { createOpsMetrics, createOpsServer, type ConnectorCheck, type OpsMetrics } from '../ops/index.js';
+import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from 'pino';
+import {
+  createWebhookReceiver,
+  stateInbox,
+  WebhookDispatcher,
+  WebhookSecretStore,
+  type WebhookReceiver,
+} from '../webhooks/index.js';
+import type { Registries } from './builtin.js';
+import { buildEnvironment, type Environment } from './environment.js';
+import { jobStatuses } from './job-status.js';
+import { registerEmbeddedWebhooks } from './embedded-webhooks.js';
+
+const CONNECTOR_CHECK_INTERVAL_MS = 5 * 60_000;
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
+const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
+
+export interface DaemonOptions {
+  loaded: LoadedConfig;
+  registries: Registries;
+  clock?: Clock;
+  logger?: Logger;
+  /** Override of server.port (0 picks a free port; tests and the demo use it). */
+  port?: number;
+  /** Skip the catch-up run at start (the CLI's `run --no-catch-up`). */
+  catchUp?: boolean;
+}
+
+export interface Daemon {
+  readonly env: Environment;
+  readonly opsUrl: string;
+  readonly webhookUrl: string;
+  readonly metrics: OpsMetrics;
+  runNow(job: string, trigger?: SchedulerTrigger): Promise<void>;
+  /** Stops taking work, lets running jobs reach a checkpoint (up to timeoutMs), then closes everything. */
+  stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const metrics = createOpsMetrics();
+  let apiLastReachedAt: number | undefined;
+  let apiLastError: string | undefined;
+  // Filled once the state store is open; the logger reads it to scrub webhook secrets kept there.
+  const webhookSecrets: { store?: WebhookSecretStore } = {};
+
+  const env = await buildEnvironment({
+    loaded: options.loaded,
+    registries: options.registries,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    extraSecrets: () => webhookSecrets.store?.activeSecrets() ?? [],
+    hooks: {
+      onApiCall: (_side, event) => {
+        metrics.apiCalls.inc({
+          route: event.route,
+          status: String(event.status ?? event.errorCode ?? 'error'),
+        });
+        if (event.rateLimitWaitMs > 0) {
+          metrics.rateLimitWaits.inc({ route: event.route });
+          metrics.rateLimitWaitSeconds.inc({ route: event.route }, event.rateLimitWaitMs / 1000);
+        }
+        if (event.status !== null) {
+          apiLastReachedAt = env.clock.now();
+          apiLastError = undefined;
+        } else {
+          apiLastError = event.errorCode ?? 'unreachable';
+        }
+      },
+      onDrift: (event) => metrics.schemaDrift.inc({ resource: event.resource, kind: event.kind }),
+    },
+  });
+  const { config } = env.loaded;
+  const { state, logger, clock } = env;
+  // Runs cut off by a crash or kill have no end; record them as such before anything new starts.
+  state.runs.closeInterrupted();
+  const secrets = new WebhookSecretStore(state.kv, () => clock.now());
+  webhookSecrets.store = secrets;
+
+  const runOne = async (name: string, trigger: SchedulerTrigger, signal: AbortSignal): Promise<RunResult> => {
+    const built = env.jobs.get(name);
+    if (built === undefined) throw new Error(`unknown job ${name}`);
+    const ctx: JobContext = {
+      signal,
+      budgetMs: built.config.budget ?? DEFAULT_JOB_BUDGET_MS,
+      dryRun: false,
+      logger: logger.child({ job: name, trigger }),
+      clock,
+      state,
+      trigger,
+    };
+    const result = await runJob(built.job, ctx);
+    metrics.runs.inc({ job: name, outcome: result.outcome });
+    for (const [kind, count] of Object.entries(result.counts)) {
+      if (count > 0) metrics.recordsProcessed.inc({ job: name, stream: kind }, count);
+    }
+    if (result.outcome === 'failed') metrics.errors.inc({ job: name, kind: 'run_failed' });
+    return result;
+  };
+
+  const scheduler = new Scheduler({
+    jobs: [...env.jobs.entries()].map(([name, built]) => ({
+      name,
+      schedule: built.config.schedule,
+      timezone: built.config.timezone,
+      jitterMs: built.config.jitter,
+      enabled: built.config.enabled,
+    })),
+    run: runOne,
+    clock,
+    timezone: config.timezone,
+    lastStart: options.catchUp === false ? () => clock.now() : (job) => state.runs.last(job)?.startedAt,
+    onEvent: (event) => logger.debug({ event }, 'scheduler'),
+  });
+
+  const inbox = stateInbox(state.inbox);
+  const mapping: Record<string, string[]> = {};
+  for (const [name, built] of env.jobs) {
+    for (const type of built.flow.triggerEvents) (mapping[type] ??= []).push(name);
+  }
+  const dispatcher = new WebhookDispatcher({
+    inbox,
+    mapping,
+    trigger: (job) => {
+      scheduler
+        .runNow(job, 'webhook')
+        .catch((error: unknown) => logger.error({ err: error, job }, 'run failed'));
+    },
+    logger,
+  });
+  const receiver: WebhookReceiver = createWebhookReceiver({
+    inbox,
+    secrets: () => [...config.server.webhook_secrets, ...secrets.activeSecrets()],
+    clock,
+    maxBodyBytes: config.server.max_body_bytes,
+    observer: metrics.webhookObserver,
+    logger,
+    onStored: () => dispatcher.kick(),
+  });
+
+  let connectorChecks: ConnectorCheck[] = [];
+  const checkConnectors = async (): Promise<void> => {
+    const results: ConnectorCheck[] = [];
+    for (const [name, connector] of env.connectors) {
+      try {
+        const checks = await connector.check();
+        const failed = checks.filter((check) => check.status === 'fail');
+        results.push({
+          name,
+          ok: failed.length === 0,
+          checkedAt: clock.now(),
+          detail: failed.map((check) => `${check.name}: ${check.detail}`).join('; ') || 'ok',
+        });
+      } catch (error) {
+        results.push({ name, ok: false, checkedAt: clock.now(), detail: String(error) });
+      }
+    }
+    connectorChecks = results;
+  };
+
+  const ops = createOpsServer({
+    host: config.server.host,
+    port: options.port ?? config.server.port,
+    metrics,
+    webhook: { path: config.server.webhook_path, receiver },
+    knownSecrets: env.secrets,
+    clock,
+    logger,
+    providers: {
+      checkStateWritable: () => {
+        state.kv.set('daemon', 'heartbeat', clock.now());
+      },
+      api: () => ({
+        baseUrl: env.endpoint.label,
+        ...(apiLastReachedAt === undefined ? {} : { lastReachedAt: apiLastReachedAt }),
+        ...(apiLastError === undefined ? {} : { lastError: apiLastError }),
+      }),
+      connectors: () => connectorChecks,
+      jobs: () =>
+        jobStatuses(
+          env.jobs,
+          state,
+          config.timezone,
+          clock.now(),
+          (job) => scheduler.isRunning(job),
+          scheduler.nextRuns(),
+        ),
+      outbox: () => state.outbox.depth(),
+      deadLetters: () => ({ open: state.deadLetters.countOpen() }),
+    },
+  });
+
+  const timers: NodeJS.Timeout[] = [];
+  let listening: { port: number; url: string };
+  try {
+    listening = await ops.listen();
+    await checkConnectors();
+    const webhookUrl = `${listening.url}${config.server.webhook_path}`;
+    if (env.endpoint.embedded) {
+      await registerEmbeddedWebhooks(env, webhookUrl, secrets, mapping);
+    }
+    for (const api of env.apis.values()) {
+      await api.account
+        .me()
+        .catch((error: unknown) => logger.warn({ err: error }, 'GET /me failed at start'));
+    }
+    await dispatcher.dispatchPending();
+    scheduler.start();
+    const housekeeping = (): void => {
+      const pruned = pruneState(state);
+      logger.debug({ pruned }, 'state housekeeping');
+    };
+    housekeeping();
+    timers.push(setInterval(() => void checkConnectors(), CONNECTOR_CHECK_INTERVAL_MS).unref());
+    timers.push(setInterval(housekeeping, HOUSEKEEPING_INTERVAL_MS).unref());
+    logger.info(
+      { ops: listening.url, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
+      'daemon started',
+    );
+
+    return {
+      env,
+      opsUrl: listening.url,
+      webhookUrl,
+      metrics,
+      runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
+      stop: async (timeoutMs = 30_000) => {
+        for (const timer of timers) clearInterval(timer);
+        const result = await scheduler.stop(timeoutMs);
+        await receiver.drain();
+        await dispatcher.idle();
+        await ops.close();
+        await env.close();
+        logger.info({ unfinished: result.unfinished }, 'daemon stopped');
+        return result;
+      },
+    };
+  } catch (error) {
+    for (const timer of timers) clearInterval(timer);
+    await ops.close().catch(() => undefined);
+    await env.close();
+    throw error;
+  }
+}

@@ -1,0 +1,45 @@
+/** `supply-sync sync <job>`: one run of one job, outside the daemon (the state lock keeps the two apart). */
+import type { LoadedConfig } from '../config/index.js';
+import { runJob, type RunResult } from '../engine/index.js';
+import type { Registries } from './builtin.js';
+import { buildEnvironment } from './environment.js';
+
+export class UnknownJobError extends Error {
+  readonly code = 'unknown_job';
+}
+
+export interface SyncOnceOptions {
+  loaded: LoadedConfig;
+  registries: Registries;
+  job: string;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  budgetMs?: number;
+}
+
+export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
+  const { jobs } = options.loaded.config;
+  const jobConfig = jobs[options.job];
+  if (jobConfig === undefined) {
+    const known = Object.keys(jobs).join(', ') || 'none';
+    throw new UnknownJobError(`no job "${options.job}" in ${options.loaded.file} (jobs: ${known})`);
+  }
+  const env = await buildEnvironment({ loaded: options.loaded, registries: options.registries });
+  try {
+    const built = env.jobs.get(options.job);
+    if (built === undefined) {
+      throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
+    }
+    return await runJob(built.job, {
+      signal: options.signal ?? new AbortController().signal,
+      budgetMs: options.budgetMs ?? built.config.budget ?? 60 * 60_000,
+      dryRun: options.dryRun ?? false,
+      logger: env.logger.child({ job: options.job, trigger: 'cli' }),
+      clock: env.clock,
+      state: env.state,
+      trigger: 'cli',
+    });
+  } finally {
+    await env.close();
+  }
+}
