@@ -1,0 +1,148 @@
+/** createApiClient: assembles transport, authentication, rate limiter and the endpoint modules. */
+import { randomUUID } from 'node:crypto';
+import { Agent, type Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { createAccountApi } from './areas/account.js';
+import { createAccountingApi } from './areas/accounting.js';
+import { createAuditApi } from './areas/audit.js';
+import { createCatalogApi } from './areas/catalog.js';
+import { createDocumentsApi } from './areas/documents.js';
+import { createEventsApi } from './areas/events.js';
+import { createExpensesApi } from './areas/expenses.js';
+import { createExportsApi } from './areas/exports.js';
+import { createFilesApi } from './areas/files.js';
+import { createInventoryApi } from './areas/inventory.js';
+import { createOrdersApi } from './areas/orders.js';
+import { createPriceListsApi } from './areas/price-lists.js';
+import { createPurchasesApi } from './areas/purchases.js';
+import { createReferenceApi } from './areas/reference.js';
+import { createReportsApi } from './areas/reports.js';
+import { createSalesApi } from './areas/sales.js';
+import { createSupplierBuyersApi } from './areas/supplier-buyers.js';
+import { createWebhooksApi } from './areas/webhooks.js';
+import { ApiKeyAuthenticator, ClientCredentialsAuthenticator, type AuthOptions } from './auth.js';
+import type { ClientContext } from './context.js';
+import { assertEnvironmentsMatch, type ApiEnvironment } from './environment.js';
+import { DriftCounter, type DriftListener } from './parsing.js';
+import { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.js';
+import { Redactor } from './redact.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
+import { Transport, type ApiCallEvent } from './transport.js';
+
+export interface ApiClientOptions {
+  /** Includes the version prefix, e.g. http://127.0.0.1:4010/v2. */
+  baseUrl: string;
+  /** svc_test_... or svc_live_...; with client_credentials it is the client secret. */
+  apiKey: string;
+  /** Default: the API key as Bearer token. */
+  auth?: AuthOptions;
+  /** What `baseUrl` is; default derived from it (see environment.ts for the rule). */
+  environment?: ApiEnvironment;
+  /** Base URLs (prefixes) treated as sandbox when `environment` is not given. */
+  sandboxBaseUrls?: readonly string[];
+  /** HTTP dispatcher; default a keep-alive Agent owned (and closed) by this client. */
+  dispatcher?: Dispatcher;
+  clock?: Clock;
+  /** Random source in [0, 1) for backoff jitter. */
+  random?: () => number;
+  /** Idempotency keys for POSTs without a caller key; default random UUIDs. */
+  newIdempotencyKey?: () => string;
+  retry?: RetryOptions;
+  rateLimit?: RateLimiterOptions;
+  logger?: Logger;
+  /** Called after every attempt (metrics: calls by status, rate-limit waits). */
+  onCall?: (event: ApiCallEvent) => void;
+  /** Called for every quarantined item and every drift finding. */
+  onDrift?: DriftListener;
+  userAgent?: string;
+  /** Per-attempt limits of the default Agent (real time). */
+  connectTimeoutMs?: number;
+  attemptTimeoutMs?: number;
+}
+
+function defaultAgent(options: ApiClientOptions): Agent {
+  const timeout = options.attemptTimeoutMs ?? 60_000;
+  return new Agent({
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: Math.max(1, options.rateLimit?.maxConcurrency ?? 8),
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+  });
+}
+
+export function createApiClient(options: ApiClientOptions) {
+  const environment = assertEnvironmentsMatch(options.apiKey, options.baseUrl, {
+    ...(options.environment ? { environment: options.environment } : {}),
+    ...(options.sandboxBaseUrls ? { sandboxBaseUrls: options.sandboxBaseUrls } : {}),
+  });
+  const clock = options.clock ?? systemClock;
+  let ownedAgent: Agent | undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownedAgent = defaultAgent(options));
+  const redactor = new Redactor();
+  redactor.add(options.apiKey);
+  const limiter = new RateLimiter(clock, options.rateLimit);
+  const drift = new DriftCounter(options.onDrift);
+  const logger = options.logger?.child({ component: 'api-client', environment });
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    dispatcher,
+    clock,
+    random: options.random ?? Math.random,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    limiter,
+    redactor,
+    newIdempotencyKey: options.newIdempotencyKey ?? randomUUID,
+    userAgent: options.userAgent ?? 'supply-sync',
+    logger,
+    onCall: options.onCall,
+  });
+  const auth = options.auth ?? { mode: 'api_key' };
+  transport.authenticator =
+    auth.mode === 'api_key'
+      ? new ApiKeyAuthenticator(options.apiKey)
+      : new ClientCredentialsAuthenticator(
+          transport,
+          clock,
+          redactor,
+          {
+            clientId: auth.clientId,
+            clientSecret: options.apiKey,
+            ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+          },
+          auth.refreshMarginMs,
+        );
+  const ctx: ClientContext = { transport, drift };
+  return {
+    environment,
+    account: createAccountApi(ctx, (me) => limiter.setPerMinute(me.rate_limit.per_minute)),
+    supplierBuyers: createSupplierBuyersApi(ctx),
+    orders: createOrdersApi(ctx),
+    documents: createDocumentsApi(ctx),
+    catalog: createCatalogApi(ctx),
+    priceLists: createPriceListsApi(ctx),
+    reference: createReferenceApi(ctx),
+    purchases: createPurchasesApi(ctx),
+    expenses: createExpensesApi(ctx),
+    accounting: createAccountingApi(ctx),
+    sales: createSalesApi(ctx),
+    inventory: createInventoryApi(ctx),
+    reports: createReportsApi(ctx),
+    files: createFilesApi(ctx),
+    exports: createExportsApi(ctx),
+    audit: createAuditApi(ctx),
+    webhooks: createWebhooksApi(ctx),
+    events: createEventsApi(ctx),
+    /** Quarantine and drift counts per resource since the client was created. */
+    driftStats: (): Record<string, { quarantined: number; drift: number }> => drift.snapshot(),
+    rateLimiterStats: (): RateLimiterStats => limiter.stats(),
+    /** Closes the client's own Agent (an injected dispatcher is left to its owner). */
+    async close(): Promise<void> {
+      await ownedAgent?.close();
+    },
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

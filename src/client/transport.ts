@@ -1,0 +1,227 @@
+/**
+ * The request loop every endpoint goes through: rate limiting, authentication (with one refresh on 401),
+ * idempotency keys, retries with server-directed delays, deadlines, logging and call metrics.
+ */
+import { abortedError, deadlineError, errorFromOutcome, slotDeadlineError } from './call-errors.js';
+import { ApiError, ClientConfigError } from './errors.js';
+import { sendAttempt, type AttemptOutcome, type PreparedRequest } from './http-attempt.js';
+import { SlotBeyondDeadlineError } from './rate-limiter.js';
+import { retryDelay, type HeaderLookup } from './retry-policy.js';
+import type {
+  ApiCallEvent,
+  Authenticator,
+  RawResponse,
+  RequestSpec,
+  TransportOptions,
+} from './transport-types.js';
+import { buildPath, buildQueryString } from './url.js';
+
+export type * from './transport-types.js';
+
+const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+
+export class Transport {
+  authenticator: Authenticator | undefined;
+  private readonly warnedDeprecations = new Set<string>();
+
+  constructor(private readonly options: TransportOptions) {}
+
+  async request(spec: RequestSpec): Promise<RawResponse> {
+    const { clock } = this.options;
+    const path = buildPath(spec.route, spec.params ?? {});
+    const prepared = this.prepare(spec, path);
+    const signal = spec.call?.signal;
+    const deadlineAt = clock.now() + (spec.call?.deadlineMs ?? this.options.retry.deadlineMs);
+    let refreshedAfter401 = false;
+    for (let attempt = 1; ; attempt += 1) {
+      if (signal?.aborted) throw abortedError(spec, path, attempt - 1);
+      // Authorize before taking a limiter slot: a token exchange needs a slot of its own.
+      const authorization =
+        spec.authenticate !== false && this.authenticator
+          ? await this.authenticator.authorization(signal)
+          : undefined;
+      const waitMs = await this.acquireSlot(spec, path, attempt, signal, deadlineAt);
+      const startedAt = clock.now();
+      const outcome = await this.runAttempt(spec, prepared, authorization, signal);
+      if (outcome.kind === 'aborted') {
+        this.report(spec, path, outcome, undefined, { attempt, startedAt, waitMs });
+        throw abortedError(spec, path, attempt);
+      }
+      if (outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300) {
+        this.report(spec, path, outcome, undefined, { attempt, startedAt, waitMs });
+        return this.success(spec, path, outcome);
+      }
+      const error = errorFromOutcome(spec, path, outcome, attempt, this.options.redactor, clock.now());
+      this.report(spec, path, outcome, error, { attempt, startedAt, waitMs });
+      if (
+        outcome.kind === 'response' &&
+        outcome.status === 401 &&
+        !refreshedAfter401 &&
+        spec.authenticate !== false &&
+        this.authenticator
+      ) {
+        refreshedAfter401 = true;
+        if (await this.authenticator.refreshAfterUnauthorized(signal)) continue;
+      }
+      if (!error.retryable || attempt >= this.options.retry.maxAttempts) throw error;
+      const header = outcome.kind === 'response' ? outcome.header : undefined;
+      const decision = retryDelay(attempt, header, clock.now(), this.options.retry, this.options.random);
+      if (outcome.kind === 'response' && outcome.status === 429) {
+        this.options.limiter.pauseUntil(clock.now() + decision.delayMs);
+      }
+      if (clock.now() + decision.delayMs > deadlineAt) throw deadlineError(spec, path, error, attempt);
+      this.options.logger?.warn(
+        {
+          method: spec.method,
+          path,
+          status: error.status,
+          code: error.code,
+          attempt,
+          delayMs: decision.delayMs,
+        },
+        'API call failed; retrying',
+      );
+      try {
+        await clock.sleep(decision.delayMs, signal);
+      } catch {
+        throw abortedError(spec, path, attempt);
+      }
+    }
+  }
+
+  private prepare(spec: RequestSpec, path: string): PreparedRequest {
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      'user-agent': this.options.userAgent,
+    };
+    let body: Uint8Array | undefined;
+    if (spec.raw) {
+      body = spec.raw.bytes;
+      headers['content-type'] = spec.raw.contentType;
+    } else if (spec.json !== undefined) {
+      body = Buffer.from(JSON.stringify(spec.json), 'utf8');
+      headers['content-type'] = 'application/json';
+    }
+    if (spec.method === 'POST') {
+      const key = spec.call?.idempotencyKey ?? this.options.newIdempotencyKey();
+      if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+        throw new ClientConfigError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 128 characters');
+      }
+      headers['idempotency-key'] = key;
+    }
+    if (spec.ifMatch !== undefined) headers['if-match'] = spec.ifMatch;
+    const base = this.options.baseUrl.replace(/\/+$/, '');
+    return { method: spec.method, url: `${base}${path}${buildQueryString(spec.query)}`, headers, body };
+  }
+
+  private async acquireSlot(
+    spec: RequestSpec,
+    path: string,
+    attempt: number,
+    signal: AbortSignal | undefined,
+    deadlineAt: number,
+  ): Promise<number> {
+    try {
+      return await this.options.limiter.acquire(signal, deadlineAt);
+    } catch (error) {
+      if (error instanceof SlotBeyondDeadlineError)
+        throw slotDeadlineError(spec, path, attempt - 1, error.waitMs);
+      throw abortedError(spec, path, attempt - 1);
+    }
+  }
+
+  private async runAttempt(
+    spec: RequestSpec,
+    prepared: PreparedRequest,
+    authorization: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome> {
+    const { limiter } = this.options;
+    let outcome: AttemptOutcome;
+    try {
+      const headers = { ...prepared.headers };
+      if (authorization !== undefined) headers['authorization'] = authorization;
+      outcome = await sendAttempt(this.options.dispatcher, { ...prepared, headers }, signal);
+    } finally {
+      limiter.release();
+    }
+    if (outcome.kind === 'response') {
+      limiter.observe(outcome.header);
+      this.warnOnDeprecation(spec, outcome.header);
+    }
+    return outcome;
+  }
+
+  /** Metrics hook and log line for one attempt; never includes headers, keys or tokens. */
+  private report(
+    spec: RequestSpec,
+    path: string,
+    outcome: AttemptOutcome,
+    error: ApiError | undefined,
+    timing: { attempt: number; startedAt: number; waitMs: number },
+  ): void {
+    const status = outcome.kind === 'response' ? outcome.status : null;
+    const requestId = outcome.kind === 'response' ? (outcome.header('x-request-id') ?? null) : null;
+    const event: ApiCallEvent = {
+      method: spec.method,
+      route: spec.route,
+      status,
+      errorCode: outcome.kind === 'aborted' ? 'aborted' : (error?.code ?? null),
+      durationMs: this.options.clock.now() - timing.startedAt,
+      attempt: timing.attempt,
+      rateLimitWaitMs: timing.waitMs,
+      requestId,
+    };
+    this.options.onCall?.(event);
+    this.options.logger?.debug(
+      {
+        method: spec.method,
+        path,
+        status,
+        code: event.errorCode,
+        durationMs: event.durationMs,
+        requestId,
+        attempt: timing.attempt,
+        rateLimitWaitMs: timing.waitMs,
+      },
+      'API call',
+    );
+  }
+
+  private success(
+    spec: RequestSpec,
+    path: string,
+    outcome: Extract<AttemptOutcome, { kind: 'response' }>,
+  ): RawResponse {
+    const requestId = outcome.header('x-request-id') ?? null;
+    let body: unknown;
+    if (outcome.text.length > 0) {
+      try {
+        body = JSON.parse(outcome.text) as unknown;
+      } catch (cause) {
+        throw new ApiError({
+          status: outcome.status,
+          code: 'invalid_response',
+          method: spec.method,
+          path,
+          requestId,
+          message: `${spec.method} ${path} returned HTTP ${outcome.status} with a body that is not JSON`,
+          cause,
+        });
+      }
+    }
+    return { status: outcome.status, header: outcome.header, body, requestId };
+  }
+
+  private warnOnDeprecation(spec: RequestSpec, header: HeaderLookup): void {
+    const sunset = header('sunset');
+    const deprecation = header('deprecation');
+    if ((sunset === undefined && deprecation === undefined) || this.warnedDeprecations.has(spec.route))
+      return;
+    this.warnedDeprecations.add(spec.route);
+    this.options.logger?.warn(
+      { method: spec.method, route: spec.route, sunset, deprecation },
+      'API route is deprecated',
+    );
+  }
+}
