@@ -1,0 +1,55 @@
+/** `supply-sync cursor list|reset`: where each incremental stream stands. */
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { openStateForChange, openStateForReading, withState } from '../state-access.js';
+
+function iso(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString();
+}
+
+export function registerCursorCommands(program: Command, context: CliContext): void {
+  const cursor = program
+    .command('cursor')
+    .description('list or reset the sync cursors of incremental streams');
+
+  cursor
+    .command('list')
+    .description('each stream with its watermark and any unfinished pass')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { config } = await loadCliConfig(context, globalOptions(command).config);
+      const cursors = await withState(
+        () => openStateForReading(config.state.path),
+        (state) => state.cursors.list(),
+      );
+      if (options.json) return context.output.line(JSON.stringify(cursors, null, 2));
+      if (cursors.length === 0) return context.output.line('no cursors yet');
+      for (const c of cursors) {
+        const pass = c.passCursor === null ? '' : ' (a pass is in progress and will resume)';
+        context.output.line(
+          `${c.stream.padEnd(28)} up to ${iso(c.watermarkMs)}; saved ${iso(c.updatedAt)}${pass}`,
+        );
+      }
+    });
+
+  cursor
+    .command('reset')
+    .argument('<stream>', 'stream name as `cursor list` shows it')
+    .description(
+      "forget a stream's cursor: its next run re-reads everything (the ledger still prevents double writes); stop the daemon first",
+    )
+    .action(async (stream: string, _options: unknown, command: Command) => {
+      const { config } = await loadCliConfig(context, globalOptions(command).config);
+      const removed = await withState(
+        () => openStateForChange(config.state.path),
+        (state) => state.cursors.reset(stream),
+      );
+      if (!removed)
+        throw new CliError(
+          `no cursor named "${stream}"; see \`supply-sync cursor list\``,
+          'cursor_not_found',
+        );
+      context.output.line(`cursor ${stream} reset`);
+    });
+}

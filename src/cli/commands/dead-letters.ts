@@ -1,0 +1,65 @@
+/** `supply-sync dead-letters list|retry|discard`: records a flow could not process, with the reason. */
+import type { Command } from 'commander';
+import { CliError, EXIT_USAGE } from '../errors.js';
+import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { openStateForChange, openStateForReading, withState } from '../state-access.js';
+
+type Target = { id: number } | { flow: string };
+
+function target(id: string | undefined, flow: string | undefined): Target {
+  if (id !== undefined && flow === undefined && /^\d+$/.test(id)) return { id: Number(id) };
+  if (id === undefined && flow !== undefined) return { flow };
+  throw new CliError('give one dead letter id, or --flow NAME for all of a flow', 'usage', EXIT_USAGE);
+}
+
+export function registerDeadLetterCommands(program: Command, context: CliContext): void {
+  const dead = program
+    .command('dead-letters')
+    .description('list, retry or discard records that could not be synced');
+
+  dead
+    .command('list')
+    .description('open and retrying dead letters with their reason')
+    .option('--flow <name>', 'only this flow')
+    .option('--all', 'include discarded and resolved ones')
+    .option('--json', 'print JSON')
+    .action(async (options: { flow?: string; all?: boolean; json?: boolean }, command: Command) => {
+      const { config } = await loadCliConfig(context, globalOptions(command).config);
+      const letters = await withState(
+        () => openStateForReading(config.state.path),
+        (state) =>
+          state.deadLetters.list({
+            ...(options.flow === undefined ? {} : { flow: options.flow }),
+            ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
+          }),
+      );
+      if (options.json) return context.output.line(JSON.stringify(letters, null, 2));
+      if (letters.length === 0) return context.output.line('no dead letters');
+      for (const l of letters) {
+        context.output.line(
+          `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${new Date(l.lastSeen).toISOString()}]: ${l.reason}`,
+        );
+      }
+    });
+
+  for (const [name, verb, description] of [
+    ['retry', 'queued for retry', "queue for the flow's next run (after fixing the cause, e.g. a mapping)"],
+    ['discard', 'discarded', 'give up on them; they stay listed with --all'],
+  ] as const) {
+    dead
+      .command(name)
+      .argument('[id]', 'dead letter id from `dead-letters list`')
+      .option('--flow <name>', 'every open dead letter of this flow')
+      .description(description)
+      .action(async (id: string | undefined, options: { flow?: string }, command: Command) => {
+        const which = target(id, options.flow);
+        const { config } = await loadCliConfig(context, globalOptions(command).config);
+        const count = await withState(
+          () => openStateForChange(config.state.path),
+          (state) => (name === 'retry' ? state.deadLetters.replay(which) : state.deadLetters.discard(which)),
+        );
+        if (count === 0) throw new CliError('no matching open dead letters', 'dead_letter_not_found');
+        context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
+      });
+  }
+}

@@ -1,0 +1,41 @@
+/** `supply-sync sync <job> [--dry-run]`: one run of one job, with its outcome and counts. */
+import type { Command } from 'commander';
+import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { CliError } from '../errors.js';
+
+export function registerSyncCommand(program: Command, context: CliContext): void {
+  program
+    .command('sync')
+    .argument('<job>', 'job name from the config')
+    .option('--dry-run', 'write previews only; change nothing in the API or the target system')
+    .description('run one job now and print its outcome')
+    .action(async (job: string, options: { dryRun?: boolean }, command: Command) => {
+      const { runJobOnce, buildRegistries } = await import('../../daemon/index.js');
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      context.output.progress(`running ${job}...`);
+      const controller = new AbortController();
+      const abort = (): void => controller.abort(new Error('interrupted'));
+      process.once('SIGINT', abort);
+      process.once('SIGTERM', abort);
+      try {
+        const result = await runJobOnce({
+          loaded,
+          registries: buildRegistries(),
+          job,
+          dryRun: options.dryRun === true,
+          signal: controller.signal,
+        });
+        context.output.done();
+        const counts = Object.entries(result.counts)
+          .map(([name, count]) => `${name}=${count}`)
+          .join(' ');
+        context.output.line(`${job}: ${result.outcome}${counts ? ` (${counts})` : ''}`);
+        if (result.outcome === 'failed') {
+          throw new CliError(`${job} failed: ${result.error ?? 'see the log'}`, 'run_failed');
+        }
+      } finally {
+        process.off('SIGINT', abort);
+        process.off('SIGTERM', abort);
+      }
+    });
+}

@@ -1,0 +1,162 @@
+import { request } from 'undici';
+import { ApiError } from '../../client/index.js';
+import type { Config, SchemaRegistry } from '../../config/index.js';
+import { openApi } from '../api-access.js';
+import { check, type DoctorCheck } from './check.js';
+
+const FIXES: Record<string, string> = {
+  unauthorized: 'check api.api_key (or api_key_file): the key is wrong or incomplete',
+  key_expired: 'create a new key in the product settings and update api.api_key',
+  key_revoked: 'create a new key in the product settings and update api.api_key',
+  client_suspended: 'ask the account administrator to re-activate the integration',
+  ip_not_allowed: "add this host's public IP address to the integration's IP allowlist",
+  network_error: 'check that api.base_url is right and reachable from this host (proxy, firewall, DNS)',
+  environment_mismatch: 'use a svc_test_ key with the sandbox and a svc_live_ key with production',
+};
+
+/** Server clock offset from the Date header of an unauthenticated request (any status carries it). */
+async function clockSkew(baseUrl: string): Promise<number | undefined> {
+  const before = Date.now();
+  const response = await request(`${baseUrl}/me`, {
+    method: 'GET',
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  const after = Date.now();
+  await response.body.dump();
+  const date = response.headers['date'];
+  const serverTime = typeof date === 'string' ? Date.parse(date) : NaN;
+  return Number.isNaN(serverTime) ? undefined : serverTime - (before + after) / 2;
+}
+
+interface FlowNeeds {
+  scopes: Set<string>;
+  unknownFlows: string[];
+  /** Jobs per account side their flow speaks for. */
+  sides: Map<'supplier' | 'buyer', string[]>;
+}
+
+function flowNeeds(config: Config, registry: SchemaRegistry): FlowNeeds {
+  const needs: FlowNeeds = { scopes: new Set(), unknownFlows: [], sides: new Map() };
+  for (const [name, job] of Object.entries(config.jobs)) {
+    if (!job.enabled) continue;
+    const flow = registry.flow(job.flow);
+    if (!flow) {
+      needs.unknownFlows.push(job.flow);
+      continue;
+    }
+    for (const scope of flow.scopes ?? []) needs.scopes.add(scope);
+    if (flow.side) needs.sides.set(flow.side, [...(needs.sides.get(flow.side) ?? []), name]);
+  }
+  return needs;
+}
+
+/** The account type GET /me reports must suit every job: supplier flows need a supplier account, buyer flows not. */
+function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck[] {
+  const results: DoctorCheck[] = [];
+  const isSupplier = accountType === 'supplier';
+  for (const [side, jobs] of sides) {
+    if ((side === 'supplier') === isSupplier) continue;
+    const detail = `jobs ${jobs.join(', ')} need a ${side} account; this key belongs to a ${accountType} account`;
+    const fix = `use a ${side} key, or run these jobs in a separate install with their own config`;
+    results.push(check('fail', 'api account', detail, fix));
+  }
+  return results;
+}
+
+export async function apiChecks(config: Config, registry: SchemaRegistry): Promise<DoctorCheck[]> {
+  let access;
+  try {
+    access = await openApi(config);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    return [check('fail', 'api', message, typeof code === 'string' ? FIXES[code] : undefined)];
+  }
+  const results: DoctorCheck[] = [];
+  try {
+    const me = await access.api.account.me();
+    const keyPrefix = me.client.key_prefix ?? '';
+    results.push(
+      check(
+        'ok',
+        'api',
+        `GET /me at ${access.label}: ${me.account.name} (${me.account.type}), client ${me.client.name}`,
+      ),
+    );
+    results.push(
+      check('ok', 'api environment', `${me.client.environment}${keyPrefix ? `, key ${keyPrefix}...` : ''}`),
+    );
+    const { scopes, unknownFlows, sides } = flowNeeds(config, registry);
+    results.push(...sideChecks(me.account.type, sides));
+    const missing = [...scopes].filter((scope) => !me.scopes.includes(scope));
+    if (missing.length > 0) {
+      results.push(
+        check(
+          'fail',
+          'api scopes',
+          `missing ${missing.join(', ')}`,
+          'grant these scopes to the integration in the product settings',
+        ),
+      );
+    } else if (unknownFlows.length > 0) {
+      results.push(
+        check(
+          'warn',
+          'api scopes',
+          `granted ${me.scopes.join(', ')}; needs of flows ${[...new Set(unknownFlows)].join(', ')} unknown to this build`,
+        ),
+      );
+    } else {
+      results.push(
+        check(
+          'ok',
+          'api scopes',
+          `every scope the enabled jobs need is granted (${[...scopes].join(', ') || 'none needed'})`,
+        ),
+      );
+    }
+    results.push(check('ok', 'api plan', `${me.plan}; features ${me.features.join(', ') || 'none'}`));
+    const perDay = me.rate_limit.per_day === null ? 'no daily limit' : `${me.rate_limit.per_day}/day`;
+    results.push(check('ok', 'api rate limit', `${me.rate_limit.per_minute}/min, ${perDay}`));
+  } catch (error) {
+    const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    results.push(
+      check(
+        'fail',
+        'api',
+        `GET /me at ${access.label} failed: ${message}`,
+        typeof code === 'string' ? FIXES[code] : undefined,
+      ),
+    );
+  }
+  try {
+    const skew = await clockSkew(access.baseUrl);
+    if (skew === undefined) results.push(check('warn', 'clock skew', 'the API sent no Date header'));
+    else {
+      // The Date header has whole seconds, so a difference of up to a second is noise.
+      const seconds = Math.round(skew / 1000);
+      const detail =
+        Math.abs(seconds) <= 1
+          ? 'in step with the API (within 1 s)'
+          : `this host is ${Math.abs(seconds)} s ${seconds > 0 ? 'behind' : 'ahead of'} the API`;
+      const fix = 'synchronise this host with NTP (webhook signatures allow 5 minutes)';
+      results.push(
+        check(
+          Math.abs(seconds) > 300 ? 'fail' : Math.abs(seconds) > 30 ? 'warn' : 'ok',
+          'clock skew',
+          detail,
+          fix,
+        ),
+      );
+    }
+  } catch (error) {
+    results.push(
+      check('warn', 'clock skew', `not measured: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  } finally {
+    await access.close();
+  }
+  return results;
+}

@@ -1,0 +1,74 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { openStateStore } from '../../state/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { check, type DoctorCheck } from './check.js';
+
+function nearestExistingDir(path: string): string {
+  let dir = dirname(resolve(path));
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+export function stateChecks(path: string): DoctorCheck[] {
+  if (!existsSync(path)) {
+    const dir = nearestExistingDir(path);
+    try {
+      accessSync(dir, constants.W_OK);
+      return [
+        check(
+          'warn',
+          'state file',
+          `${path} does not exist yet`,
+          'it is created at the first `supply-sync run`',
+        ),
+      ];
+    } catch {
+      return [
+        check(
+          'fail',
+          'state file',
+          `${path} cannot be created: ${dir} is not writable`,
+          `give the daemon's user write access to ${dir}`,
+        ),
+      ];
+    }
+  }
+  const results: DoctorCheck[] = [];
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    results.push(
+      check(
+        'warn',
+        'state file mode',
+        `${path} is readable by others (mode ${mode.toString(8)})`,
+        `chmod 600 ${path}`,
+      ),
+    );
+  }
+  try {
+    const state = openStateStore({ file: path, clock: systemClock, readOnly: true });
+    try {
+      const holder = state.lockHolder();
+      const daemon = holder
+        ? `daemon pid ${holder.pid} on ${holder.hostname} since ${new Date(holder.startedAt).toISOString()}`
+        : 'no daemon holds it';
+      results.unshift(
+        check('ok', 'state file', `${path} (schema version ${state.schemaVersion()}; ${daemon})`),
+      );
+    } finally {
+      state.close();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    results.unshift(
+      check(
+        'fail',
+        'state file',
+        `${path} cannot be opened: ${message}`,
+        'restore it from a backup, or move it away to start fresh',
+      ),
+    );
+  }
+  return results;
+}

@@ -1,0 +1,52 @@
+/** Errors the CLI reports as one line with a stable code, and the exit codes they map to. */
+import { ConfigError } from '../config/index.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly exitCode: number = EXIT_FAILURE,
+  ) {
+    super(message);
+  }
+}
+
+export interface ReportOptions {
+  readonly debug: boolean;
+  /** Secret values to scrub from anything printed. */
+  readonly secrets: readonly string[];
+  readonly write: (text: string) => void;
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const value of secrets) if (value.length >= 4) out = out.split(value).join('[redacted]');
+  return out;
+}
+
+/** Prints an error the user can act on and returns the exit code. Stack traces only with --debug. */
+export function reportError(error: unknown, options: ReportOptions): number {
+  if (error instanceof ConfigError) {
+    options.write(`${scrub(error.message, options.secrets)}\n`);
+    options.write(
+      `config is invalid (${error.code}): ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const code =
+    error instanceof CliError
+      ? error.code
+      : typeof (error as { code?: unknown }).code === 'string'
+        ? String((error as { code: string }).code)
+        : 'internal_error';
+  options.write(`error: ${scrub(message, options.secrets)} (${code})\n`);
+  if (options.debug && error instanceof Error && error.stack)
+    options.write(`${scrub(error.stack, options.secrets)}\n`);
+  return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+/** Entry point of `supply-sync` (bin/supply-sync.js imports the compiled copy of this file). */
+import { runCli } from './program.js';
+
+// Long-running commands (sandbox) keep the event loop alive after this; the others end once their work is done.
+process.exitCode = await runCli(process.argv.slice(2));

@@ -1,0 +1,67 @@
+/** The `supply-sync` command tree; each command lives in its own module under commands/. */
+import { Command, CommanderError } from 'commander';
+import { registerConfigCommands } from './commands/config.js';
+import { registerCursorCommands } from './commands/cursor.js';
+import { registerDeadLetterCommands } from './commands/dead-letters.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerDoctorCommand } from './commands/doctor.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerStatusCommand } from './commands/status.js';
+import { registerSyncCommand } from './commands/sync.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
+import { DEFAULT_CONFIG, type CliContext } from './context.js';
+import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
+import { createOutput } from './output.js';
+
+export function buildProgram(context: CliContext): Command {
+  const program = new Command('supply-sync')
+    .description('Connects ERP and accounting systems to the Purchasing and Supply API')
+    .option(
+      '-c, --config <file>',
+      `config file (env SUPPLY_SYNC_CONFIG; default ${DEFAULT_CONFIG})`,
+      context.env['SUPPLY_SYNC_CONFIG'],
+    )
+    .option('--debug', 'print stack traces of unexpected errors')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerRunCommand(program, context);
+  registerSyncCommand(program, context);
+  registerStatusCommand(program, context);
+  registerConfigCommands(program, context);
+  registerCursorCommands(program, context);
+  registerDeadLetterCommands(program, context);
+  registerWebhookCommands(program, context);
+  registerSandboxCommand(program, context);
+  registerDemoCommand(program, context);
+  registerDoctorCommand(program, context);
+  for (const command of program.commands) {
+    command.exitOverride();
+    for (const sub of command.commands) sub.exitOverride();
+  }
+  return program;
+}
+
+/** Runs the CLI and resolves with the exit code. */
+export async function runCli(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  const context: CliContext = { output: createOutput(), secrets: [], env };
+  const program = buildProgram(context);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version requests end here too; commander has printed them.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    const debug = argv.includes('--debug');
+    return reportError(error, {
+      debug,
+      secrets: context.secrets,
+      write: (text) => process.stderr.write(text),
+    });
+  }
+}

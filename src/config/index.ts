@@ -1,0 +1,34 @@
+export { ConfigError, formatIssue, type ConfigIssue } from './errors.js';
+export { duration, parseDuration, DURATION_HINT } from './duration.js';
+export { secret, markSecret, REDACTED } from './secret.js';
+export {
+  configRegistry,
+  registerConnectorType,
+  registerFlow,
+  addConnectorDefinitions,
+  addFlowDefinitions,
+  SchemaRegistry,
+  type ConnectorDefinitionLike,
+  type ConnectorRegistration,
+  type ConnectorCheckResult,
+  type FlowRegistration,
+} from './registry.js';
+export {
+  coreConfigSchema,
+  cronExpression,
+  timeZone,
+  DEFAULT_TIMEZONE,
+  type CoreConfig,
+  type JobConfig,
+} from './schema.js';
+export {
+  loadConfig,
+  parseConfig,
+  type Config,
+  type ConnectorConfig,
+  type LoadedConfig,
+  type LoadOptions,
+} from './load.js';
+export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';
+export { configJsonSchema } from './json-schema.js';
+export { deepFreeze, type DeepReadonly } from './freeze.js';

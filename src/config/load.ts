@@ -1,0 +1,137 @@
+/** Loading and validating the config file into a frozen, fully typed value. */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { z } from 'zod';
+import { BlockValidator, rawBlocks } from './blocks.js';
+import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
+import { deepFreeze, type DeepReadonly } from './freeze.js';
+import { configRegistry, type SchemaRegistry } from './registry.js';
+import { coreConfigSchema, type CoreConfig } from './schema.js';
+import { childSchema, isSecretSchema, schemaAtPath, unwrap, type PathSegment } from './schema-walk.js';
+
+function isArraySchema(schema: z.ZodType): boolean {
+  return unwrap(schema).schema._zod.def.type === 'array';
+}
+import { readConfigSource } from './source.js';
+
+export interface ConnectorConfig {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+export type Config = DeepReadonly<
+  Omit<CoreConfig, 'connectors'> & { connectors: Record<string, ConnectorConfig> }
+>;
+
+export interface LoadedConfig {
+  readonly file: string;
+  readonly config: Config;
+  /** Blocks that could not be checked (for example a connector type nobody registered yet). */
+  readonly warnings: readonly string[];
+}
+
+export interface LoadOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly readFile?: (path: string) => string;
+  readonly registry?: SchemaRegistry;
+}
+
+function connectorTypeOf(raw: unknown, name: PathSegment | undefined): string | undefined {
+  const connectors = (raw as { connectors?: Record<string, { type?: unknown }> } | null)?.connectors;
+  const type = name === undefined ? undefined : connectors?.[String(name)]?.type;
+  return typeof type === 'string' ? type : undefined;
+}
+
+function flowOf(raw: unknown, name: PathSegment | undefined): string | undefined {
+  const jobs = (raw as { jobs?: Record<string, { flow?: unknown }> } | null)?.jobs;
+  const flow = name === undefined ? undefined : jobs?.[String(name)]?.flow;
+  return typeof flow === 'string' ? flow : undefined;
+}
+
+/** The schema governing a path of the file, following the connector type and job flow registries. */
+function schemaForPath(
+  raw: unknown,
+  path: readonly PathSegment[],
+  registry: SchemaRegistry,
+): z.ZodType | undefined {
+  if (path[0] === 'connectors' && path.length >= 3) {
+    const type = connectorTypeOf(raw, path[1]);
+    const registration = type === undefined ? undefined : registry.connector(type);
+    return registration ? schemaAtPath(registration.schema, path.slice(2)) : undefined;
+  }
+  if (path[0] === 'jobs' && path[2] === 'options' && path.length >= 3) {
+    const flow = flowOf(raw, path[1]);
+    const registration = flow === undefined ? undefined : registry.flow(flow);
+    return registration ? schemaAtPath(registration.options, path.slice(3)) : undefined;
+  }
+  return schemaAtPath(coreConfigSchema, path);
+}
+
+export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
+  const registry = options.registry ?? configRegistry;
+  const source = readConfigSource(file, text, {
+    env: options.env ?? process.env,
+    readFile: options.readFile ?? ((path) => readFileSync(path, 'utf8')),
+    expectsList: (path, raw) => {
+      const schema = schemaForPath(raw, path, registry);
+      return schema !== undefined && isArraySchema(schema);
+    },
+  });
+  const issues: ConfigIssue[] = [...source.issues];
+  const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
+    issues.push({ file, ...source.locate(path, preferKey), path: formatPath(path), message });
+  if (source.data === undefined) throw new ConfigError(issues);
+  // A key reported already (a missing variable, an unreadable <key>_file) is not reported again as missing.
+  const reported = new Set(issues.flatMap((issue) => [issue.path, issue.path.replace(/_file$/, '')]));
+
+  for (const path of source.fromFiles) {
+    const schema = schemaForPath(source.data, path, registry);
+    const element = schema === undefined ? undefined : childSchema(schema, 0);
+    if (
+      schema !== undefined &&
+      !isSecretSchema(schema) &&
+      !(isArraySchema(schema) && isSecretSchema(element))
+    ) {
+      issueAt(
+        path,
+        `${String(path[path.length - 1])}_file is accepted only for secret fields; give the value directly`,
+        true,
+      );
+    }
+  }
+
+  const blocks = new BlockValidator(source, registry, issues, reported);
+  const core = blocks.validate(coreConfigSchema, source.data, []) as CoreConfig | undefined;
+  if (!core) {
+    // Check connector blocks and job options anyway, so one run reports as much as it can.
+    const raw = rawBlocks(source.data);
+    blocks.connectors(raw.connectors);
+    for (const [name, job] of Object.entries(raw.jobs)) {
+      const registration = registry.flow(job.flow);
+      if (registration) blocks.validate(registration.options, job.options, ['jobs', name, 'options']);
+    }
+    throw new ConfigError(issues);
+  }
+  const connectors = blocks.connectors(core.connectors);
+  const jobs = blocks.jobs(core.jobs, core.connectors);
+  if (issues.length > 0) throw new ConfigError(issues);
+  // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
+  const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
+  const config = deepFreeze({ ...core, state, connectors, jobs }) as Config;
+  return { file, config, warnings: blocks.warnings };
+}
+
+/** Reads and validates a config file. Throws ConfigError (never with a secret in it) when it cannot be used. */
+export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfig {
+  let text: string;
+  try {
+    text = (options.readFile ?? ((path: string) => readFileSync(path, 'utf8')))(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? 'unknown error'})`;
+    throw new ConfigError([
+      { file, path: '', message: `${reason}; pass --config FILE or create it from config/demo.yaml` },
+    ]);
+  }
+  return parseConfig(file, text, options);
+}

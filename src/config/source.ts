@@ -1,0 +1,166 @@
+/** Reading a config file: YAML (or JSON) with positions, `${ENV}` substitution and `*_file` secrets. */
+import { dirname, resolve } from 'node:path';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { formatPath, type ConfigIssue } from './errors.js';
+import type { PathSegment } from './schema-walk.js';
+
+export interface SourceOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly readFile: (path: string) => string;
+  /** Whether the value at a path is a list (a `*_file` then holds one entry per line). */
+  readonly expectsList?: (path: readonly PathSegment[], raw: unknown) => boolean;
+}
+
+export interface ConfigSource {
+  readonly file: string;
+  readonly data: unknown;
+  /** Paths whose values came from the environment or a file: never echoed in messages. */
+  readonly derived: ReadonlyMap<string, string>;
+  /** Paths filled from `<key>_file`, so the loader can check the target is a secret field. */
+  readonly fromFiles: readonly (readonly PathSegment[])[];
+  readonly issues: readonly ConfigIssue[];
+  locate(path: readonly PathSegment[], preferKey?: boolean): { line: number; column: number } | undefined;
+}
+
+const ENV_REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+function makeLocator(doc: Document, counter: LineCounter) {
+  return (path: readonly PathSegment[], preferKey = false) => {
+    let node: unknown = doc.contents;
+    let position: number | undefined = (doc.contents as { range?: number[] } | null)?.range?.[0];
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i];
+      if (isMap(node)) {
+        const pair =
+          node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(key)) ??
+          (i === path.length - 1
+            ? node.items.find(
+                (item) => isScalar(item.key) && String(item.key.value) === `${String(key)}_file`,
+              )
+            : undefined);
+        if (!pair) break;
+        const keyStart = (pair.key as { range?: number[] }).range?.[0];
+        const valueStart = (pair.value as { range?: number[] } | null)?.range?.[0];
+        position = i === path.length - 1 && preferKey ? keyStart : (valueStart ?? keyStart);
+        node = pair.value;
+      } else if (isSeq(node) && typeof key === 'number') {
+        const item = node.items[key] as { range?: number[] } | undefined;
+        if (!item) break;
+        position = item.range?.[0] ?? position;
+        node = item;
+      } else break;
+    }
+    if (position === undefined) return undefined;
+    const { line, col } = counter.linePos(position);
+    return { line, column: col };
+  };
+}
+
+export function readConfigSource(file: string, text: string, options: SourceOptions): ConfigSource {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true });
+  const locate = makeLocator(doc, counter);
+  const issues: ConfigIssue[] = [];
+  const derived = new Map<string, string>();
+  const fromFiles: PathSegment[][] = [];
+  const addIssue = (path: readonly PathSegment[], message: string, preferKey = false) =>
+    issues.push({ file, ...locate(path, preferKey), path: formatPath(path), message });
+
+  const linesWithErrors = new Set<number>();
+  for (const error of doc.errors) {
+    const pos = error.linePos?.[0];
+    if (pos && linesWithErrors.has(pos.line)) continue;
+    if (pos) linesWithErrors.add(pos.line);
+    const firstLine = (error.message.split('\n')[0] ?? error.message).replace(
+      / at line \d+, column \d+:?$/,
+      '',
+    );
+    const hint = /alias/i.test(firstLine)
+      ? ' (a value starting with * must be quoted, e.g. "*/5 * * * *")'
+      : '';
+    issues.push({
+      file,
+      ...(pos ? { line: pos.line, column: pos.col } : {}),
+      path: '',
+      message: `YAML: ${firstLine}${hint}`,
+    });
+  }
+  if (issues.length > 0) return { file, data: undefined, derived, fromFiles, issues, locate };
+
+  const substitute = (value: string, path: PathSegment[]): string => {
+    const missing: string[] = [];
+    const used: string[] = [];
+    const result = value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
+      if (name === undefined) return '${';
+      used.push(name);
+      const found = options.env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      missing.push(name);
+      return match;
+    });
+    for (const name of missing) {
+      addIssue(
+        path,
+        `environment variable ${name} is not set (referenced as \${${name}}); set it or remove the reference`,
+      );
+    }
+    if (used.length > 0) derived.set(formatPath(path), `from \${${used.join('}, ${')}}`);
+    return result;
+  };
+
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    const reason =
+      error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : 'unreadable document';
+    issues.push({ file, path: '', message: `YAML: ${reason}` });
+    return { file, data: undefined, derived, fromFiles, issues, locate };
+  }
+  const walk = (value: unknown, path: PathSegment[]): unknown => {
+    if (typeof value === 'string') return substitute(value, path);
+    if (Array.isArray(value)) return value.map((item, index) => walk(item, [...path, index]));
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...path, key]);
+    for (const key of Object.keys(out)) {
+      if (!key.endsWith('_file') || key.length <= 5) continue;
+      const target = key.slice(0, -5);
+      const filePath = out[key];
+      if (typeof filePath !== 'string') continue;
+      if (target in out) {
+        addIssue([...path, key], `give either ${target} or ${key}, not both`, true);
+        continue;
+      }
+      const absolute = resolve(dirname(file), filePath);
+      const targetPath = [...path, target];
+      let content: string;
+      try {
+        content = options.readFile(absolute);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+        addIssue([...path, key], `cannot read secret file ${absolute} (${code})`);
+        continue;
+      }
+      delete out[key];
+      out[target] = options.expectsList?.(targetPath, raw)
+        ? content.split(/\r?\n/).filter((line) => line.trim() !== '')
+        : content.replace(/\r?\n$/, '');
+      derived.set(formatPath(targetPath), `from file ${absolute}`);
+      fromFiles.push(targetPath);
+    }
+    return out;
+  };
+
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    issues.push({
+      file,
+      path: '',
+      message: 'expected a mapping of settings at the top level (api, connectors, jobs, ...)',
+    });
+    return { file, data: undefined, derived, fromFiles, issues, locate };
+  }
+  const data = walk(raw, []);
+  return { file, data, derived, fromFiles, issues, locate };
+}

@@ -1,0 +1,198 @@
+/**
+ * Runs jobs on their cron schedules, on demand (webhooks, CLI) and once at start when a run was missed while the
+ * daemon was down. One run per job at a time: triggers that arrive during a run coalesce into one follow-up run.
+ */
+import { systemClock, type Clock } from '../shared/clock.js';
+import { parseCron, type CronSchedule } from './cron.js';
+import { nextFireTime } from './next-fire.js';
+
+export type SchedulerTrigger = 'schedule' | 'catch-up' | 'webhook' | 'cli';
+
+export interface ScheduledJobSpec {
+  readonly name: string;
+  /** Cron expression; a job without one runs only on demand. */
+  readonly schedule?: string | undefined;
+  readonly timezone?: string | undefined;
+  /** Each scheduled run starts up to this many ms late, spreading load; 0 means on the minute. */
+  readonly jitterMs?: number | undefined;
+  readonly enabled?: boolean | undefined;
+}
+
+/** Runs one job to completion; in the daemon this delegates to the engine's runJob. Must honour `signal`. */
+export type RunJobFn = (job: string, trigger: SchedulerTrigger, signal: AbortSignal) => Promise<unknown>;
+
+export type SchedulerEvent =
+  | { type: 'scheduled'; job: string; at: number }
+  | { type: 'started'; job: string; trigger: SchedulerTrigger }
+  | { type: 'finished'; job: string; trigger: SchedulerTrigger }
+  | { type: 'failed'; job: string; trigger: SchedulerTrigger; error: unknown }
+  | { type: 'coalesced'; job: string; trigger: SchedulerTrigger }
+  | { type: 'refused'; job: string; trigger: SchedulerTrigger; reason: string };
+
+export interface SchedulerOptions {
+  readonly jobs: readonly ScheduledJobSpec[];
+  readonly run: RunJobFn;
+  readonly clock?: Clock;
+  /** Default time zone of schedules (IANA name). */
+  readonly timezone?: string;
+  /** Uniform random in [0, 1), injected so jitter is reproducible in tests. */
+  readonly random?: () => number;
+  /** Start time of the job's last run from run history, for the catch-up decision. */
+  readonly lastStart?: (job: string) => number | undefined;
+  readonly onEvent?: (event: SchedulerEvent) => void;
+  /** Longest single sleep, so clock jumps and suspends are noticed; also keeps timers within setTimeout's range. */
+  readonly maxSleepMs?: number;
+}
+
+interface JobSlot {
+  readonly spec: ScheduledJobSpec;
+  readonly cron: CronSchedule | undefined;
+  running: Promise<void> | undefined;
+  followUp: { trigger: SchedulerTrigger; promise: Promise<void>; resolve: () => void } | undefined;
+  nextAt: number | undefined;
+}
+
+export class UnknownJobError extends Error {
+  override readonly name = 'UnknownJobError';
+  readonly code = 'unknown_job';
+}
+
+export class Scheduler {
+  readonly #options: SchedulerOptions;
+  readonly #clock: Clock;
+  readonly #timezone: string;
+  readonly #slots = new Map<string, JobSlot>();
+  readonly #loopAbort = new AbortController();
+  readonly #runAbort = new AbortController();
+  readonly #loops: Promise<void>[] = [];
+  #started = false;
+  #stopping = false;
+
+  constructor(options: SchedulerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#timezone = options.timezone ?? 'Asia/Jerusalem';
+    for (const spec of options.jobs) {
+      const cron = spec.schedule === undefined ? undefined : parseCron(spec.schedule);
+      this.#slots.set(spec.name, { spec, cron, running: undefined, followUp: undefined, nextAt: undefined });
+    }
+  }
+
+  /** Starts the schedule loops and the catch-up runs. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const now = this.#clock.now();
+    for (const slot of this.#slots.values()) {
+      if (slot.spec.enabled === false || !slot.cron) continue;
+      const last = this.#options.lastStart?.(slot.spec.name);
+      if (last !== undefined && nextFireTime(slot.cron, last, this.#zoneOf(slot)) <= now) {
+        void this.runNow(slot.spec.name, 'catch-up');
+      }
+      this.#loops.push(this.#loop(slot, slot.cron));
+    }
+  }
+
+  /** Runs a job now (or right after its current run). Resolves when that run has finished. */
+  runNow(job: string, trigger: SchedulerTrigger = 'cli'): Promise<void> {
+    const slot = this.#slots.get(job);
+    if (!slot) throw new UnknownJobError(`no job named "${job}"`);
+    if (this.#stopping) {
+      this.#emit({ type: 'refused', job, trigger, reason: 'shutting down' });
+      return Promise.resolve();
+    }
+    if (slot.running) {
+      if (!slot.followUp) {
+        let resolve: () => void = () => undefined;
+        const promise = new Promise<void>((r) => (resolve = r));
+        slot.followUp = { trigger, promise, resolve };
+      }
+      this.#emit({ type: 'coalesced', job, trigger });
+      return slot.followUp.promise;
+    }
+    slot.running = this.#execute(slot, trigger);
+    return slot.running;
+  }
+
+  isRunning(job: string): boolean {
+    return this.#slots.get(job)?.running !== undefined;
+  }
+
+  /** When each scheduled job fires next (after jitter), for status pages. */
+  nextRuns(): Map<string, number | undefined> {
+    return new Map([...this.#slots].map(([name, slot]) => [name, slot.nextAt]));
+  }
+
+  /**
+   * Stops taking work, aborts running jobs (they stop at their next checkpoint) and waits up to `timeoutMs` for them.
+   * Resolves with the jobs still running when the time was up.
+   */
+  async stop(timeoutMs: number): Promise<{ unfinished: string[] }> {
+    this.#stopping = true;
+    this.#loopAbort.abort(new Error('scheduler stopped'));
+    this.#runAbort.abort(new Error('shutting down'));
+    for (const slot of this.#slots.values()) {
+      slot.followUp?.resolve();
+      slot.followUp = undefined;
+    }
+    await Promise.allSettled(this.#loops);
+    const running = [...this.#slots.values()].filter((slot) => slot.running);
+    const deadline = new AbortController();
+    const timedOut = this.#clock.sleep(timeoutMs, deadline.signal).then(
+      () => true,
+      () => false,
+    );
+    await Promise.race([Promise.allSettled(running.map((slot) => slot.running)), timedOut]);
+    deadline.abort();
+    return { unfinished: running.filter((slot) => slot.running).map((slot) => slot.spec.name) };
+  }
+
+  #zoneOf(slot: JobSlot): string {
+    return slot.spec.timezone ?? this.#timezone;
+  }
+
+  async #execute(slot: JobSlot, trigger: SchedulerTrigger): Promise<void> {
+    const job = slot.spec.name;
+    this.#emit({ type: 'started', job, trigger });
+    try {
+      await this.#options.run(job, trigger, this.#runAbort.signal);
+      this.#emit({ type: 'finished', job, trigger });
+    } catch (error) {
+      this.#emit({ type: 'failed', job, trigger, error });
+    }
+    const followUp = slot.followUp;
+    slot.followUp = undefined;
+    if (followUp && !this.#stopping) {
+      slot.running = this.#execute(slot, followUp.trigger);
+      void slot.running.then(followUp.resolve);
+    } else {
+      followUp?.resolve();
+      slot.running = undefined;
+    }
+  }
+
+  async #loop(slot: JobSlot, cron: CronSchedule): Promise<void> {
+    const signal = this.#loopAbort.signal;
+    const maxSleep = this.#options.maxSleepMs ?? 60_000;
+    const jitterMs = slot.spec.jitterMs ?? 0;
+    while (!signal.aborted) {
+      const due = nextFireTime(cron, this.#clock.now(), this.#zoneOf(slot));
+      const fireAt = due + Math.floor((this.#options.random ?? Math.random)() * jitterMs);
+      slot.nextAt = fireAt;
+      this.#emit({ type: 'scheduled', job: slot.spec.name, at: fireAt });
+      try {
+        for (let now = this.#clock.now(); now < fireAt; now = this.#clock.now()) {
+          await this.#clock.sleep(Math.min(fireAt - now, maxSleep), signal);
+        }
+      } catch {
+        return; // aborted by stop()
+      }
+      if (signal.aborted) return;
+      void this.runNow(slot.spec.name, 'schedule');
+    }
+  }
+
+  #emit(event: SchedulerEvent): void {
+    this.#options.onEvent?.(event);
+  }
+}

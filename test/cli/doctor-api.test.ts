@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { parseConfig, SchemaRegistry } from '../../src/config/index.js';
+import { apiChecks } from '../../src/cli/doctor/api-checks.js';
+import { formatCheck } from '../../src/cli/doctor/check.js';
+
+function configWith(registry: SchemaRegistry) {
+  const text = [
+    'api:',
+    '  sandbox: embedded',
+    'jobs:',
+    '  journal:',
+    '    flow: journal-export',
+    "    schedule: '0 1 * * *'",
+    '  orders:',
+    '    flow: orders',
+    '  backfill:',
+    '    flow: orders',
+    '    enabled: false',
+    '',
+  ].join('\n');
+  return parseConfig('c.yaml', text, { env: {}, registry }).config;
+}
+
+describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', () => {
+  it(
+    'names missing scopes and a key of the wrong account side, with the fix',
+    { timeout: 60_000 },
+    async () => {
+      const registry = new SchemaRegistry();
+      const options = z.strictObject({});
+      registry.registerFlow({
+        flow: 'journal-export',
+        options,
+        side: 'buyer',
+        scopes: ['buyer.accounting:read', 'buyer.accounting:write'],
+      });
+      registry.registerFlow({
+        flow: 'orders',
+        options,
+        side: 'supplier',
+        scopes: ['supplier.orders:read', 'supplier.orders:write'],
+      });
+      const lines = (await apiChecks(configWith(registry), registry)).map(formatCheck);
+      const text = lines.join('\n');
+      expect(text).toMatch(/^OK {3}api {16}GET \/me at embedded sandbox/m);
+      expect(text).toMatch(
+        /^FAIL api scopes {9}missing buyer\.accounting:read, buyer\.accounting:write -> fix: grant these scopes/m,
+      );
+      expect(text).toMatch(
+        /^FAIL api account {8}jobs journal need a buyer account; this key belongs to a supplier account -> fix: /m,
+      );
+      expect(text).not.toMatch(/supplier\.orders:(read|write)/);
+      expect(text).toMatch(/^OK {3}api rate limit {5}\d+\/min/m);
+    },
+  );
+
+  it('passes when the enabled jobs need only what the key has', { timeout: 60_000 }, async () => {
+    const registry = new SchemaRegistry();
+    const options = z.strictObject({});
+    registry.registerFlow({ flow: 'orders', options, side: 'supplier', scopes: ['supplier.orders:read'] });
+    registry.registerFlow({ flow: 'journal-export', options, side: 'supplier', scopes: [] });
+    const results = await apiChecks(configWith(registry), registry);
+    expect(results.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(results.map(formatCheck).join('\n')).toMatch(
+      /^OK {3}api scopes {9}every scope the enabled jobs need is granted \(supplier\.orders:read\)/m,
+    );
+  });
+});

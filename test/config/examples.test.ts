@@ -1,0 +1,73 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { configJsonSchema, loadConfig, secret } from '../../src/config/index.js';
+import { buildConfigRegistry } from '../../src/cli/plugins.js';
+import { registryWithConnectors } from './fixtures.js';
+
+const CONFIG_DIR = join(import.meta.dirname, '../../config');
+const ENV = { SUPPLY_API_KEY: 'svc_test_example', ERP_DATABASE_URL: 'mssql://sync:pw@127.0.0.1:1433/erp' };
+const SECRET_FILES: Record<string, string> = {
+  '/run/secrets/supply_api_key': 'svc_live_example\n',
+  '/run/secrets/books_database_url': 'postgres://sync:pw@127.0.0.1:5432/books\n',
+};
+
+describe('example configs', () => {
+  const files = readdirSync(CONFIG_DIR).filter((file) => file.endsWith('.yaml'));
+
+  it('ships the three documented examples', () => {
+    expect(files.sort()).toEqual(['accountant-journal.yaml', 'demo.yaml', 'supplier-sqlserver.yaml']);
+  });
+
+  for (const file of files) {
+    it(`${file} validates`, async () => {
+      const { readFileSync } = await import('node:fs');
+      const { config, warnings } = loadConfig(join(CONFIG_DIR, file), {
+        env: ENV,
+        registry: await buildConfigRegistry(),
+        readFile: (path) => SECRET_FILES[path] ?? readFileSync(path, 'utf8'),
+      });
+      expect(Object.keys(config.jobs).length).toBeGreaterThan(0);
+      // Until every flow registers its option schema, only "not checked" warnings for those flows may remain.
+      for (const warning of warnings)
+        expect(warning).toMatch(/^jobs\.\w+: flow "[\w-]+" has no registered schema/);
+    });
+  }
+});
+
+describe('JSON Schema for editors', () => {
+  it('describes the core keys, registered connector types and *_file alternatives', () => {
+    const schema = configJsonSchema(registryWithConnectors()) as {
+      properties: Record<
+        string,
+        { properties?: Record<string, unknown>; additionalProperties?: { anyOf?: unknown[] } }
+      >;
+      additionalProperties: boolean;
+    };
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      ['api', 'connectors', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
+    );
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties['api']?.properties).toHaveProperty('api_key_file');
+    const sql = schema.properties['connectors']?.additionalProperties?.anyOf?.[0] as {
+      properties: { type: unknown };
+    };
+    expect(sql.properties.type).toEqual({ const: 'sql' });
+    expect(JSON.stringify(schema)).toContain('url_file');
+  });
+
+  it('describes job options of registered flows', () => {
+    const registry = registryWithConnectors();
+    registry.registerFlow({ flow: 'push', options: z.strictObject({ folder: z.string(), token: secret() }) });
+    const schema = configJsonSchema(registry) as {
+      properties: {
+        jobs: { additionalProperties: { properties: { options: { anyOf: Record<string, unknown>[] } } } };
+      };
+    };
+    const [options] = schema.properties.jobs.additionalProperties.properties.options.anyOf;
+    expect(options).toMatchObject({
+      properties: { folder: { type: 'string' }, token_file: { type: 'string' } },
+    });
+  });
+});
