@@ -4,21 +4,29 @@
  */
 import { addConnectorDefinitions, SchemaRegistry } from '../config/index.js';
 import { ConnectorRegistry, type ConnectorDefinition } from '../connectors/index.js';
-import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
-import { demoErpConnectorDefinition } from '../../connectors/demo-erp/index.js';
+import { csvAccountingConnectorDefinition } from '../../connectors/csv-accounting/index.js';
 import { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
+import { demoErpConnectorDefinition } from '../../connectors/demo-erp/index.js';
+import { hashavshevetConnectorDefinition } from '../../connectors/hashavshevet/index.js';
+import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
+import { catalogFlow } from '../flows/catalog/index.js';
+import { documentsFlow } from '../flows/documents/index.js';
+import { ordersFlow } from '../flows/orders/index.js';
 import type { FlowDefinition } from './flow-definition.js';
 
 export function builtinConnectorDefinitions(): ConnectorDefinition[] {
+  // Each definition is typed by its own config schema; the registry treats them alike.
   return [
     sqlConnectorDefinition,
     demoErpConnectorDefinition,
     csvErpConnectorDefinition,
+    hashavshevetConnectorDefinition,
+    csvAccountingConnectorDefinition,
   ] as unknown as ConnectorDefinition[];
 }
 
 export function builtinFlows(): FlowDefinition[] {
-  return [];
+  return [ordersFlow, documentsFlow, catalogFlow] as unknown as FlowDefinition[];
 }
 
 export interface Registries {

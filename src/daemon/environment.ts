@@ -104,9 +104,10 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
     };
 
     const apis = new Map<ApiSide, ApiClient>();
-    for (const [jobName, job] of enabledJobs) {
-      const side = flowOf(jobName, job.flow).side;
-      if (apis.has(side)) continue;
+    const sides = new Set(enabledJobs.map(([jobName, job]) => flowOf(jobName, job.flow).side));
+    // Without jobs the daemon still watches the API (readiness, doctor), with the supplier-side key.
+    if (sides.size === 0) sides.add('supplier');
+    for (const side of sides) {
       const apiKey = endpoint.keyFor(side);
       apiKeys.push(apiKey);
       const auth =

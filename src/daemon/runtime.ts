@@ -207,11 +207,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (env.endpoint.embedded) {
       await registerEmbeddedWebhooks(env, webhookUrl, secrets, mapping);
     }
-    for (const api of env.apis.values()) {
-      await api.account
-        .me()
-        .catch((error: unknown) => logger.warn({ err: error }, 'GET /me failed at start'));
-    }
+    // A cheap call keeps "API reached recently" true between nightly runs, and tells when it stops being so.
+    const probeApi = async (): Promise<void> => {
+      for (const api of env.apis.values()) {
+        await api.account.me().catch((error: unknown) => logger.warn({ err: error }, 'GET /me failed'));
+      }
+    };
+    await probeApi();
     await dispatcher.dispatchPending();
     scheduler.start();
     const housekeeping = (): void => {
@@ -219,7 +221,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.debug({ pruned }, 'state housekeeping');
     };
     housekeeping();
-    timers.push(setInterval(() => void checkConnectors(), CONNECTOR_CHECK_INTERVAL_MS).unref());
+    timers.push(
+      setInterval(() => {
+        void checkConnectors();
+        void probeApi();
+      }, CONNECTOR_CHECK_INTERVAL_MS).unref(),
+    );
     timers.push(setInterval(housekeeping, HOUSEKEEPING_INTERVAL_MS).unref());
     logger.info(
       { ops: listening.url, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
