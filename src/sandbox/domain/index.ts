@@ -1,0 +1,85 @@
+/**
+ * The sandbox domain: every resource and state machine of the contract behind `RouteDef`s, plus the control
+ * plane's actions, read-out, export rows and snapshot/restore. The platform composes it with `createDomain`.
+ */
+import {
+  DEMO_BUYER_ACCOUNT_ID,
+  DEMO_SUPPLIER_ACCOUNT_ID,
+  type CreateDomain,
+  type DomainServices,
+  type RouteDef,
+  type SandboxDomain,
+} from '../http/types.js';
+import { createActions } from './actions.js';
+import type { DomainEnv } from './env.js';
+import { clone } from './env.js';
+import { exportRows } from './export-rows.js';
+import { buyerBookRoutes } from './routes/buyer-books.js';
+import { buyerReferenceRoutes } from './routes/buyer-reference.js';
+import { buyerSalesRoutes } from './routes/buyer-sales.js';
+import { documentRoutes } from './routes/documents.js';
+import { supplierBuyerRoutes } from './routes/supplier-buyers.js';
+import { supplierCatalogRoutes } from './routes/supplier-catalog.js';
+import { supplierOrderRoutes } from './routes/supplier-orders.js';
+import { expireInvitations } from './buyers.js';
+import { DEFAULT_SEED, seedState } from './seed/index.js';
+import { isDomainState } from './state.js';
+import { DEMO_BUYER_NAME, DEMO_SUPPLIER_NAME } from './seed/reference.js';
+
+export { DEFAULT_SEED } from './seed/index.js';
+export * from './seed/reference.js';
+
+const ACCOUNT_NAMES: Readonly<Record<string, string>> = {
+  [DEMO_SUPPLIER_ACCOUNT_ID]: DEMO_SUPPLIER_NAME,
+  [DEMO_BUYER_ACCOUNT_ID]: DEMO_BUYER_NAME,
+};
+
+export interface DomainOptions {
+  /** Seed of the demo data (default DEFAULT_SEED). */
+  seed?: number;
+}
+
+function allRoutes(env: DomainEnv): RouteDef[] {
+  return [
+    ...supplierBuyerRoutes(env),
+    ...supplierOrderRoutes(env),
+    ...documentRoutes(env),
+    ...supplierCatalogRoutes(env),
+    ...buyerReferenceRoutes(env),
+    ...buyerBookRoutes(env),
+    ...buyerSalesRoutes(env),
+  ];
+}
+
+/** Expires due invitations before any request reads them (G27: 14 days after creation). */
+function withHousekeeping(env: DomainEnv, routes: RouteDef[]): RouteDef[] {
+  return routes.map((route) => ({
+    ...route,
+    handle: (ctx) => {
+      expireInvitations(env);
+      return route.handle(ctx);
+    },
+  }));
+}
+
+export function createSandboxDomain(services: DomainServices, options: DomainOptions = {}): SandboxDomain {
+  const seed = options.seed ?? DEFAULT_SEED;
+  const env: DomainEnv = { state: seedState(services, seed), services };
+  return {
+    routes: withHousekeeping(env, allRoutes(env)),
+    snapshot: () => clone(env.state),
+    restore: (snapshot) => {
+      if (!isDomainState(snapshot)) throw new TypeError('not a sandbox domain snapshot (version 1)');
+      env.state = clone(snapshot);
+    },
+    reset: () => {
+      env.state = seedState(services, seed);
+    },
+    actions: createActions(env),
+    readout: () => ({ ...clone(env.state) }),
+    accountName: (accountId) => ACCOUNT_NAMES[accountId],
+    exportRows: (accountId, resource, filter) => exportRows(env, accountId, resource, filter),
+  };
+}
+
+export const createDomain: CreateDomain = (services) => createSandboxDomain(services);

@@ -1,0 +1,111 @@
+/** Buyer expenses (4.8, G13) and accounting (4.9, G10-G12). */
+import { inDateRange, parseDateRange } from '../../http/paging.js';
+import type { RouteDef } from '../../http/types.js';
+import { exportJournalLines, getExportBatch } from '../accounting.js';
+import type { DomainEnv } from '../env.js';
+import { clone } from '../env.js';
+import { invalidField } from '../errors.js';
+import { createExpense, type ExpenseInput } from '../expenses.js';
+import { AccountingExportBody, ExpenseBody } from '../requests.js';
+import { parseBody } from '../validate.js';
+import { BUYER_GROUP, isDemoBuyer, listParam, ok, pageReply, requireOwner } from './common.js';
+
+const JOURNAL_STATUSES = new Set(['not_ready', 'approved_for_export', 'exported']);
+
+export function buyerBookRoutes(env: DomainEnv): RouteDef[] {
+  const base = { accountType: 'buyer', group: BUYER_GROUP, minPlan: 'Pro' } as const;
+  return [
+    {
+      ...base,
+      method: 'GET',
+      path: '/expenses',
+      scope: 'buyer.expenses:read',
+      handle: (ctx) => {
+        const range = parseDateRange(ctx.query);
+        const statuses = listParam(ctx.query, 'status');
+        const branchId = ctx.query.get('branch_id');
+        const categoryId = ctx.query.get('category_id');
+        const expenses = (isDemoBuyer(ctx) ? Object.values(env.state.expenses) : []).filter(
+          (expense) =>
+            inDateRange(expense.doc_date, range) &&
+            (statuses === null || statuses.has(expense.status)) &&
+            (branchId === null || expense.branch_id === branchId) &&
+            (categoryId === null || expense.lines.some((line) => line.category_id === categoryId)),
+        );
+        return pageReply(env, expenses, ctx.query);
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/expenses',
+      scope: 'buyer.expenses:write',
+      idempotency: 'required',
+      handle: (ctx) => {
+        const input = parseBody(ExpenseBody, ctx.body) as ExpenseInput;
+        requireOwner(isDemoBuyer(ctx), 'Supplier', input.vendor_id);
+        const expense = createExpense(env, input, {
+          accountId: ctx.caller.accountId,
+          source: 'api',
+          enforceAttachments: true,
+        });
+        return { status: 201, body: clone(expense) };
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/accounting/journal-lines',
+      scope: 'buyer.accounting:read',
+      handle: (ctx) => {
+        const period = ctx.query.get('period');
+        const status = ctx.query.get('status');
+        const branchId = ctx.query.get('branch_id');
+        const source = ctx.query.get('source');
+        if (period !== null && !/^\d{4}-(0[1-9]|1[0-2])$/.test(period))
+          throw invalidField('period', 'invalid_format', 'period must be YYYY-MM.');
+        if (status !== null && !JOURNAL_STATUSES.has(status))
+          throw invalidField(
+            'status',
+            'invalid_enum',
+            'status must be not_ready, approved_for_export or exported.',
+          );
+        const lines = (isDemoBuyer(ctx) ? Object.values(env.state.journalLines) : []).filter(
+          (line) =>
+            (period === null || line.accounting_period === period) &&
+            (status === null || line.status === status) &&
+            (branchId === null || line.branch_id === branchId) &&
+            (source === null || line.source === source),
+        );
+        return pageReply(env, lines, ctx.query);
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/accounting/exports',
+      scope: 'buyer.accounting:write',
+      idempotency: 'required',
+      handle: (ctx) => {
+        const input = parseBody(AccountingExportBody, ctx.body);
+        requireOwner(isDemoBuyer(ctx), 'Journal line', input.journal_line_ids[0] ?? '');
+        const batch = exportJournalLines(env, input, {
+          clientId: ctx.caller.clientId,
+          clientName: ctx.caller.clientName,
+        });
+        return { status: 201, body: clone(batch) };
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/accounting/exports/:export_batch_id',
+      scope: 'buyer.accounting:read',
+      handle: (ctx) => {
+        const id = ctx.params['export_batch_id'] ?? '';
+        requireOwner(isDemoBuyer(ctx), 'Export batch', id);
+        return ok(clone(getExportBatch(env, id)));
+      },
+    },
+  ];
+}

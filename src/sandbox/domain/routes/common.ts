@@ -1,0 +1,75 @@
+/** Shared by the route modules: data ownership, list replies, the caller as a history actor. */
+import {
+  DEMO_BUYER_ACCOUNT_ID,
+  DEMO_SUPPLIER_ACCOUNT_ID,
+  type Reply,
+  type RequestContext,
+} from '../../http/types.js';
+import { paginateByUpdatedAt, type Page } from '../../http/paging.js';
+import type { DomainEnv } from '../env.js';
+import { clone } from '../env.js';
+import { notFound } from '../errors.js';
+import type { HistoryEntry } from '../types.js';
+
+export const SUPPLIER_GROUP = 'Supplier API';
+export const BUYER_GROUP = 'Buyer API';
+
+/** The seeded data belongs to the two demo accounts; any other account sees nothing. */
+export const isDemoSupplier = (ctx: RequestContext): boolean =>
+  ctx.caller.accountId === DEMO_SUPPLIER_ACCOUNT_ID;
+export const isDemoBuyer = (ctx: RequestContext): boolean => ctx.caller.accountId === DEMO_BUYER_ACCOUNT_ID;
+
+export function requireOwner(owned: boolean, what: string, id: string): void {
+  if (!owned) throw notFound(what, id);
+}
+
+export function callerActor(ctx: RequestContext): HistoryEntry['actor'] {
+  return { type: 'api_client', id: ctx.caller.clientId, name: ctx.caller.clientName };
+}
+
+/** Comma-separated filter values (status=a,b), or null when absent. */
+export function listParam(query: URLSearchParams, name: string): Set<string> | null {
+  const raw = query.get(name);
+  if (raw === null || raw.trim() === '') return null;
+  return new Set(
+    raw
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== ''),
+  );
+}
+
+/** Damages one item of the next list response when the control plane asked for it (quarantine tests). */
+function corruptOne(env: DomainEnv, data: Record<string, unknown>[]): void {
+  const [first] = data;
+  if (env.state.pendingCorruptions <= 0 || first === undefined) return;
+  env.state.pendingCorruptions -= 1;
+  if (typeof first['id'] === 'string') env.state.corruptedItemIds.push(first['id']);
+  else if (typeof first['code'] === 'string') env.state.corruptedItemIds.push(first['code']);
+  if ('created_at' in first) first['created_at'] = 12345;
+  else if ('amount' in first) first['amount'] = 12.5;
+  else first['name'] = null;
+}
+
+/** A page of items by (updated_at, id), rendered by `view` (which must return a copy). */
+export function pageReply<T extends { id: string; updated_at: string }>(
+  env: DomainEnv,
+  items: Iterable<T>,
+  query: URLSearchParams,
+  view: (item: T) => Record<string, unknown> = (item) => ({ ...clone(item) }),
+): Reply {
+  const page: Page<T> = paginateByUpdatedAt(items, query);
+  const data = page.data.map(view);
+  corruptOne(env, data);
+  return { status: 200, body: { data, next_cursor: page.next_cursor, has_more: page.has_more } };
+}
+
+/** Unpaged lists (`data` only). */
+export function listReply(env: DomainEnv, items: readonly object[]): Reply {
+  const data = items.map((item) => ({ ...clone(item) }) as Record<string, unknown>);
+  corruptOne(env, data);
+  return { status: 200, body: { data } };
+}
+
+export const ok = (body: unknown, headers?: Record<string, string>): Reply =>
+  headers ? { status: 200, body, headers } : { status: 200, body };

@@ -1,0 +1,112 @@
+/** Supplier orders: list, get (with ETag), confirm, acknowledge, reject (part 4.3, G1-G3, G6). */
+import { etagFor } from '../../http/etag.js';
+import { inDateRange, parseDateRange } from '../../http/paging.js';
+import type { Reply, RouteDef } from '../../http/types.js';
+import type { DomainEnv } from '../env.js';
+import { acknowledgeOrder, confirmOrder, rejectOrder } from '../order-confirmation.js';
+import { getSupplierOrder, orderView, viewOptions, visibleToSupplier } from '../orders.js';
+import { AcknowledgeBody, ConfirmBody, RejectBody } from '../requests.js';
+import type { Order } from '../types.js';
+import { parseBody } from '../validate.js';
+import { SUPPLIER_GROUP, callerActor, isDemoSupplier, listParam, pageReply, requireOwner } from './common.js';
+
+const orderReply = (order: Order, expand: string | null): Reply => ({
+  status: 200,
+  body: orderView(order, 'supplier', viewOptions(expand)),
+  headers: { ETag: etagFor(order.id, order.updated_at) },
+});
+
+/** The order date of part 4.3's from/to: the day the buyer sent it (or created it). */
+export const orderDate = (order: Order): string => order.sent_at ?? order.created_at;
+
+export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
+  const base = { accountType: 'supplier', group: SUPPLIER_GROUP } as const;
+  const orderId = (params: Readonly<Record<string, string>>): string => params['order_id'] ?? '';
+  return [
+    {
+      ...base,
+      method: 'GET',
+      path: '/supplier/orders',
+      scope: 'supplier.orders:read',
+      handle: (ctx) => {
+        const range = parseDateRange(ctx.query);
+        const statuses = listParam(ctx.query, 'status');
+        const buyerId = ctx.query.get('buyer_id');
+        const options = viewOptions(ctx.query.get('expand'));
+        const orders = isDemoSupplier(ctx) ? Object.values(env.state.orders) : [];
+        const matching = orders.filter(
+          (order) =>
+            visibleToSupplier(order) &&
+            inDateRange(orderDate(order), range) &&
+            (statuses === null || statuses.has(order.status)) &&
+            (buyerId === null || order.buyer.id === buyerId),
+        );
+        return pageReply(env, matching, ctx.query, (order) => orderView(order, 'supplier', options));
+      },
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/supplier/orders/:order_id',
+      scope: 'supplier.orders:read',
+      handle: (ctx) => {
+        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
+        return orderReply(getSupplierOrder(env, orderId(ctx.params)), ctx.query.get('expand'));
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/supplier/orders/:order_id/confirm',
+      scope: 'supplier.orders:write',
+      idempotency: 'optional',
+      handle: (ctx) => {
+        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
+        getSupplierOrder(env, orderId(ctx.params));
+        const order = confirmOrder(
+          env,
+          orderId(ctx.params),
+          parseBody(ConfirmBody, ctx.body),
+          callerActor(ctx),
+        );
+        return orderReply(order, null);
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/supplier/orders/:order_id/acknowledge',
+      scope: 'supplier.orders:write',
+      idempotency: 'optional',
+      handle: (ctx) => {
+        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
+        getSupplierOrder(env, orderId(ctx.params));
+        const order = acknowledgeOrder(
+          env,
+          orderId(ctx.params),
+          parseBody(AcknowledgeBody, ctx.body),
+          callerActor(ctx),
+        );
+        return orderReply(order, null);
+      },
+    },
+    {
+      ...base,
+      method: 'POST',
+      path: '/supplier/orders/:order_id/reject',
+      scope: 'supplier.orders:write',
+      idempotency: 'optional',
+      handle: (ctx) => {
+        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
+        getSupplierOrder(env, orderId(ctx.params));
+        const order = rejectOrder(
+          env,
+          orderId(ctx.params),
+          parseBody(RejectBody, ctx.body).reason,
+          callerActor(ctx),
+        );
+        return orderReply(order, null);
+      },
+    },
+  ];
+}
