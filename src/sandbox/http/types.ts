@@ -114,6 +114,8 @@ export interface SandboxDomain {
   actions: Record<string, (body: unknown) => unknown>;
   /** Everything the domain holds, by collection, for tests and demos. */
   readout(): Record<string, unknown>;
+  /** Optional: the display name of a seeded account, so GET /me names it as the domain does. */
+  accountName?(accountId: string): string | undefined;
   /** Rows of one export resource (orders, documents, ...) for bulk export jobs. */
   exportRows(
     accountId: string,
