@@ -142,8 +142,14 @@ export function paginate<T>(
   let nextCursor: string | null = null;
   if (hasMore && last) {
     const sameTime = (key: SortKey) => compareSortKeys(key, last.key) === 0;
-    const carried = after && tied && sameTime(after) ? [...tied] : [];
-    const tiedIds = [...carried, ...pageRows.filter((row) => sameTime(row.key)).map((row) => row.key.id)];
+    const continuesTie = after !== null && sameTime(after);
+    // A cursor that already fell back to id order at this timestamp keeps doing so: a fresh list holding only
+    // this page's ids would let the rows of earlier pages at the same timestamp come back.
+    const fellBack = continuesTie && tied === null;
+    const carried = continuesTie && tied ? [...tied] : [];
+    const tiedIds = fellBack
+      ? []
+      : [...carried, ...pageRows.filter((row) => sameTime(row.key)).map((row) => row.key.id)];
     nextCursor = encodeCursor({ at: last.key.at, id: last.key.id }, tiedIds);
   }
   return { data: pageRows.map((row) => row.item), has_more: hasMore, next_cursor: nextCursor };

@@ -31,6 +31,16 @@ function walk(rows: Row[], limit: number, betweenPages: (page: number) => void):
 }
 
 describe('sandbox paging', () => {
+  it('pages to the end when more rows share one timestamp than a cursor can carry, each row once', () => {
+    const rows: Row[] = Array.from({ length: 3000 }, (_, i) => ({
+      id: `r${String(i).padStart(5, '0')}`,
+      updated_at: at(0),
+    }));
+    const seen = walk(rows, 200, () => undefined);
+    expect(seen).toHaveLength(3000);
+    expect(new Set(seen).size).toBe(3000);
+  });
+
   it('returns a row written later at the cursor timestamp with a smaller id (no tie skip)', () => {
     const rows: Row[] = ['b', 'c', 'd', 'e'].map((id) => ({ id, updated_at: at(0) }));
     const seen = walk(rows, 2, (page) => {
