@@ -6,12 +6,17 @@ import { addConnectorDefinitions, SchemaRegistry } from '../config/index.js';
 import { ConnectorRegistry, type ConnectorDefinition } from '../connectors/index.js';
 import { csvAccountingConnectorDefinition } from '../../connectors/csv-accounting/index.js';
 import { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
+import { csvSalesConnectorDefinition } from '../../connectors/csv-sales/index.js';
 import { demoErpConnectorDefinition } from '../../connectors/demo-erp/index.js';
 import { hashavshevetConnectorDefinition } from '../../connectors/hashavshevet/index.js';
 import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
+import { buyersFlow } from '../flows/buyers/index.js';
 import { catalogFlow } from '../flows/catalog/index.js';
 import { documentsFlow } from '../flows/documents/index.js';
+import { mirrorFlow } from '../flows/mirror/index.js';
+import { orderConfirmFlow } from '../flows/order-confirm/index.js';
 import { ordersFlow } from '../flows/orders/index.js';
+import { salesPushFlow } from '../flows/sales-push/index.js';
 import type { FlowDefinition } from './flow-definition.js';
 
 export function builtinConnectorDefinitions(): ConnectorDefinition[] {
@@ -20,13 +25,22 @@ export function builtinConnectorDefinitions(): ConnectorDefinition[] {
     sqlConnectorDefinition,
     demoErpConnectorDefinition,
     csvErpConnectorDefinition,
+    csvSalesConnectorDefinition,
     hashavshevetConnectorDefinition,
     csvAccountingConnectorDefinition,
   ] as unknown as ConnectorDefinition[];
 }
 
 export function builtinFlows(): FlowDefinition[] {
-  return [ordersFlow, documentsFlow, catalogFlow] as unknown as FlowDefinition[];
+  return [
+    ordersFlow,
+    orderConfirmFlow,
+    documentsFlow,
+    catalogFlow,
+    buyersFlow,
+    mirrorFlow,
+    salesPushFlow,
+  ] as unknown as FlowDefinition[];
 }
 
 export interface Registries {

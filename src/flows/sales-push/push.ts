@@ -1,0 +1,112 @@
+/**
+ * Pushes sales items and keeps each item's result: accepted items in the ledger (by key and content version, with
+ * the API id), failed items as dead letters with the API's validation errors. Items whose exact version the ledger
+ * already holds are not sent again.
+ */
+import type { BatchResponse } from '../../contract/index.js';
+import { idempotencyKey, contentHash } from '../../engine/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { SalesItem, SalesKind } from './bodies.js';
+
+export interface PushTally {
+  accepted: number;
+  failed: number;
+  alreadySent: number;
+}
+
+export interface PushContext {
+  state: StateStore;
+  /** Ledger and dead letters are filed under the job's name. */
+  flow: string;
+  connector: string;
+  signal: AbortSignal;
+  deadlineMs: number;
+}
+
+/** What a dead letter of this flow stores: enough to send the item again. */
+export interface SalesDeadLetter {
+  kind: SalesKind;
+  batchRef: string | null;
+  /** An API body, or (when the branch could not be resolved) the source record as read. */
+  body: unknown;
+  /** True when `body` is the source record: a replay resolves its branch again first. */
+  unresolved?: boolean;
+}
+
+type ResultItem = BatchResponse['items'][number];
+
+function describeErrors(result: ResultItem | undefined): string {
+  if (result === undefined) return 'the batch response has no result for this item';
+  const errors = result.errors ?? [];
+  if (errors.length === 0) return `rejected by the API (status ${result.status})`;
+  return errors
+    .map(
+      (e) => `${e.field}: ${e.code}${e.message === undefined || e.message === null ? '' : ` (${e.message})`}`,
+    )
+    .join('; ');
+}
+
+export function deadLetterFailure(
+  ctx: Pick<PushContext, 'state' | 'flow'>,
+  item: { kind: SalesKind; key: string; body: unknown; unresolved?: boolean },
+  batchRef: string | null,
+  reason: string,
+): void {
+  const record: SalesDeadLetter = {
+    kind: item.kind,
+    batchRef,
+    body: item.body,
+    ...(item.unresolved === true ? { unresolved: true } : {}),
+  };
+  ctx.state.deadLetters.add(ctx.flow, item.key, record, reason);
+}
+
+export type SendBatch<B> = (
+  bodies: B[],
+  call: { signal: AbortSignal; deadlineMs: number; idempotencyKey: string },
+) => Promise<BatchResponse>;
+
+export async function pushItems<B>(
+  ctx: PushContext,
+  kind: SalesKind,
+  items: readonly SalesItem<B>[],
+  batchRef: string | null,
+  send: SendBatch<B>,
+): Promise<PushTally> {
+  const tally: PushTally = { accepted: 0, failed: 0, alreadySent: 0 };
+  const ledgerKey = (item: SalesItem<B>) => ({
+    flow: ctx.flow,
+    connector: ctx.connector,
+    recordKey: `${kind}:${item.key}`,
+    version: item.version,
+  });
+  const toSend = items.filter((item) => !ctx.state.ledger.has(ledgerKey(item)));
+  tally.alreadySent = items.length - toSend.length;
+  if (toSend.length === 0) return tally;
+
+  const bodies = toSend.map((item) => item.body);
+  // One key per logical push: a retry, or a re-run after a crash before the results were kept, sends the same
+  // key with the same body and gets the original response back.
+  const call = {
+    signal: ctx.signal,
+    deadlineMs: ctx.deadlineMs,
+    idempotencyKey: idempotencyKey(ctx.flow, kind, contentHash(bodies)),
+  };
+  const response = await send(bodies, call);
+
+  const byIndex = new Map<number, ResultItem>(response.items.map((result) => [result.index, result]));
+  ctx.state.transaction(() => {
+    toSend.forEach((item, index) => {
+      const result = byIndex.get(index);
+      if (result !== undefined && result.status !== 'failed') {
+        ctx.state.ledger.record(ledgerKey(item), result.id ?? null);
+        ctx.state.deadLetters.resolve(ctx.flow, item.key);
+        tally.accepted += 1;
+      } else {
+        deadLetterFailure(ctx, item, batchRef, describeErrors(result));
+        tally.failed += 1;
+      }
+    });
+  });
+  return tally;
+}

@@ -1,0 +1,210 @@
+/** sales-push against the sandbox over HTTP: CSV drop folder and SQL sources, per-item results and dead letters. */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sqlConnectorDefinition } from '../../../connectors/sql/index.js';
+import { createSalesPushJob, salesPushFlow } from '../../../src/flows/sales-push/index.js';
+import { requireCapability } from '../../../src/connectors/index.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import {
+  ITEM_HEADER,
+  jobContext,
+  sandboxSales,
+  startSalesHarness,
+  Z_HEADER,
+  type SalesHarness,
+} from './harness.js';
+
+let harness: SalesHarness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+describe('sales-push from a CSV drop folder', () => {
+  it('pushes Z-reports and item sales, keeps per-item results, dead-letters failed items, moves files', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z-good.csv', [
+      Z_HEADER,
+      'TLV01,ZT-9001,2026-11-20T23:10:00+02:00,12500.5,300,120',
+      'HRZ02,ZT-9002,2026-11-20T23:40:00+02:00,9800,,95',
+    ]);
+    await h.drop('z-bad.csv', [Z_HEADER, 'TLV01,ZT-9003,yesterday evening,100.00,,']);
+    await h.drop('items.csv', [
+      ITEM_HEADER,
+      'TLV01,ZT-9001,1,2026-11-20T12:00:00+02:00,B-100,Burger,2,54.9,109.80,Mains',
+      'TLV01,ZT-9001,,2026-11-20T12:05:00+02:00,D-7,Lemonade,1,14,14,',
+      'TLV01,ZT-9001,,2026-11-20T12:06:00+02:00,D-8,Espresso,1.2345,9,9,',
+      'NOPE9,ZT-9001,7,2026-11-20T12:07:00+02:00,D-9,Water,1,5,5,',
+    ]);
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: requireCapability(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+    });
+    const result = await job.run(jobContext(h.state));
+    expect(result.outcome).toBe('ok');
+    expect(result.counts).toMatchObject({
+      z_reports_accepted: 2,
+      z_reports_failed: 1,
+      item_sales_accepted: 2,
+      item_sales_failed: 1,
+      items_unresolved: 1,
+      batches_done: 1,
+      batches_failed: 2,
+    });
+
+    const stored = await sandboxSales(h.sandbox, 'ZT-');
+    expect(
+      stored.zReports.map((z) => [z.branch_id, z.z_number, z.total_before_vat, z.tips ?? null]).sort(),
+    ).toEqual([
+      ['br_hrz', 'ZT-9002', '9800.00', null],
+      ['br_tlv', 'ZT-9001', '12500.50', '300.00'],
+    ]);
+    expect(stored.itemSales.map((s) => [s.line_number, s.item_code]).sort()).toEqual([
+      [1, 'B-100'],
+      [2, 'D-7'],
+    ]);
+
+    const letters = new Map(h.state.deadLetters.list({ flow: 'pos-sales' }).map((l) => [l.recordKey, l]));
+    expect([...letters.keys()].sort()).toEqual(['NOPE9/ZT-9001/7', 'br_tlv/ZT-9001/3', 'br_tlv/ZT-9003']);
+    expect(letters.get('br_tlv/ZT-9003')?.reason).toMatch(/closed_at/);
+    expect(letters.get('br_tlv/ZT-9001/3')?.reason).toMatch(/quantity/);
+    expect(letters.get('NOPE9/ZT-9001/7')?.reason).toMatch(/branch code "NOPE9"/);
+    expect(h.state.ledger.count('pos-sales')).toBe(4);
+    expect(h.state.ledger.latest('pos-sales', 'pos', 'z_report:br_tlv/ZT-9001')?.externalRef).toBe(
+      stored.zReports.find((z) => z.z_number === 'ZT-9001')?.id,
+    );
+
+    expect(await readdir(join(h.dropDir, 'done'))).toEqual(['z-good.csv']);
+    expect((await readdir(join(h.dropDir, 'failed'))).sort()).toEqual(['items.csv', 'z-bad.csv']);
+    expect((await readdir(h.dropDir)).filter((n) => n.endsWith('.csv'))).toEqual([]);
+    await connector.close();
+  }, 60_000);
+
+  it('sends a dead-lettered line again once its branch is mapped', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('items.csv', [ITEM_HEADER, 'POS-7,ZT-7001,,2026-11-20T12:00:00+02:00,F-1,Falafel,1,20,20,']);
+    const connector = await h.csvConnector();
+    const source = requireCapability(connector, 'salesSource', 'pos');
+    const first = await createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source,
+      connectorName: 'pos',
+    }).run(jobContext(h.state));
+    expect(first.counts['items_unresolved']).toBe(1);
+    expect(h.state.deadLetters.replay({ flow: 'pos-sales' })).toBe(1);
+
+    const mapped = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source,
+      connectorName: 'pos',
+      options: { branch_mapping: 'pos_branches' },
+      mappings: { pos_branches: { 'POS-7': 'br_jlm' } },
+    });
+    const second = await mapped.run(jobContext(h.state));
+    expect(second.counts['item_sales_accepted']).toBe(1);
+    expect(h.state.deadLetters.countOpen('pos-sales')).toBe(0);
+    const stored = await sandboxSales(h.sandbox, 'ZT-7001');
+    expect(stored.itemSales.map((s) => [s.branch_id, s.line_number, s.item_code])).toEqual([
+      ['br_jlm', 1, 'F-1'],
+    ]);
+    await connector.close();
+  }, 60_000);
+});
+
+describe('sales-push dry run', () => {
+  it('reports what it would push and sends and moves nothing', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z.csv', [Z_HEADER, 'TLV01,ZD-1,2026-11-20T23:10:00+02:00,10,,']);
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: requireCapability(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+    });
+    const result = await job.run({ ...jobContext(h.state), dryRun: true });
+    expect(result.counts).toMatchObject({ z_reports_would_push: 1, item_sales_would_push: 0 });
+    expect((await sandboxSales(h.sandbox, 'ZD-1')).zReports).toEqual([]);
+    expect(existsSync(join(h.dropDir, 'z.csv'))).toBe(true);
+    expect(h.state.ledger.count('pos-sales')).toBe(0);
+    await connector.close();
+  }, 60_000);
+});
+
+describe('sales-push from SQL statements', () => {
+  it('reads pending batches with the sql connector on SQLite and marks them after the push', async () => {
+    const h = (harness = await startSalesHarness());
+    const connector = await sqlConnectorDefinition.create(
+      {
+        connection: { driver: 'sqlite', file: 'pos.db' },
+        statements: {
+          sales: {
+            pending: "SELECT ref FROM pos_days WHERE status = 'pending' ORDER BY ref",
+            z_reports:
+              'SELECT branch_code, z_number, closed_at, total_before_vat, cash_total FROM pos_z WHERE ref = :ref',
+            item_sales:
+              'SELECT branch_code, z_number, line_number, value_date, item_code, item_name, quantity, unit_price, total FROM pos_items WHERE ref = :ref',
+            mark: 'UPDATE pos_days SET status = :outcome WHERE ref = :ref',
+          },
+        },
+      },
+      { name: 'pos-db', baseDir: h.dir },
+    );
+    const driver = (connector as unknown as { driver: { query(sql: string, p?: object): Promise<unknown> } })
+      .driver;
+    await driver.query('CREATE TABLE pos_days (ref TEXT PRIMARY KEY, status TEXT NOT NULL)');
+    await driver.query(
+      'CREATE TABLE pos_z (ref TEXT, branch_code TEXT, z_number TEXT, closed_at TEXT, total_before_vat TEXT, cash_total TEXT)',
+    );
+    await driver.query(
+      'CREATE TABLE pos_items (ref TEXT, branch_code TEXT, z_number TEXT, line_number INTEGER, value_date TEXT, item_code TEXT, item_name TEXT, quantity TEXT, unit_price TEXT, total TEXT)',
+    );
+    await driver.query(
+      "INSERT INTO pos_days VALUES ('2026-11-20/TLV01', 'pending'), ('2026-11-19/TLV01', 'done')",
+    );
+    await driver.query(
+      "INSERT INTO pos_z VALUES ('2026-11-20/TLV01', 'TLV01', 'ZS-1', '2026-11-20T23:00:00+02:00', '5000.00', '1200.5')",
+    );
+    for (let line = 1; line <= 3; line++) {
+      await driver.query(
+        "INSERT INTO pos_items VALUES ('2026-11-20/TLV01', 'br_tlv', 'ZS-1', :line, '2026-11-20T20:00:00+02:00', :code, 'Item', '1', '10.00', '10.00')",
+        { line, code: `I-${line}` },
+      );
+    }
+    const job = salesPushFlow.create(
+      { name: 'pos-sql', connector: 'pos-db', options: salesPushFlow.options.parse({}) },
+      {
+        api: h.api,
+        connector: (name) => {
+          if (name !== 'pos-db') throw new Error(`unknown connector ${name}`);
+          return connector;
+        },
+        state: h.state,
+        mappings: {},
+        logger: pino({ level: 'silent' }),
+        clock: systemClock,
+        workDir: h.dir,
+      },
+    );
+    const result = await job.run(jobContext(h.state));
+    expect(result.counts).toMatchObject({ z_reports_accepted: 1, item_sales_accepted: 3, batches_done: 1 });
+    const stored = await sandboxSales(h.sandbox, 'ZS-1');
+    expect(stored.zReports).toHaveLength(1);
+    expect(stored.itemSales.map((s) => s.item_code).sort()).toEqual(['I-1', 'I-2', 'I-3']);
+    const days = (await driver.query('SELECT ref, status FROM pos_days ORDER BY ref')) as { rows: unknown[] };
+    expect(days.rows).toEqual([
+      { ref: '2026-11-19/TLV01', status: 'done' },
+      { ref: '2026-11-20/TLV01', status: 'done' },
+    ]);
+    await connector.close();
+    expect(existsSync(join(h.dir, 'pos.db'))).toBe(true);
+  }, 60_000);
+});
