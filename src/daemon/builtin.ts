@@ -13,6 +13,7 @@ import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
 import { buyersFlow } from '../flows/buyers/index.js';
 import { catalogFlow } from '../flows/catalog/index.js';
 import { documentsFlow } from '../flows/documents/index.js';
+import { journalExportFlow } from '../flows/journal-export/index.js';
 import { mirrorFlow } from '../flows/mirror/index.js';
 import { orderConfirmFlow } from '../flows/order-confirm/index.js';
 import { ordersFlow } from '../flows/orders/index.js';
@@ -38,6 +39,7 @@ export function builtinFlows(): FlowDefinition[] {
     documentsFlow,
     catalogFlow,
     buyersFlow,
+    journalExportFlow,
     mirrorFlow,
     salesPushFlow,
   ] as unknown as FlowDefinition[];

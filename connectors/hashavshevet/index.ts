@@ -1,0 +1,9 @@
+export {
+  hashavshevetConnectorDefinition,
+  hashavshevetConfigRegistration,
+  HASHAVSHEVET_TYPE,
+} from './definition.js';
+export { hashavshevetConfigSchema, type HashavshevetConfig } from './config.js';
+export { HashavshevetWriter, type HashavshevetFiles } from './writer.js';
+export { buildLayout, layoutFileText, type DateFormat, type RecordLayout } from './layout.js';
+export { SHARED_HEBREW_CHARACTERS, UnencodableTextError } from './encoding.js';

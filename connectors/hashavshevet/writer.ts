@@ -1,0 +1,140 @@
+/**
+ * AccountingWriter for the flexible text import: one data file plus its layout file per batch, named after the
+ * batch key, each written atomically. The data file's presence (in the import folder or its done/ subfolder) is
+ * what says a batch was written.
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AccountingWriter } from '../../src/connectors/capabilities.js';
+import { ConnectorError } from '../../src/connectors/errors.js';
+import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
+import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/flows/shared/atomic-file.js';
+import type { HashavshevetConfig } from './config.js';
+import { encodeSingleByte } from './encoding.js';
+import { formatMovement } from './format-record.js';
+import { buildLayout, layoutFileText, type RecordLayout } from './layout.js';
+import { toMovements } from './records.js';
+import { ReferenceResolver } from './references.js';
+
+export interface HashavshevetFiles {
+  readonly data: string;
+  readonly layout: string;
+}
+
+export class HashavshevetWriter implements AccountingWriter {
+  readonly layout: RecordLayout;
+
+  /** `config.import_dir` must already be absolute (the connector definition resolves it). */
+  constructor(
+    private readonly config: HashavshevetConfig,
+    private readonly connectorName: string,
+  ) {
+    this.layout = buildLayout(config.date_format);
+  }
+
+  get importDir(): string {
+    return this.config.import_dir;
+  }
+
+  filesFor(batchKey: string, folder = this.config.import_dir): HashavshevetFiles {
+    const base = join(folder, `${this.config.file_prefix}${batchKey}`);
+    return { data: `${base}.DOC`, layout: `${base}.PRM` };
+  }
+
+  async hasBatch(batchKey: string): Promise<boolean> {
+    checkKey(batchKey, this.connectorName);
+    const doneFolder = join(this.config.import_dir, this.config.done_dir);
+    for (const folder of [this.config.import_dir, doneFolder]) {
+      if (await exists(this.filesFor(batchKey, folder).data)) return true;
+    }
+    return false;
+  }
+
+  async writeJournalBatch(batch: JournalBatch): Promise<WriteResult> {
+    checkKey(batch.batchKey, this.connectorName);
+    const files = this.filesFor(batch.batchKey);
+    const result = (status: WriteResult['status']): WriteResult => ({
+      batchKey: batch.batchKey,
+      status,
+      entryCount: batch.entries.length,
+      location: files.data,
+    });
+    if (await this.hasBatch(batch.batchKey)) return result('already_written');
+    const references = await this.#references();
+    const content = this.#render(batch.entries, references, `journal batch ${batch.batchKey}`);
+    await removeStaleTempFiles(this.config.import_dir);
+    await references.persist();
+    await writeFileAtomic(files.layout, layoutFileText(this.layout));
+    await writeFileAtomic(files.data, content);
+    return result('written');
+  }
+
+  /** Why these entries could not be written (encoding, references, widths), or null when they can. No side effects. */
+  async precheckEntries(entries: readonly JournalEntry[]): Promise<string | null> {
+    try {
+      this.#render(entries, await this.#references(), 'entries');
+      return null;
+    } catch (error) {
+      if (error instanceof ConnectorError) return error.message;
+      throw error;
+    }
+  }
+
+  #references(): Promise<ReferenceResolver> {
+    return ReferenceResolver.open(
+      this.config.long_references,
+      this.config.import_dir,
+      this.config.sequence_start,
+    );
+  }
+
+  #render(entries: readonly JournalEntry[], references: ReferenceResolver, what: string): Buffer {
+    if (entries.length === 0) throw this.#invalid(`${what}: the batch has no entries`);
+    try {
+      const records = toMovements(entries).map((movement) =>
+        formatMovement(
+          movement,
+          this.layout,
+          {
+            dateFormat: this.config.date_format,
+            charMap: this.config.char_map,
+            detailsOverflow: this.config.details_overflow,
+          },
+          references,
+        ),
+      );
+      return encodeSingleByte(records.map((record) => `${record}\r\n`).join(''));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw this.#invalid(`${what}: ${message}`, error);
+    }
+  }
+
+  #invalid(message: string, cause?: unknown): ConnectorError {
+    return new ConnectorError('connector_input_invalid', message, {
+      connector: this.connectorName,
+      retryable: false,
+      cause,
+    });
+  }
+}
+
+function checkKey(batchKey: string, connector: string): void {
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(batchKey)) {
+    throw new ConnectorError(
+      'connector_input_invalid',
+      'a batch key for file names must be 1-100 letters, digits, dots, dashes or underscores',
+      { connector, retryable: false },
+    );
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,73 @@
+/** The part of the API client this flow uses, and the reads it makes through it. */
+import type { ApiClient } from '../../client/index.js';
+import { isApiError } from '../../client/index.js';
+import type { JournalLine } from '../../contract/index.js';
+import type { JournalExportOptions } from './options.js';
+
+export type JournalExportApi = {
+  readonly accounting: Pick<ApiClient['accounting'], 'journalLines' | 'exportJournalLines' | 'getExport'>;
+};
+
+const PAGE_SIZE = 200;
+
+export interface PulledLines {
+  readonly lines: Map<string, JournalLine>;
+  readonly quarantined: number;
+}
+
+/** Every line approved for export, within the configured period and branches; duplicates across pages dropped. */
+export async function pullApprovedLines(
+  api: JournalExportApi,
+  options: JournalExportOptions,
+  signal: AbortSignal,
+): Promise<PulledLines> {
+  const lines = new Map<string, JournalLine>();
+  let quarantined = 0;
+  for (const branch of options.branch_ids ?? [undefined]) {
+    const pages = api.accounting
+      .journalLines({
+        status: 'approved_for_export',
+        limit: PAGE_SIZE,
+        signal,
+        ...(options.period === undefined ? {} : { period: options.period }),
+        ...(branch === undefined ? {} : { branch_id: branch }),
+      })
+      .pages();
+    for await (const page of pages) {
+      signal.throwIfAborted();
+      quarantined += page.quarantined.length;
+      for (const line of page.items) {
+        if (line.status === 'approved_for_export') lines.set(line.id, line);
+      }
+    }
+  }
+  return { lines, quarantined };
+}
+
+/** The lines among `ids` in each status, found by reading the given accounting periods. */
+export async function lineStatuses(
+  api: JournalExportApi,
+  ids: ReadonlySet<string>,
+  periods: readonly string[],
+  signal: AbortSignal,
+): Promise<{ exported: Map<string, string | null>; approved: Set<string> }> {
+  const exported = new Map<string, string | null>();
+  const approved = new Set<string>();
+  for (const period of periods) {
+    for (const status of ['exported', 'approved_for_export'] as const) {
+      for await (const line of api.accounting
+        .journalLines({ period, status, limit: PAGE_SIZE, signal })
+        .items()) {
+        if (!ids.has(line.id) || line.status !== status) continue;
+        if (status === 'exported') exported.set(line.id, line.export_batch_id ?? null);
+        else approved.add(line.id);
+      }
+    }
+  }
+  return { exported, approved };
+}
+
+/** 409: lines already exported (conflict), or the key reused with another body (idempotency_conflict). */
+export function isExportConflict(error: unknown): boolean {
+  return isApiError(error) && error.status === 409;
+}

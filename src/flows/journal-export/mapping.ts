@@ -1,0 +1,227 @@
+/**
+ * From API journal lines to neutral journal entries: groups lines by document, checks each group balances in
+ * exact decimals, and maps accounts, branches, movement types and descriptions through the configured tables.
+ * A group that cannot go through yields a reason instead of entries.
+ */
+import type { JournalEntry } from '../../connectors/journal.js';
+import type { JournalLine } from '../../contract/index.js';
+import { formatMoney, parseMoney } from '../../shared/decimal.js';
+import { compileTemplate } from '../shared/template.js';
+import { DESCRIPTION_FIELDS, type JournalExportOptions } from './options.js';
+
+export type MappingTables = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
+export interface DocumentGroup {
+  readonly documentId: string;
+  /** Sorted: debit, vat, credit, then by id. */
+  readonly lines: readonly JournalLine[];
+}
+
+/** Entries without line numbers: the batch numbers them when it is formed. */
+export type GroupEntry = Omit<JournalEntry, 'lineNumber'>;
+
+export type MappedGroup =
+  | { readonly ok: true; readonly group: DocumentGroup; readonly entries: readonly GroupEntry[] }
+  | { readonly ok: false; readonly group: DocumentGroup; readonly reason: string };
+
+const SIDE_ORDER: Record<string, number> = { debit: 0, vat: 1, credit: 2 };
+
+export function groupByDocument(lines: Iterable<JournalLine>): DocumentGroup[] {
+  const byDocument = new Map<string, JournalLine[]>();
+  for (const line of lines) {
+    const group = byDocument.get(line.document_id);
+    if (group) group.push(line);
+    else byDocument.set(line.document_id, [line]);
+  }
+  return [...byDocument.entries()]
+    .map(([documentId, group]) => ({
+      documentId,
+      lines: [...group].sort(
+        (a, b) => (SIDE_ORDER[a.side] ?? 3) - (SIDE_ORDER[b.side] ?? 3) || compare(a.id, b.id),
+      ),
+    }))
+    .sort(
+      (a, b) =>
+        compare(a.lines[0]?.doc_date ?? '', b.lines[0]?.doc_date ?? '') ||
+        compare(a.documentId, b.documentId),
+    );
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+class Unmappable extends Error {}
+
+/** Placeholder fields for the balance check, which looks only at sides and amounts. */
+const UNMAPPED_ENTRY: GroupEntry = {
+  side: 'debit',
+  account: '',
+  counterAccount: null,
+  amount: '0.00',
+  currency: 'ILS',
+  date: '',
+  valueDate: '',
+  period: '',
+  reference: '',
+  reference2: null,
+  branchCode: null,
+  movementType: null,
+  description: '',
+  sourceIds: [],
+};
+
+export class GroupMapper {
+  readonly #describe: ReturnType<typeof compileTemplate>;
+  readonly #accounts: Readonly<Record<string, string>> | undefined;
+  readonly #branches: Readonly<Record<string, string>> | undefined;
+  readonly #movementTypes: Readonly<Record<string, string>> | undefined;
+  readonly #reversed: ReadonlySet<string>;
+
+  /** Throws when the options name a mapping table the config does not have, or a template field that is unknown. */
+  constructor(
+    private readonly options: JournalExportOptions,
+    tables: MappingTables,
+  ) {
+    this.#describe = compileTemplate(options.description_template, DESCRIPTION_FIELDS);
+    const table = (kind: keyof JournalExportOptions['mappings']) => {
+      const name = options.mappings[kind];
+      if (name === undefined) return undefined;
+      const found = tables[name];
+      if (found === undefined) {
+        throw new Error(
+          `options.mappings.${kind} names the mapping table "${name}", which is not under mappings:`,
+        );
+      }
+      return found;
+    };
+    this.#accounts = table('accounts');
+    this.#branches = table('branches');
+    this.#movementTypes = table('movement_types');
+    this.#reversed = new Set(options.reversed_document_types);
+  }
+
+  map(group: DocumentGroup): MappedGroup {
+    try {
+      // Balance first: it is a fact about the source, whatever the mapping tables say.
+      checkBalance(group.lines.flatMap((line) => this.#entry(line, false)));
+      const entries = group.lines.flatMap((line) => this.#entry(line, true));
+      return { ok: true, group, entries };
+    } catch (error) {
+      if (error instanceof Unmappable) return { ok: false, group, reason: error.message };
+      throw error;
+    }
+  }
+
+  #entry(line: JournalLine, mapValues: boolean): GroupEntry[] {
+    const reversed = this.#reversed.has(line.document_type);
+    let side: 'debit' | 'credit';
+    if (line.side === 'debit') side = 'debit';
+    else if (line.side === 'credit') side = 'credit';
+    else if (line.side === 'vat') side = reversed ? 'credit' : 'debit';
+    else throw new Unmappable(`line ${line.id} has side "${line.side}", which this version does not know`);
+    if (line.currency !== 'ILS')
+      throw new Unmappable(`line ${line.id} is in ${line.currency}; only ILS is supported`);
+    let amount = parseMoney(line.amount);
+    if (amount === 0n) return [];
+    if (amount < 0n) {
+      amount = -amount;
+      side = side === 'debit' ? 'credit' : 'debit';
+    }
+    if (!mapValues) return [{ ...UNMAPPED_ENTRY, side, amount: formatMoney(amount) }];
+    const account = this.#account(line.account, line);
+    const counter = line.counter_account ? this.#account(line.counter_account, line) : null;
+    const branchCode =
+      this.#branches === undefined ? null : this.#lookup(this.#branches, 'branches', line.branch_id, line);
+    const reference = this.options.reference_from === 'reference' ? line.reference : line.document_number;
+    return [
+      {
+        side,
+        account,
+        counterAccount: counter,
+        amount: formatMoney(amount),
+        currency: line.currency,
+        date: line.doc_date,
+        valueDate: valueDate(line, this.options.value_date),
+        period: line.accounting_period,
+        reference,
+        reference2: this.options.reference2_from === 'none' ? null : (line.allocation_number ?? null),
+        branchCode,
+        movementType: this.#movementType(line),
+        description: this.#describe({
+          description: line.description,
+          document_number: line.document_number,
+          document_type: line.document_type,
+          reference: line.reference,
+          allocation_number: line.allocation_number ?? null,
+          vendor_id: line.vendor_id,
+          vendor_tax_id: line.vendor_tax_id ?? null,
+          branch_id: line.branch_id,
+          branch_code: branchCode,
+          account,
+          side: line.side,
+          source: line.source,
+          period: line.accounting_period,
+          doc_date: line.doc_date,
+        }),
+        sourceIds: [line.id],
+      },
+    ];
+  }
+
+  #account(apiAccount: string, line: JournalLine): string {
+    return this.#accounts === undefined
+      ? apiAccount
+      : this.#lookup(this.#accounts, 'accounts', apiAccount, line);
+  }
+
+  #movementType(line: JournalLine): string | null {
+    const key = line.movement_type_code ?? line.document_type;
+    if (this.#movementTypes === undefined) return line.movement_type_code ?? null;
+    const value = this.#movementTypes[key] ?? this.#movementTypes['*'];
+    if (value === undefined) return this.#lookup(this.#movementTypes, 'movement_types', key, line);
+    return value;
+  }
+
+  #lookup(table: Readonly<Record<string, string>>, kind: string, key: string, line: JournalLine): string {
+    const value = table[key];
+    if (value === undefined) {
+      const tableName = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
+      throw new Unmappable(`${kind} value "${key}" (line ${line.id}) has no entry in mappings.${tableName}`);
+    }
+    return value;
+  }
+}
+
+function checkBalance(entries: readonly GroupEntry[]): void {
+  let debit = 0n;
+  let credit = 0n;
+  for (const entry of entries) {
+    if (entry.side === 'debit') debit += parseMoney(entry.amount);
+    else credit += parseMoney(entry.amount);
+  }
+  if (debit !== credit) {
+    throw new Unmappable(
+      `does not balance: debit and VAT ${formatMoney(debit)}, credit ${formatMoney(credit)} ` +
+        `(difference ${formatMoney(debit - credit)})`,
+    );
+  }
+}
+
+function valueDate(line: JournalLine, rule: JournalExportOptions['value_date']): string {
+  const period = line.accounting_period;
+  const start = `${period}-01`;
+  const [year = 0, month = 1] = period.split('-').map(Number);
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const end = `${period}-${String(lastDay).padStart(2, '0')}`;
+  switch (rule) {
+    case 'doc_date':
+      return line.doc_date;
+    case 'period_start':
+      return start;
+    case 'period_end':
+      return end;
+    case 'doc_date_in_period':
+      return line.doc_date.startsWith(`${period}-`) ? line.doc_date : start;
+  }
+}

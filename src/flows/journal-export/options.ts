@@ -1,0 +1,83 @@
+/** Options of a `journal-export` job (jobs.<name>.options in the config) and the flow's registration. */
+import { z } from 'zod';
+import { configRegistry, type SchemaRegistry } from '../../config/index.js';
+
+export const JOURNAL_EXPORT_FLOW = 'journal-export';
+export const JOURNAL_EXPORT_SCOPES = ['buyer.accounting:read', 'buyer.accounting:write'] as const;
+/** Webhook event types that should trigger a journal-export run (map them to the job in the dispatcher). */
+export const JOURNAL_EXPORT_EVENT_TYPES = ['journal_lines.approved_for_export'] as const;
+/** Nightly at 02:30 in the job's time zone, unless the job sets its own schedule. */
+export const JOURNAL_EXPORT_DEFAULT_SCHEDULE = '30 2 * * *';
+
+/** Fields a description template may use. */
+export const DESCRIPTION_FIELDS = [
+  'description',
+  'document_number',
+  'document_type',
+  'reference',
+  'allocation_number',
+  'vendor_id',
+  'vendor_tax_id',
+  'branch_id',
+  'branch_code',
+  'account',
+  'side',
+  'source',
+  'period',
+  'doc_date',
+] as const;
+
+export const journalExportOptionsSchema = z.strictObject({
+  /** Only lines of this accounting period (YYYY-MM). */
+  period: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'expected an accounting period YYYY-MM' })
+    .optional(),
+  /** Only lines of these branches (API branch ids). */
+  branch_ids: z.array(z.string().min(1)).min(1).optional(),
+  /** Most lines in one batch (one import file / one transaction); a document is never split. */
+  max_lines_per_batch: z.number().int().min(1).max(50_000).default(5000),
+  /** The `target` label sent with the export call; defaults to the connector's name. */
+  target: z.string().min(1).max(200).optional(),
+  /** Where a dry run writes its preview (JSON); relative to the working folder. */
+  preview_path: z.string().min(1).default('journal-export-preview.json'),
+  /** Document types whose VAT line is a credit (credit notes reverse the input VAT). */
+  reversed_document_types: z.array(z.string().min(1)).default(['credit_note']),
+  /** The value date written to the target. doc_date_in_period: the document date, or the period's first day when
+   *  the document date lies outside the accounting period. */
+  value_date: z
+    .enum(['doc_date', 'doc_date_in_period', 'period_start', 'period_end'])
+    .default('doc_date_in_period'),
+  /** The API field that becomes the entry's reference. */
+  reference_from: z.enum(['reference', 'document_number']).default('reference'),
+  /** The API field that becomes the second reference. */
+  reference2_from: z.enum(['allocation_number', 'none']).default('allocation_number'),
+  /** Per-line description, e.g. "{document_type} {document_number} {description}". */
+  description_template: z.string().min(1).default('{description}'),
+  /** Names of tables under `mappings:` in the config. A configured table must hold every value it maps. */
+  mappings: z
+    .strictObject({
+      /** API account -> target account (applies to account and counter account). */
+      accounts: z.string().min(1).optional(),
+      /** API branch_id -> branch code in the target. */
+      branches: z.string().min(1).optional(),
+      /** movement_type_code (or document_type when the line has none) -> movement type; "*" is the fallback. */
+      movement_types: z.string().min(1).optional(),
+    })
+    .default({}),
+});
+
+export type JournalExportOptions = z.output<typeof journalExportOptionsSchema>;
+export type JournalExportOptionsInput = z.input<typeof journalExportOptionsSchema>;
+
+/** Registers the flow's options schema and scopes; safe to call more than once. */
+export function registerJournalExportFlow(registry: SchemaRegistry = configRegistry): void {
+  if (registry.flow(JOURNAL_EXPORT_FLOW)) return;
+  registry.registerFlow({
+    flow: JOURNAL_EXPORT_FLOW,
+    options: journalExportOptionsSchema,
+    description: 'approved journal lines -> accounting target, then marked exported',
+    scopes: JOURNAL_EXPORT_SCOPES,
+    connectorTypes: ['hashavshevet', 'csv', 'sql', 'demo-erp'],
+  });
+}

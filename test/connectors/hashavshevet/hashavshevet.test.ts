@@ -1,0 +1,310 @@
+import { mkdtemp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SchemaRegistry } from '../../../src/config/index.js';
+import { ConnectorError, ConnectorRegistry } from '../../../src/connectors/index.js';
+import {
+  HashavshevetWriter,
+  hashavshevetConfigRegistration,
+  hashavshevetConfigSchema,
+  hashavshevetConnectorDefinition,
+} from '../../../connectors/hashavshevet/index.js';
+import { amountAgorot, readLayout, readRecords, type RawRecord } from './prm-reader.js';
+import { entry, sampleBatch } from './fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hashavshevet-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function writer(overrides: Record<string, unknown> = {}): HashavshevetWriter {
+  return new HashavshevetWriter(hashavshevetConfigSchema.parse({ import_dir: dir, ...overrides }), 'books');
+}
+
+function field(record: RawRecord | undefined, name: Parameters<RawRecord['fields']['get']>[0]): string {
+  const value = record?.fields.get(name);
+  if (value === undefined) throw new Error(`field ${name} missing`);
+  return value;
+}
+
+function sides(record: RawRecord): { debit: bigint; credit: bigint } {
+  const debit = amountAgorot(field(record, 'debit_amount_1')) + amountAgorot(field(record, 'debit_amount_2'));
+  const credit =
+    amountAgorot(field(record, 'credit_amount_1')) + amountAgorot(field(record, 'credit_amount_2'));
+  return { debit, credit };
+}
+
+async function readBack(w: HashavshevetWriter, key: string) {
+  const files = w.filesFor(key);
+  const layout = readLayout(files.layout);
+  return { layout, records: readRecords(files.data, layout), bytes: await readFile(files.data) };
+}
+
+describe('hashavshevet writer, read back by an independent PRM-driven reader', () => {
+  it('writes every field at the PRM positions, balanced per record and per batch, windows-1255 with CRLF', async () => {
+    const w = writer();
+    const result = await w.writeJournalBatch(sampleBatch());
+    expect(result).toMatchObject({ status: 'written', entryCount: 7 });
+    const { layout, records, bytes } = await readBack(w, 'je-0001');
+
+    // movement type 3, references 9, dates 8 (DDMMYYYY), details 50, accounts 15, amounts 9.2 (12 bytes)
+    const width = (name: string) => {
+      const p = layout.positions.get(name as never);
+      return p ? p.end - p.start + 1 : 0;
+    };
+    expect([width('movement_type'), width('reference'), width('reference2')]).toEqual([3, 9, 9]);
+    expect([width('reference_date'), width('details'), width('debit_account_1')]).toEqual([8, 50, 15]);
+    expect([width('credit_account_2'), width('debit_amount_1'), width('credit_amount_2')]).toEqual([
+      15, 12, 12,
+    ]);
+    expect(layout.positions.has('foreign_debit_amount_1')).toBe(false);
+    expect(layout.recordLength).toBe(3 + 9 + 9 + 8 + 8 + 50 + 4 * 15 + 4 * 12);
+
+    expect(bytes.length).toBe(records.length * (layout.recordLength + 2));
+    expect(records).toHaveLength(3);
+    const [invoice, vat, creditNote] = records;
+
+    // invoice: two expense accounts and VAT against the vendor; the two debit slots are full, so VAT needs a second movement
+    expect(field(invoice, 'movement_type')).toBe('חש ');
+    expect(field(invoice, 'reference')).toBe('     1001');
+    expect(field(invoice, 'reference2')).toBe('         ');
+    expect(field(invoice, 'reference_date')).toBe('07032026');
+    expect(field(invoice, 'value_date')).toBe('07032026');
+    expect(field(invoice, 'details')).toBe('ירקות טריים סניף ת"א'.padEnd(50));
+    expect(field(invoice, 'debit_account_1')).toBe('60010'.padEnd(15));
+    expect(field(invoice, 'debit_account_2')).toBe('60020'.padEnd(15));
+    expect(field(invoice, 'credit_account_1')).toBe('ספק-4001'.padEnd(15));
+    expect(field(invoice, 'credit_account_2')).toBe(' '.repeat(15));
+    expect(field(invoice, 'debit_amount_1')).toBe('     1000.00');
+    expect(field(invoice, 'debit_amount_2')).toBe('      250.50');
+    expect(field(invoice, 'credit_amount_1')).toBe('     1250.50');
+    expect(field(invoice, 'credit_amount_2')).toBe(' '.repeat(12));
+    // VAT: the invoice's debit slots are full, so it opens a second movement against the same vendor
+    expect(field(vat, 'reference')).toBe('     1001');
+    expect(field(vat, 'details')).toBe('מע"מ תשומות'.padEnd(50));
+    expect(field(vat, 'debit_account_1').trim()).toBe('18000');
+    expect(field(vat, 'debit_amount_1').trim()).toBe('212.59');
+    expect(field(vat, 'credit_account_1').trim()).toBe('ספק-4001');
+    expect(field(vat, 'credit_amount_1').trim()).toBe('212.59');
+    // credit note: vendor debited, expense and VAT credited, in one movement with both credit slots
+    expect(field(creditNote, 'movement_type')).toBe('זכ ');
+    expect(field(creditNote, 'reference')).toBe('     2002');
+    expect(field(creditNote, 'reference2')).toBe('123456789');
+    expect(field(creditNote, 'reference_date')).toBe('08032026');
+    expect(field(creditNote, 'value_date')).toBe('31032026');
+    expect(field(creditNote, 'debit_account_1').trim()).toBe('ספק-4001');
+    expect(field(creditNote, 'debit_amount_1').trim()).toBe('117.00');
+    expect(field(creditNote, 'credit_account_1').trim()).toBe('60010');
+    expect(field(creditNote, 'credit_amount_1').trim()).toBe('100.00');
+    expect(field(creditNote, 'credit_account_2').trim()).toBe('18000');
+    expect(field(creditNote, 'credit_amount_2').trim()).toBe('17.00');
+    for (const record of records) {
+      const { debit, credit } = sides(record);
+      expect(debit).toBe(credit);
+      // Hebrew letters are single bytes 0xE0-0xFA; nothing from the 0x80-0x9F range
+      expect([...record.bytes].filter((b) => b >= 0x80 && b <= 0x9f)).toEqual([]);
+    }
+  });
+
+  it('packs each balanced document separately and the batch totals match the entries', async () => {
+    const w = writer();
+    const batch = sampleBatch();
+    await w.writeJournalBatch(batch);
+    const { records: all } = await readBack(w, 'je-0001');
+    const totalDebit = all.reduce((sum, r) => sum + sides(r).debit, 0n);
+    const expected = batch.entries
+      .filter((e) => e.side === 'debit')
+      .reduce((sum, e) => sum + BigInt(e.amount.replace('.', '')), 0n);
+    expect(totalDebit).toBe(expected);
+    const byReference = new Map<string, bigint>();
+    for (const r of all) {
+      const ref = field(r, 'reference').trim();
+      byReference.set(ref, (byReference.get(ref) ?? 0n) + sides(r).debit - sides(r).credit);
+    }
+    expect([...byReference.values()].every((v) => v === 0n)).toBe(true);
+  });
+});
+
+describe('hashavshevet date formats', () => {
+  it.each([
+    ['DDMMYY', '070326'],
+    ['DD/MM/YY', '07/03/26'],
+    ['DD/MM/YYYY', '07/03/2026'],
+  ])('lays out %s dates at the width the PRM file gives', async (format, expected) => {
+    const w = writer({ date_format: format });
+    await w.writeJournalBatch(sampleBatch());
+    const { layout, records } = await readBack(w, 'je-0001');
+    const position = layout.positions.get('reference_date');
+    expect(position && position.end - position.start + 1).toBe(expected.length);
+    expect(field(records[0], 'reference_date')).toBe(expected);
+    expect(layout.recordLength).toBe(3 + 9 + 9 + 2 * expected.length + 50 + 4 * 15 + 4 * 12);
+  });
+});
+
+describe('hashavshevet encoding', () => {
+  it('round-trips Hebrew through windows-1255 one byte per letter', async () => {
+    const w = writer();
+    const text = 'אבגדהוזחטיכלמנסעפצקרשת ךםןףץ';
+    await w.writeJournalBatch({
+      batchKey: 'je-hebrew',
+      entries: [
+        entry(1, { side: 'debit', account: 'חשבון', amount: '1.00', description: text }),
+        entry(2, { side: 'credit', account: 'ספק', amount: '1.00' }),
+      ],
+    });
+    const { records } = await readBack(w, 'je-hebrew');
+    expect(field(records[0], 'details').trimEnd()).toBe(text);
+    const layout = readLayout(w.filesFor('je-hebrew').layout);
+    const details = layout.positions.get('details');
+    const bytes = records[0]?.bytes.subarray(
+      (details?.start ?? 1) - 1,
+      (details?.start ?? 1) - 1 + text.length,
+    );
+    expect([...(bytes ?? [])].filter((b) => b !== 0x20).every((b) => b >= 0xe0 && b <= 0xfa)).toBe(true);
+  });
+
+  it.each([
+    ['shekel sign', '₪'],
+    ['gershayim', '\u05F4'],
+    ['geresh', '\u05F3'],
+    ['niqqud (qamats)', 'ש\u05B8'],
+    ['euro sign', '€'],
+  ])('refuses the %s, which windows-1255 and ISO-8859-8 do not share, and writes nothing', async (_, bad) => {
+    const w = writer();
+    const batch = {
+      batchKey: 'je-bad',
+      entries: [
+        entry(1, { side: 'debit' as const, account: '1', amount: '5.00', description: `מחיר 5${bad}` }),
+        entry(2, { side: 'credit' as const, account: '2', amount: '5.00' }),
+      ],
+    };
+    const error = await w.writeJournalBatch(batch).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectorError);
+    expect((error as ConnectorError).code).toBe('connector_input_invalid');
+    expect((error as Error).message).toMatch(/windows-1255 and ISO-8859-8/);
+    expect((error as Error).message).toMatch(/char_map/);
+    expect(await w.precheckEntries(batch.entries)).toMatch(/not one that windows-1255/);
+    expect(await w.hasBatch('je-bad')).toBe(false);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('maps refused characters through char_map', async () => {
+    const w = writer({ char_map: { '₪': 'ש"ח', '\u05F4': '"', '\u05B8': '' } });
+    await w.writeJournalBatch({
+      batchKey: 'je-map',
+      entries: [
+        entry(1, { side: 'debit', account: '1', amount: '5.00', description: 'צה\u05F4ל 5₪ שָ' }),
+        entry(2, { side: 'credit', account: '2', amount: '5.00' }),
+      ],
+    });
+    const { records } = await readBack(w, 'je-map');
+    expect(field(records[0], 'details').trimEnd()).toBe('צה"ל 5ש"ח ש');
+  });
+});
+
+describe('hashavshevet references', () => {
+  const longBatch = (key: string, reference: string) => ({
+    batchKey: key,
+    entries: [
+      entry(1, { side: 'debit' as const, account: '1', amount: '9.00', reference }),
+      entry(2, { side: 'credit' as const, account: '2', amount: '9.00', reference }),
+    ],
+  });
+
+  it('refuses a document number longer than nine digits without a rule, naming the setting', async () => {
+    const error = await writer()
+      .writeJournalBatch(longBatch('je-long', 'INV-2026-0001234'))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/INV-2026-0001234.*long_references/);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('keeps the last nine digits with last_digits', async () => {
+    const w = writer({ long_references: 'last_digits' });
+    await w.writeJournalBatch(longBatch('je-last', 'INV-2026-0001234'));
+    const { records } = await readBack(w, 'je-last');
+    expect(field(records[0], 'reference')).toBe('260001234');
+  });
+
+  it('numbers references from a persistent sequence, the same number for the same document', async () => {
+    const w = writer({ long_references: 'sequence', sequence_start: 500 });
+    await w.writeJournalBatch(longBatch('je-s1', 'INV-A-00000000001'));
+    await w.writeJournalBatch(longBatch('je-s2', 'INV-A-00000000002'));
+    const again = writer({ long_references: 'sequence', sequence_start: 500 });
+    await again.writeJournalBatch(longBatch('je-s3', 'INV-A-00000000001'));
+    const refs = await Promise.all(
+      ['je-s1', 'je-s2', 'je-s3'].map(async (key) =>
+        field((await readBack(w, key)).records[0], 'reference').trim(),
+      ),
+    );
+    expect(refs).toEqual(['500', '501', '500']);
+  });
+});
+
+describe('hashavshevet batches and files', () => {
+  it('tells a written batch by its file, also after the accountant moves it to done/', async () => {
+    const w = writer();
+    expect(await w.hasBatch('je-0001')).toBe(false);
+    await w.writeJournalBatch(sampleBatch());
+    expect(await w.hasBatch('je-0001')).toBe(true);
+    const files = w.filesFor('je-0001');
+    const before = await readFile(files.data);
+    await mkdir(join(dir, 'done'));
+    await rename(files.data, join(dir, 'done', 'MOVEIN-je-0001.DOC'));
+    expect(await w.hasBatch('je-0001')).toBe(true);
+    const second = await w.writeJournalBatch(sampleBatch());
+    expect(second.status).toBe('already_written');
+    expect(await readFile(join(dir, 'done', 'MOVEIN-je-0001.DOC'))).toEqual(before);
+    expect((await readdir(dir)).filter((n) => n.endsWith('.DOC'))).toEqual([]);
+  });
+
+  it('ignores and sweeps the temporary file of a write interrupted before its rename', async () => {
+    const w = writer();
+    await writeFile(join(dir, '.tmp-MOVEIN-je-0001.DOC-abc123'), 'partial');
+    expect(await w.hasBatch('je-0001')).toBe(false);
+    await w.writeJournalBatch(sampleBatch());
+    expect((await readdir(dir)).sort()).toEqual(['MOVEIN-je-0001.DOC', 'MOVEIN-je-0001.PRM']);
+  });
+
+  it('refuses an unbalanced batch and one with an amount over 9.2', async () => {
+    const unbalanced = await writer()
+      .writeJournalBatch({
+        batchKey: 'je-x',
+        entries: [entry(1, { side: 'debit', account: '1', amount: '5.00' })],
+      })
+      .catch((e: unknown) => e);
+    expect((unbalanced as Error).message).toMatch(/do not balance/);
+    const huge = await writer()
+      .writeJournalBatch({
+        batchKey: 'je-y',
+        entries: [
+          entry(1, { side: 'debit', account: '1', amount: '1000000000.00' }),
+          entry(2, { side: 'credit', account: '2', amount: '1000000000.00' }),
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect((huge as Error).message).toMatch(/9\.2/);
+  });
+
+  it('registers with the connector registry and the config schema registry', async () => {
+    const connectors = new ConnectorRegistry().register(hashavshevetConnectorDefinition);
+    const connector = await connectors.create(
+      'hashavshevet',
+      { import_dir: 'imports' },
+      { name: 'books', baseDir: dir },
+    );
+    expect(connector.capabilities.accountingWriter).toBeInstanceOf(HashavshevetWriter);
+    expect(await connector.check()).toEqual([expect.objectContaining({ status: 'ok' })]);
+    const schemas = new SchemaRegistry();
+    schemas.registerConnector(hashavshevetConfigRegistration);
+    expect(schemas.connector('hashavshevet')).toBeDefined();
+    expect(() => hashavshevetConfigSchema.parse({ import_dir: dir, date_fromat: 'DDMMYY' })).toThrow(
+      /date_fromat/,
+    );
+    expect(() => hashavshevetConfigSchema.parse({ import_dir: dir, long_references: 'cut' })).toThrow();
+  });
+});

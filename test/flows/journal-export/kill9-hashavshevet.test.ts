@@ -1,0 +1,32 @@
+/** kill -9 at seeded random points with Hashavshevet import files as the target (see kill9-support.ts). */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectedDebit, hashavshevetTotalsByFile } from './targets.js';
+import { startHarness, type Harness } from './harness.js';
+import { crashUntilConverged, exportedByUs, KILL_POINTS } from './kill9-support.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('journal-export under kill -9', () => {
+  it(`Hashavshevet target: ${KILL_POINTS} kill points, then one balanced file per exported batch`, async () => {
+    h = await startHarness();
+    const importDir = join(h.dir, 'imports');
+    await mkdir(importDir, { recursive: true });
+    const kills = await crashUntilConverged(h, 7, 'hashavshevet', importDir);
+    expect(kills).toBeGreaterThanOrEqual(Math.floor(KILL_POINTS * 0.8));
+    const { ours, refOf } = await exportedByUs(h);
+    const files = hashavshevetTotalsByFile(importDir);
+    const refs = new Set(refOf.values());
+    expect(new Set(files.keys())).toEqual(refs);
+    for (const [key, totals] of files) {
+      expect(totals.unbalancedRecords).toBe(0);
+      const lines = ours.filter((line) => refOf.get(line.export_batch_id ?? '') === key);
+      expect(totals.debit).toBe(expectedDebit(lines));
+    }
+  }, 400_000);
+});
