@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# Build stage: compiles TypeScript and builds better-sqlite3's native module against this image's Node.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY connectors ./connectors
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: only the compiled code, production dependencies and example configs; runs as a non-root user.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY config ./config
+COPY connectors ./connectors
+RUN mkdir -p /var/lib/supply-sync && chown node:node /var/lib/supply-sync
+USER node
+VOLUME ["/var/lib/supply-sync"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:8080/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "bin/supply-sync.js"]
+CMD ["run", "--config", "/etc/supply-sync/config.yaml"]
