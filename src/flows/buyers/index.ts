@@ -1,0 +1,39 @@
+/** The `buyers` flow: linked buyers mapped to ERP customers, and ERP customers invited once. */
+import { requireCapability } from '../../connectors/index.js';
+import { defineFlow } from '../../daemon/flow-definition.js';
+import { requireConnectorName } from '../orders/index.js';
+import { createBuyersJob } from './job.js';
+import { BUYERS_FLOW, BUYERS_SCOPES, BUYERS_TRIGGER_EVENTS, buyersOptionsSchema } from './options.js';
+
+export { createBuyersJob, type BuyersJobInput } from './job.js';
+export {
+  buyersOptionsSchema,
+  BUYERS_FLOW,
+  BUYERS_SCOPES,
+  BUYERS_TRIGGER_EVENTS,
+  type BuyersOptions,
+} from './options.js';
+export { CustomerMatcher, type MatchResult } from './match.js';
+export { linkBuyer } from './link.js';
+export { inviteCandidates, inviteCustomer, invitationKey, type InviteOutcome } from './invite.js';
+
+export const buyersFlow = defineFlow({
+  flow: BUYERS_FLOW,
+  description:
+    'Maps linked buyers to ERP customers (customer_number and erp_ref, written with If-Match) and optionally invites ERP customers that are not linked yet',
+  side: 'supplier',
+  scopes: BUYERS_SCOPES,
+  triggerEvents: BUYERS_TRIGGER_EVENTS,
+  options: buyersOptionsSchema,
+  create(job, deps) {
+    const connectorName = requireConnectorName(BUYERS_FLOW, job);
+    return createBuyersJob({
+      name: job.name,
+      connectorName,
+      api: deps.api,
+      directory: requireCapability(deps.connector(connectorName), 'customerDirectory', connectorName),
+      options: job.options,
+      mappings: deps.mappings,
+    });
+  },
+});

@@ -1,0 +1,158 @@
+/**
+ * The orders job: an incremental pull of /supplier/orders whose delivery step writes each new order version to
+ * the ERP and acknowledges it. Dead letters queued for retry are re-read from the API first, so a retry acts on
+ * the order as it is now, with the mappings as they are now.
+ */
+import type { ApiClient } from '../../client/index.js';
+import type { OrderSink } from '../../connectors/index.js';
+import type { Order } from '../../contract/index.js';
+import type { Mappings } from '../../daemon/flow-definition.js';
+import {
+  pullIncremental,
+  RunBudget,
+  type Job,
+  type JobContext,
+  type RecordFailure,
+  type RunResult,
+} from '../../engine/index.js';
+import { isNotFound, RecordProblem, recordFailureReason } from './failures.js';
+import { OrderBook } from './order-book.js';
+import { identifyListedOrder, isStaleCursorError, orderPageSource, type ListedOrder } from './listing.js';
+import { OrderMapper } from './mapping.js';
+import type { OrdersOptions } from './options.js';
+import { OrderProcessor } from './process.js';
+
+export interface OrdersJobInput {
+  name: string;
+  connectorName: string;
+  api: Pick<ApiClient, 'orders' | 'supplierBuyers'>;
+  sink: OrderSink;
+  options: OrdersOptions;
+  mappings: Mappings;
+}
+
+/** A dry run reads at most this many pages. */
+const DRY_RUN_MAX_PAGES = 20;
+
+export function ordersStream(jobName: string): string {
+  return `${jobName}:/supplier/orders`;
+}
+
+export function createOrdersJob(input: OrdersJobInput): Job {
+  return {
+    name: input.name,
+    run: (ctx) => runOrders(input, ctx),
+  };
+}
+
+function erpRefLookup(
+  input: OrdersJobInput,
+  signal: AbortSignal,
+): (buyerId: string) => Promise<string | null> {
+  const cache = new Map<string, Promise<string | null>>();
+  return (buyerId) => {
+    let pending = cache.get(buyerId);
+    if (pending === undefined) {
+      pending = input.api.supplierBuyers.get(buyerId, { signal }).then(
+        (buyer) => buyer.erp_ref ?? null,
+        (error: unknown) => {
+          if (isNotFound(error)) return null;
+          cache.delete(buyerId);
+          throw error;
+        },
+      );
+      cache.set(buyerId, pending);
+    }
+    return pending;
+  };
+}
+
+async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunResult> {
+  const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
+  const fetched = new WeakSet<object>();
+  const mapper = new OrderMapper(input.options, input.mappings, erpRefLookup(input, ctx.signal));
+  const counts: Record<string, number> = {};
+  const bump = (key: string) => (counts[key] = (counts[key] ?? 0) + 1);
+  const processor = new OrderProcessor({
+    api: input.api,
+    sink: input.sink,
+    book: new OrderBook(ctx.state, input.name, input.connectorName),
+    mapper,
+    options: input.options,
+  });
+  if (ctx.dryRun) return dryRun(input, ctx, processor, fetched, counts);
+
+  /** The order to act on: the listed one, or for an operator's retry the order as the API has it now. */
+  async function current(item: ListedOrder, signal: AbortSignal): Promise<Order> {
+    if (fetched.has(item)) {
+      if (item.kind === 'order') return item.order;
+      throw new RecordProblem(`the API sent an order that does not match the contract: ${item.reason}`);
+    }
+    const id = identifyListedOrder(item).id;
+    try {
+      return await input.api.orders.get(id, { signal });
+    } catch (error) {
+      if (isNotFound(error)) throw new RecordProblem(`order ${id} no longer exists in the API`);
+      throw error;
+    }
+  }
+
+  async function deliver(items: readonly ListedOrder[], signal: AbortSignal) {
+    const failures: RecordFailure<ListedOrder>[] = [];
+    for (const item of items) {
+      if (signal.aborted) throw signal.reason;
+      try {
+        const order = await current(item, signal);
+        const result = await processor.process(order, signal, !fetched.has(item));
+        bump(result.outcome);
+        if (result.acknowledged) bump('acknowledged');
+      } catch (error) {
+        const reason = recordFailureReason(error, signal);
+        ctx.logger.warn({ job: input.name, reason }, 'order filed as a dead letter');
+        failures.push({ item, reason });
+      }
+    }
+    return failures;
+  }
+
+  const result = await pullIncremental<ListedOrder>({
+    state: ctx.state,
+    stream: ordersStream(input.name),
+    flow: input.name,
+    fetchPage: orderPageSource(input.api, input.options.page_size, fetched),
+    identify: identifyListedOrder,
+    deliver,
+    overlapMs: input.options.overlap_ms,
+    budget,
+    isStaleCursorError,
+  });
+  return {
+    outcome: result.outcome,
+    counts: { ...result.counts, ...counts },
+    ...(result.error === undefined ? {} : { error: result.error }),
+  };
+}
+
+/** Reads the pending pass and reports what a real run would write or dead-letter; writes nothing anywhere. */
+async function dryRun(
+  input: OrdersJobInput,
+  ctx: JobContext,
+  processor: OrderProcessor,
+  fetched: WeakSet<object>,
+  counts: Record<string, number>,
+): Promise<RunResult> {
+  const fetchPage = orderPageSource(input.api, input.options.page_size, fetched);
+  const watermarkMs = ctx.state.cursors.get(ordersStream(input.name))?.watermarkMs ?? null;
+  const since = watermarkMs === null ? null : new Date(watermarkMs - input.options.overlap_ms).toISOString();
+  let cursor: string | null = null;
+  for (let pages = 0; pages < DRY_RUN_MAX_PAGES && !ctx.signal.aborted; pages += 1) {
+    const page = await fetchPage({ cursor, updatedSince: since }, ctx.signal);
+    for (const item of page.items) {
+      const verdict = item.kind === 'order' ? await processor.preview(item.order) : 'would_dead_letter';
+      counts[verdict] = (counts[verdict] ?? 0) + 1;
+    }
+    if (!page.hasMore || page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  return { outcome: 'ok', counts };
+}
