@@ -124,9 +124,13 @@ export class DeadLetterStore {
   }
 
   /** Deletes resolved and discarded letters last touched more than `olderThanMs` ago. */
+  /**
+   * Deletes resolved letters only. A discarded letter is a person's decision ("leave this record alone") that a
+   * flow keeps reading: pruning it would let the record be written again.
+   */
   pruneClosed(olderThanMs: number): number {
     return this.db
-      .prepare("DELETE FROM dead_letters WHERE status IN ('resolved', 'discarded') AND last_seen < ?")
+      .prepare("DELETE FROM dead_letters WHERE status = 'resolved' AND last_seen < ?")
       .run(this.clock.now() - olderThanMs).changes;
   }
 

@@ -145,3 +145,18 @@ describe('run history', () => {
     expect(state.runs.recent('orders')).toHaveLength(3);
   });
 });
+
+describe('dead letter retention', () => {
+  it('prunes resolved letters but keeps discarded ones, which flows still read', () => {
+    state.deadLetters.add('journal', 'document:doc_1', { kind: 'target_refused' }, 'refused');
+    state.deadLetters.add('journal', 'document:doc_2', { kind: 'unbalanced' }, 'does not balance');
+    const refused = state.deadLetters.get('journal', 'document:doc_1');
+    state.deadLetters.discard({ id: refused?.id ?? -1 });
+    state.deadLetters.resolve('journal', 'document:doc_2');
+    clock.advance(365 * 24 * 3600_000);
+
+    expect(state.deadLetters.pruneClosed(90 * 24 * 3600_000)).toBe(1);
+    expect(state.deadLetters.get('journal', 'document:doc_1')?.status).toBe('discarded');
+    expect(state.deadLetters.get('journal', 'document:doc_2')).toBeNull();
+  });
+});

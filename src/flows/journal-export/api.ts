@@ -1,6 +1,6 @@
 /** The part of the API client this flow uses, and the reads it makes through it. */
 import type { ApiClient } from '../../client/index.js';
-import { isApiError } from '../../client/index.js';
+import { isApiError, ValidationApiError } from '../../client/index.js';
 import type { JournalLine } from '../../contract/index.js';
 import type { JournalExportOptions } from './options.js';
 
@@ -67,7 +67,15 @@ export async function lineStatuses(
   return { exported, approved };
 }
 
-/** 409: lines already exported (conflict), or the key reused with another body (idempotency_conflict). */
+/**
+ * The export call refused the batch because of the state of some of its lines: 409 (already exported), or 422 with
+ * items not_ready / not_found (a line went back or disappeared after it was written). Both are settled by re-reading
+ * the lines, never by writing again.
+ */
 export function isExportConflict(error: unknown): boolean {
-  return isApiError(error) && error.status === 409;
+  if (!isApiError(error)) return false;
+  if (error.status === 409) return true;
+  if (!(error instanceof ValidationApiError)) return false;
+  const { items } = error;
+  return items.length > 0 && items.every((item) => item.code === 'not_ready' || item.code === 'not_found');
 }

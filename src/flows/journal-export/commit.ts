@@ -125,7 +125,10 @@ async function markExported(ctx: CommitContext, plan: BatchPlan): Promise<string
     return batches.map((batch) => batch.id);
   } catch (error) {
     if (!isExportConflict(error)) throw error;
-    ctx.logger.warn({ batchKey: plan.batchKey }, 'export answered 409; re-reading the lines to reconcile');
+    ctx.logger.warn(
+      { batchKey: plan.batchKey },
+      'export refused on the state of some lines; re-reading the lines to reconcile',
+    );
     return reconcile(ctx, plan);
   }
 }

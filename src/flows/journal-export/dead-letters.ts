@@ -71,6 +71,11 @@ export class DeadLetterBook {
     this.state.deadLetters.add(this.flow, `line:${lineId}`, record, reason);
   }
 
+  /** True when the line reached the target but could not be marked exported (whatever the letter's status). */
+  hasLostLine(lineId: string): boolean {
+    return this.state.deadLetters.get(this.flow, `line:${lineId}`) !== null;
+  }
+
   resolve(documentId: string): void {
     this.state.deadLetters.resolve(this.flow, documentKey(documentId));
   }

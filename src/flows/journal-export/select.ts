@@ -42,6 +42,11 @@ export async function selectGroups(
       selection.skipped += 1;
       continue;
     }
+    // A line already in the target that the API lists as approved again must never be written a second time.
+    if (group.lines.some((line) => deadLetters.hasLostLine(line.id))) {
+      selection.skipped += 1;
+      continue;
+    }
     const waitsForRetry = letter?.kind === 'target_refused' && letter.status === 'open';
     if (waitsForRetry) {
       selection.skipped += 1;
