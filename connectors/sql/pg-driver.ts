@@ -13,6 +13,10 @@ export interface PgDriverOptions {
   /** Schema put first on the search_path of every connection. */
   readonly schema?: string;
   readonly poolSize?: number;
+  /** Longest a statement may run (ms); a lock held by the accounting package must not block a job for ever. */
+  readonly statementTimeoutMs?: number;
+  /** Longest a statement waits for a lock (ms). */
+  readonly lockTimeoutMs?: number;
   /** The connector's name, for errors. */
   readonly name?: string;
 }
@@ -32,6 +36,10 @@ export class PgDriver implements SqlDriver {
     const config: pg.PoolConfig = {
       connectionString: options.url,
       max: options.poolSize ?? 4,
+      connectionTimeoutMillis: 15_000,
+      statement_timeout: options.statementTimeoutMs ?? 120_000,
+      lock_timeout: options.lockTimeoutMs ?? 30_000,
+      idle_in_transaction_session_timeout: 300_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           RAW_TEXT_OIDS.has(oid)

@@ -14,7 +14,8 @@ const NETWORK_CODES = new Set([
   'EINSTLOOKUP',
 ]);
 /** PostgreSQL SQLSTATEs worth retrying: connection exceptions, serialization failures, deadlocks, overload. */
-const PG_RETRYABLE = [/^08/, /^40001$/, /^40P01$/, /^53/, /^57P0[123]$/];
+// 55P03 lock_not_available and 57014 query_canceled come from our lock and statement timeouts: the next run retries.
+const PG_RETRYABLE = [/^08/, /^40001$/, /^40P01$/, /^53/, /^55P03$/, /^57014$/, /^57P0[123]$/];
 /** SQL Server error numbers worth retrying: deadlock victim, lock timeout, database starting or unavailable. */
 const MSSQL_RETRYABLE = new Set([1205, 1222, 4060, 40197, 40501, 40613, 49918, 49919, 49920]);
 const SQLITE_RETRYABLE = new Set([

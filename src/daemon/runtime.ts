@@ -23,6 +23,20 @@ import { registerEmbeddedWebhooks } from './embedded-webhooks.js';
 const CONNECTOR_CHECK_INTERVAL_MS = 5 * 60_000;
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/** Resolves true when `work` settles within `ms`, false otherwise (the work is left to finish on its own). */
+function withinTime(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    const settled = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    work.then(settled, settled);
+  });
+}
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
@@ -241,11 +255,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
       stop: async (timeoutMs = 30_000) => {
         for (const timer of timers) clearInterval(timer);
-        const result = await scheduler.stop(timeoutMs);
+        // Webhook intake stops first, so every event answered 2xx has been dispatched while the scheduler still
+        // takes triggers; then running jobs reach a checkpoint; then connections close, within a bound, so a
+        // driver stuck on a lock cannot keep the process alive.
+        await ops.close();
         await receiver.drain();
         await dispatcher.idle();
-        await ops.close();
-        await env.close();
+        const result = await scheduler.stop(timeoutMs);
+        const closed = await withinTime(env.close(), CLOSE_TIMEOUT_MS);
+        if (!closed) logger.warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'connections did not close in time');
         logger.info({ unfinished: result.unfinished }, 'daemon stopped');
         return result;
       },

@@ -30,8 +30,12 @@ export function registerRunCommand(program: Command, context: CliContext): void 
               context.output.note(`stopped with unfinished jobs: ${unfinished.join(', ')}`);
           },
           exit: (code) => {
+            // A second signal means "now"; otherwise leave a moment for the last log lines, then make sure the
+            // process ends even if a handle is still open.
+            if (code === 130) process.exit(code);
             process.exitCode = code;
             resolve();
+            setTimeout(() => process.exit(code), 2_000).unref();
           },
         });
       });
