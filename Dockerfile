@@ -11,6 +11,7 @@ COPY connectors ./connectors
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: only the compiled code, production dependencies and example configs; runs as a non-root user.
+# Mount the config at /etc/supply-sync/config.yaml with server.host: 0.0.0.0 and state.path under /var/lib/supply-sync.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -19,7 +20,6 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY config ./config
-COPY connectors ./connectors
 RUN mkdir -p /var/lib/supply-sync && chown node:node /var/lib/supply-sync
 USER node
 VOLUME ["/var/lib/supply-sync"]
