@@ -193,11 +193,11 @@ export function getDocument(env: DomainEnv, documentId: string): PurchaseDocumen
 
 /** History only with expand=history; everything else is always present. */
 export function documentView(doc: PurchaseDocument, expand: string | null): Record<string, unknown> {
-  const view: Record<string, unknown> = { ...clone(doc) };
+  const view: Record<string, unknown> = { ...doc };
   const parts = new Set((expand ?? '').split(','));
   if (!parts.has('history')) delete view['history'];
   if (parts.has('-lines')) delete view['lines'];
-  return view;
+  return clone(view);
 }
 
 export const documentEventData = (

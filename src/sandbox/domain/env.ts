@@ -26,8 +26,48 @@ export const raiseToSupplier = (env: DomainEnv, type: string, data: RaisedEvent[
 export const raiseToBuyer = (env: DomainEnv, type: string, data: RaisedEvent['data']): void =>
   raise(env, { type, accountId: DEMO_BUYER_ACCOUNT_ID, data });
 
-/** Deep copy through JSON: state objects are plain JSON by construction. */
-export const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/**
+ * Deep copy with the result of a JSON round trip (undefined and function members dropped, non-finite numbers to
+ * null), walking the value directly: several times faster than JSON.parse(JSON.stringify()), and list pages copy
+ * every row they return. State objects are plain JSON by construction; anything else goes through JSON.
+ */
+export const clone = <T>(value: T): T => copyJson(value) as T;
+
+function copyJson(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      copy[index] = isSkippedByJson(item) ? null : copyJson(item);
+    }
+    return copy;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  }
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const member = source[key];
+    if (isSkippedByJson(member)) continue;
+    // An own "__proto__" (JSON.parse makes those) must stay data, not become the copy's prototype.
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: copyJson(member),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else copy[key] = copyJson(member);
+  }
+  return copy;
+}
+
+const isSkippedByJson = (value: unknown): boolean =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /**
  * The next updated_at for a resource last written at `previous`: the clock's time, moved 1 ms past `previous`

@@ -11,6 +11,8 @@ import {
   type SandboxDomain,
 } from '../http/types.js';
 import { createActions } from './actions.js';
+import type { Action } from './action-input.js';
+import { noteMutation } from './list-index.js';
 import type { DomainEnv } from './env.js';
 import { clone } from './env.js';
 import { exportRows } from './export-rows.js';
@@ -51,15 +53,43 @@ function allRoutes(env: DomainEnv): RouteDef[] {
   ];
 }
 
-/** Expires due invitations before any request reads them (G27: 14 days after creation). */
+/**
+ * Expires due invitations before any request reads them (G27: 14 days after creation), and counts every request
+ * that may write (all but GET) for the list indexes, before and after it runs.
+ */
 function withHousekeeping(env: DomainEnv, routes: RouteDef[]): RouteDef[] {
   return routes.map((route) => ({
     ...route,
     handle: (ctx) => {
       expireInvitations(env);
-      return route.handle(ctx);
+      if (route.method === 'GET') return route.handle(ctx);
+      noteMutation(env);
+      try {
+        const reply = route.handle(ctx);
+        if (reply instanceof Promise) return reply.finally(() => noteMutation(env));
+        return reply;
+      } finally {
+        noteMutation(env);
+      }
     },
   }));
+}
+
+/** Control-plane actions write to the state: each one counts as a mutation for the list indexes. */
+function countedActions(env: DomainEnv, actions: Record<string, Action>): Record<string, Action> {
+  return Object.fromEntries(
+    Object.entries(actions).map(([name, action]) => [
+      name,
+      (body: unknown) => {
+        noteMutation(env);
+        try {
+          return action(body);
+        } finally {
+          noteMutation(env);
+        }
+      },
+    ]),
+  );
 }
 
 export function createSandboxDomain(services: DomainServices, options: DomainOptions = {}): SandboxDomain {
@@ -75,7 +105,7 @@ export function createSandboxDomain(services: DomainServices, options: DomainOpt
     reset: () => {
       env.state = seedState(services, seed);
     },
-    actions: createActions(env),
+    actions: countedActions(env, createActions(env)),
     readout: () => ({ ...clone(env.state) }),
     accountName: (accountId) => ACCOUNT_NAMES[accountId],
     exportRows: (accountId, resource, filter) => exportRows(env, accountId, resource, filter),

@@ -195,7 +195,8 @@ export function orderView(
   side: 'supplier' | 'buyer',
   options: ViewOptions = DEFAULT_VIEW,
 ): Record<string, unknown> {
-  const view: Record<string, unknown> = { ...clone(order) };
+  // Shallow first, then one deep copy of only what is sent (history is often the largest part).
+  const view: Record<string, unknown> = { ...order };
   if (!options.history) delete view['history'];
   if (!options.lines) delete view['lines'];
   else if (side === 'supplier') {
@@ -204,7 +205,7 @@ export function orderView(
       return rest;
     });
   }
-  return view;
+  return clone(view);
 }
 
 export function orderEventData(

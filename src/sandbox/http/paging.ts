@@ -120,7 +120,8 @@ export function comparePositions(a: PagePosition, b: PagePosition): number {
 
 /**
  * One page of `items` (any order) by the position `positionOf` gives each item. Pass `query` (or parsed params);
- * filters such as updated_since or status are the caller's to apply first.
+ * filters such as updated_since or status are the caller's to apply first. This sorts every call: fine for small
+ * collections; large ones page through a `PageIndex` (page-index.ts), which keeps this exact behaviour.
  */
 export function paginate<T>(
   items: Iterable<T>,
@@ -128,16 +129,38 @@ export function paginate<T>(
   positionOf: (item: T) => PagePosition,
 ): Page<T> {
   const params = query instanceof URLSearchParams ? parsePageParams(query) : query;
-  const after = params.after ? keyOf(params.after) : null;
-  const tied = params.after?.tiedIds ? new Set(params.after.tiedIds) : null;
-  const keyed: { item: T; key: SortKey }[] = [];
+  const cursor = cursorOf(params);
+  const keyed: KeyedItem<T>[] = [];
   for (const item of items) {
     const key = keyOf(positionOf(item));
-    if (after === null || isAfter(key, after, tied)) keyed.push({ item, key });
+    if (cursor.after === null || isAfter(key, cursor.after, cursor.tied)) keyed.push({ item, key });
   }
   keyed.sort((a, b) => compareKeys(a.key, b.key));
-  const pageRows = keyed.slice(0, params.limit);
-  const hasMore = keyed.length > params.limit;
+  return pageOf(keyed.slice(0, params.limit), keyed.length > params.limit, cursor);
+}
+
+/** Where a page starts: the previous page's last key and the ids already returned at its timestamp. */
+export interface CursorState {
+  after: SortKey | null;
+  /** null: rows at `after`'s timestamp are compared by id (no cursor yet, or the fallback beyond MAX_TIED_IDS). */
+  tied: Set<string> | null;
+}
+
+export function cursorOf(params: PageParams): CursorState {
+  return {
+    after: params.after ? keyOf(params.after) : null,
+    tied: params.after?.tiedIds ? new Set(params.after.tiedIds) : null,
+  };
+}
+
+export interface KeyedItem<T> {
+  item: T;
+  key: SortKey;
+}
+
+/** Builds the reply for `pageRows` (already the first `limit` rows after the cursor, in order). */
+export function pageOf<T>(pageRows: readonly KeyedItem<T>[], hasMore: boolean, cursor: CursorState): Page<T> {
+  const { after, tied } = cursor;
   const last = pageRows[pageRows.length - 1];
   let nextCursor: string | null = null;
   if (hasMore && last) {
@@ -156,7 +179,7 @@ export function paginate<T>(
 }
 
 /** A position whose sort value is normalised once: timestamps to canonical UTC ISO strings, which sort as text. */
-interface SortKey {
+export interface SortKey {
   at: string;
   id: string;
   sortValue: string;
@@ -164,24 +187,25 @@ interface SortKey {
 
 const CANONICAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function keyOf(position: PagePosition): SortKey {
+export function keyOf(position: PagePosition): SortKey {
   const { at, id } = position;
   if (CANONICAL_UTC.test(at)) return { at, id, sortValue: at };
   const time = timeOf(at);
   return { at, id, sortValue: Number.isNaN(time) ? at : new Date(time).toISOString() };
 }
 
-function compareSortKeys(a: SortKey, b: SortKey): number {
+export function compareSortKeys(a: SortKey, b: SortKey): number {
   return a.sortValue < b.sortValue ? -1 : a.sortValue > b.sortValue ? 1 : 0;
 }
 
-function compareKeys(a: SortKey, b: SortKey): number {
+export function compareKeys(a: SortKey, b: SortKey): number {
   const bySortValue = compareSortKeys(a, b);
   if (bySortValue !== 0) return bySortValue;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function isAfter(key: SortKey, after: SortKey, tied: Set<string> | null): boolean {
+/** Whether a row at `key` belongs after the cursor: later time, or same time and not yet returned. */
+export function isAfter(key: SortKey, after: SortKey, tied: Set<string> | null): boolean {
   const bySortValue = compareSortKeys(key, after);
   if (bySortValue !== 0) return bySortValue > 0;
   return tied === null ? key.id > after.id : !tied.has(key.id);

@@ -8,7 +8,15 @@ import { invalidField } from '../errors.js';
 import { createExpense, type ExpenseInput } from '../expenses.js';
 import { AccountingExportBody, ExpenseBody } from '../requests.js';
 import { parseBody } from '../validate.js';
-import { BUYER_GROUP, isDemoBuyer, listParam, ok, pageReply, requireOwner } from './common.js';
+import {
+  BUYER_GROUP,
+  NOTHING,
+  indexedPageReply,
+  isDemoBuyer,
+  listParam,
+  ok,
+  requireOwner,
+} from './common.js';
 
 const JOURNAL_STATUSES = new Set(['not_ready', 'approved_for_export', 'exported']);
 
@@ -25,14 +33,16 @@ export function buyerBookRoutes(env: DomainEnv): RouteDef[] {
         const statuses = listParam(ctx.query, 'status');
         const branchId = ctx.query.get('branch_id');
         const categoryId = ctx.query.get('category_id');
-        const expenses = (isDemoBuyer(ctx) ? Object.values(env.state.expenses) : []).filter(
+        return indexedPageReply(
+          env,
+          isDemoBuyer(ctx) ? env.state.expenses : NOTHING,
+          ctx.query,
           (expense) =>
             inDateRange(expense.doc_date, range) &&
             (statuses === null || statuses.has(expense.status)) &&
             (branchId === null || expense.branch_id === branchId) &&
             (categoryId === null || expense.lines.some((line) => line.category_id === categoryId)),
         );
-        return pageReply(env, expenses, ctx.query);
       },
     },
     {
@@ -70,14 +80,16 @@ export function buyerBookRoutes(env: DomainEnv): RouteDef[] {
             'invalid_enum',
             'status must be not_ready, approved_for_export or exported.',
           );
-        const lines = (isDemoBuyer(ctx) ? Object.values(env.state.journalLines) : []).filter(
+        return indexedPageReply(
+          env,
+          isDemoBuyer(ctx) ? env.state.journalLines : NOTHING,
+          ctx.query,
           (line) =>
             (period === null || line.accounting_period === period) &&
             (status === null || line.status === status) &&
             (branchId === null || line.branch_id === branchId) &&
             (source === null || line.source === source),
         );
-        return pageReply(env, lines, ctx.query);
       },
     },
     {

@@ -7,7 +7,17 @@ import type { DomainEnv } from '../env.js';
 import { clone } from '../env.js';
 import { notFound } from '../errors.js';
 import { orderView, viewOptions } from '../orders.js';
-import { BUYER_GROUP, isDemoBuyer, listParam, listReply, ok, pageReply, requireOwner } from './common.js';
+import {
+  BUYER_GROUP,
+  NOTHING,
+  indexedPageReply,
+  isDemoBuyer,
+  listParam,
+  listReply,
+  ok,
+  pageReply,
+  requireOwner,
+} from './common.js';
 import { orderDate } from './supplier-orders.js';
 
 export function buyerReferenceRoutes(env: DomainEnv): RouteDef[] {
@@ -87,14 +97,17 @@ export function buyerReferenceRoutes(env: DomainEnv): RouteDef[] {
         const branchId = ctx.query.get('branch_id');
         const supplierId = ctx.query.get('supplier_id');
         const options = viewOptions(ctx.query.get('expand'));
-        const orders = (isDemoBuyer(ctx) ? Object.values(env.state.orders) : []).filter(
+        return indexedPageReply(
+          env,
+          isDemoBuyer(ctx) ? env.state.orders : NOTHING,
+          ctx.query,
           (order) =>
             inDateRange(orderDate(order), range) &&
             (statuses === null || statuses.has(order.status)) &&
             (branchId === null || order.branch.id === branchId) &&
             (supplierId === null || order.supplier.id === supplierId),
+          (order) => orderView(order, 'buyer', options),
         );
-        return pageReply(env, orders, ctx.query, (order) => orderView(order, 'buyer', options));
       },
     },
   ];

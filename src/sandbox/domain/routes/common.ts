@@ -8,6 +8,7 @@ import {
 import { paginateByUpdatedAt, type Page } from '../../http/paging.js';
 import type { DomainEnv } from '../env.js';
 import { clone } from '../env.js';
+import { indexedPage } from '../list-index.js';
 import { notFound } from '../errors.js';
 import type { HistoryEntry } from '../types.js';
 
@@ -58,7 +59,27 @@ export function pageReply<T extends { id: string; updated_at: string }>(
   query: URLSearchParams,
   view: (item: T) => Record<string, unknown> = (item) => ({ ...clone(item) }),
 ): Reply {
-  const page: Page<T> = paginateByUpdatedAt(items, query);
+  return replyOf(env, paginateByUpdatedAt(items, query), view);
+}
+
+/** An empty collection, for callers that own none of the data (it has one index, empty). */
+export const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * Like `pageReply` for the large collections: pages through the collection's sorted index, keeping the rows
+ * `matches` accepts, so a request costs about its page whatever the collection's size.
+ */
+export function indexedPageReply<T extends { id: string; updated_at: string }>(
+  env: DomainEnv,
+  collection: Readonly<Record<string, T>>,
+  query: URLSearchParams,
+  matches: (item: T) => boolean,
+  view: (item: T) => Record<string, unknown> = (item) => ({ ...clone(item) }),
+): Reply {
+  return replyOf(env, indexedPage(env, collection, query, matches), view);
+}
+
+function replyOf<T>(env: DomainEnv, page: Page<T>, view: (item: T) => Record<string, unknown>): Reply {
   const data = page.data.map(view);
   corruptOne(env, data);
   return { status: 200, body: { data, next_cursor: page.next_cursor, has_more: page.has_more } };

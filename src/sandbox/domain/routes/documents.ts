@@ -9,12 +9,13 @@ import type { PurchaseDocument } from '../types.js';
 import { parseBody } from '../validate.js';
 import {
   BUYER_GROUP,
+  NOTHING,
   SUPPLIER_GROUP,
+  indexedPageReply,
   isDemoBuyer,
   isDemoSupplier,
   listParam,
   ok,
-  pageReply,
   requireOwner,
 } from './common.js';
 
@@ -42,8 +43,10 @@ export function documentRoutes(env: DomainEnv): RouteDef[] {
   } as const;
   const list = (ctx: RequestContext, owned: boolean, buyerSide: boolean) => {
     const expand = ctx.query.get('expand');
-    const docs = owned ? Object.values(env.state.documents).filter(documentFilter(ctx, buyerSide)) : [];
-    return pageReply(env, docs, ctx.query, (doc) => documentView(doc, expand));
+    const matches = documentFilter(ctx, buyerSide);
+    return indexedPageReply(env, owned ? env.state.documents : NOTHING, ctx.query, matches, (doc) =>
+      documentView(doc, expand),
+    );
   };
   const one = (ctx: RequestContext, owned: boolean) => {
     const id = ctx.params['document_id'] ?? '';

@@ -8,7 +8,15 @@ import { getSupplierOrder, orderView, viewOptions, visibleToSupplier } from '../
 import { AcknowledgeBody, ConfirmBody, RejectBody } from '../requests.js';
 import type { Order } from '../types.js';
 import { parseBody } from '../validate.js';
-import { SUPPLIER_GROUP, callerActor, isDemoSupplier, listParam, pageReply, requireOwner } from './common.js';
+import {
+  NOTHING,
+  SUPPLIER_GROUP,
+  callerActor,
+  indexedPageReply,
+  isDemoSupplier,
+  listParam,
+  requireOwner,
+} from './common.js';
 
 const orderReply = (order: Order, expand: string | null): Reply => ({
   status: 200,
@@ -33,15 +41,17 @@ export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
         const statuses = listParam(ctx.query, 'status');
         const buyerId = ctx.query.get('buyer_id');
         const options = viewOptions(ctx.query.get('expand'));
-        const orders = isDemoSupplier(ctx) ? Object.values(env.state.orders) : [];
-        const matching = orders.filter(
+        return indexedPageReply(
+          env,
+          isDemoSupplier(ctx) ? env.state.orders : NOTHING,
+          ctx.query,
           (order) =>
             visibleToSupplier(order) &&
             inDateRange(orderDate(order), range) &&
             (statuses === null || statuses.has(order.status)) &&
             (buyerId === null || order.buyer.id === buyerId),
+          (order) => orderView(order, 'supplier', options),
         );
-        return pageReply(env, matching, ctx.query, (order) => orderView(order, 'supplier', options));
       },
     },
     {
