@@ -1,0 +1,15 @@
+/**
+ * Which availability changes ride in the product batch and which need their own call. The product body has
+ * `available` but no return date, and the rate limit (600 calls a minute for suppliers) makes one call per SKU
+ * costly when the ERP flips stock on hundreds of items at once. So:
+ * - back in stock: the product upsert carries available = true (the API clears the return date itself);
+ * - out of stock without a return date, when the API holds none from us: the upsert carries available = false;
+ * - out of stock with a return date, or clearing a return date we sent: POST .../availability.
+ */
+import type { ErpAvailability } from '../../connectors/index.js';
+import type { Change } from './diff.js';
+
+export function ridesWithProduct(change: Change<ErpAvailability>): boolean {
+  if (change.hash === 'in') return true;
+  return change.hash === 'out' && change.previous?.startsWith('out:') !== true;
+}

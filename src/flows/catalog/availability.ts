@@ -1,0 +1,46 @@
+/**
+ * Availability with a return date (POST /supplier/products/{sku}/availability), one call per SKU. Setting
+ * availability is idempotent, so a crash before the state is saved only repeats the same call.
+ */
+import { ApiError, ValidationApiError } from '../../client/index.js';
+import type { ErpAvailability } from '../../connectors/index.js';
+import type { Change } from './diff.js';
+import { count, describeItemErrors, hashFlow, shouldStop, type PushContext } from './push-context.js';
+import { availabilityBody } from './snapshot.js';
+
+/** The availability changes the product batch could not carry: one call each. */
+export async function pushAvailability(
+  ctx: PushContext,
+  changes: readonly Change<ErpAvailability>[],
+): Promise<void> {
+  const flow = hashFlow(ctx.job, 'availability');
+  for (const change of changes) {
+    if (shouldStop(ctx)) return;
+    const deadLetterKey = `availability:${change.key}`;
+    try {
+      await ctx.api.catalog.setAvailability(change.key, availabilityBody(change.source), {
+        signal: ctx.budget.signal,
+      });
+    } catch (error) {
+      if (!isItemRefusal(error)) throw error;
+      ctx.state.deadLetters.add(ctx.job, deadLetterKey, change.source, refusalReason(error));
+      count(ctx, 'availability_dead_lettered');
+      continue;
+    }
+    ctx.state.transaction(() => {
+      ctx.state.hashes.setMany(flow, [[change.key, change.hash]]);
+      ctx.state.deadLetters.resolve(ctx.job, deadLetterKey);
+    });
+    count(ctx, 'availability_set');
+  }
+}
+
+/** 404 (no such product, e.g. its upsert failed) and 422 belong to the item; anything else fails the run. */
+function isItemRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.status === 404 || error.status === 422);
+}
+
+function refusalReason(error: ApiError): string {
+  if (error instanceof ValidationApiError) return describeItemErrors(error.items);
+  return `${error.status} ${error.code}: the API has no live product with this SKU`;
+}

@@ -1,0 +1,41 @@
+/** The `catalog` flow: ERP products, availability, prices and price-list assignments -> the API, changes only. */
+import { requireCapability } from '../../connectors/index.js';
+import { defineFlow } from '../../daemon/flow-definition.js';
+import { createCatalogJob } from './job.js';
+import { CATALOG_FLOW, CATALOG_SCOPES, CATALOG_TRIGGER_EVENTS, catalogOptionsSchema } from './options.js';
+
+export const catalogFlow = defineFlow({
+  flow: CATALOG_FLOW,
+  description: 'ERP catalog snapshot -> the API: only changed products, availability and prices',
+  side: 'supplier',
+  scopes: CATALOG_SCOPES,
+  triggerEvents: CATALOG_TRIGGER_EVENTS,
+  options: catalogOptionsSchema,
+  create(job, deps) {
+    const connectorName = job.connector;
+    if (connectorName === undefined) {
+      throw new Error(`jobs.${job.name}.connector is required: the ERP connector the catalog comes from`);
+    }
+    return createCatalogJob({
+      name: job.name,
+      api: deps.api,
+      source: () => requireCapability(deps.connector(connectorName), 'catalogSource', connectorName),
+      customers: () => deps.connector(connectorName).capabilities.customerDirectory,
+      options: job.options,
+      mappings: deps.mappings,
+    });
+  },
+});
+
+export { createCatalogJob, priceListResolver, type CatalogJobInput } from './job.js';
+export { catalogOptionsSchema, CATALOG_FLOW, CATALOG_SCOPES, CATALOG_TRIGGER_EVENTS } from './options.js';
+export type { CatalogOptions, CatalogOptionsInput } from './options.js';
+export type { CatalogApi } from './api.js';
+export {
+  planCatalog,
+  deletionGuard,
+  type CatalogPlan,
+  type CatalogSnapshot,
+  type PlanKinds,
+} from './plan.js';
+export { fingerprint } from './snapshot.js';

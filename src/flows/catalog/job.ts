@@ -1,0 +1,137 @@
+/**
+ * The catalog job: read the ERP's full snapshot, diff it against per-item hashes, refuse mass deletions, then
+ * push only the changes: products, deletions, availability, prices, price-list assignments, in that order
+ * (prices and availability need the product to exist).
+ */
+import type { CatalogSource, CustomerDirectory } from '../../connectors/index.js';
+import type { Mappings } from '../../daemon/flow-definition.js';
+import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
+import type { CatalogApi } from './api.js';
+import { assignPriceLists } from './assignments.js';
+import { pushAvailability } from './availability.js';
+import { catalogOptionsSchema, type CatalogOptions, type CatalogOptionsInput } from './options.js';
+import { deletionGuard, planCatalog, type CatalogPlan } from './plan.js';
+import { forgetRemovedPrices, pushPrices } from './prices.js';
+import { deleteProducts, pushProducts } from './products.js';
+import type { PushContext } from './push-context.js';
+import { skuOfPriceKey } from './snapshot.js';
+
+export interface CatalogJobInput {
+  readonly name: string;
+  readonly api: CatalogApi;
+  /** Looked up at run time, so a connector that is down fails the run, not the daemon's start. */
+  readonly source: () => CatalogSource;
+  readonly customers: () => CustomerDirectory | undefined;
+  readonly options?: CatalogOptionsInput;
+  readonly mappings?: Mappings;
+}
+
+export function priceListResolver(
+  options: CatalogOptions,
+  mappings: Mappings,
+): (code: string) => string | undefined {
+  const byCode = new Map<string, string>();
+  for (const [apiId, code] of Object.entries(mappings[options.price_list_mapping] ?? {}))
+    byCode.set(code, apiId);
+  for (const [code, apiId] of Object.entries(options.price_lists)) byCode.set(code, apiId);
+  return (code) => byCode.get(code);
+}
+
+export function createCatalogJob(input: CatalogJobInput): Job {
+  const options = catalogOptionsSchema.parse(input.options ?? {});
+  const mappings = input.mappings ?? {};
+  const priceListIdOf = priceListResolver(options, mappings);
+
+  async function run(ctx: JobContext): Promise<RunResult> {
+    const counts: Record<string, number> = {};
+    const push: PushContext = {
+      api: input.api,
+      state: ctx.state,
+      job: input.name,
+      budget: new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal),
+      logger: ctx.logger,
+      counts,
+    };
+    try {
+      const source = input.source();
+      const [products, availability, prices] = await Promise.all([
+        source.readProducts(),
+        options.availability ? source.readAvailability() : Promise.resolve([]),
+        options.prices ? source.readPrices() : Promise.resolve([]),
+      ]);
+      const plan = planCatalog(ctx.state, input.name, { products, availability, prices }, priceListIdOf, {
+        availability: options.availability,
+        prices: options.prices,
+      });
+      countPlan(plan, counts);
+      const refused = deletionGuard(plan, {
+        maxDeleteShare: options.max_delete_share,
+        allowEmptySnapshot: options.allow_empty_snapshot,
+        optionPath: `jobs.${input.name}.options`,
+      });
+      if (refused !== null) {
+        ctx.logger.error({ removed: plan.products.removed.length }, refused);
+        return { outcome: 'failed', counts, error: refused };
+      }
+      if (ctx.dryRun) return { outcome: 'ok', counts };
+      await pushPlan(push, plan);
+      const customers = options.assign_price_lists ? input.customers() : undefined;
+      if (customers !== undefined && push.budget.stopReason() === null) {
+        await assignPriceLists(push, {
+          customers: await customers.listCustomers(),
+          priceListIdOf,
+          customerMapping: mappings[options.customer_mapping] ?? {},
+        });
+      }
+      const incomplete = push.budget.stopReason() !== null || deadLettered(counts) > 0;
+      return { outcome: incomplete ? 'partial' : 'ok', counts };
+    } catch (error) {
+      if (ctx.signal.aborted) return { outcome: 'partial', counts };
+      ctx.logger.error({ err: errorMessage(error) }, 'catalog run failed');
+      return { outcome: 'failed', counts, error: errorMessage(error) };
+    }
+  }
+
+  return { name: input.name, run };
+}
+
+async function pushPlan(push: PushContext, plan: CatalogPlan): Promise<void> {
+  await pushProducts(push, plan.upserts);
+  await deleteProducts(push, plan.products.removed, plan.prices.removed);
+  await pushAvailability(push, plan.availabilityCalls);
+  await pushPrices(push, plan.prices.changed);
+  if (push.budget.stopReason() === null) {
+    const deleted = new Set(plan.products.removed);
+    forgetRemovedPrices(
+      push,
+      plan.prices.removed.filter((key) => !deleted.has(skuOfPriceKey(key))),
+    );
+  }
+  push.state.transaction(() => {
+    for (const code of plan.unmappedPriceLists) {
+      push.state.deadLetters.add(
+        push.job,
+        `price_list:${code}`,
+        { priceList: code },
+        `ERP price list ${code} has no API price list: map it in price_lists (ERP code -> API price list id)`,
+      );
+    }
+  });
+}
+
+function countPlan(plan: CatalogPlan, counts: Record<string, number>): void {
+  counts['products_in_erp'] = plan.snapshotProductCount;
+  counts['products_changed'] = plan.products.changed.length;
+  counts['products_removed'] = plan.products.removed.length;
+  counts['availability_changed'] = plan.availability.changed.length;
+  counts['prices_changed'] = plan.prices.changed.length;
+  counts['price_lists_unmapped'] = plan.unmappedPriceLists.size;
+}
+
+function deadLettered(counts: Record<string, number>): number {
+  return (
+    (counts['products_dead_lettered'] ?? 0) +
+    (counts['availability_dead_lettered'] ?? 0) +
+    (counts['prices_dead_lettered'] ?? 0)
+  );
+}
