@@ -66,6 +66,12 @@ export async function pullReactions(input: ReactionPullInput): Promise<PullResul
           signal,
         })
         .firstPage();
+      // A document the client could not parse is kept with its reason, so the cursor can move on without losing it.
+      for (const item of page.quarantined) {
+        const id = (item.raw as { id?: unknown } | null)?.id;
+        const key = typeof id === 'string' ? id : `unparsed:${page.requestId ?? 'page'}:${item.index}`;
+        input.state.deadLetters.add(ledgerFlow, key, item.raw, `unexpected API payload: ${item.reason}`);
+      }
       input.counts['documents_quarantined'] =
         (input.counts['documents_quarantined'] ?? 0) + page.quarantined.length;
       return { items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };

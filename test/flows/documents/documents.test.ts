@@ -225,4 +225,21 @@ describe('documents flow', () => {
     // Seeded documents the job never sent are left alone with the default scope.
     expect(sink.written.every((r) => [received, disputed, approved].includes(r.documentNumber))).toBe(true);
   });
+
+  it('keeps a document the API sent in an unexpected shape as a dead letter with its reason', async () => {
+    h = await startSupplierHarness();
+    const [number] = await issue(h, 1, 5);
+    const { job } = documentsJob(h);
+    await job.run(jobContext(h.state));
+    const id = (await sandboxDocuments(h.sandbox)).documents.find((d) => d.number === number)?.id ?? '';
+    await h.sandbox.control.action('buyer_receive_document', { document_id: id });
+    await h.sandbox.control.action('corrupt_next_list_item', { count: 1 });
+
+    const run = await job.run(jobContext(h.state, { trigger: 'webhook' }));
+    expect(run.outcome).not.toBe('failed');
+    expect(run.counts['documents_quarantined']).toBe(1);
+    const letters = h.state.deadLetters.list({ flow: 'docs:reactions' });
+    expect(letters).toHaveLength(1);
+    expect(letters[0]?.reason).toMatch(/^unexpected API payload: /);
+  });
 });
