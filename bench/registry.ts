@@ -1,0 +1,19 @@
+/** Every benchmark, in the order `npm run bench` runs them. */
+import { sandboxServe } from './sandbox-serve.js';
+import { webhookIngest } from './webhook-ingest.js';
+import { catalog } from './catalog.js';
+import { pull } from './pull.js';
+import { rateLimit } from './rate-limit.js';
+import { journalExport } from './journal-export.js';
+import { latency } from './latency.js';
+import type { Benchmark } from './lib/types.js';
+
+export const benchmarks: readonly Benchmark[] = [
+  sandboxServe,
+  webhookIngest,
+  pull,
+  journalExport,
+  catalog,
+  rateLimit,
+  latency,
+];
