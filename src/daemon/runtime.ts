@@ -106,7 +106,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       signal,
       budgetMs: built.config.budget ?? DEFAULT_JOB_BUDGET_MS,
       dryRun: false,
-      logger: logger.child({ job: name, trigger }),
+      logger,
       clock,
       state,
       trigger,

@@ -34,7 +34,7 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
       signal: options.signal ?? new AbortController().signal,
       budgetMs: options.budgetMs ?? built.config.budget ?? 60 * 60_000,
       dryRun: options.dryRun ?? false,
-      logger: env.logger.child({ job: options.job, trigger: 'cli' }),
+      logger: env.logger,
       clock: env.clock,
       state: env.state,
       trigger: 'cli',

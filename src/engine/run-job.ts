@@ -70,7 +70,7 @@ export async function recordRun(job: Job, ctx: JobContext): Promise<RunResult> {
   log.info('run started');
   let result: RunResult;
   try {
-    result = await job.run(ctx);
+    result = await job.run({ ...ctx, logger: log });
   } catch (error) {
     result = { outcome: 'failed', counts: {}, error: errorMessage(error) };
   }
