@@ -193,6 +193,8 @@ describe('housekeeping', () => {
     state.outbox.markDone(done.id, '{}');
     state.outbox.enqueue({ stream: 's', idempotencyKey: 'waiting', method: 'POST', path: '/a', body: null });
     state.deadLetters.add('f', 'gone', {}, 'x');
+    state.deadLetters.resolve('f', 'gone');
+    state.deadLetters.add('f', 'left-alone', {}, 'w');
     state.deadLetters.discard({ flow: 'f' });
     state.deadLetters.add('f', 'open', {}, 'y');
     for (let i = 0; i < 4; i += 1) state.runs.finish(state.runs.start('orders', 'schedule'), 'ok', {}, null);
@@ -204,5 +206,7 @@ describe('housekeeping', () => {
     expect(state.inbox.get('stuck')?.status).toBe('pending');
     expect(state.outbox.getByKey('waiting')?.status).toBe('pending');
     expect(state.deadLetters.countOpen('f')).toBe(1);
+    // A discarded letter is a person's decision that flows keep reading: never pruned.
+    expect(state.deadLetters.get('f', 'left-alone')?.status).toBe('discarded');
   });
 });
