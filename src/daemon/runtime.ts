@@ -8,6 +8,7 @@ import { createOpsMetrics, createOpsServer, type ConnectorCheck, type OpsMetrics
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from 'pino';
+import type { StateStore } from '../state/index.js';
 import {
   createWebhookReceiver,
   stateInbox,
@@ -60,7 +61,19 @@ export interface Daemon {
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const metrics = createOpsMetrics();
+  // Gauges read the state store at scrape time; filled in once it is open.
+  const gaugeSources: { state?: StateStore; clock?: Clock } = {};
+  const metrics = createOpsMetrics({
+    outboxDepth: () => gaugeSources.state?.outbox.depth().pending ?? 0,
+    deadLettersOpen: () => gaugeSources.state?.deadLetters.countOpen() ?? 0,
+    // Seconds since each stream last checkpointed: a stream that stops advancing shows here.
+    lagSeconds: () => {
+      const state = gaugeSources.state;
+      if (state === undefined) return {};
+      const now = gaugeSources.clock?.now() ?? Date.now();
+      return Object.fromEntries(state.cursors.list().map((c) => [c.stream, (now - c.updatedAt) / 1000]));
+    },
+  });
   let apiLastReachedAt: number | undefined;
   let apiLastError: string | undefined;
   // Filled once the state store is open; the logger reads it to scrub webhook secrets kept there.
@@ -94,6 +107,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const { config } = env.loaded;
   const { state, logger, clock } = env;
+  gaugeSources.state = state;
+  gaugeSources.clock = clock;
   // Runs cut off by a crash or kill have no end; record them as such before anything new starts.
   state.runs.closeInterrupted();
   const secrets = new WebhookSecretStore(state.kv, () => clock.now());

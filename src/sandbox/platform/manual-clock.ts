@@ -27,17 +27,21 @@ export function createManualClock(startMs = Date.UTC(2026, 0, 5, 8, 0, 0)): Adva
     sleep(ms: number, signal?: AbortSignal) {
       return new Promise<void>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason);
-        const waiter = { at: now + ms, resolve };
-        waiters.push(waiter);
-        signal?.addEventListener(
-          'abort',
-          () => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            reject(signal.reason);
+        const onAbort = (): void => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) waiters.splice(index, 1);
+          reject(signal?.reason);
+        };
+        // The listener goes away with the sleep, so long fake-clock runs do not pile them up on one signal.
+        const waiter = {
+          at: now + ms,
+          resolve: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
           },
-          { once: true },
-        );
+        };
+        waiters.push(waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
         wake();
       });
     },
