@@ -26,6 +26,31 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
 const CLOSE_TIMEOUT_MS = 10_000;
 
+/** Runs `task` every `intervalMs` of the clock's time until `signal` aborts; a failing task does not stop it. */
+function every(
+  clock: Clock,
+  intervalMs: number,
+  signal: AbortSignal,
+  task: () => unknown,
+  onError: (error: unknown) => void,
+): void {
+  const loop = async (): Promise<void> => {
+    while (!signal.aborted) {
+      try {
+        await clock.sleep(intervalMs, signal);
+      } catch {
+        return; // aborted: the daemon is stopping
+      }
+      try {
+        await task();
+      } catch (error) {
+        onError(error); // the loop keeps its rhythm
+      }
+    }
+  };
+  void loop();
+}
+
 /** Resolves true when `work` settles within `ms`, false otherwise (the work is left to finish on its own). */
 function withinTime(work: Promise<unknown>, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -227,7 +252,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
-  const timers: NodeJS.Timeout[] = [];
+  // Background loops run on the injected clock (a fake-clock soak run prunes too) and end with this signal.
+  const background = new AbortController();
   let listening: { port: number; url: string };
   try {
     listening = await ops.listen();
@@ -250,13 +276,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.debug({ pruned }, 'state housekeeping');
     };
     housekeeping();
-    timers.push(
-      setInterval(() => {
-        void checkConnectors();
-        void probeApi();
-      }, CONNECTOR_CHECK_INTERVAL_MS).unref(),
+    every(
+      clock,
+      CONNECTOR_CHECK_INTERVAL_MS,
+      background.signal,
+      async () => {
+        await checkConnectors();
+        await probeApi();
+      },
+      (error) => logger.warn({ err: error }, 'connector and API checks failed'),
     );
-    timers.push(setInterval(housekeeping, HOUSEKEEPING_INTERVAL_MS).unref());
+    every(clock, HOUSEKEEPING_INTERVAL_MS, background.signal, housekeeping, (error) =>
+      logger.warn({ err: error }, 'state housekeeping failed'),
+    );
     logger.info(
       { ops: listening.url, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
       'daemon started',
@@ -269,7 +301,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics,
       runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
       stop: async (timeoutMs = 30_000) => {
-        for (const timer of timers) clearInterval(timer);
+        background.abort();
         // Webhook intake stops first, so every event answered 2xx has been dispatched while the scheduler still
         // takes triggers; then running jobs reach a checkpoint; then connections close, within a bound, so a
         // driver stuck on a lock cannot keep the process alive.
@@ -284,7 +316,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     };
   } catch (error) {
-    for (const timer of timers) clearInterval(timer);
+    background.abort();
     await ops.close().catch(() => undefined);
     await env.close();
     throw error;
