@@ -1,0 +1,78 @@
+/**
+ * One `supply-sync` CLI process, started exactly as an operator would (`node --import tsx src/cli/main.ts ...`),
+ * with its output kept for the failure message and its operations URL read from the "status at" note.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Milliseconds from spawn to exit. */
+  elapsedMs: number;
+}
+
+export interface CliChild {
+  readonly args: readonly string[];
+  /** Resolves with the operations URL once `run` says it is serving; null if the process ends first. */
+  readonly ready: Promise<string | null>;
+  readonly exited: Promise<ExitInfo>;
+  readonly startedAt: number;
+  isRunning(): boolean;
+  kill(signal: NodeJS.Signals): void;
+  /** The last few kilobytes of stdout and stderr. */
+  output(): string;
+}
+
+const READY_PATTERN = /status at (http:\/\/[^\s/]+)\/status/;
+const KEEP_OUTPUT_CHARS = 16_000;
+
+export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliChild {
+  const startedAt = Date.now();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let running = true;
+  let resolveReady: (url: string | null) => void = () => undefined;
+  const ready = new Promise<string | null>((resolve) => (resolveReady = resolve));
+  const append = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-KEEP_OUTPUT_CHARS);
+    const match = READY_PATTERN.exec(output);
+    if (match?.[1] !== undefined) resolveReady(match[1]);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once('exit', (code, signal) => {
+      running = false;
+      resolveReady(null);
+      resolve({ code, signal, elapsedMs: Date.now() - startedAt });
+    });
+    child.once('error', (error) => {
+      output += `\nspawn error: ${error.message}`;
+    });
+  });
+  return {
+    args,
+    ready,
+    exited,
+    startedAt,
+    isRunning: () => running,
+    kill: (signal) => {
+      if (running) child.kill(signal);
+    },
+    output: () => output,
+  };
+}
+
+/** Kills a child that is still running and waits for it; used by cleanup paths so nothing outlives a test. */
+export async function killAndWait(child: CliChild | undefined): Promise<void> {
+  if (child === undefined || !child.isRunning()) return;
+  child.kill('SIGKILL');
+  await child.exited;
+}

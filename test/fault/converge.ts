@@ -1,0 +1,129 @@
+/**
+ * One convergence run of a crash scenario, with or without sandbox faults: the same seeded work is made before the
+ * daemon starts (so a faulted and a fault-free run start from identical inputs), then the real daemon receives the
+ * webhooks for it (duplicated, reordered, signed with skewed clocks when faulted), then `sync <job>` runs repeat
+ * under request faults (5xx, connection resets, 429 bursts, latency spikes) until everything has arrived.
+ */
+import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
+import { seededPrng } from '../crash/harness/prng.js';
+import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/harness/scenario.js';
+import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
+import type { FaultSettings } from '../../src/sandbox/index.js';
+
+export interface ConvergeOptions {
+  scenario: CrashScenario;
+  seed: number;
+  activityRounds: number;
+  /** Request and webhook faults; each entry is one daemon phase (e.g. skew within, then beyond tolerance). */
+  faultPhases?: Partial<FaultSettings>[];
+  daemonPhaseMs?: number;
+  maxConvergeMs?: number;
+}
+
+export interface ConvergeReport {
+  check: ScenarioCheck;
+  syncRuns: number;
+  failedSyncRuns: number;
+  durationMs: number;
+  /** Webhook deliveries the sandbox recorded, by answer status of the daemon. */
+  deliveries: Record<string, number>;
+  /** Redeliveries asked for once the daemon was listening. */
+  redelivered: number;
+}
+
+export async function runConvergence(options: ConvergeOptions): Promise<ConvergeReport> {
+  const started = Date.now();
+  const startFrom = new Date(Date.now() - 1_000).toISOString();
+  const world = await openCrashWorld({
+    side: options.scenario.side,
+    events: options.scenario.events,
+    configBody: (dir) => options.scenario.configBody(dir, startFrom),
+  });
+  let session: ScenarioSession | undefined;
+  let child: CliChild | undefined;
+  try {
+    session = await options.scenario.open(world);
+    const prng = seededPrng(options.seed);
+    for (let round = 0; round < options.activityRounds; round += 1)
+      await session.activity(prng, 'before-start');
+
+    const phases = options.faultPhases ?? [{}];
+    child = spawnCli(['run', '--config', world.configFile, '--port', '0']);
+    const opsUrl = await child.ready;
+    if (opsUrl === null) throw new Error(`the daemon did not start:\n${child.output()}`);
+    let redelivered = 0;
+    for (const phase of phases) {
+      if (Object.keys(phase).length > 0) await world.sandbox.control.setFaults(phase);
+      await world.followDaemon(opsUrl);
+      // Every event once more, now that the daemon listens (as `supply-sync webhooks recover` would ask for).
+      redelivered += await redeliverAll(world);
+      await sleep(options.daemonPhaseMs ?? 6_000);
+    }
+    child.kill('SIGTERM');
+    const exit = await child.exited;
+    if (exit.code !== 0) throw new Error(`the daemon exited with ${String(exit.code)}:\n${child.output()}`);
+    child = undefined;
+
+    let syncRuns = 0;
+    let failedSyncRuns = 0;
+    const until = Date.now() + (options.maxConvergeMs ?? 180_000);
+    while (!(await session.settled())) {
+      if (Date.now() > until) throw new Error(`no convergence: ${await session.pending()}`);
+      for (const job of options.scenario.jobs) {
+        child = spawnCli(['sync', job, '--config', world.configFile]);
+        const done = await child.exited;
+        syncRuns += 1;
+        // Under faults a run may fail outright (its retries exhausted); the next one resumes from its checkpoint.
+        if (done.code !== 0) failedSyncRuns += 1;
+        child = undefined;
+      }
+    }
+    await world.sandbox.control.clearFaults();
+    return {
+      check: await session.check(),
+      syncRuns,
+      failedSyncRuns,
+      durationMs: Date.now() - started,
+      deliveries: await deliveryStatuses(world),
+      redelivered,
+    };
+  } finally {
+    await killAndWait(child);
+    await session?.close();
+    await world.close();
+  }
+}
+
+async function redeliverAll(world: CrashWorld): Promise<number> {
+  const endpoints = await world.api.webhooks.list();
+  let count = 0;
+  for (const endpoint of endpoints.items) {
+    const latest = new Map<string, string>();
+    for await (const delivery of world.api.webhooks.deliveries(endpoint.id).items()) {
+      if (!latest.has(delivery.event_id)) latest.set(delivery.event_id, delivery.id);
+    }
+    for (const deliveryId of latest.values()) {
+      await world.api.webhooks.redeliver(endpoint.id, deliveryId);
+      count += 1;
+    }
+  }
+  return count;
+}
+
+async function deliveryStatuses(world: CrashWorld): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  const endpoints = await world.api.webhooks.list();
+  for (const endpoint of endpoints.items) {
+    for await (const delivery of world.api.webhooks.deliveries(endpoint.id).items()) {
+      const key = String(delivery.response_status ?? 'none');
+      out[key] = (out[key] ?? 0) + 1;
+    }
+  }
+  return out;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export type { CrashWorld };
