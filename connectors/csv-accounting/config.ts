@@ -1,28 +1,9 @@
 /** Config block of a `csv` accounting connector (without its `type` key). */
 import { z } from 'zod';
+import { JOURNAL_ENTRY_FIELDS, type JournalEntryField } from '../../src/connectors/journal.js';
 
-export const CSV_ENTRY_FIELDS = [
-  'batch_key',
-  'line_number',
-  'side',
-  'account',
-  'counter_account',
-  'amount',
-  'debit',
-  'credit',
-  'currency',
-  'date',
-  'value_date',
-  'period',
-  'reference',
-  'reference2',
-  'branch_code',
-  'movement_type',
-  'description',
-  'source_ids',
-] as const;
-
-export type CsvEntryField = (typeof CSV_ENTRY_FIELDS)[number];
+export const CSV_ENTRY_FIELDS = JOURNAL_ENTRY_FIELDS;
+export type CsvEntryField = JournalEntryField;
 
 const column = z.union([
   z.strictObject({ header: z.string().min(1), field: z.enum(CSV_ENTRY_FIELDS) }),

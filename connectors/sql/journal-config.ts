@@ -1,32 +1,12 @@
 import { z } from 'zod';
+import { JOURNAL_ENTRY_FIELDS, type JournalEntryField } from '../../src/connectors/journal.js';
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, {
   message: 'expected a plain table or column name (letters, digits, underscore; optional schema prefix)',
 });
 
-/** Entry fields that can be mapped to columns of the user's journal table. */
-export const journalColumnFields = [
-  'batch_key',
-  'line_number',
-  'side',
-  'account',
-  'counter_account',
-  'amount',
-  'debit',
-  'credit',
-  'currency',
-  'date',
-  'value_date',
-  'period',
-  'reference',
-  'reference2',
-  'branch_code',
-  'movement_type',
-  'description',
-  'source_ids',
-] as const;
-
-export type JournalColumnField = (typeof journalColumnFields)[number];
+export const journalColumnFields = JOURNAL_ENTRY_FIELDS;
+export type JournalColumnField = JournalEntryField;
 
 export const journalTableSchema = z
   .strictObject({

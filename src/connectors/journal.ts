@@ -41,3 +41,27 @@ export interface WriteResult {
   /** Where the batch landed, for the ledger and the export call (a file name, a table). */
   readonly location: string;
 }
+
+/** The fields of a journal entry a target can map to its own columns (a table, a CSV file). */
+export const JOURNAL_ENTRY_FIELDS = [
+  'batch_key',
+  'line_number',
+  'side',
+  'account',
+  'counter_account',
+  'amount',
+  'debit',
+  'credit',
+  'currency',
+  'date',
+  'value_date',
+  'period',
+  'reference',
+  'reference2',
+  'branch_code',
+  'movement_type',
+  'description',
+  'source_ids',
+] as const;
+
+export type JournalEntryField = (typeof JOURNAL_ENTRY_FIELDS)[number];

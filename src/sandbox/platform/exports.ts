@@ -1,4 +1,5 @@
 /** Bulk exports (part 4.14, gap G26): queued -> running -> completed/failed -> expired, files at signed URLs. */
+import { EXPORT_RESOURCES } from '../../contract/index.js';
 import type { RouteDef } from '../http/types.js';
 import { notFound, validationError } from '../http/problem.js';
 import type { PlatformContext } from './context.js';
@@ -7,18 +8,6 @@ import { newId } from './ids.js';
 import { DOWNLOAD_URL_TTL_MS, signUrl } from './signed-url.js';
 import type { ExportJob } from './state.js';
 
-export const EXPORT_RESOURCES = [
-  'orders',
-  'documents',
-  'expenses',
-  'journal_lines',
-  'suppliers',
-  'products',
-  'inventory_counts',
-  'z_reports',
-  'item_sales',
-  'card_transactions',
-];
 const EXPORT_TTL_MS = 24 * 3_600_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -61,7 +50,7 @@ function parseRequest(body: unknown): ExportJob['request'] {
     items.push({ field: 'resources', code: 'required' });
   else
     resources.forEach((r, i) => {
-      if (typeof r !== 'string' || !EXPORT_RESOURCES.includes(r))
+      if (typeof r !== 'string' || !(EXPORT_RESOURCES as readonly string[]).includes(r))
         items.push({ field: `resources[${i}]`, code: 'invalid_enum' });
     });
   const format = record['format'] ?? 'ndjson';
