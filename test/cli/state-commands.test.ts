@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
+import { WebhookSecretStore } from '../../src/webhooks/index.js';
 import { runCli, STACK_LINE } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-cli-state-'));
@@ -36,6 +37,10 @@ beforeAll(() => {
     state.runs.finish(run, 'failed', { fetched: 3 }, 'ERP unreachable');
     state.deadLetters.add('orders', 'ord_1', { id: 'ord_1' }, 'no ERP customer for buyer buy_9');
     state.deadLetters.add('orders', 'ord_2', { id: 'ord_2' }, 'no ERP item for SKU X-1');
+    let addedAt = Date.parse('2026-06-01T08:00:00Z');
+    const secrets = new WebhookSecretStore(state.kv, () => (addedAt += 1000));
+    secrets.add('we_1', 'whsec_old_one_kept_during_rotation');
+    secrets.add('we_1', 'whsec_new_one_after_rotation');
     state.cursors.save({
       stream: 'orders',
       watermarkMs: Date.parse('2026-06-01T08:00:00Z'),
@@ -118,6 +123,23 @@ describe('doctor against the embedded sandbox', () => {
       expect(stdout).toMatch(/^(OK {2}|WARN) clock skew /m);
       expect(stderr).toMatch(/\d+ failed, \d+ warnings, \d+ ok/);
       expect(stdout + stderr).not.toMatch(/svc_test_[A-Za-z0-9]{20,}/);
+    },
+  );
+
+  it(
+    'webhooks retire-secrets keeps only the newest secret of each endpoint and prints none',
+    { timeout: 90_000 },
+    async () => {
+      const result = await cli('webhooks', 'retire-secrets');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('retired 1 older signing secret');
+      expect(result.stdout + result.stderr).not.toContain('whsec_');
+      const state = openStateStore({ file: join(dir, 'state.db'), clock: systemClock });
+      try {
+        expect(new WebhookSecretStore(state.kv).activeSecrets()).toEqual(['whsec_new_one_after_rotation']);
+      } finally {
+        state.close();
+      }
     },
   );
 });

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import {
   WebhookSecretStore,
+  webhookApiFromClient,
+  type WebhookApi,
   recoverWebhookDeliveries,
   registerWebhook,
   testWebhook,
@@ -10,7 +12,6 @@ import { openApi } from '../api-access.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { openStateForChange, withState } from '../state-access.js';
-import { webhookApiOf } from '../webhook-api.js';
 import type { StateStore } from '../../state/index.js';
 
 /** The endpoint this daemon registered: the one whose secret the state file holds (or the one given). */
@@ -31,10 +32,7 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .command('webhooks')
     .description('register the webhook endpoint, send a test ping, recover missed deliveries');
 
-  const withApi = async <T>(
-    command: Command,
-    use: (state: StateStore, api: ReturnType<typeof webhookApiOf>) => Promise<T>,
-  ) => {
+  const withApi = async <T>(command: Command, use: (state: StateStore, api: WebhookApi) => Promise<T>) => {
     const { config } = await loadCliConfig(context, globalOptions(command).config);
     if (config.api.sandbox === 'embedded') {
       // An embedded sandbox lives only as long as this command: an endpoint registered in it would vanish at once.
@@ -48,7 +46,7 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     try {
       return await withState(
         () => openStateForChange(config.state.path),
-        (state) => use(state, webhookApiOf(access.api)),
+        (state) => use(state, webhookApiFromClient(access.api.webhooks)),
       );
     } finally {
       await access.close();
@@ -78,6 +76,20 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
       context.output.line(
         `${result.created ? 'created' : 'updated'} webhook endpoint ${result.endpoint.id} for ${result.endpoint.url} (${result.endpoint.status})`,
       );
+    });
+
+  webhooks
+    .command('retire-secrets')
+    .description(
+      'after a secret rotation: keep only the newest signing secret of each endpoint in the state file',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const { config } = await loadCliConfig(context, globalOptions(command).config);
+      const retired = await withState(
+        () => openStateForChange(config.state.path),
+        (state) => new WebhookSecretStore(state.kv).retireOlder(),
+      );
+      context.output.line(`retired ${retired} older signing secret${retired === 1 ? '' : 's'}`);
     });
 
   webhooks

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookApiOf } from '../../src/cli/webhook-api.js';
 import { createApiClient } from '../../src/client/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -14,6 +13,7 @@ import {
   registerWebhook,
   testWebhook,
   WebhookSecretStore,
+  webhookApiFromClient,
 } from '../../src/webhooks/index.js';
 
 let sandbox: RunningSandbox;
@@ -49,7 +49,7 @@ describe('webhook commands through the API client adapter, against the sandbox o
     async () => {
       const client = createApiClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.supplier });
       try {
-        const api = webhookApiOf(client);
+        const api = webhookApiFromClient(client.webhooks);
         const secrets = new WebhookSecretStore(state.kv);
         const first = await registerWebhook(api, { url: receiverUrl, events: ['order.created'], secrets });
         expect(first.created).toBe(true);
