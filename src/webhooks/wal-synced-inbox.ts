@@ -69,7 +69,7 @@ export class WalSyncedInbox implements InboxStore {
   }
 
   private async syncWal(): Promise<void> {
-    // The WAL file lives as long as any connection is open, so one handle serves every sync.
+    // The WAL file lives as long as a connection is open, so one handle serves every sync.
     this.wal ??= open(this.walPath, 'r+');
     await (await this.wal).datasync();
   }

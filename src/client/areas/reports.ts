@@ -25,7 +25,7 @@ export function createReportsApi(ctx: ClientContext) {
       const { from, to, group_by } = options;
       return report('/reports/purchases', parsers.purchasesReport, { from, to, group_by }, options);
     },
-    /** group_by: any of category, branch, purchase_type (sent comma-separated). */
+    /** group_by: one or more of category, branch, purchase_type (sent comma-separated). */
     expenses(
       options: RequiredRange & { group_by?: readonly string[] } & CallOptions,
     ): Promise<ExpensesReport> {
