@@ -1,7 +1,7 @@
 /** Supplier orders: list, get (with ETag), confirm, acknowledge, reject (part 4.3, G1-G3, G6). */
 import { etagFor } from '../../http/etag.js';
 import { inDateRange, parseDateRange } from '../../http/paging.js';
-import type { Reply, RouteDef } from '../../http/types.js';
+import type { Reply, RequestContext, RouteDef } from '../../http/types.js';
 import type { DomainEnv } from '../env.js';
 import { acknowledgeOrder, confirmOrder, rejectOrder } from '../order-confirmation.js';
 import { getSupplierOrder, orderView, viewOptions, visibleToSupplier } from '../orders.js';
@@ -30,6 +30,23 @@ export const orderDate = (order: Order): string => order.sent_at ?? order.create
 export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
   const base = { accountType: 'supplier', group: SUPPLIER_GROUP } as const;
   const orderId = (params: Readonly<Record<string, string>>): string => params['order_id'] ?? '';
+  /** POST /supplier/orders/:order_id/<verb> (G1-G3): owner check, 404 for an unknown order, then the operation. */
+  const orderOperation = (
+    verb: 'confirm' | 'acknowledge' | 'reject',
+    run: (ctx: RequestContext, id: string) => Order,
+  ): RouteDef => ({
+    ...base,
+    method: 'POST',
+    path: `/supplier/orders/:order_id/${verb}`,
+    scope: 'supplier.orders:write',
+    idempotency: 'optional',
+    handle: (ctx) => {
+      const id = orderId(ctx.params);
+      requireOwner(isDemoSupplier(ctx), 'Order', id);
+      getSupplierOrder(env, id);
+      return orderReply(run(ctx, id), null);
+    },
+  });
   return [
     {
       ...base,
@@ -64,59 +81,14 @@ export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
         return orderReply(getSupplierOrder(env, orderId(ctx.params)), ctx.query.get('expand'));
       },
     },
-    {
-      ...base,
-      method: 'POST',
-      path: '/supplier/orders/:order_id/confirm',
-      scope: 'supplier.orders:write',
-      idempotency: 'optional',
-      handle: (ctx) => {
-        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
-        getSupplierOrder(env, orderId(ctx.params));
-        const order = confirmOrder(
-          env,
-          orderId(ctx.params),
-          parseBody(ConfirmBody, ctx.body),
-          callerActor(ctx),
-        );
-        return orderReply(order, null);
-      },
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: '/supplier/orders/:order_id/acknowledge',
-      scope: 'supplier.orders:write',
-      idempotency: 'optional',
-      handle: (ctx) => {
-        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
-        getSupplierOrder(env, orderId(ctx.params));
-        const order = acknowledgeOrder(
-          env,
-          orderId(ctx.params),
-          parseBody(AcknowledgeBody, ctx.body),
-          callerActor(ctx),
-        );
-        return orderReply(order, null);
-      },
-    },
-    {
-      ...base,
-      method: 'POST',
-      path: '/supplier/orders/:order_id/reject',
-      scope: 'supplier.orders:write',
-      idempotency: 'optional',
-      handle: (ctx) => {
-        requireOwner(isDemoSupplier(ctx), 'Order', orderId(ctx.params));
-        getSupplierOrder(env, orderId(ctx.params));
-        const order = rejectOrder(
-          env,
-          orderId(ctx.params),
-          parseBody(RejectBody, ctx.body).reason,
-          callerActor(ctx),
-        );
-        return orderReply(order, null);
-      },
-    },
+    orderOperation('confirm', (ctx, id) =>
+      confirmOrder(env, id, parseBody(ConfirmBody, ctx.body), callerActor(ctx)),
+    ),
+    orderOperation('acknowledge', (ctx, id) =>
+      acknowledgeOrder(env, id, parseBody(AcknowledgeBody, ctx.body), callerActor(ctx)),
+    ),
+    orderOperation('reject', (ctx, id) =>
+      rejectOrder(env, id, parseBody(RejectBody, ctx.body).reason, callerActor(ctx)),
+    ),
   ];
 }
