@@ -33,8 +33,11 @@ import { sandboxControl } from './control/client.js';
 import type { RunningSandbox, SandboxOptions } from './options.js';
 import { describeKeys } from './keys-info.js';
 
-// Coalesces saves: a domain snapshot is several hundred kB, so at most five saves a second under load.
+// Coalesces saves: a small domain snapshot is several hundred kB, so at most five saves a second under load. A
+// large one (a million journal lines is over a gigabyte of JSON) takes seconds to write, so the wait after a save
+// grows with it: at most a fifth of the time goes to saving.
 const SAVE_DELAY_MS = 200;
+const SAVE_SHARE = 5;
 const PRUNE_EVERY_MS = 5_000;
 
 export async function composeSandbox(options: SandboxOptions): Promise<RunningSandbox> {
@@ -47,9 +50,13 @@ export async function composeSandbox(options: SandboxOptions): Promise<RunningSa
   let kickPending = false;
   const onError = options.onError ?? ((error: unknown) => console.error('sandbox: unexpected error', error));
 
+  let saveDelayMs = SAVE_DELAY_MS;
   const save = () => {
     saveTimer = null;
-    stateFile?.save(state.snapshot(), domain?.snapshot());
+    if (!stateFile) return;
+    const started = performance.now();
+    stateFile.save(state.snapshot(), domain?.liveSnapshot?.() ?? domain?.snapshot());
+    saveDelayMs = Math.max(SAVE_DELAY_MS, (performance.now() - started) * (SAVE_SHARE - 1));
   };
   const ctx: PlatformContext = {
     state,
@@ -64,7 +71,7 @@ export async function composeSandbox(options: SandboxOptions): Promise<RunningSa
       return domain;
     },
     markDirty: () => {
-      if (stateFile && !saveTimer) saveTimer = setTimeout(save, SAVE_DELAY_MS);
+      if (stateFile && !saveTimer) saveTimer = setTimeout(save, saveDelayMs);
     },
     putBlob: (id, data) => {
       state.blobs.set(id, data);

@@ -1,9 +1,14 @@
-/** POST /accounting/exports (G12): marks approved journal lines exported, all or nothing. */
+/**
+ * POST /accounting/exports (G12): marks approved journal lines exported, all or nothing. Costs about the lines it
+ * names: it reports the rows it changes to the list indexes itself (see list-index.ts).
+ */
 import type { DomainEnv } from './env.js';
 import { newId, nowIso, raiseToBuyer, stampAfter } from './env.js';
 import { documentEventData } from './documents.js';
 import { conflict, invalid, notFound, type ValidationItem } from './errors.js';
-import type { ExportBatch } from './types.js';
+import { linesOfSource } from './journal.js';
+import { noteRowsWritten } from './list-index.js';
+import type { Expense, ExportBatch, JournalLine, PurchaseDocument } from './types.js';
 
 export interface ExportInput {
   journal_line_ids: readonly string[];
@@ -16,8 +21,12 @@ function check(env: DomainEnv, ids: readonly string[]): void {
   const exported: ValidationItem[] = [];
   const seen = new Set<string>();
   ids.forEach((id, index) => {
-    const field = `journal_line_ids[${index}]`;
     const line = env.state.journalLines[id];
+    if (line?.status === 'approved_for_export' && !seen.has(id)) {
+      seen.add(id);
+      return;
+    }
+    const field = `journal_line_ids[${index}]`;
     if (seen.has(id))
       invalidItems.push({ field, code: 'duplicate', message: `Journal line ${id} is listed twice.` });
     seen.add(id);
@@ -59,6 +68,7 @@ export function exportJournalLines(
     exported_by: { client_id: client.clientId, client_name: client.clientName },
   };
   const touchedSources = new Set<string>();
+  const lines: JournalLine[] = [];
   for (const id of input.journal_line_ids) {
     const line = env.state.journalLines[id];
     if (!line) continue;
@@ -67,35 +77,39 @@ export function exportJournalLines(
     line.exported_at = now;
     line.updated_at = stampAfter(env, line.updated_at);
     touchedSources.add(line.document_id);
+    lines.push(line);
   }
   env.state.exportBatches[batch.id] = batch;
+  noteRowsWritten(env, env.state.journalLines, lines);
   completeSources(env, touchedSources, now);
   return batch;
 }
 
 /** A document or expense whose journal lines are all exported becomes exported itself. */
 function completeSources(env: DomainEnv, sourceIds: ReadonlySet<string>, now: string): void {
-  const pending = new Set<string>();
-  for (const line of Object.values(env.state.journalLines)) {
-    if (sourceIds.has(line.document_id) && line.status !== 'exported') pending.add(line.document_id);
-  }
+  const documents: PurchaseDocument[] = [];
+  const expenses: Expense[] = [];
   for (const sourceId of sourceIds) {
-    if (pending.has(sourceId)) continue;
+    if (linesOfSource(env, sourceId).some((line) => line.status !== 'exported')) continue;
     const doc = env.state.documents[sourceId];
     if (doc && doc.export_status !== 'exported') {
       doc.buyer_status = 'exported';
       doc.export_status = 'exported';
       doc.exported_at = now;
       doc.updated_at = stampAfter(env, doc.updated_at);
-      raiseToBuyer(env, 'document.updated', documentEventData(doc));
+      documents.push(doc);
+      raiseToBuyer(env, 'document.updated', () => documentEventData(doc));
     }
     const expense = env.state.expenses[sourceId];
     if (expense && expense.status !== 'exported') {
       expense.status = 'exported';
       expense.exported_at = now;
       expense.updated_at = stampAfter(env, expense.updated_at);
+      expenses.push(expense);
     }
   }
+  noteRowsWritten(env, env.state.documents, documents);
+  noteRowsWritten(env, env.state.expenses, expenses);
 }
 
 export function getExportBatch(env: DomainEnv, batchId: string): ExportBatch {

@@ -56,8 +56,8 @@ export function receiveDocument(
   doc.differences = differences;
   const now = stampAfter(env, doc.updated_at);
   move(doc, differences.length > 0 ? 'received_with_differences' : 'received', now);
-  raiseToSupplier(env, 'document.received', documentEventData(doc));
-  raiseToBuyer(env, 'document.updated', documentEventData(doc));
+  raiseToSupplier(env, 'document.received', () => documentEventData(doc));
+  raiseToBuyer(env, 'document.updated', () => documentEventData(doc));
   return doc;
 }
 
@@ -67,8 +67,8 @@ export function disputeDocument(env: DomainEnv, documentId: string): PurchaseDoc
   if (!RECEIVED.has(doc.buyer_status))
     throw conflict(`Document ${documentId} cannot be disputed from status ${doc.buyer_status}.`);
   move(doc, 'disputed', stampAfter(env, doc.updated_at));
-  raiseToSupplier(env, 'document.disputed', documentEventData(doc));
-  raiseToBuyer(env, 'document.updated', documentEventData(doc));
+  raiseToSupplier(env, 'document.disputed', () => documentEventData(doc));
+  raiseToBuyer(env, 'document.updated', () => documentEventData(doc));
   return doc;
 }
 
@@ -117,8 +117,8 @@ export function approveDocument(
   doc.export_status = 'approved_for_export';
   const lines = doc.type === 'delivery_note' ? [] : journalForDocument(env, doc);
   if (announce) {
-    raiseToSupplier(env, 'document.approved_for_export', documentEventData(doc));
-    raiseToBuyer(env, 'document.updated', documentEventData(doc));
+    raiseToSupplier(env, 'document.approved_for_export', () => documentEventData(doc));
+    raiseToBuyer(env, 'document.updated', () => documentEventData(doc));
     announceApproved(
       env,
       lines.map((line) => line.id),
@@ -139,6 +139,6 @@ export function payDocument(env: DomainEnv, documentId: string, full: boolean): 
   doc.payment_status = next;
   if (next === 'paid') doc.paid_at = now;
   doc.updated_at = now;
-  raiseToBuyer(env, 'document.updated', documentEventData(doc));
+  raiseToBuyer(env, 'document.updated', () => documentEventData(doc));
   return doc;
 }

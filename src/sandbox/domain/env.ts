@@ -6,6 +6,19 @@ import type { DomainState } from './state.js';
 export interface DomainEnv {
   state: DomainState;
   services: DomainServices;
+  /** Events are counted but neither built nor sent (bulk seeding, which announces its result once). */
+  muted?: boolean;
+}
+
+/**
+ * The values of a large record. Same as Object.values, several times faster on records with many keys (V8 keeps
+ * those as dictionaries, and Object.values takes a slow path on each key): seconds saved at a million rows.
+ */
+export function valuesOf<T>(record: Readonly<Record<string, T>>): T[] {
+  const keys = Object.keys(record);
+  const values = new Array<T>(keys.length);
+  for (let index = 0; index < keys.length; index++) values[index] = record[keys[index] as string] as T;
+  return values;
 }
 
 export function newId(env: DomainEnv, prefix: string): string {
@@ -17,14 +30,18 @@ export function newId(env: DomainEnv, prefix: string): string {
 export const nowIso = (env: DomainEnv): string => new Date(env.services.clock.now()).toISOString();
 export const today = (env: DomainEnv): string => nowIso(env).slice(0, 10);
 
-export function raise(env: DomainEnv, event: RaisedEvent): void {
-  env.state.eventCounts[event.type] = (env.state.eventCounts[event.type] ?? 0) + 1;
-  env.services.raise(event);
+/** An event's data, or a function that builds it (skipped when the environment is muted). */
+export type EventData = RaisedEvent['data'] | (() => RaisedEvent['data']);
+
+export function raise(env: DomainEnv, type: string, accountId: string, data: EventData): void {
+  env.state.eventCounts[type] = (env.state.eventCounts[type] ?? 0) + 1;
+  if (env.muted === true) return;
+  env.services.raise({ type, accountId, data: typeof data === 'function' ? data() : data });
 }
-export const raiseToSupplier = (env: DomainEnv, type: string, data: RaisedEvent['data']): void =>
-  raise(env, { type, accountId: DEMO_SUPPLIER_ACCOUNT_ID, data });
-export const raiseToBuyer = (env: DomainEnv, type: string, data: RaisedEvent['data']): void =>
-  raise(env, { type, accountId: DEMO_BUYER_ACCOUNT_ID, data });
+export const raiseToSupplier = (env: DomainEnv, type: string, data: EventData): void =>
+  raise(env, type, DEMO_SUPPLIER_ACCOUNT_ID, data);
+export const raiseToBuyer = (env: DomainEnv, type: string, data: EventData): void =>
+  raise(env, type, DEMO_BUYER_ACCOUNT_ID, data);
 
 /**
  * Deep copy with the result of a JSON round trip (undefined and function members dropped, non-finite numbers to
@@ -77,5 +94,12 @@ const isSkippedByJson = (value: unknown): boolean =>
 export function stampAfter(env: DomainEnv, previous: string | undefined): string {
   const now = env.services.clock.now();
   const last = previous === undefined ? Number.NEGATIVE_INFINITY : Date.parse(previous);
-  return new Date(Number.isNaN(last) ? now : Math.max(now, last + 1)).toISOString();
+  return isoOf(Number.isNaN(last) ? now : Math.max(now, last + 1));
+}
+
+// Bulk writes stamp thousands of rows with the same millisecond: format it once.
+let lastFormatted = { ms: Number.NaN, iso: '' };
+function isoOf(ms: number): string {
+  if (ms !== lastFormatted.ms) lastFormatted = { ms, iso: new Date(ms).toISOString() };
+  return lastFormatted.iso;
 }

@@ -4,7 +4,7 @@
  * counts with the credit side. Balanced by construction.
  */
 import type { DomainEnv } from './env.js';
-import { newId, nowIso, raiseToBuyer } from './env.js';
+import { newId, nowIso, raiseToBuyer, valuesOf } from './env.js';
 import { cents, money, sum } from './money.js';
 import { INPUT_VAT_ACCOUNT } from './seed/reference.js';
 import type { JournalLine } from './types.js';
@@ -125,7 +125,45 @@ export function buildJournalLines(
       null,
     ),
   );
-  for (const line of lines) env.state.journalLines[line.id] = line;
+  const bySource = sourceIndex(env.state.journalLines);
+  for (const line of lines) {
+    env.state.journalLines[line.id] = line;
+    addToSource(bySource, line);
+  }
+  return lines;
+}
+
+/**
+ * Line ids by document or expense, per journal-line collection: built on first use (usually while the collection
+ * is still small), then kept by `buildJournalLines`, the only place lines are added. Finding one source's lines
+ * then costs those lines, not a scan of them all.
+ */
+const lineIdsBySource = new WeakMap<Record<string, JournalLine>, Map<string, string[]>>();
+
+function addToSource(bySource: Map<string, string[]>, line: JournalLine): void {
+  const ids = bySource.get(line.document_id);
+  if (ids) ids.push(line.id);
+  else bySource.set(line.document_id, [line.id]);
+}
+
+/** The journal lines of one document or expense. */
+function sourceIndex(collection: Record<string, JournalLine>): Map<string, string[]> {
+  let bySource = lineIdsBySource.get(collection);
+  if (bySource === undefined) {
+    bySource = new Map();
+    for (const line of valuesOf(collection)) addToSource(bySource, line);
+    lineIdsBySource.set(collection, bySource);
+  }
+  return bySource;
+}
+
+export function linesOfSource(env: DomainEnv, sourceId: string): JournalLine[] {
+  const collection = env.state.journalLines;
+  const lines: JournalLine[] = [];
+  for (const id of sourceIndex(collection).get(sourceId) ?? []) {
+    const line = collection[id];
+    if (line !== undefined && line.document_id === sourceId) lines.push(line);
+  }
   return lines;
 }
 

@@ -7,11 +7,13 @@
  * is the first row the cursor's rule admits (after (at, id) in the fallback, or from the first row at the cursor's
  * timestamp when the cursor carries its tied ids), and every scanned row is still tested with that same rule.
  *
- * The index follows the collection through `sync`, which the caller runs after anything may have changed (the
- * domain does so when its mutation counter moved). A sync is O(n) when nothing moved and
- * O(n + k log k) when k rows were added or re-stamped. Rows' other fields are read live, so filters see the current
- * values; a row whose position changed without a sync is noticed during the scan and triggers one.
- * Ids must be unique within the collection.
+ * The index follows the collection in two ways. `writeAll` takes rows the caller knows it added or changed, in
+ * O(log n) each: the cheap path for writers that report their rows. `sync` compares the whole collection and is for
+ * everything else (the domain runs it when a write it was not told about may have happened): O(n) when nothing
+ * moved and O(n + k log k) when k rows were added or re-stamped. Rows' other fields are read live, so filters see
+ * the current values; a row whose position changed without either is noticed during the scan and triggers a sync.
+ * `belongs` narrows the index to the rows it accepts (a partition, e.g. one status), re-tested on every write and
+ * sync. Ids must be unique within the collection.
  */
 import {
   compareKeys,
@@ -23,9 +25,9 @@ import {
   type KeyedItem,
   type Page,
   type PageParams,
-  type PagePosition,
   type SortKey,
 } from './paging.js';
+import { SortedBlocks } from './sorted-blocks.js';
 
 interface Entry<T> extends KeyedItem<T> {
   /** The sync that last saw this row in the collection. */
@@ -33,17 +35,26 @@ interface Entry<T> extends KeyedItem<T> {
 }
 
 export class PageIndex<T> {
-  private entries: Entry<T>[] = [];
+  private readonly entries = new SortedBlocks<Entry<T>>((a, b) => compareKeys(a.key, b.key));
   private readonly byId = new Map<string, Entry<T>>();
   private generation = 0;
 
-  /** `source` yields the whole collection (any order); `positionOf` gives each row's (sort value, id). */
+  /**
+   * `source` yields the whole collection (any order); `atOf` and `idOf` give each row's sort value and id (plain
+   * reads: they run for every row a page scans).
+   */
   constructor(
     private readonly source: () => Iterable<T>,
-    private readonly positionOf: (item: T) => PagePosition,
+    private readonly atOf: (item: T) => string,
+    private readonly idOf: (item: T) => string,
+    private readonly belongs: (item: T) => boolean = () => true,
   ) {}
 
-  /** Brings the index up to date with the collection. */
+  private keyOfItem(item: T): SortKey {
+    return keyOf({ at: this.atOf(item), id: this.idOf(item) });
+  }
+
+  /** Brings the index up to date with the whole collection. */
   sync(): void {
     const items = this.source();
     this.generation += 1;
@@ -51,15 +62,16 @@ export class PageIndex<T> {
     const fresh: Entry<T>[] = [];
     let count = 0;
     for (const item of items) {
+      if (!this.belongs(item)) continue;
       count += 1;
-      const position = this.positionOf(item);
-      const existing = this.byId.get(position.id);
-      if (existing !== undefined && existing.item === item && existing.key.at === position.at) {
+      const id = this.idOf(item);
+      const existing = this.byId.get(id);
+      if (existing !== undefined && existing.item === item && existing.key.at === this.atOf(item)) {
         existing.seenIn = generation;
         continue;
       }
-      const entry: Entry<T> = { item, key: keyOf(position), seenIn: generation };
-      this.byId.set(position.id, entry);
+      const entry: Entry<T> = { item, key: this.keyOfItem(item), seenIn: generation };
+      this.byId.set(id, entry);
       fresh.push(entry);
     }
     const removed = this.byId.size - count;
@@ -69,14 +81,36 @@ export class PageIndex<T> {
     }
     fresh.sort((a, b) => compareKeys(a.key, b.key));
     // A re-stamped row's old entry was not seen in this sync (its fresh entry replaced it), so it drops out here.
-    const kept = this.entries.filter((entry) => entry.seenIn === generation);
-    this.entries = merge(kept, fresh);
+    const kept = this.entries.toArray().filter((entry) => entry.seenIn === generation);
+    this.entries.reset(merge(kept, fresh));
+  }
+
+  /** Takes in rows that were added or changed (position or `belongs`); rows outside the index are dropped. */
+  writeAll(items: readonly T[]): void {
+    const latest = new Map<string, T>();
+    for (const item of items) latest.set(this.idOf(item), item);
+    const stale: Entry<T>[] = [];
+    const fresh: Entry<T>[] = [];
+    for (const [id, item] of latest) {
+      const existing = this.byId.get(id);
+      const belongs = this.belongs(item);
+      if (existing !== undefined) {
+        if (belongs && existing.item === item && existing.key.at === this.atOf(item)) continue;
+        stale.push(existing);
+        this.byId.delete(id);
+      }
+      if (!belongs) continue;
+      const entry: Entry<T> = { item, key: this.keyOfItem(item), seenIn: this.generation };
+      this.byId.set(id, entry);
+      fresh.push(entry);
+    }
+    this.entries.removeAll(stale);
+    for (const entry of fresh) this.entries.insert(entry);
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.entries.size;
   }
-
   /**
    * One page after the cursor of `query`, holding only rows for which `matches` is true. `startAt` (optional)
    * skips every row whose sort key is not after it: the bound of an `updated_since` filter, which `matches` must
@@ -103,46 +137,34 @@ export class PageIndex<T> {
   ): Page<T> | 'moved' {
     const cursor = cursorOf(params);
     const { after, tied } = cursor;
-    let start = 0;
-    if (after !== null) {
+    const start = this.entries.seek((entry) => {
       // With tied ids, rows at the cursor's timestamp not yet returned may have any id: start at its first row.
-      start = tied === null ? this.firstAfter(after, true) : this.firstAfter(after, false);
-    }
-    if (startAt !== null) start = Math.max(start, this.firstAfter(startAt, false, true));
+      if (
+        after !== null &&
+        (tied === null ? compareKeys(entry.key, after) <= 0 : compareTimes(entry.key, after) < 0)
+      )
+        return true;
+      return startAt !== null && compareTimes(entry.key, startAt) <= 0;
+    });
     const pageRows: Entry<T>[] = [];
     let hasMore = false;
-    for (let index = start; index < this.entries.length; index++) {
-      const entry = this.entries[index];
-      if (entry === undefined) break;
-      if (this.positionOf(entry.item).at !== entry.key.at) return 'moved';
-      if (after !== null && !isAfter(entry.key, after, tied)) continue;
-      if (!matches(entry.item)) continue;
+    let moved = false;
+    this.entries.forEachFrom(start, (entry) => {
+      if (this.atOf(entry.item) !== entry.key.at) {
+        moved = true;
+        return false;
+      }
+      if (after !== null && !isAfter(entry.key, after, tied)) return true;
+      if (!matches(entry.item)) return true;
       if (pageRows.length === params.limit) {
         hasMore = true;
-        break;
+        return false;
       }
       pageRows.push(entry);
-    }
+      return true;
+    });
+    if (moved) return 'moved';
     return pageOf(pageRows, hasMore, cursor);
-  }
-
-  /**
-   * Index of the first entry past `bound`: by (sort value, id) when `byId`, else the first at or after its sort
-   * value (or strictly after it, with `strictTime`).
-   */
-  private firstAfter(bound: SortKey, byId: boolean, strictTime = false): number {
-    let low = 0;
-    let high = this.entries.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const entry = this.entries[middle];
-      if (entry === undefined) break;
-      const order = byId ? compareKeys(entry.key, bound) : compareTimes(entry.key, bound);
-      const before = byId || strictTime ? order <= 0 : order < 0;
-      if (before) low = middle + 1;
-      else high = middle;
-    }
-    return low;
   }
 }
 

@@ -9,9 +9,25 @@ function encode(bytes: Buffer, length: number): string {
   return out;
 }
 
+// Random bytes drawn in blocks: one call per id was a visible cost when an export raises thousands of events.
+const POOL_SIZE = 65_536;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomCharacters(length: number): string {
+  if (poolOffset + length > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  let out = '';
+  for (let i = poolOffset; i < poolOffset + length; i++) out += ALPHABET[(pool[i] ?? 0) % ALPHABET.length];
+  poolOffset += length;
+  return out;
+}
+
 /** `prefix_` followed by 20 random characters. */
 export function newId(prefix: string): string {
-  return `${prefix}_${encode(randomBytes(20), 20)}`;
+  return `${prefix}_${randomCharacters(20)}`;
 }
 
 /** Random string of `length` characters; derived from `seed` and `label` when a seed is given. */

@@ -1,4 +1,10 @@
-/** The --state file: one SQLite database with the platform and domain snapshots and the stored blobs. */
+/**
+ * The --state file: one SQLite database with the platform and domain snapshots and the stored blobs.
+ *
+ * The domain snapshot is stored in parts, one row per top-level field and, for large collections (records of
+ * many rows), one row per CHUNK_ROWS rows: a single JSON text of a sandbox with a million journal lines is longer
+ * than a JavaScript string can be. A file written as one 'domain' row (before parts) still loads.
+ */
 import Database from 'better-sqlite3';
 import type { PlatformSnapshot } from './state.js';
 
@@ -23,7 +29,6 @@ export class StateFile {
   load(): SavedState | null {
     const rows = this.db.prepare('SELECT name, json FROM snapshot').all() as { name: string; json: string }[];
     const platform = rows.find((row) => row.name === 'platform');
-    const domain = rows.find((row) => row.name === 'domain');
     if (!platform) return null;
     const blobs = new Map<string, Buffer>();
     for (const row of this.db.prepare('SELECT id, data FROM blob').all() as { id: string; data: Buffer }[]) {
@@ -31,18 +36,17 @@ export class StateFile {
     }
     return {
       platform: JSON.parse(platform.json) as PlatformSnapshot,
-      domain: domain ? (JSON.parse(domain.json) as unknown) : undefined,
+      domain: joinDomain(rows),
       blobs,
     };
   }
 
   save(platform: PlatformSnapshot, domain: unknown): void {
-    const upsert = this.db.prepare(
-      'INSERT INTO snapshot (name, json) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET json = excluded.json',
-    );
+    const insert = this.db.prepare('INSERT INTO snapshot (name, json) VALUES (?, ?)');
     this.db.transaction(() => {
-      upsert.run('platform', JSON.stringify(platform));
-      upsert.run('domain', JSON.stringify(domain ?? null));
+      this.db.prepare('DELETE FROM snapshot').run();
+      insert.run('platform', JSON.stringify(platform));
+      for (const [name, json] of splitDomain(domain)) insert.run(name, json);
     })();
   }
 
@@ -61,4 +65,51 @@ export class StateFile {
   close(): void {
     this.db.close();
   }
+}
+
+const CHUNK_ROWS = 50_000;
+/** Part rows: `domain.<field>` for a whole field, `domain.<field>#<n>` for the n-th chunk of a large record. */
+const PART = /^domain\.(.+?)(?:#(\d+))?$/;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function* splitDomain(domain: unknown): Generator<[string, string]> {
+  if (!isRecord(domain)) {
+    yield ['domain', JSON.stringify(domain ?? null)];
+    return;
+  }
+  for (const [field, value] of Object.entries(domain)) {
+    if (value === undefined || typeof value === 'function') continue;
+    const keys = isRecord(value) ? Object.keys(value) : [];
+    if (keys.length <= CHUNK_ROWS) {
+      yield [`domain.${field}`, JSON.stringify(value)];
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    for (let start = 0; start < keys.length; start += CHUNK_ROWS) {
+      const chunk: Record<string, unknown> = {};
+      for (const key of keys.slice(start, start + CHUNK_ROWS)) chunk[key] = record[key];
+      yield [`domain.${field}#${start / CHUNK_ROWS}`, JSON.stringify(chunk)];
+    }
+  }
+}
+
+function joinDomain(rows: readonly { name: string; json: string }[]): unknown {
+  const whole = rows.find((row) => row.name === 'domain');
+  if (whole) return JSON.parse(whole.json) as unknown;
+  const parts = rows
+    .map((row) => ({ row, match: PART.exec(row.name) }))
+    .filter((part) => part.match !== null);
+  if (parts.length === 0) return undefined;
+  const chunkOf = (match: RegExpExecArray | null) => Number(match?.[2] ?? -1);
+  parts.sort((a, b) => chunkOf(a.match) - chunkOf(b.match));
+  const domain: Record<string, unknown> = {};
+  for (const { row, match } of parts) {
+    const field = match?.[1] ?? '';
+    const value = JSON.parse(row.json) as unknown;
+    if (match?.[2] === undefined) domain[field] = value;
+    else domain[field] = Object.assign((domain[field] as Record<string, unknown> | undefined) ?? {}, value);
+  }
+  return domain;
 }

@@ -24,6 +24,8 @@ const MAX_DELIVERIES_KEPT = 50_000;
 
 export class WebhookDispatcher {
   private readonly busy = new Set<string>();
+  /** The events map being trimmed and an iterator over it positioned at its oldest entry. */
+  private eviction: { events: Map<string, EventEnvelope>; keys: MapIterator<string> } | null = null;
   private readonly sending = new Set<Promise<void>>();
   private closed = false;
   faults: WebhookFaults = NO_FAULTS;
@@ -118,11 +120,19 @@ export class WebhookDispatcher {
   }
 
   private storeEvent(envelope: EventEnvelope): void {
-    this.ctx.state.events.set(envelope.id, envelope);
-    if (this.ctx.state.events.size > MAX_EVENTS_KEPT) {
-      const oldest = this.ctx.state.events.keys().next();
-      if (!oldest.done) this.ctx.state.events.delete(oldest.value);
+    const events = this.ctx.state.events;
+    events.set(envelope.id, envelope);
+    if (events.size <= MAX_EVENTS_KEPT) return;
+    // One iterator kept from call to call yields the oldest event each time. A fresh keys().next() after
+    // deleting the first entries walks over their holes: O(events dropped) per call, which thousands of
+    // events per export request made a visible cost.
+    if (this.eviction?.events !== events) this.eviction = { events, keys: events.keys() };
+    let oldest = this.eviction.keys.next();
+    if (oldest.done === true) {
+      this.eviction.keys = events.keys();
+      oldest = this.eviction.keys.next();
     }
+    if (oldest.done !== true) events.delete(oldest.value);
   }
 
   private queueAttempt(

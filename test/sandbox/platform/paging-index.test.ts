@@ -10,7 +10,7 @@ import {
   type PagePosition,
 } from '../../../src/sandbox/http/paging.js';
 import { PageIndex } from '../../../src/sandbox/http/page-index.js';
-import { indexedPage, noteMutation } from '../../../src/sandbox/domain/list-index.js';
+import { indexedPage, noteMutation, noteRowsWritten } from '../../../src/sandbox/domain/list-index.js';
 import type { DomainEnv } from '../../../src/sandbox/domain/env.js';
 import { emptyState } from '../../../src/sandbox/domain/state.js';
 import type { DomainServices } from '../../../src/sandbox/http/types.js';
@@ -161,6 +161,72 @@ describe('sandbox page index', () => {
     );
   });
 
+  it('gives the reference pages when writers report their rows, scanning one status partition or all rows', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(3), fc.boolean()), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom<'a' | 'b' | null>(null, 'a', 'b'),
+        fc.boolean(),
+        fc.option(fc.nat(4), { nil: null }),
+        fc.array(fc.array(mutationArb, { maxLength: 3 }), { maxLength: 30 }),
+        (seedRows, limit, status, otherReader, sinceMs, mutationsPerPage) => {
+          const collection: Record<string, Row> = {};
+          seedRows.forEach(([time, isA], i) => {
+            const id = `r${String(i * 2).padStart(3, '0')}`;
+            collection[id] = { id, updated_at: at(time), status: isA ? 'a' : 'b' };
+          });
+          let clock = 3;
+          const env = testEnv();
+          const matches = (row: Row) => status === null || row.status === status;
+          const partition = status === null ? null : { field: 'status' as const, value: status };
+          let cursor: string | null = null;
+          for (let page = 0; page < 200; page++) {
+            const query = new URLSearchParams({ limit: String(limit) });
+            if (sinceMs !== null) query.set('updated_since', at(sinceMs));
+            if (cursor !== null) query.set('cursor', cursor);
+            const expected = referenceByUpdatedAt(Object.values(collection), query, matches);
+            const actual = indexedPage(env, collection, query, matches, partition);
+            expect(summary(actual)).toEqual(summary(expected));
+            // Another reader keeps the other indexes of the collection in use, so reported writes reach them too.
+            if (otherReader) indexedPage(env, collection, new URLSearchParams(), () => true);
+            cursor = actual.next_cursor;
+            if (cursor === null) break;
+            const rows = () => Object.values(collection);
+            // Reported in one batch per page, a row possibly more than once.
+            const written: Row[] = [];
+            for (const mutation of mutationsPerPage[page] ?? []) {
+              if (mutation.kind === 'insert') {
+                clock += mutation.tick;
+                const id = `r${String(mutation.slot * 2 + 1).padStart(3, '0')}_${page}`;
+                const row: Row = { id, updated_at: at(clock), status: mutation.slot % 2 ? 'a' : 'b' };
+                collection[id] = row;
+                written.push(row);
+                continue;
+              }
+              const row = rows()[mutation.target % Math.max(1, rows().length)];
+              if (row === undefined) continue;
+              if (mutation.kind === 'delete') {
+                // Removals are never reported: they count as a mutation.
+                delete collection[row.id];
+                noteMutation(env);
+                continue;
+              }
+              if (mutation.kind === 'status') row.status = row.status === 'a' ? 'b' : 'a';
+              else {
+                clock += mutation.tick;
+                row.updated_at = at(Math.max(clock, Date.parse(row.updated_at) - BASE + 1));
+              }
+              written.push(row);
+            }
+            noteRowsWritten(env, collection, written);
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261123 },
+    );
+  });
+
   it('gives the reference pages past the tied-id limit of a cursor, with rows added at that timestamp mid-walk', () => {
     const tiedCount = MAX_TIED_IDS + 1500;
     const rows: Row[] = Array.from({ length: tiedCount }, (_, i) => ({
@@ -171,7 +237,8 @@ describe('sandbox page index', () => {
     for (let i = 0; i < 300; i++) rows.push({ id: `u${i}`, updated_at: at(6 + (i % 4)), status: 'a' });
     const index = new PageIndex(
       () => rows,
-      (row) => ({ at: row.updated_at, id: row.id }),
+      (row) => row.updated_at,
+      (row) => row.id,
     );
     index.sync();
     const matches = (row: Row) => row.status === 'a';
@@ -203,7 +270,8 @@ describe('sandbox page index', () => {
     const rows: Row[] = ['a', 'b', 'c', 'd'].map((id, i) => ({ id, updated_at: at(i), status: 'a' }));
     const index = new PageIndex(
       () => rows,
-      (row) => ({ at: row.updated_at, id: row.id }),
+      (row) => row.updated_at,
+      (row) => row.id,
     );
     index.sync();
     const first = index.page(new URLSearchParams({ limit: '2' }), () => true);

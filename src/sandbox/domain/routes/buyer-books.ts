@@ -89,6 +89,8 @@ export function buyerBookRoutes(env: DomainEnv): RouteDef[] {
             (status === null || line.status === status) &&
             (branchId === null || line.branch_id === branchId) &&
             (source === null || line.source === source),
+          undefined,
+          status === null ? null : { field: 'status', value: status },
         );
       },
     },

@@ -8,7 +8,7 @@ import {
 import { paginateByUpdatedAt, type Page } from '../../http/paging.js';
 import type { DomainEnv } from '../env.js';
 import { clone } from '../env.js';
-import { indexedPage } from '../list-index.js';
+import { indexedPage, type Partition } from '../list-index.js';
 import { notFound } from '../errors.js';
 import type { HistoryEntry } from '../types.js';
 
@@ -67,7 +67,8 @@ export const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
  * Like `pageReply` for the large collections: pages through the collection's sorted index, keeping the rows
- * `matches` accepts, so a request costs about its page whatever the collection's size.
+ * `matches` accepts, so a request costs about its page whatever the collection's size. A `partition` (one value
+ * of a field the request filters on) scans only the rows holding that value.
  */
 export function indexedPageReply<T extends { id: string; updated_at: string }>(
   env: DomainEnv,
@@ -75,8 +76,9 @@ export function indexedPageReply<T extends { id: string; updated_at: string }>(
   query: URLSearchParams,
   matches: (item: T) => boolean,
   view: (item: T) => Record<string, unknown> = (item) => ({ ...clone(item) }),
+  partition: Partition<T> | null = null,
 ): Reply {
-  return replyOf(env, indexedPage(env, collection, query, matches), view);
+  return replyOf(env, indexedPage(env, collection, query, matches, partition), view);
 }
 
 function replyOf<T>(env: DomainEnv, page: Page<T>, view: (item: T) => Record<string, unknown>): Reply {
