@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import { cachedStatements, type StatementCache } from './statements.js';
 
 /** open: waiting for a fix; retrying: queued for the flow's next run; resolved: a retry succeeded. */
 export type DeadLetterStatus = 'open' | 'retrying' | 'discarded' | 'resolved';
@@ -50,10 +51,14 @@ export interface DeadLetterFilter {
 }
 
 export class DeadLetterStore {
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   /** Records a failed record; the same (flow, key) failing again updates reason, last_seen and attempts. */
   add(flow: string, recordKey: string, record: unknown, reason: string): DeadLetter {

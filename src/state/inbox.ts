@@ -36,8 +36,16 @@ function fromRow(row: InboxRow): InboxEvent {
   };
 }
 
+/** A Buffer over the same bytes (no copy): the receiver's payload is usually a Buffer already. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /** Webhook events, stored durably before the receiver answers 2xx; the event id is the dedupe key. */
 export class InboxStore {
+  // Prepared once: the receiver inserts a group per commit, and preparing costs more than the inserts.
+  private insertGroup: ((events: readonly InboxEventInput[]) => boolean[]) | undefined;
+
   constructor(
     private readonly db: Database.Database,
     private readonly clock: Clock,
@@ -48,13 +56,18 @@ export class InboxStore {
    * a redelivered event id is ignored.
    */
   insertMany(events: readonly InboxEventInput[]): boolean[] {
+    this.insertGroup ??= this.prepareInsertGroup();
+    return this.insertGroup(events);
+  }
+
+  private prepareInsertGroup(): (events: readonly InboxEventInput[]) => boolean[] {
     const insert = this.db.prepare(
       `INSERT OR IGNORE INTO inbox (event_id, type, payload, received_at, status) VALUES (?, ?, ?, ?, 'pending')`,
     );
-    return this.db.transaction(() => {
+    return this.db.transaction((events: readonly InboxEventInput[]) => {
       const now = this.clock.now();
-      return events.map((e) => insert.run(e.eventId, e.type, Buffer.from(e.payload), now).changes > 0);
-    })();
+      return events.map((e) => insert.run(e.eventId, e.type, asBuffer(e.payload), now).changes > 0);
+    });
   }
 
   get(eventId: string): InboxEvent | null {

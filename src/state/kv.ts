@@ -1,12 +1,17 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import { cachedStatements, type StatementCache } from './statements.js';
 
 /** Small per-flow values (a webhook secret, a last-seen marker), JSON-encoded. */
 export class KeyValueStore {
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   get(namespace: string, key: string): unknown {
     const row = this.db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?').get(namespace, key) as
@@ -38,10 +43,14 @@ export class KeyValueStore {
 
 /** Content hashes per (flow, key), for snapshot diffs such as a 100,000-SKU catalog. */
 export class HashStore {
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   /** Loads every hash of a flow in one scan. */
   all(flow: string): Map<string, string> {

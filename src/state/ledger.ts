@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import { cachedStatements, type StatementCache } from './statements.js';
 
 export interface LedgerEntry {
   flow: string;
@@ -40,10 +41,14 @@ export interface LedgerKey {
 
 /** What each flow wrote to each connector, so a restart never writes the same version twice. */
 export class LedgerStore {
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   has(key: LedgerKey): boolean {
     return this.get(key) !== null;
@@ -56,12 +61,15 @@ export class LedgerStore {
     return row ? fromRow(row) : null;
   }
 
-  /** The most recent version written for a record, if any. */
+  /**
+   * The version recorded last for a record, if any. Ordered by insertion (rowid), not by written_at: two writes
+   * within one millisecond, or a clock set back, must not swap which one is current.
+   */
   latest(flow: string, connector: string, recordKey: string): LedgerEntry | null {
     const row = this.db
       .prepare(
         `SELECT * FROM ledger WHERE flow = ? AND connector = ? AND record_key = ?
-         ORDER BY written_at DESC, rowid DESC LIMIT 1`,
+         ORDER BY rowid DESC LIMIT 1`,
       )
       .get(flow, connector, recordKey) as LedgerRow | undefined;
     return row ? fromRow(row) : null;
@@ -77,6 +85,19 @@ export class LedgerStore {
         )
         .run(key.flow, key.connector, key.recordKey, key.version, externalRef, this.clock.now()).changes > 0
     );
+  }
+
+  /**
+   * Records a write of `key.version` as the record's current version, also when that version was written before
+   * (a value that went A -> B -> A): the row is inserted again, so latest() returns it.
+   */
+  recordCurrent(key: LedgerKey, externalRef: string | null = null): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare('DELETE FROM ledger WHERE flow = ? AND connector = ? AND record_key = ? AND version = ?')
+        .run(key.flow, key.connector, key.recordKey, key.version);
+      this.record(key, externalRef);
+    })();
   }
 
   /** Fills in the external reference once known (for example the ERP's order number). */

@@ -46,11 +46,27 @@ export class RunStore {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * The start row is history only, so it is committed without a sync of its own: it sits between a webhook and the
+   * run's first request. A process crash keeps it (the WAL write is done); on a power loss it goes with the
+   * run's first synced commit, which would have made it durable.
+   */
   start(job: string, trigger: RunTrigger): number {
-    const info = this.db
-      .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?)')
-      .run(job, trigger, this.clock.now());
-    return Number(info.lastInsertRowid);
+    const insert = () =>
+      this.db
+        .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?)')
+        .run(job, trigger, this.clock.now());
+    // The safety level cannot change inside a transaction, and NORMAL is only crash-safe in WAL mode.
+    if (this.db.inTransaction || this.db.pragma('journal_mode', { simple: true }) !== 'wal') {
+      return Number(insert().lastInsertRowid);
+    }
+    const level = this.db.pragma('synchronous', { simple: true }) as number;
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return Number(insert().lastInsertRowid);
+    } finally {
+      this.db.pragma(`synchronous = ${level}`);
+    }
   }
 
   finish(id: number, outcome: RunOutcome, counts: Record<string, number>, error: string | null): void {

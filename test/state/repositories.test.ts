@@ -146,6 +146,18 @@ describe('run history', () => {
   });
 });
 
+describe('run start without its own sync', () => {
+  it('restores the connection to FULL after the start row, also inside a transaction', () => {
+    const FULL = 2;
+    expect(state.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    const id = state.runs.start('orders', 'webhook');
+    expect(state.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    const inside = state.transaction(() => state.runs.start('orders', 'cli'));
+    expect(state.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    expect(state.runs.recent('orders').map((run) => run.id)).toEqual([inside, id]);
+  });
+});
+
 describe('dead letter retention', () => {
   it('prunes resolved letters but keeps discarded ones, which flows still read', () => {
     state.deadLetters.add('journal', 'document:doc_1', { kind: 'target_refused' }, 'refused');
