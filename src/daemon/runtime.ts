@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { StateStore } from '../state/index.js';
 import {
   createWebhookReceiver,
-  stateInbox,
+  openDaemonInbox,
   WebhookDispatcher,
   WebhookSecretStore,
   type WebhookReceiver,
@@ -175,7 +175,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onEvent: (event) => logger.debug({ event }, 'scheduler'),
   });
 
-  const inbox = stateInbox(state.inbox);
+  // Its own connection when it can: commits are synced off the event loop, one sync per group of events.
+  const inbox = openDaemonInbox(state, clock);
   const mapping: Record<string, string[]> = {};
   for (const [name, built] of env.jobs) {
     for (const type of built.flow.triggerEvents) (mapping[type] ??= []).push(name);
@@ -231,6 +232,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     providers: {
       checkStateWritable: () => {
         state.kv.set('daemon', 'heartbeat', clock.now());
+        const inboxFailure = inbox.durabilityFailure();
+        if (inboxFailure !== null) {
+          throw new Error(
+            `webhook inbox: a sync of its write-ahead log failed (${inboxFailure}); every webhook is refused with 503 until the daemon is restarted`,
+          );
+        }
       },
       api: () => ({
         baseUrl: env.endpoint.label,
@@ -308,6 +315,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await ops.close();
         await receiver.drain();
         await dispatcher.idle();
+        await inbox.close();
         const result = await scheduler.stop(timeoutMs);
         const closed = await withinTime(env.close(), CLOSE_TIMEOUT_MS);
         if (!closed) logger.warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'connections did not close in time');
@@ -318,6 +326,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   } catch (error) {
     background.abort();
     await ops.close().catch(() => undefined);
+    await inbox.close();
     await env.close();
     throw error;
   }

@@ -13,12 +13,14 @@ export type EnvelopeFailure = 'invalid_utf8' | 'invalid_json' | 'invalid_envelop
 export type EnvelopeResult = { ok: true; event: WebhookEvent } | { ok: false; reason: EnvelopeFailure };
 
 const MAX_ID_LENGTH = 255;
+// One decoder serves every call: a non-streaming decode() starts from a clean state each time.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const TIMESTAMP_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function parseEnvelope(rawBody: Uint8Array): EnvelopeResult {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(rawBody);
+    text = STRICT_UTF8.decode(rawBody);
   } catch {
     return { ok: false, reason: 'invalid_utf8' };
   }

@@ -31,5 +31,7 @@ export type {
 } from './commands.js';
 export type { WebhookApi, WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from './api.js';
 export { WalSyncedInbox } from './wal-synced-inbox.js';
+export { openDaemonInbox } from './daemon-inbox.js';
+export type { ClosableInbox } from './daemon-inbox.js';
 export type { WalSyncedInboxOptions } from './wal-synced-inbox.js';
 export { webhookApiFromClient } from './client-adapter.js';

@@ -13,6 +13,10 @@ export const SIGNATURE_HEADER = 'service-signature';
 /** The contract does not give a size limit for event bodies; 1 MiB covers large orders with room to spare. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+const JSON_CONTENT = { 'content-type': 'application/json' } as const;
+const RECEIVED_BODY = JSON.stringify({ received: true, duplicate: false });
+const DUPLICATE_BODY = JSON.stringify({ received: true, duplicate: true });
+
 export type RejectReason =
   | 'method_not_allowed'
   | 'body_too_large'
@@ -45,7 +49,7 @@ export interface WebhookReceiverOptions {
   toleranceSeconds?: number;
   observer?: WebhookObserver;
   logger?: Logger;
-  /** Group commits in flight at once; raise it (e.g. 4) with an inbox whose durability wait is asynchronous. */
+  /** Group commits in flight at once; the inbox's own `commitsInFlight` (or 1) by default. */
   maxCommitsInFlight?: number;
   /** Called after new events are committed (not for duplicates); the dispatcher's kick. */
   onStored?: (events: readonly WebhookEvent[]) => void;
@@ -66,9 +70,10 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const secrets = (): readonly string[] =>
     typeof options.secrets === 'function' ? options.secrets() : options.secrets;
+  const maxInFlight = options.maxCommitsInFlight ?? options.inbox.commitsInFlight;
   const committer = new InboxGroupCommitter(options.inbox, {
     ...(options.onStored === undefined ? {} : { onCommitted: options.onStored }),
-    ...(options.maxCommitsInFlight === undefined ? {} : { maxInFlight: options.maxCommitsInFlight }),
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
   });
 
   const reject = (res: ServerResponse, status: number, reason: RejectReason): void => {
@@ -115,9 +120,7 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (duplicate) options.observer?.duplicate(event.type);
     else options.observer?.received(event.type);
     if (res.destroyed) return;
-    res
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ received: true, duplicate }));
+    res.writeHead(200, JSON_CONTENT).end(duplicate ? DUPLICATE_BODY : RECEIVED_BODY);
   };
 
   return {

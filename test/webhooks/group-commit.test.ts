@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { InboxStore, WebhookEvent } from '../../src/webhooks/index.js';
-import { InboxGroupCommitter, stateInbox } from '../../src/webhooks/index.js';
-import { fixedClock, openTempState } from './support.js';
+import {
+  createWebhookReceiver,
+  InboxGroupCommitter,
+  signatureHeader,
+  stateInbox,
+} from '../../src/webhooks/index.js';
+import { eventBody, fixedClock, openTempState, post, serveReceiver } from './support.js';
 
 const event = (id: string): WebhookEvent => ({
   id,
@@ -78,5 +83,61 @@ describe('InboxGroupCommitter', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     fail = false;
     await expect(committer.submit(event('x'))).resolves.toEqual({ duplicate: false });
+  });
+
+  it('lets the receiver commit as many groups at once as the inbox allows, each answered after its own wait', async () => {
+    const nowS = 1_795_000_000;
+    const state = openTempState(fixedClock(nowS * 1000));
+    const inner = stateInbox(state.inbox);
+    const held: Array<() => void> = [];
+    const inserted: string[][] = [];
+    // Rows are committed at once; durability is reported when the test says so, like a sync that is running.
+    const inbox: InboxStore = {
+      ...inner,
+      commitsInFlight: 2,
+      insertMany: async (events) => {
+        inserted.push(events.map((e) => e.id));
+        const newIds = inner.insertMany(events);
+        await new Promise<void>((resolve) => held.push(resolve));
+        return newIds;
+      },
+    };
+    const receiver = createWebhookReceiver({
+      inbox,
+      secrets: ['whsec_groups'],
+      clock: fixedClock(nowS * 1000),
+    });
+    const server = await serveReceiver(receiver);
+    const send = (id: string): Promise<{ status: number; body: unknown }> => {
+      const body = eventBody(id);
+      return post(server.url, body, {
+        'service-signature': signatureHeader(['whsec_groups'], nowS, Buffer.from(body)),
+      });
+    };
+    const until = async (condition: () => boolean): Promise<void> => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      const first = send('evt_1');
+      await until(() => inserted.length === 1);
+      const second = send('evt_2');
+      await until(() => inserted.length === 2);
+      const third = send('evt_3');
+      // Two groups wait already: the third event queues until one of them is durable.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(inserted).toEqual([['evt_1'], ['evt_2']]);
+
+      held[1]?.();
+      expect((await second).status).toBe(200);
+      await until(() => inserted.length === 3);
+      expect(inserted[2]).toEqual(['evt_3']);
+      held[0]?.();
+      held[2]?.();
+      expect([(await first).status, (await third).status]).toEqual([200, 200]);
+      expect(state.rowCount()).toBe(3);
+    } finally {
+      await server.close();
+      state.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { StateStore } from '../../src/state/index.js';
 import type { InboxStore, WebhookEvent } from '../../src/webhooks/index.js';
 import {
   createWebhookReceiver,
+  openDaemonInbox,
   signatureHeader,
   WalSyncedInbox,
   WebhookDispatcher,
@@ -15,6 +16,13 @@ import { eventBody, fixedClock, post, serveReceiver } from './support.js';
 
 const SECRET = 'whsec_wal_synced';
 const NOW_S = 1_795_000_000;
+
+const event = (id: string): WebhookEvent => ({
+  id,
+  type: 'order.created',
+  occurredAt: '2026-11-22T08:00:00Z',
+  payload: Buffer.from(eventBody(id)),
+});
 
 describe('WalSyncedInbox', () => {
   const clock = fixedClock(NOW_S * 1000);
@@ -79,6 +87,26 @@ describe('WalSyncedInbox', () => {
     other.db.pragma('journal_mode = DELETE');
     other.close();
     expect(() => WalSyncedInbox.open({ file: join(dir, 'other.db') })).toThrow(/not in WAL mode/);
+  });
+
+  it('is what the daemon opens on a WAL state file, and the state store inbox otherwise', async () => {
+    const daemonInbox = openDaemonInbox(state, clock);
+    expect(daemonInbox).toBeInstanceOf(WalSyncedInbox);
+    await daemonInbox.insertMany([event('evt_wal')]);
+    await daemonInbox.close();
+    expect(state.inbox.get('evt_wal')).not.toBeNull();
+
+    const other = openStateStore({ file: join(dir, 'other.db'), clock, lock: false });
+    try {
+      other.db.pragma('journal_mode = DELETE');
+      const fallback = openDaemonInbox(other, clock);
+      expect(fallback).not.toBeInstanceOf(WalSyncedInbox);
+      expect(await fallback.insertMany([event('evt_delete')])).toEqual(new Set(['evt_delete']));
+      await fallback.close();
+      expect(other.inbox.get('evt_delete')).not.toBeNull();
+    } finally {
+      other.close();
+    }
   });
 });
 
