@@ -42,7 +42,19 @@ export class Transport {
           : undefined;
       const waitMs = await this.acquireSlot(spec, path, attempt, signal, deadlineAt);
       const startedAt = clock.now();
-      const outcome = await this.runAttempt(spec, prepared, authorization, signal);
+      const cutoff = attemptCutoff(signal, deadlineAt - startedAt);
+      const outcome = await this.runAttempt(spec, prepared, authorization, cutoff.signal).finally(
+        cutoff.clear,
+      );
+      if (outcome.kind === 'aborted' && cutoff.expired() && !signal?.aborted) {
+        const timedOut: AttemptOutcome = {
+          kind: 'network',
+          error: new Error('no answer before the deadline'),
+        };
+        const last = errorFromOutcome(spec, path, timedOut, attempt, this.options.redactor, clock.now());
+        this.report(spec, path, timedOut, last, { attempt, startedAt, waitMs });
+        throw deadlineError(spec, path, last, attempt);
+      }
       if (outcome.kind === 'aborted') {
         this.report(spec, path, outcome, undefined, { attempt, startedAt, waitMs });
         throw abortedError(spec, path, attempt);
@@ -224,4 +236,35 @@ export class Transport {
       'API route is deprecated',
     );
   }
+}
+
+/**
+ * The caller's signal, also aborted when the call's deadline passes during an attempt: a server that accepts the
+ * connection and never answers must not hold the call past its deadline (undici's own timeouts are minutes).
+ */
+function attemptCutoff(
+  signal: AbortSignal | undefined,
+  remainingMs: number,
+): { signal: AbortSignal; expired: () => boolean; clear: () => void } {
+  const combined = new AbortController();
+  let expired = false;
+  const timer = setTimeout(
+    () => {
+      expired = true;
+      combined.abort(new Error('deadline passed'));
+    },
+    Math.max(0, remainingMs),
+  );
+  timer.unref();
+  const forward = (): void => combined.abort(signal?.reason);
+  if (signal?.aborted) forward();
+  else signal?.addEventListener('abort', forward, { once: true });
+  return {
+    signal: combined.signal,
+    expired: () => expired,
+    clear: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    },
+  };
 }

@@ -1,4 +1,3 @@
-import type { StateStore } from '../state/store.js';
 import type { CursorState } from '../state/cursors.js';
 import { errorMessage } from './outcome.js';
 import type { Page, PageRequest, PullOptions, RecordFailure } from './pull-types.js';
@@ -80,9 +79,12 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
   return state.transaction(() => {
     let delivered = 0;
     let deadLettered = 0;
+    const toStage = input.classified.fresh
+      .map((entry) => entry.item)
+      .filter((item) => !failedItems.has(item));
+    for (const [item, reason] of stageRecords(options, toStage)) failedItems.set(item, reason);
     for (const entry of input.classified.fresh) {
-      let reason = failedItems.get(entry.item);
-      if (reason === undefined && options.stageRecord) reason = stageOne(state, options, entry.item);
+      const reason = failedItems.get(entry.item);
       if (reason === undefined) {
         delivered += 1;
         if (input.resolveDeadLetters) state.deadLetters.resolve(flow, entry.id);
@@ -102,15 +104,31 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
   });
 }
 
-function stageOne<T>(state: StateStore, options: PullOptions<T>, item: T): string | undefined {
-  const stage = options.stageRecord;
-  if (!stage) return undefined;
+/**
+ * Stages the page's records; returns the ones that could not be staged, with the reason. All of them are first
+ * staged in one savepoint (a nested transaction); only when one throws is that rolled back and each record staged
+ * in a savepoint of its own, so a bad record takes back only its own writes. A savepoint per record would cost
+ * more than most stage functions.
+ */
+function stageRecords<T>(options: PullOptions<T>, items: readonly T[]): Map<T, string> {
+  const failures = new Map<T, string>();
+  const { state, stageRecord } = options;
+  if (!stageRecord || items.length === 0) return failures;
   try {
-    // A nested transaction is a savepoint: a throw rolls back only this record's writes.
-    state.db.transaction(() => stage(item, state))();
-    return undefined;
-  } catch (error) {
-    return errorMessage(error);
+    state.db.transaction(() => {
+      for (const item of items) stageRecord(item, state);
+    })();
+    return failures;
+  } catch {
+    const stageOne = state.db.transaction((item: T) => stageRecord(item, state));
+    for (const item of items) {
+      try {
+        stageOne(item);
+      } catch (error) {
+        failures.set(item, errorMessage(error));
+      }
+    }
+    return failures;
   }
 }
 

@@ -61,6 +61,12 @@ export interface PullOptions<T> {
   watermarkCeiling?(): number | null;
   /** When resuming a pass, whether a fetch error means the stored API cursor is no longer valid. */
   isStaleCursorError?(error: unknown): boolean;
+  /**
+   * Deliver the records changed after the watermark before re-reading the look-back window (default false): for
+   * runs nudged by a webhook, whose new record is then written after one short page. Needs `deliver` and no
+   * `stageRecord`; the pass itself is unchanged.
+   */
+  headFirst?: boolean;
   /** Fetch the next page while the current one is committed (default true): hides the fsync behind the network. */
   prefetch?: boolean;
   /** Called after each committed page. */

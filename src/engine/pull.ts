@@ -1,4 +1,5 @@
 import { FailureTracker, decideOutcome, errorMessage, type StopReason } from './outcome.js';
+import { deliverHead } from './pull-head.js';
 import { classifyPage, commitPage } from './pull-page.js';
 import { replayDeadLetters } from './pull-replay.js';
 import type { Page, PageRequest, PullCounts, PullOptions, PullResult, RecordFailure } from './pull-types.js';
@@ -34,7 +35,8 @@ function checkPage<T>(page: Page<T>): void {
  * - each page's records, dead letters, seen-set and the API's next cursor commit in one transaction, so a run cut
  *   short (crash, budget, rate limit, shutdown) resumes the same pass where it stopped;
  * - the watermark moves only when a pass ends, to the newest timestamp of the pass, which makes it safe whatever
- *   order the source returns items in; an error on a page never moves anything.
+ *   order the source returns items in; an error on a page never moves anything;
+ * - with `headFirst`, the records changed after the watermark are delivered before the pass (see deliverHead).
  */
 export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullResult> {
   const { state, stream, budget } = options;
@@ -59,6 +61,13 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
     const replay = await replayDeadLetters(options, budget.signal);
     counts.replayed = replay.resolved;
     progress = replay.resolved > 0;
+    if (options.headFirst === true && budget.stopReason() === null) {
+      const head = await deliverHead(options, budget.signal);
+      counts.fetched += head.fetched;
+      counts.delivered += head.delivered;
+      tracker.succeeded(head.delivered);
+      progress ||= head.delivered > 0;
+    }
     const resolveDeadLetters = state.deadLetters.countOpen(flow) > 0;
 
     while (!passComplete) {

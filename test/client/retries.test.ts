@@ -161,6 +161,16 @@ describe('retries', () => {
     expect(client.clock.sleeps).toEqual([]);
   });
 
+  it('gives up when the server holds an attempt past the call deadline', async () => {
+    server.setFallback(() => {
+      // Accept the request and never answer.
+    });
+    const error = await client.api.account.me({ deadlineMs: 300 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'deadline_exceeded', attempts: 1 });
+    expect((error as ApiError).cause).toBeInstanceOf(NetworkApiError);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('stops on an aborted signal without another attempt', async () => {
     const controller = new AbortController();
     server.setFallback((_request, response) => {

@@ -57,7 +57,7 @@ function startChild(file: string, url: string): RunningChild {
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>(
     (resolve) => {
-      child.on('exit', (code, signal) => {
+      child.on('close', (code, signal) => {
         markReady();
         resolve({ code, signal, output });
       });

@@ -125,6 +125,8 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     overlapMs: input.options.overlap_ms,
     budget,
     isStaleCursorError,
+    // A webhook announced a change: write it before re-reading the look-back window.
+    headFirst: ctx.trigger === 'webhook',
   });
   return {
     outcome: result.outcome,

@@ -39,7 +39,7 @@ export function startChild(settings: Record<string, unknown>): ChildRun {
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>(
     (resolve) => {
-      child.on('exit', (code, signal) => {
+      child.on('close', (code, signal) => {
         markReady();
         resolve({ code, signal, output });
       });
