@@ -1,9 +1,13 @@
-/** Runs a TypeScript entry in a child Node.js process and parses the JSON line it prints last. */
+/**
+ * Runs an entry in a child Node.js process and parses the JSON line it prints last: a TypeScript entry through the
+ * tsx loader, a JavaScript one (a bundle from bundle-child.ts) with plain node.
+ */
 import { spawn } from 'node:child_process';
 
 export function runJsonChild<T>(entry: string, args: unknown, timeoutMs: number): Promise<T> {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(args)], {
+    const child = spawn(process.execPath, [...loader, entry, JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

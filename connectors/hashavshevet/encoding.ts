@@ -35,12 +35,27 @@ export class UnencodableTextError extends Error {
   }
 }
 
+/** Printable ASCII reads the same in both code pages and is its own NFC form. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const mapsAsciiCache = new WeakMap<Readonly<Record<string, string>>, boolean>();
+
+/** Whether the map replaces some printable ASCII character (then ASCII text cannot pass through unchanged). */
+function mapsAscii(charMap: Readonly<Record<string, string>>): boolean {
+  let maps = mapsAsciiCache.get(charMap);
+  if (maps === undefined) {
+    maps = Object.keys(charMap).some((character) => PRINTABLE_ASCII.test(character));
+    mapsAsciiCache.set(charMap, maps);
+  }
+  return maps;
+}
+
 /** Applies the character map, then checks every character is in the shared set. Returns the mapped text. */
 export function toSharedHebrew(
   text: string,
   charMap: Readonly<Record<string, string>>,
   context: string,
 ): string {
+  if (PRINTABLE_ASCII.test(text) && !mapsAscii(charMap)) return text;
   let out = '';
   for (const character of text.normalize('NFC')) {
     const mapped = charMap[character] ?? character;

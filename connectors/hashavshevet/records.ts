@@ -13,6 +13,12 @@ export interface Movement {
   readonly credits: { account: string; amount: bigint }[];
 }
 
+/** An entry with its amount in agorot, parsed once. */
+interface Priced {
+  readonly entry: JournalEntry;
+  readonly amount: bigint;
+}
+
 interface Open {
   readonly entry: JournalEntry;
   remaining: bigint;
@@ -21,14 +27,13 @@ interface Open {
 export class UnbalancedEntriesError extends Error {}
 
 /** Splits entries into consecutive runs whose debits equal their credits. */
-export function balancedSegments(entries: readonly JournalEntry[]): JournalEntry[][] {
-  const segments: JournalEntry[][] = [];
-  let current: JournalEntry[] = [];
+function balancedSegments(entries: readonly Priced[]): Priced[][] {
+  const segments: Priced[][] = [];
+  let current: Priced[] = [];
   let balance = 0n;
-  for (const entry of entries) {
-    current.push(entry);
-    const amount = parseMoney(entry.amount);
-    balance += entry.side === 'debit' ? amount : -amount;
+  for (const priced of entries) {
+    current.push(priced);
+    balance += priced.entry.side === 'debit' ? priced.amount : -priced.amount;
     if (balance === 0n) {
       segments.push(current);
       current = [];
@@ -36,18 +41,17 @@ export function balancedSegments(entries: readonly JournalEntry[]): JournalEntry
   }
   if (current.length > 0) {
     throw new UnbalancedEntriesError(
-      `entries from line ${current[0]?.lineNumber ?? '?'} on do not balance (difference ${balance} agorot)`,
+      `entries from line ${current[0]?.entry.lineNumber ?? '?'} on do not balance (difference ${balance} agorot)`,
     );
   }
   return segments;
 }
 
 /** Pairs debits with credits in order (splitting amounts where needed), then packs pairs into movements. */
-function segmentMovements(segment: readonly JournalEntry[]): Movement[] {
+function segmentMovements(segment: readonly Priced[]): Movement[] {
   const debits: Open[] = [];
   const credits: Open[] = [];
-  for (const entry of segment) {
-    const amount = parseMoney(entry.amount);
+  for (const { entry, amount } of segment) {
     if (amount === 0n) continue;
     (entry.side === 'debit' ? debits : credits).push({ entry, remaining: amount });
   }
@@ -101,5 +105,6 @@ function add(
 }
 
 export function toMovements(entries: readonly JournalEntry[]): Movement[] {
-  return balancedSegments(entries).flatMap(segmentMovements);
+  const priced = entries.map((entry) => ({ entry, amount: parseMoney(entry.amount) }));
+  return balancedSegments(priced).flatMap(segmentMovements);
 }

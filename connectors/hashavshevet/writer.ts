@@ -11,7 +11,7 @@ import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connecto
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/flows/shared/atomic-file.js';
 import type { HashavshevetConfig } from './config.js';
 import { encodeSingleByte } from './encoding.js';
-import { formatMovement } from './format-record.js';
+import { formatMovement, type RecordOptions } from './format-record.js';
 import { buildLayout, layoutFileText, type RecordLayout } from './layout.js';
 import { toMovements } from './records.js';
 import { ReferenceResolver } from './references.js';
@@ -23,6 +23,7 @@ export interface HashavshevetFiles {
 
 export class HashavshevetWriter implements AccountingWriter {
   readonly layout: RecordLayout;
+  readonly #recordOptions: RecordOptions;
 
   /** `config.import_dir` must already be absolute (the connector definition resolves it). */
   constructor(
@@ -30,6 +31,11 @@ export class HashavshevetWriter implements AccountingWriter {
     private readonly connectorName: string,
   ) {
     this.layout = buildLayout(config.date_format);
+    this.#recordOptions = {
+      dateFormat: config.date_format,
+      charMap: config.char_map,
+      detailsOverflow: config.details_overflow,
+    };
   }
 
   get importDir(): string {
@@ -61,7 +67,9 @@ export class HashavshevetWriter implements AccountingWriter {
     });
     if (await this.hasBatch(batch.batchKey)) return result('already_written');
     const references = await this.#references();
-    const content = this.#render(batch.entries, references, `journal batch ${batch.batchKey}`);
+    const content = encodeSingleByte(
+      this.#render(batch.entries, references, `journal batch ${batch.batchKey}`),
+    );
     await removeStaleTempFiles(this.config.import_dir);
     await references.persist();
     await writeFileAtomic(files.layout, layoutFileText(this.layout));
@@ -88,22 +96,15 @@ export class HashavshevetWriter implements AccountingWriter {
     );
   }
 
-  #render(entries: readonly JournalEntry[], references: ReferenceResolver, what: string): Buffer {
+  /** The records of `entries` as text, checked for encoding, references and widths (encoding it cannot fail). */
+  #render(entries: readonly JournalEntry[], references: ReferenceResolver, what: string): string {
     if (entries.length === 0) throw this.#invalid(`${what}: the batch has no entries`);
     try {
-      const records = toMovements(entries).map((movement) =>
-        formatMovement(
-          movement,
-          this.layout,
-          {
-            dateFormat: this.config.date_format,
-            charMap: this.config.char_map,
-            detailsOverflow: this.config.details_overflow,
-          },
-          references,
-        ),
-      );
-      return encodeSingleByte(records.map((record) => `${record}\r\n`).join(''));
+      let text = '';
+      for (const movement of toMovements(entries)) {
+        text += `${formatMovement(movement, this.layout, this.#recordOptions, references)}\r\n`;
+      }
+      return text;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw this.#invalid(`${what}: ${message}`, error);

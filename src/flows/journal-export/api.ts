@@ -1,8 +1,8 @@
 /** The part of the API client this flow uses, and the reads it makes through it. */
 import type { ApiClient } from '../../client/index.js';
 import { isApiError, ValidationApiError } from '../../client/index.js';
-import type { JournalLine } from '../../contract/index.js';
 import type { JournalExportOptions } from './options.js';
+import type { LineStaging } from './staging.js';
 
 export type JournalExportApi = {
   readonly accounting: Pick<ApiClient['accounting'], 'journalLines' | 'exportJournalLines' | 'getExport'>;
@@ -10,18 +10,23 @@ export type JournalExportApi = {
 
 const PAGE_SIZE = 200;
 
-export interface PulledLines {
-  readonly lines: Map<string, JournalLine>;
+export interface PullCounts {
+  /** Approved lines listed (a line listed twice counts twice; the staging keeps one copy). */
+  readonly listed: number;
   readonly quarantined: number;
 }
 
-/** Every line approved for export, within the configured period and branches; duplicates across pages dropped. */
-export async function pullApprovedLines(
+/**
+ * Appends every line approved for export, within the configured period and branches, to `staging`, page by page.
+ * Bad items are quarantined by the client and counted; the rest of their page is staged.
+ */
+export async function stageApprovedLines(
   api: JournalExportApi,
   options: JournalExportOptions,
+  staging: LineStaging,
   signal: AbortSignal,
-): Promise<PulledLines> {
-  const lines = new Map<string, JournalLine>();
+): Promise<PullCounts> {
+  let listed = 0;
   let quarantined = 0;
   for (const branch of options.branch_ids ?? [undefined]) {
     const pages = api.accounting
@@ -33,15 +38,33 @@ export async function pullApprovedLines(
         ...(branch === undefined ? {} : { branch_id: branch }),
       })
       .pages();
-    for await (const page of pages) {
+    for await (const page of prefetched(pages)) {
       signal.throwIfAborted();
       quarantined += page.quarantined.length;
-      for (const line of page.items) {
-        if (line.status === 'approved_for_export') lines.set(line.id, line);
-      }
+      const approved = page.items.filter((line) => line.status === 'approved_for_export');
+      staging.append(approved);
+      listed += approved.length;
     }
   }
-  return { lines, quarantined };
+  return { listed, quarantined };
+}
+
+/** Asks for the next item before handing out the current one, so the API prepares a page while this one is staged. */
+async function* prefetched<T>(
+  source: AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done === true) return;
+      next = source.next();
+      yield result.value;
+    }
+  } finally {
+    // Left early: the page asked for in advance is never read, and its failure must not go unhandled.
+    next.catch(() => undefined);
+  }
 }
 
 /** The lines among `ids` in each status, found by reading the given accounting periods. */

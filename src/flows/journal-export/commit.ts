@@ -1,6 +1,6 @@
 /**
- * Takes one saved plan to the end: write (idempotent by batch key) -> note it -> mark exported (idempotent by key)
- * -> record the export batch ids. Each step is safe to repeat after a crash at any point:
+ * Takes one saved plan to the end: write (idempotent by batch key) -> note it in the ledger -> mark exported
+ * (idempotent by key) -> record the export batch ids. Each step is safe to repeat after a crash at any point:
  *  - before or during the write: the writer has no batch with this key (atomic write), so it writes it now;
  *  - after the write, before it was noted: the writer answers already_written;
  *  - during or after the export call: the same Idempotency-Key and body replay the original answer;
@@ -36,12 +36,25 @@ function bump(counts: Record<string, number>, name: string, by = 1): void {
 }
 
 export async function commitPlan(ctx: CommitContext, saved: BatchPlan): Promise<CommitOutcome> {
-  let plan = saved;
-  if (!plan.written) {
-    const written = await writeBatch(ctx, plan);
-    if (written === null) return 'refused';
-    plan = written;
-  }
+  const written = await writePlan(ctx, saved);
+  if (written === null) return 'refused';
+  await finishPlan(ctx, written);
+  return 'exported';
+}
+
+/**
+ * Puts a saved plan's batch in the target, unless it is there already. Returns the plan with its location, or null
+ * when the target refused it (the refusal is then settled: split, or filed as a dead letter).
+ */
+export async function writePlan(ctx: CommitContext, plan: BatchPlan): Promise<BatchPlan | null> {
+  if (plan.written) return plan;
+  const noted = ctx.state.ledger.get(writtenKey(ctx, plan.batchKey));
+  if (noted !== null) return { ...plan, written: true, location: noted.externalRef };
+  return writeBatch(ctx, plan);
+}
+
+/** Marks a written plan's lines exported, records the export and drops the plan. */
+export async function finishPlan(ctx: CommitContext, plan: BatchPlan): Promise<void> {
   ctx.signal.throwIfAborted();
   const exportBatchIds = await markExported(ctx, plan);
   const ledgerKey = { flow: LEDGER_FLOW, connector: ctx.connectorName, recordKey: plan.batchKey };
@@ -54,12 +67,16 @@ export async function commitPlan(ctx: CommitContext, saved: BatchPlan): Promise<
     { batchKey: plan.batchKey, lines: plan.lineIds.length, exportBatchIds, location: plan.location },
     'journal batch written and marked exported',
   );
-  return 'exported';
+}
+
+function writtenKey(ctx: CommitContext, batchKey: string) {
+  return { flow: LEDGER_FLOW, connector: ctx.connectorName, recordKey: batchKey, version: 'written' };
 }
 
 /**
  * Writes the batch. When the target refuses it (bad input, nothing written), a batch of several documents is
- * replaced by one batch per document, so only the document at fault ends as a dead letter.
+ * replaced by one batch per document, so only the document at fault ends as a dead letter. That the batch is in
+ * the target is noted in the ledger (the saved plan is not rewritten: it can be large).
  */
 async function writeBatch(ctx: CommitContext, plan: BatchPlan): Promise<BatchPlan | null> {
   let location: string;
@@ -77,15 +94,8 @@ async function writeBatch(ctx: CommitContext, plan: BatchPlan): Promise<BatchPla
     await handleRefusal(ctx, plan, error.message);
     return null;
   }
-  const written: BatchPlan = { ...plan, written: true, location };
-  ctx.state.transaction(() => {
-    ctx.state.ledger.record(
-      { flow: LEDGER_FLOW, connector: ctx.connectorName, recordKey: plan.batchKey, version: 'written' },
-      location,
-    );
-    ctx.plans.save(written);
-  });
-  return written;
+  ctx.state.ledger.record(writtenKey(ctx, plan.batchKey), location);
+  return { ...plan, written: true, location };
 }
 
 async function handleRefusal(ctx: CommitContext, plan: BatchPlan, message: string): Promise<void> {

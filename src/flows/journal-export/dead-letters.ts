@@ -4,9 +4,10 @@
  * mapping or the source is enough to let them through; documents the target refused wait until someone asks for a
  * retry, so they do not hold up the batch of every run.
  */
+import type Database from 'better-sqlite3';
 import type { JournalLine } from '../../contract/index.js';
-import type { StateStore } from '../../state/index.js';
-import type { DeadLetter } from '../../state/index.js';
+import type { DeadLetterStatus, StateStore } from '../../state/index.js';
+import type { StagedLine } from './staging.js';
 
 /**
  * unbalanced / unmapped / not_writable (the target's precheck refused it): looked at again on every run.
@@ -23,29 +24,69 @@ export interface DeadLetterRecord {
   readonly batchKey?: string;
 }
 
+const DOCUMENT_PREFIX = 'document:';
+
 export function documentKey(documentId: string): string {
-  return `document:${documentId}`;
+  return `${DOCUMENT_PREFIX}${documentId}`;
+}
+
+const LINE_PREFIX = 'line:';
+
+/** What a run needs to know about a document's letter to decide whether its lines go into a batch. */
+export interface LetterState {
+  readonly status: DeadLetterStatus;
+  readonly kind: DeadLetterKind | null;
 }
 
 export class DeadLetterBook {
+  /** Prepared once per book: a run may look up every line it sees. */
+  #lineLetter: Database.Statement<[string, string]> | undefined;
+
   constructor(
     private readonly state: StateStore,
     /** The job's name: dead letters are listed and retried per job. */
     private readonly flow: string,
   ) {}
 
-  get(documentId: string): (DeadLetter & { kind: DeadLetterKind | null }) | null {
-    const letter = this.state.deadLetters.get(this.flow, documentKey(documentId));
-    if (letter === null) return null;
-    const record = letter.record as Partial<DeadLetterRecord> | null;
-    return { ...letter, kind: record?.kind ?? null };
+  /**
+   * The letters that decide about a document (open, retrying or discarded), by document id: read once per walk
+   * instead of once per document. They are few: a letter stands for a problem someone has to look at.
+   */
+  pendingByDocument(): Map<string, LetterState> {
+    const rows = this.state.db
+      .prepare(
+        `SELECT record_key, status, record FROM dead_letters
+         WHERE flow = ? AND record_key >= ? AND record_key < ? AND status IN ('open', 'retrying', 'discarded')`,
+      )
+      .all(this.flow, DOCUMENT_PREFIX, 'document;') as {
+      record_key: string;
+      status: DeadLetterStatus;
+      record: string;
+    }[];
+    const letters = new Map<string, LetterState>();
+    for (const row of rows) {
+      const record = JSON.parse(row.record) as Partial<DeadLetterRecord> | null;
+      letters.set(row.record_key.slice(DOCUMENT_PREFIX.length), {
+        status: row.status,
+        kind: record?.kind ?? null,
+      });
+    }
+    return letters;
+  }
+
+  /** True when some line of this job reached the target but could not be marked exported. */
+  hasAnyLostLine(): boolean {
+    const row = this.state.db
+      .prepare('SELECT 1 FROM dead_letters WHERE flow = ? AND record_key >= ? AND record_key < ? LIMIT 1')
+      .get(this.flow, LINE_PREFIX, 'line;');
+    return row !== undefined;
   }
 
   file(
     documentId: string,
     kind: DeadLetterKind,
     reason: string,
-    extra: { lines?: readonly JournalLine[]; batchKey?: string } = {},
+    extra: { lines?: readonly StagedLine[]; batchKey?: string } = {},
   ): void {
     const record: DeadLetterRecord = {
       kind,
@@ -68,12 +109,15 @@ export class DeadLetterBook {
 
   fileLine(lineId: string, reason: string, extra: { batchKey: string }): void {
     const record: DeadLetterRecord = { kind: 'lost_after_write', lineId, batchKey: extra.batchKey };
-    this.state.deadLetters.add(this.flow, `line:${lineId}`, record, reason);
+    this.state.deadLetters.add(this.flow, `${LINE_PREFIX}${lineId}`, record, reason);
   }
 
   /** True when the line reached the target but could not be marked exported (whatever the letter's status). */
   hasLostLine(lineId: string): boolean {
-    return this.state.deadLetters.get(this.flow, `line:${lineId}`) !== null;
+    this.#lineLetter ??= this.state.db.prepare(
+      'SELECT 1 FROM dead_letters WHERE flow = ? AND record_key = ?',
+    );
+    return this.#lineLetter.get(this.flow, `${LINE_PREFIX}${lineId}`) !== undefined;
   }
 
   resolve(documentId: string): void {

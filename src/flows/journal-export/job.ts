@@ -1,19 +1,30 @@
 /**
- * The journal-export job: resume saved batch plans, pull approved lines, sort documents into ready and dead
- * letters, save each new batch plan, then write and mark it exported (see commit.ts for the crash analysis).
+ * The journal-export job: resume saved batch plans, stage the approved lines on disk page by page, then walk them
+ * document by document: each document is sorted into a batch or a dead letter, and each batch plan is saved, written
+ * and marked exported as soon as it is full (see commit.ts for the crash analysis). Memory stays about one batch.
  */
 import { resolve } from 'node:path';
 import type { AccountingWriter } from '../../connectors/capabilities.js';
 import type { Job, JobContext, RunResult } from '../../engine/index.js';
 import { errorMessage, RunBudget } from '../../engine/index.js';
-import { pullApprovedLines, type JournalExportApi } from './api.js';
+import type { JournalExportApi } from './api.js';
 import { commitPlan, type CommitContext } from './commit.js';
-import { DeadLetterBook } from './dead-letters.js';
-import { GroupMapper, type MappingTables } from './mapping.js';
+import { DeadLetterBook, type LetterState } from './dead-letters.js';
+import { documentGroup, GroupMapper, type MappingTables } from './mapping.js';
 import { journalExportOptionsSchema, type JournalExportOptionsInput } from './options.js';
-import { buildPlan, packGroups, PlanStore, type BatchPlan } from './plans.js';
-import { writePreview } from './preview.js';
-import { selectGroups, type ReadyGroup, type Selection } from './select.js';
+import { CommitPipeline } from './pipeline.js';
+import { previewRun } from './dry-run.js';
+import {
+  BatchPacker,
+  buildPlan,
+  plannedDocument,
+  PlanStore,
+  type BatchPlan,
+  type PlannedDocument,
+} from './plans.js';
+import { GroupSelector, type Decision, type FailedGroup } from './select.js';
+import { bump, withStagedLines } from './staged-run.js';
+import type { StagedDocument } from './staging.js';
 
 export interface JournalExportJobInput {
   /** The job's name in the config; names its plans and dead letters. */
@@ -28,6 +39,15 @@ export interface JournalExportJobInput {
   readonly connectorName?: string;
 }
 
+/** Dead letters are filed in groups of at most this many, so a run of failures never piles up in memory. */
+const FAILURES_PER_FILING = 500;
+
+/** A document headed for a batch, and its earlier dead letter (resolved once the batch is planned). */
+interface Planned {
+  readonly document: PlannedDocument;
+  readonly letter: LetterState | null;
+}
+
 export function createJournalExportJob(input: JournalExportJobInput): Job {
   const options = journalExportOptionsSchema.parse(input.options ?? {});
   const mapper = new GroupMapper(options, input.mappings ?? {});
@@ -39,42 +59,32 @@ export function createJournalExportJob(input: JournalExportJobInput): Job {
     const counts: Record<string, number> = {};
     const plans = new PlanStore(ctx.state, input.name);
     const deadLetters = new DeadLetterBook(ctx.state, input.name);
-    const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
-    const commit: CommitContext = {
-      state: ctx.state,
-      api: input.api,
-      writer: input.writer,
-      plans,
-      deadLetters,
-      connectorName,
-      logger: ctx.logger,
-      signal: ctx.signal,
-      counts,
-    };
     try {
-      if (ctx.dryRun) return await dryRun(ctx, plans, deadLetters, counts);
+      if (ctx.dryRun) {
+        const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile };
+        return await previewRun(preview, ctx, plans, deadLetters, counts);
+      }
+      const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
+      const commit: CommitContext = {
+        state: ctx.state,
+        api: input.api,
+        writer: input.writer,
+        plans,
+        deadLetters,
+        connectorName,
+        logger: ctx.logger,
+        signal: ctx.signal,
+        counts,
+      };
       for (const plan of plans.list()) {
         if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-        counts['batches_resumed'] = (counts['batches_resumed'] ?? 0) + 1;
+        bump(counts, 'batches_resumed');
         await commitPlan(commit, plan);
       }
-      const pulled = await pullApprovedLines(input.api, options, ctx.signal);
-      counts['lines_fetched'] = pulled.lines.size;
-      counts['quarantined'] = pulled.quarantined;
-      const selection = await selectGroups(pulled.lines.values(), mapper, input.writer, deadLetters);
-      fileFailures(ctx, deadLetters, selection, counts);
-      counts['documents_skipped'] = selection.skipped;
-      for (const groups of batchesOf(selection, options.max_lines_per_batch)) {
-        if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-        const plan = buildPlan(groups, target, ctx.clock.now());
-        ctx.state.transaction(() => {
-          plans.save(plan);
-          for (const group of groups) deadLetters.resolve(group.group.documentId);
-        });
-        counts['batches_planned'] = (counts['batches_planned'] ?? 0) + 1;
-        await commitPlan(commit, plan);
-      }
-      return { outcome: 'ok', counts };
+      const outcome = await withStagedLines(input.api, options, ctx.signal, counts, (documents) =>
+        exportDocuments(ctx, documents, commit, budget),
+      );
+      return { outcome, counts };
     } catch (error) {
       if (ctx.signal.aborted) return { outcome: 'partial', counts };
       ctx.logger.error({ err: errorMessage(error) }, 'journal export run failed');
@@ -82,53 +92,93 @@ export function createJournalExportJob(input: JournalExportJobInput): Job {
     }
   }
 
-  async function dryRun(
+  async function exportDocuments(
     ctx: JobContext,
-    plans: PlanStore,
-    deadLetters: DeadLetterBook,
-    counts: Record<string, number>,
-  ): Promise<RunResult> {
-    const pending = plans.list();
-    const pendingIds = new Set(pending.flatMap((plan) => plan.lineIds));
-    const pulled = await pullApprovedLines(input.api, options, ctx.signal);
-    const lines = [...pulled.lines.values()].filter((line) => !pendingIds.has(line.id));
-    const selection = await selectGroups(lines, mapper, input.writer, deadLetters);
-    const previewPlans = batchesOf(selection, options.max_lines_per_batch).map((groups) =>
-      buildPlan(groups, target, ctx.clock.now()),
-    );
-    await writePreview(previewFile, previewPlans, selection, pending.length, ctx.clock.now());
-    counts['lines_fetched'] = pulled.lines.size;
-    counts['batches_previewed'] = previewPlans.length;
-    counts['lines_previewed'] = previewPlans.reduce((n, plan) => n + plan.lineIds.length, 0);
-    counts['dead_letters_previewed'] = selection.failed.length;
-    counts['batches_pending'] = pending.length;
-    ctx.logger.info({ previewFile, ...counts }, 'journal export dry run: preview written, nothing exported');
-    return { outcome: 'ok', counts };
+    documents: Iterable<StagedDocument>,
+    commit: CommitContext,
+    budget: RunBudget,
+  ): Promise<'ok' | 'partial'> {
+    const selector = new GroupSelector(mapper, input.writer, commit.deadLetters);
+    const packer = new BatchPacker<Planned>(options.max_lines_per_batch, linesOf);
+    const pipeline = new CommitPipeline(commit);
+    const failures: FailedGroup[] = [];
+    /** Saves the plan of a closed batch (emptying `batch`, whose documents are not needed once planned). */
+    const save = (batch: Planned[]): BatchPlan => {
+      const items = batch.splice(0);
+      const saved = buildPlan(
+        items.map((item) => item.document),
+        target,
+        ctx.clock.now(),
+      );
+      ctx.state.transaction(() => {
+        commit.plans.save(saved);
+        for (const { document, letter } of items) {
+          if (letter?.status === 'open' || letter?.status === 'retrying') {
+            commit.deadLetters.resolve(document.documentId);
+          }
+        }
+        fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts);
+      });
+      bump(commit.counts, 'batches_planned');
+      return saved;
+    };
+    const plan = async (batch: Planned[]): Promise<boolean> => {
+      if (batch.length === 0) return true;
+      if (budget.stopReason() !== null) return false;
+      await pipeline.commit(save(batch));
+      return true;
+    };
+    try {
+      for (const document of documents) {
+        ctx.signal.throwIfAborted();
+        const decision = await selector.decide(documentGroup(document.documentId, document.lines));
+        if (decision.outcome === 'skip') bump(commit.counts, 'documents_skipped');
+        else if (decision.outcome === 'failed') {
+          failures.push(decision.failure);
+          if (failures.length >= FAILURES_PER_FILING) {
+            ctx.state.transaction(() =>
+              fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts),
+            );
+          }
+        } else if (decision.outcome === 'isolated') {
+          if (!(await plan([planned(decision)]))) return 'partial';
+        } else if (!(await plan(packer.add(planned(decision)) ?? []))) return 'partial';
+      }
+      if (!(await plan(packer.take()))) return 'partial';
+      await pipeline.drain();
+      return 'ok';
+    } finally {
+      await pipeline.settle();
+      if (failures.length > 0) {
+        ctx.state.transaction(() => fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts));
+      }
+    }
   }
 
   return { name: input.name, run };
 }
 
-function batchesOf(selection: Selection, maxLines: number): ReadyGroup[][] {
-  return [...packGroups(selection.ready, maxLines), ...selection.isolated.map((group) => [group])];
+function linesOf(item: Planned): number {
+  return item.document.lineIds.length;
 }
 
+function planned(decision: Extract<Decision, { outcome: 'ready' | 'isolated' }>): Planned {
+  return { document: plannedDocument(decision.mapped), letter: decision.letter };
+}
+
+/** Files dead letters; call inside a transaction. */
 function fileFailures(
   ctx: JobContext,
   deadLetters: DeadLetterBook,
-  selection: Selection,
+  failures: readonly FailedGroup[],
   counts: Record<string, number>,
 ): void {
-  if (selection.failed.length === 0) return;
-  ctx.state.transaction(() => {
-    for (const failure of selection.failed) {
-      deadLetters.file(failure.group.documentId, failure.kind, failure.reason, {
-        lines: failure.group.lines,
-      });
-    }
-  });
-  counts['dead_lettered'] = (counts['dead_lettered'] ?? 0) + selection.failed.length;
-  ctx.logger.warn({ documents: selection.failed.length }, 'journal documents filed as dead letters');
+  if (failures.length === 0) return;
+  for (const failure of failures) {
+    deadLetters.file(failure.group.documentId, failure.kind, failure.reason, { lines: failure.group.lines });
+  }
+  bump(counts, 'dead_lettered', failures.length);
+  ctx.logger.warn({ documents: failures.length }, 'journal documents filed as dead letters');
 }
 
 export type { BatchPlan };

@@ -4,7 +4,7 @@
  * A group that cannot go through yields a reason instead of entries.
  */
 import type { JournalEntry } from '../../connectors/journal.js';
-import type { JournalLine } from '../../contract/index.js';
+import type { StagedLine } from './staging.js';
 import { formatMoney, parseMoney } from '../../shared/decimal.js';
 import { compileTemplate } from '../shared/template.js';
 import { DESCRIPTION_FIELDS, type JournalExportOptions } from './options.js';
@@ -14,11 +14,32 @@ export type MappingTables = Readonly<Record<string, Readonly<Record<string, stri
 export interface DocumentGroup {
   readonly documentId: string;
   /** Sorted: debit, vat, credit, then by id. */
-  readonly lines: readonly JournalLine[];
+  readonly lines: readonly StagedLine[];
 }
 
 /** Entries without line numbers: the batch numbers them when it is formed. */
 export type GroupEntry = Omit<JournalEntry, 'lineNumber'>;
+
+/** A copy of the entry at `lineNumber`. Spelled out, not spread: a spread copy costs about 1 µs an entry here. */
+export function numberedEntry(entry: GroupEntry, lineNumber: number): JournalEntry {
+  return {
+    side: entry.side,
+    account: entry.account,
+    counterAccount: entry.counterAccount,
+    amount: entry.amount,
+    currency: entry.currency,
+    date: entry.date,
+    valueDate: entry.valueDate,
+    period: entry.period,
+    reference: entry.reference,
+    reference2: entry.reference2,
+    branchCode: entry.branchCode,
+    movementType: entry.movementType,
+    description: entry.description,
+    sourceIds: entry.sourceIds,
+    lineNumber,
+  };
+}
 
 export type MappedGroup =
   | { readonly ok: true; readonly group: DocumentGroup; readonly entries: readonly GroupEntry[] }
@@ -26,25 +47,32 @@ export type MappedGroup =
 
 const SIDE_ORDER: Record<string, number> = { debit: 0, vat: 1, credit: 2 };
 
-export function groupByDocument(lines: Iterable<JournalLine>): DocumentGroup[] {
-  const byDocument = new Map<string, JournalLine[]>();
+export function groupByDocument(lines: Iterable<StagedLine>): DocumentGroup[] {
+  const byDocument = new Map<string, StagedLine[]>();
   for (const line of lines) {
     const group = byDocument.get(line.document_id);
     if (group) group.push(line);
     else byDocument.set(line.document_id, [line]);
   }
   return [...byDocument.entries()]
-    .map(([documentId, group]) => ({
-      documentId,
-      lines: [...group].sort(
-        (a, b) => (SIDE_ORDER[a.side] ?? 3) - (SIDE_ORDER[b.side] ?? 3) || compare(a.id, b.id),
-      ),
-    }))
-    .sort(
-      (a, b) =>
-        compare(a.lines[0]?.doc_date ?? '', b.lines[0]?.doc_date ?? '') ||
-        compare(a.documentId, b.documentId),
-    );
+    .map(([documentId, group]) => documentGroup(documentId, group))
+    .sort(byDocumentDate);
+}
+
+/** One document's lines in entry order. */
+export function documentGroup(documentId: string, lines: readonly StagedLine[]): DocumentGroup {
+  return {
+    documentId,
+    lines: [...lines].sort(
+      (a, b) => (SIDE_ORDER[a.side] ?? 3) - (SIDE_ORDER[b.side] ?? 3) || compare(a.id, b.id),
+    ),
+  };
+}
+
+function byDocumentDate(a: DocumentGroup, b: DocumentGroup): number {
+  return (
+    compare(a.lines[0]?.doc_date ?? '', b.lines[0]?.doc_date ?? '') || compare(a.documentId, b.documentId)
+  );
 }
 
 function compare(a: string, b: string): number {
@@ -53,23 +81,11 @@ function compare(a: string, b: string): number {
 
 class Unmappable extends Error {}
 
-/** Placeholder fields for the balance check, which looks only at sides and amounts. */
-const UNMAPPED_ENTRY: GroupEntry = {
-  side: 'debit',
-  account: '',
-  counterAccount: null,
-  amount: '0.00',
-  currency: 'ILS',
-  date: '',
-  valueDate: '',
-  period: '',
-  reference: '',
-  reference2: null,
-  branchCode: null,
-  movementType: null,
-  description: '',
-  sourceIds: [],
-};
+/** A line's amount as its entry carries it: positive, on the side a negative amount moves it to. */
+interface SignedAmount {
+  readonly side: 'debit' | 'credit';
+  readonly amount: bigint;
+}
 
 export class GroupMapper {
   readonly #describe: ReturnType<typeof compileTemplate>;
@@ -104,8 +120,13 @@ export class GroupMapper {
   map(group: DocumentGroup): MappedGroup {
     try {
       // Balance first: it is a fact about the source, whatever the mapping tables say.
-      checkBalance(group.lines.flatMap((line) => this.#entry(line, false)));
-      const entries = group.lines.flatMap((line) => this.#entry(line, true));
+      const amounts = group.lines.map((line) => this.#signedAmount(line));
+      checkBalance(amounts);
+      const entries: GroupEntry[] = [];
+      group.lines.forEach((line, i) => {
+        const signed = amounts[i] ?? null;
+        if (signed !== null) entries.push(this.#entry(line, signed));
+      });
       return { ok: true, group, entries };
     } catch (error) {
       if (error instanceof Unmappable) return { ok: false, group, reason: error.message };
@@ -113,7 +134,8 @@ export class GroupMapper {
     }
   }
 
-  #entry(line: JournalLine, mapValues: boolean): GroupEntry[] {
+  /** The line's side and positive amount as an entry carries them; null for a zero amount (no entry). */
+  #signedAmount(line: StagedLine): SignedAmount | null {
     const reversed = this.#reversed.has(line.document_type);
     let side: 'debit' | 'credit';
     if (line.side === 'debit') side = 'debit';
@@ -122,60 +144,58 @@ export class GroupMapper {
     else throw new Unmappable(`line ${line.id} has side "${line.side}", which this version does not know`);
     if (line.currency !== 'ILS')
       throw new Unmappable(`line ${line.id} is in ${line.currency}; only ILS is supported`);
-    let amount = parseMoney(line.amount);
-    if (amount === 0n) return [];
-    if (amount < 0n) {
-      amount = -amount;
-      side = side === 'debit' ? 'credit' : 'debit';
-    }
-    if (!mapValues) return [{ ...UNMAPPED_ENTRY, side, amount: formatMoney(amount) }];
+    const amount = parseMoney(line.amount);
+    if (amount === 0n) return null;
+    if (amount > 0n) return { side, amount };
+    return { side: side === 'debit' ? 'credit' : 'debit', amount: -amount };
+  }
+
+  #entry(line: StagedLine, { side, amount }: SignedAmount): GroupEntry {
     const account = this.#account(line.account, line);
     const counter = line.counter_account ? this.#account(line.counter_account, line) : null;
     const branchCode =
       this.#branches === undefined ? null : this.#lookup(this.#branches, 'branches', line.branch_id, line);
     const reference = this.options.reference_from === 'reference' ? line.reference : line.document_number;
-    return [
-      {
-        side,
+    return {
+      side,
+      account,
+      counterAccount: counter,
+      amount: formatMoney(amount),
+      currency: line.currency,
+      date: line.doc_date,
+      valueDate: valueDate(line, this.options.value_date),
+      period: line.accounting_period,
+      reference,
+      reference2: this.options.reference2_from === 'none' ? null : (line.allocation_number ?? null),
+      branchCode,
+      movementType: this.#movementType(line),
+      description: this.#describe({
+        description: line.description,
+        document_number: line.document_number,
+        document_type: line.document_type,
+        reference: line.reference,
+        allocation_number: line.allocation_number ?? null,
+        vendor_id: line.vendor_id,
+        vendor_tax_id: line.vendor_tax_id ?? null,
+        branch_id: line.branch_id,
+        branch_code: branchCode,
         account,
-        counterAccount: counter,
-        amount: formatMoney(amount),
-        currency: line.currency,
-        date: line.doc_date,
-        valueDate: valueDate(line, this.options.value_date),
+        side: line.side,
+        source: line.source,
         period: line.accounting_period,
-        reference,
-        reference2: this.options.reference2_from === 'none' ? null : (line.allocation_number ?? null),
-        branchCode,
-        movementType: this.#movementType(line),
-        description: this.#describe({
-          description: line.description,
-          document_number: line.document_number,
-          document_type: line.document_type,
-          reference: line.reference,
-          allocation_number: line.allocation_number ?? null,
-          vendor_id: line.vendor_id,
-          vendor_tax_id: line.vendor_tax_id ?? null,
-          branch_id: line.branch_id,
-          branch_code: branchCode,
-          account,
-          side: line.side,
-          source: line.source,
-          period: line.accounting_period,
-          doc_date: line.doc_date,
-        }),
-        sourceIds: [line.id],
-      },
-    ];
+        doc_date: line.doc_date,
+      }),
+      sourceIds: [line.id],
+    };
   }
 
-  #account(apiAccount: string, line: JournalLine): string {
+  #account(apiAccount: string, line: StagedLine): string {
     return this.#accounts === undefined
       ? apiAccount
       : this.#lookup(this.#accounts, 'accounts', apiAccount, line);
   }
 
-  #movementType(line: JournalLine): string | null {
+  #movementType(line: StagedLine): string | null {
     const key = line.movement_type_code ?? line.document_type;
     if (this.#movementTypes === undefined) return line.movement_type_code ?? null;
     const value = this.#movementTypes[key] ?? this.#movementTypes['*'];
@@ -183,7 +203,7 @@ export class GroupMapper {
     return value;
   }
 
-  #lookup(table: Readonly<Record<string, string>>, kind: string, key: string, line: JournalLine): string {
+  #lookup(table: Readonly<Record<string, string>>, kind: string, key: string, line: StagedLine): string {
     const value = table[key];
     if (value === undefined) {
       const tableName = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
@@ -193,12 +213,13 @@ export class GroupMapper {
   }
 }
 
-function checkBalance(entries: readonly GroupEntry[]): void {
+function checkBalance(amounts: readonly (SignedAmount | null)[]): void {
   let debit = 0n;
   let credit = 0n;
-  for (const entry of entries) {
-    if (entry.side === 'debit') debit += parseMoney(entry.amount);
-    else credit += parseMoney(entry.amount);
+  for (const signed of amounts) {
+    if (signed === null) continue;
+    if (signed.side === 'debit') debit += signed.amount;
+    else credit += signed.amount;
   }
   if (debit !== credit) {
     throw new Unmappable(
@@ -208,20 +229,22 @@ function checkBalance(entries: readonly GroupEntry[]): void {
   }
 }
 
-function valueDate(line: JournalLine, rule: JournalExportOptions['value_date']): string {
+function valueDate(line: StagedLine, rule: JournalExportOptions['value_date']): string {
   const period = line.accounting_period;
-  const start = `${period}-01`;
-  const [year = 0, month = 1] = period.split('-').map(Number);
-  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const end = `${period}-${String(lastDay).padStart(2, '0')}`;
   switch (rule) {
     case 'doc_date':
       return line.doc_date;
     case 'period_start':
-      return start;
+      return `${period}-01`;
     case 'period_end':
-      return end;
+      return periodEnd(period);
     case 'doc_date_in_period':
-      return line.doc_date.startsWith(`${period}-`) ? line.doc_date : start;
+      return line.doc_date.startsWith(`${period}-`) ? line.doc_date : `${period}-01`;
   }
+}
+
+function periodEnd(period: string): string {
+  const [year = 0, month = 1] = period.split('-').map(Number);
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return `${period}-${String(lastDay).padStart(2, '0')}`;
 }

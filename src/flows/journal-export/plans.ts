@@ -4,9 +4,11 @@
  * change a batch that may already be in the target, and the export call is repeated with the same key and body.
  */
 import { createHash } from 'node:crypto';
-import type { JournalBatch } from '../../connectors/journal.js';
+import type { JournalBatch, JournalEntry } from '../../connectors/journal.js';
 import type { StateStore } from '../../state/index.js';
-import type { GroupEntry, MappedGroup } from './mapping.js';
+import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
+
+type ReadyGroup = Extract<MappedGroup, { ok: true }>;
 
 export interface BatchPlan {
   readonly version: 1;
@@ -21,7 +23,8 @@ export interface BatchPlan {
   readonly periods: readonly string[];
   readonly batch: JournalBatch;
   readonly target: string;
-  /** Set once the writer reported the batch in the target. */
+  /** Whether the batch is known to be in the target. Plans are saved with false; that the batch was written is
+   *  noted in the ledger (version "written"), which a resumed plan consults. */
   readonly written: boolean;
   readonly location: string | null;
 }
@@ -37,54 +40,87 @@ export function exportKeyFor(batchKey: string): string {
   return `journal-export:${batchKey}`;
 }
 
-/** Packs groups in order into batches of at most maxLines lines, never splitting a document. */
-export function packGroups(
-  groups: readonly Extract<MappedGroup, { ok: true }>[],
-  maxLines: number,
-): Extract<MappedGroup, { ok: true }>[][] {
-  const batches: Extract<MappedGroup, { ok: true }>[][] = [];
-  let current: Extract<MappedGroup, { ok: true }>[] = [];
-  let size = 0;
-  for (const group of groups) {
-    const lines = group.group.lines.length;
-    if (current.length > 0 && size + lines > maxLines) {
-      batches.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(group);
-    size += lines;
+/** Packs items as they come into batches of at most maxLines lines, never splitting one item (a document). */
+export class BatchPacker<T> {
+  #items: T[] = [];
+  #lines = 0;
+
+  constructor(
+    private readonly maxLines: number,
+    private readonly linesOf: (item: T) => number,
+  ) {}
+
+  /** Adds an item; returns the batch it closed when it did not fit in the open one. */
+  add(item: T): T[] | null {
+    const lines = this.linesOf(item);
+    const closed = this.#items.length > 0 && this.#lines + lines > this.maxLines ? this.take() : null;
+    this.#items.push(item);
+    this.#lines += lines;
+    return closed;
   }
-  if (current.length > 0) batches.push(current);
-  return batches;
+
+  /** The open batch (possibly empty), which then starts afresh. */
+  take(): T[] {
+    const items = this.#items;
+    this.#items = [];
+    this.#lines = 0;
+    return items;
+  }
 }
 
-export function buildPlan(
-  groups: readonly Extract<MappedGroup, { ok: true }>[],
-  target: string,
-  now: number,
-): BatchPlan {
-  const lineIds = groups.flatMap((g) => g.group.lines.map((line) => line.id)).sort();
+/** What a batch needs of one mapped document: its ids, dates and entries, without the lines themselves. */
+export interface PlannedDocument {
+  readonly documentId: string;
+  readonly docDate: string;
+  /** Sorted. */
+  readonly lineIds: readonly string[];
+  readonly periods: readonly string[];
+  readonly entries: readonly GroupEntry[];
+}
+
+export function plannedDocument(mapped: ReadyGroup): PlannedDocument {
+  const { group } = mapped;
+  return {
+    documentId: group.documentId,
+    docDate: group.lines[0]?.doc_date ?? '',
+    lineIds: group.lines.map((line) => line.id).sort(),
+    periods: [...new Set(group.lines.map((line) => line.accounting_period))],
+    entries: mapped.entries,
+  };
+}
+
+/** The plan of one batch; its entries follow the documents by date, then id. */
+export function buildPlan(unordered: readonly PlannedDocument[], target: string, now: number): BatchPlan {
+  const documents = [...unordered].sort(
+    (a, b) => compare(a.docDate, b.docDate) || compare(a.documentId, b.documentId),
+  );
+  const lineIds: string[] = [];
+  const entries: JournalEntry[] = [];
+  const periods = new Set<string>();
+  for (const document of documents) {
+    lineIds.push(...document.lineIds);
+    for (const entry of document.entries) entries.push(numberedEntry(entry, entries.length + 1));
+    for (const period of document.periods) periods.add(period);
+  }
+  lineIds.sort();
   const batchKey = batchKeyFor(lineIds);
-  const entries = groups
-    .flatMap((g) => g.entries)
-    .map((entry: GroupEntry, i) => ({ ...entry, lineNumber: i + 1 }));
-  const periods = new Set(groups.flatMap((g) => g.group.lines.map((line) => line.accounting_period)));
   return {
     version: 1,
     batchKey,
     createdAt: now,
     lineIds,
-    documentIds: groups.map((g) => g.group.documentId),
-    documentLines: Object.fromEntries(
-      groups.map((g) => [g.group.documentId, g.group.lines.map((line) => line.id).sort()]),
-    ),
+    documentIds: documents.map((d) => d.documentId),
+    documentLines: Object.fromEntries(documents.map((d) => [d.documentId, d.lineIds])),
     periods: [...periods].sort(),
     batch: { batchKey, entries },
     target,
     written: false,
     location: null,
   };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** One plan per document of `plan`, with the same entries (renumbered), for isolating a refused document. */
@@ -95,7 +131,7 @@ export function splitByDocument(plan: BatchPlan, now: number): BatchPlan[] {
     const batchKey = batchKeyFor(lineIds);
     const entries = plan.batch.entries
       .filter((entry) => entry.sourceIds.some((id) => own.has(id)))
-      .map((entry, i) => ({ ...entry, lineNumber: i + 1 }));
+      .map((entry, i) => numberedEntry(entry, i + 1));
     return {
       ...plan,
       batchKey,

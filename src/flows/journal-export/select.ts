@@ -1,9 +1,8 @@
 /** Decides, document by document, what goes into this run's batches and what becomes (or stays) a dead letter. */
 import type { AccountingWriter } from '../../connectors/capabilities.js';
 import type { JournalEntry } from '../../connectors/journal.js';
-import type { JournalLine } from '../../contract/index.js';
-import type { DeadLetterBook } from './dead-letters.js';
-import { groupByDocument, type GroupMapper, type MappedGroup } from './mapping.js';
+import type { DeadLetterBook, LetterState } from './dead-letters.js';
+import { numberedEntry, type DocumentGroup, type GroupMapper, type MappedGroup } from './mapping.js';
 
 /** Optional writer capability: tells, without side effects, why entries would be refused. */
 export interface EntryPrecheck {
@@ -16,58 +15,57 @@ export function hasPrecheck(writer: AccountingWriter): writer is AccountingWrite
 
 export type ReadyGroup = Extract<MappedGroup, { ok: true }>;
 
-export interface Selection {
-  /** Groups for the shared batches. */
-  readonly ready: ReadyGroup[];
-  /** Groups retried after a refusal by the target: each goes into a batch of its own. */
-  readonly isolated: ReadyGroup[];
-  readonly failed: {
-    group: MappedGroup['group'];
-    kind: 'unbalanced' | 'unmapped' | 'not_writable';
-    reason: string;
-  }[];
-  skipped: number;
+export interface FailedGroup {
+  readonly group: DocumentGroup;
+  readonly kind: 'unbalanced' | 'unmapped' | 'not_writable';
+  readonly reason: string;
 }
 
-export async function selectGroups(
-  lines: Iterable<JournalLine>,
-  mapper: GroupMapper,
-  writer: AccountingWriter,
-  deadLetters: DeadLetterBook,
-): Promise<Selection> {
-  const selection: Selection = { ready: [], isolated: [], failed: [], skipped: 0 };
-  for (const group of groupByDocument(lines)) {
-    const letter = deadLetters.get(group.documentId);
-    if (letter?.status === 'discarded') {
-      selection.skipped += 1;
-      continue;
-    }
+export type Decision =
+  /** Discarded by a person, holding a line already in the target, or waiting for a retry to be asked for. */
+  | { readonly outcome: 'skip' }
+  | { readonly outcome: 'failed'; readonly failure: FailedGroup }
+  /** For the shared batches; `letter` is the document's earlier dead letter, resolved once the batch is planned. */
+  | { readonly outcome: 'ready'; readonly mapped: ReadyGroup; readonly letter: LetterState | null }
+  /** Retried after a refusal by the target: goes into a batch of its own. */
+  | { readonly outcome: 'isolated'; readonly mapped: ReadyGroup; readonly letter: LetterState };
+
+export class GroupSelector {
+  /** Lost lines are rare; when the job has none, no line needs looking up. */
+  readonly #checkLines: boolean;
+  /** Taken when the walk starts: the documents it files or resolves are not seen again in the same walk. */
+  readonly #letters: ReadonlyMap<string, LetterState>;
+
+  constructor(
+    private readonly mapper: GroupMapper,
+    private readonly writer: AccountingWriter,
+    private readonly deadLetters: DeadLetterBook,
+  ) {
+    this.#checkLines = deadLetters.hasAnyLostLine();
+    this.#letters = deadLetters.pendingByDocument();
+  }
+
+  async decide(group: DocumentGroup): Promise<Decision> {
+    const letter = this.#letters.get(group.documentId) ?? null;
+    if (letter?.status === 'discarded') return { outcome: 'skip' };
     // A line already in the target that the API lists as approved again must never be written a second time.
-    if (group.lines.some((line) => deadLetters.hasLostLine(line.id))) {
-      selection.skipped += 1;
-      continue;
+    if (this.#checkLines && group.lines.some((line) => this.deadLetters.hasLostLine(line.id))) {
+      return { outcome: 'skip' };
     }
-    const waitsForRetry = letter?.kind === 'target_refused' && letter.status === 'open';
-    if (waitsForRetry) {
-      selection.skipped += 1;
-      continue;
-    }
-    const mapped = mapper.map(group);
+    if (letter?.kind === 'target_refused' && letter.status === 'open') return { outcome: 'skip' };
+    const mapped = this.mapper.map(group);
     if (!mapped.ok) {
       const kind = mapped.reason.startsWith('does not balance') ? 'unbalanced' : 'unmapped';
-      selection.failed.push({ group, kind, reason: mapped.reason });
-      continue;
+      return { outcome: 'failed', failure: { group, kind, reason: mapped.reason } };
     }
-    if (hasPrecheck(writer) && mapped.entries.length > 0) {
-      const entries = mapped.entries.map((entry, i) => ({ ...entry, lineNumber: i + 1 }));
-      const refusal = await writer.precheckEntries(entries);
+    if (hasPrecheck(this.writer) && mapped.entries.length > 0) {
+      const entries = mapped.entries.map((entry, i) => numberedEntry(entry, i + 1));
+      const refusal = await this.writer.precheckEntries(entries);
       if (refusal !== null) {
-        selection.failed.push({ group, kind: 'not_writable', reason: refusal });
-        continue;
+        return { outcome: 'failed', failure: { group, kind: 'not_writable', reason: refusal } };
       }
     }
-    if (letter?.kind === 'target_refused') selection.isolated.push(mapped);
-    else selection.ready.push(mapped);
+    if (letter?.kind === 'target_refused') return { outcome: 'isolated', mapped, letter };
+    return { outcome: 'ready', mapped, letter };
   }
-  return selection;
 }

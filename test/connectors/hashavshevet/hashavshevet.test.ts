@@ -204,6 +204,30 @@ describe('hashavshevet encoding', () => {
     const { records } = await readBack(w, 'je-map');
     expect(field(records[0], 'details').trimEnd()).toBe('צה"ל 5ש"ח ש');
   });
+
+  it('applies a char_map entry for a plain ASCII character to ASCII-only text too', async () => {
+    const w = writer({ char_map: { $: 'USD ' } });
+    await w.writeJournalBatch({
+      batchKey: 'je-ascii-map',
+      entries: [
+        entry(1, { side: 'debit', account: '1', amount: '5.00', description: 'paid $5 cash' }),
+        entry(2, { side: 'credit', account: '2', amount: '5.00', description: 'plain text' }),
+      ],
+    });
+    const { records } = await readBack(w, 'je-ascii-map');
+    expect(field(records[0], 'details').trimEnd()).toBe('paid USD 5 cash');
+  });
+
+  it('refuses a control character in otherwise plain ASCII text', async () => {
+    const batch = {
+      batchKey: 'je-control',
+      entries: [
+        entry(1, { side: 'debit' as const, account: '1', amount: '5.00', description: 'tab\there' }),
+        entry(2, { side: 'credit' as const, account: '2', amount: '5.00' }),
+      ],
+    };
+    expect(await writer().precheckEntries(batch.entries)).toMatch(/U\+0009/);
+  });
 });
 
 describe('hashavshevet references', () => {

@@ -45,7 +45,7 @@ function runChild(env: Record<string, unknown>, killAfterStartMs: number | null)
     });
     child.stderr.resume();
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       clearTimeout(guard);
       if (timer) clearTimeout(timer);
       resolve({ code, signal, stdout });

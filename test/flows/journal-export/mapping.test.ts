@@ -5,7 +5,8 @@ import { GroupMapper, groupByDocument } from '../../../src/flows/journal-export/
 import {
   batchKeyFor,
   buildPlan,
-  packGroups,
+  BatchPacker,
+  plannedDocument,
   splitByDocument,
 } from '../../../src/flows/journal-export/plans.js';
 
@@ -139,8 +140,10 @@ describe('journal-export mapping', () => {
       line('c2', { document_id: 'C', side: 'credit' }),
     ]).map((g) => mapper.map(g));
     const ready = groups.filter((g): g is Extract<typeof g, { ok: true }> => g.ok);
-    expect(packGroups(ready, 5).map((b) => b.map((g) => g.group.documentId))).toEqual([['A', 'B'], ['C']]);
-    const plan = buildPlan(ready, 'books', 1);
+    const packer = new BatchPacker<(typeof ready)[number]>(5, (g) => g.group.lines.length);
+    const packed = [...ready.map((g) => packer.add(g)), packer.take()].filter((b) => b !== null);
+    expect(packed.map((b) => b.map((g) => g.group.documentId))).toEqual([['A', 'B'], ['C']]);
+    const plan = buildPlan(ready.map(plannedDocument), 'books', 1);
     expect(plan.batchKey).toBe(batchKeyFor(['c2', 'a1', 'b1', 'a2', 'b2', 'c1']));
     expect(plan.batch.entries.map((e) => e.lineNumber)).toEqual([1, 2, 3, 4, 5, 6]);
     const parts = splitByDocument(plan, 2);

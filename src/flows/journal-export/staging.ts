@@ -1,0 +1,112 @@
+/**
+ * A run's approved lines, kept on disk instead of in memory: each pulled page is appended to a private temporary
+ * SQLite database, then the lines are read back one document at a time, sorted by document id. Memory stays about
+ * one page while pulling and one document while walking, whatever the number of lines.
+ *
+ * The database is SQLite's private temporary file (in the system's temporary folder), unlinked as soon as it is
+ * opened: nothing is left behind by a crash, and nothing in it is needed after one, since a run pulls afresh. It is
+ * a copy of what the API listed, never a record of what was exported (the batch plans in the state file are).
+ * Appending without any index, then one sort, is far cheaper than keeping an index by document while inserting.
+ */
+import Database from 'better-sqlite3';
+import type { JournalLine } from '../../contract/index.js';
+
+/** The fields of a journal line the mapper and the dead letters read. */
+const STAGED_FIELDS = [
+  'document_type',
+  'document_number',
+  'source',
+  'side',
+  'account',
+  'counter_account',
+  'amount',
+  'currency',
+  'description',
+  'vendor_id',
+  'vendor_tax_id',
+  'branch_id',
+  'reference',
+  'allocation_number',
+  'doc_date',
+  'accounting_period',
+  'movement_type_code',
+] as const satisfies readonly (keyof JournalLine)[];
+
+type StagedField = (typeof STAGED_FIELDS)[number];
+
+/** A journal line as staged: its id, its document and the fields the export reads (absent ones are null). */
+export type StagedLine = Pick<JournalLine, 'id' | 'document_id' | StagedField>;
+
+export interface StagedDocument {
+  readonly documentId: string;
+  /** In no particular order; each line once (the latest listed copy). */
+  readonly lines: readonly StagedLine[];
+}
+
+export class LineStaging {
+  readonly #db: Database.Database;
+  readonly #insert: Database.Statement<[string, string, string]>;
+  readonly #append: (lines: readonly JournalLine[]) => void;
+
+  constructor() {
+    // An empty name opens a private temporary database, deleted by SQLite itself.
+    this.#db = new Database('');
+    this.#db.pragma('journal_mode = OFF');
+    this.#db.pragma('synchronous = OFF');
+    this.#db.exec(
+      'CREATE TABLE lines (document_id TEXT NOT NULL, line_id TEXT NOT NULL, fields TEXT NOT NULL)',
+    );
+    this.#insert = this.#db.prepare('INSERT INTO lines (document_id, line_id, fields) VALUES (?, ?, ?)');
+    this.#append = this.#db.transaction((lines: readonly JournalLine[]) => {
+      for (const line of lines) this.#insert.run(line.document_id, line.id, encodeFields(line));
+    });
+  }
+
+  /** Appends one page's lines. A line listed twice (re-stamped during the pull) keeps its later copy. */
+  append(lines: readonly JournalLine[]): void {
+    if (lines.length > 0) this.#append(lines);
+  }
+
+  /**
+   * The staged lines document by document, in document id order. Nothing may be appended while a walk is under
+   * way; the walk may be left early (the generator's return releases the statement).
+   */
+  *documents(): Generator<StagedDocument, void, undefined> {
+    const rows = this.#db
+      .prepare('SELECT document_id, line_id, fields FROM lines ORDER BY document_id, line_id, rowid DESC')
+      .raw()
+      .iterate() as IterableIterator<[string, string, string]>;
+    let documentId: string | null = null;
+    let lines: StagedLine[] = [];
+    let lastLineId: string | null = null;
+    for (const [document, lineId, fields] of rows) {
+      if (document !== documentId) {
+        if (documentId !== null) yield { documentId, lines };
+        documentId = document;
+        lines = [];
+        lastLineId = null;
+      }
+      if (lineId === lastLineId) continue;
+      lastLineId = lineId;
+      lines.push(decodeLine(lineId, document, fields));
+    }
+    if (documentId !== null) yield { documentId, lines };
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function encodeFields(line: JournalLine): string {
+  const values: unknown[] = [];
+  for (const field of STAGED_FIELDS) values.push(line[field] ?? null);
+  return JSON.stringify(values);
+}
+
+function decodeLine(id: string, documentId: string, fields: string): StagedLine {
+  const values = JSON.parse(fields) as unknown[];
+  const line: Record<string, unknown> = { id, document_id: documentId };
+  for (let i = 0; i < STAGED_FIELDS.length; i += 1) line[STAGED_FIELDS[i] as StagedField] = values[i] ?? null;
+  return line as StagedLine;
+}
