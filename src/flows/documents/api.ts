@@ -2,7 +2,7 @@
 import type { ApiClient } from '../../client/index.js';
 
 export interface DocumentsApi {
-  documents: Pick<ApiClient['documents'], 'create' | 'list'>;
+  documents: Pick<ApiClient['documents'], 'create' | 'list' | 'get'>;
   files: Pick<ApiClient['files'], 'upload'>;
   supplierBuyers: Pick<ApiClient['supplierBuyers'], 'list'>;
 }

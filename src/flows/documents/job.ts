@@ -51,7 +51,7 @@ export function createDocumentsJob(input: DocumentsJobInput): Job {
     const counts: Record<string, number> = {};
     const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
     const progress = new ProgressStore(ctx.state, input.name);
-    let failures = 0;
+    const unsettled = new Set<string>();
     try {
       const source = input.source();
       const pending = await source.listPendingDocuments();
@@ -79,14 +79,13 @@ export function createDocumentsJob(input: DocumentsJobInput): Job {
         };
         for (const doc of todo) {
           if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-          if (!(await sendOne(ctx, send, doc, counts))) failures += 1;
+          if (!(await sendOne(ctx, send, doc, counts))) unsettled.add(documentKey(doc.type, doc.number));
         }
       }
       if (ctx.dryRun) return { outcome: 'ok', counts };
       const sink = options.reactions ? input.reactionSink() : undefined;
-      // A document whose creation is not yet recorded would be skipped as "not ours": pull reactions only after
-      // every pending document of this run was settled.
-      if (sink !== undefined && failures === 0) {
+      // Pulled also after a failed send: reactions of documents that may be ours are deferred (see reactions.ts).
+      if (sink !== undefined) {
         const pulled = await pullReactions({
           api: input.api,
           sink,
@@ -99,11 +98,12 @@ export function createDocumentsJob(input: DocumentsJobInput): Job {
           overlapMs: options.overlap_ms,
           budget,
           counts,
+          unsettled,
         });
         add(counts, 'reaction_pages', pulled.counts.pages);
         if (pulled.outcome !== 'ok') return { outcome: pulled.outcome, counts, ...errorOf(pulled.error) };
       }
-      return { outcome: failures === 0 ? 'ok' : 'partial', counts };
+      return { outcome: unsettled.size === 0 ? 'ok' : 'partial', counts };
     } catch (error) {
       if (ctx.signal.aborted) return { outcome: 'partial', counts };
       ctx.logger.error({ err: errorMessage(error) }, 'documents run failed');

@@ -1,15 +1,21 @@
 /**
  * Buyer reactions -> the ERP. /supplier/documents is pulled incrementally (updated_since with a look-back
- * overlap, checkpointed per page); webhooks only trigger a run. Each reaction is written once per document, buyer
- * status and differences: the ledger records it after the ERP write, and the sink is idempotent, so a crash
- * between the two rewrites the same values.
+ * overlap, checkpointed per page); webhooks only trigger a run. A reaction is written when a document's buyer
+ * status or differences differ from the last ones written for it, so a status that goes A -> B -> A is written
+ * three times, and a re-read of the same state (overlap, replayed webhook, unrelated change) not at all. The
+ * ledger records each write after the ERP write, and the sink is idempotent, so a crash between the two rewrites
+ * the same values.
+ *
+ * With scope "sent", a document the state does not know as ours is skipped, except when its type and number are
+ * those of a document whose send failed in this run: the API may have created it without the answer reaching us.
+ * Such a document is deferred (kept by API id) and looked at again on the next run, once its send is settled.
  */
 import type { Document } from '../../contract/index.js';
 import type { DocumentReaction, DocumentReactionSink } from '../../connectors/index.js';
 import { contentHash, pullIncremental, type PullResult, type RunBudget } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { DocumentsApi } from './api.js';
-import type { ProgressStore } from './progress.js';
+import { documentKey, type ProgressStore } from './progress.js';
 
 export interface ReactionPullInput {
   api: DocumentsApi;
@@ -23,6 +29,8 @@ export interface ReactionPullInput {
   overlapMs: number;
   budget: RunBudget;
   counts: Record<string, number>;
+  /** documentKey(type, number) of the documents whose send failed in this run. */
+  unsettled: ReadonlySet<string>;
 }
 
 /** Statuses that carry a buyer reaction; `pending` is the state a new document starts in. */
@@ -48,9 +56,61 @@ export function reactionOf(doc: Document): DocumentReaction {
   };
 }
 
+/** What a reaction says, without when: two reads of the same status and differences are the same reaction. */
+function reactionContent(doc: Document): string {
+  return `${doc.buyer_status}:${contentHash(doc.differences ?? [])}`;
+}
+
+/** Ledger versions are "<content>@<updated_at>"; entries written before the suffix existed hold the content alone. */
+function contentOfVersion(version: string): string {
+  const at = version.lastIndexOf('@');
+  return at < 0 ? version : version.slice(0, at);
+}
+
 export async function pullReactions(input: ReactionPullInput): Promise<PullResult> {
   const ledgerFlow = `${input.job}:reactions`;
-  const versionOf = (doc: Document): string => `${doc.buyer_status}:${contentHash(doc.differences ?? [])}`;
+  const deferredNamespace = `${input.job}:reactions-deferred`;
+
+  async function writeIfChanged(doc: Document): Promise<void> {
+    const content = reactionContent(doc);
+    const last = input.state.ledger.latest(ledgerFlow, input.connector, doc.id);
+    if (last !== null && contentOfVersion(last.version) === content) return;
+    const key = {
+      flow: ledgerFlow,
+      connector: input.connector,
+      recordKey: doc.id,
+      version: `${content}@${doc.updated_at}`,
+    };
+    await input.sink.writeDocumentReaction(reactionOf(doc));
+    input.state.ledger.record(key);
+    input.counts['reactions_written'] = (input.counts['reactions_written'] ?? 0) + 1;
+  }
+
+  async function deliverOne(doc: Document): Promise<void> {
+    if (input.scope === 'sent' && !input.progress.isOurs(doc.id)) {
+      if (input.unsettled.has(documentKey(doc.type, doc.number))) {
+        input.state.kv.set(deferredNamespace, doc.id, documentKey(doc.type, doc.number));
+        input.counts['reactions_deferred'] = (input.counts['reactions_deferred'] ?? 0) + 1;
+      }
+      return;
+    }
+    if (isReaction(doc)) await writeIfChanged(doc);
+  }
+
+  /** Documents deferred by an earlier run: written once known as ours, dropped once their send settled otherwise. */
+  async function settleDeferred(): Promise<void> {
+    for (const apiId of input.state.kv.keys(deferredNamespace)) {
+      const localKey = input.state.kv.get(deferredNamespace, apiId);
+      if (typeof localKey === 'string' && input.unsettled.has(localKey)) continue;
+      if (input.progress.isOurs(apiId)) {
+        const doc = await input.api.documents.get(apiId, { signal: input.budget.signal });
+        if (isReaction(doc)) await writeIfChanged(doc);
+      }
+      input.state.kv.delete(deferredNamespace, apiId);
+    }
+  }
+
+  await settleDeferred();
   return pullIncremental<Document>({
     state: input.state,
     stream: `${input.job}:/supplier/documents`,
@@ -78,20 +138,7 @@ export async function pullReactions(input: ReactionPullInput): Promise<PullResul
     },
     identify: (doc) => ({ id: doc.id, updatedAt: doc.updated_at }),
     async deliver(docs) {
-      for (const doc of docs) {
-        if (!isReaction(doc)) continue;
-        if (input.scope === 'sent' && !input.progress.isOurs(doc.id)) continue;
-        const key = {
-          flow: ledgerFlow,
-          connector: input.connector,
-          recordKey: doc.id,
-          version: versionOf(doc),
-        };
-        if (input.state.ledger.has(key)) continue;
-        await input.sink.writeDocumentReaction(reactionOf(doc));
-        input.state.ledger.record(key);
-        input.counts['reactions_written'] = (input.counts['reactions_written'] ?? 0) + 1;
-      }
+      for (const doc of docs) await deliverOne(doc);
     },
   });
 }

@@ -61,6 +61,7 @@ const api: DocumentsApi = {
   files: { upload: (input, options) => around(() => client.files.upload(input, options)) },
   documents: {
     list: (options) => client.documents.list(options),
+    get: (id, options) => client.documents.get(id, options),
     create: (body, options) => around(() => client.documents.create(body, options)),
   },
 };

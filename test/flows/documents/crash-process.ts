@@ -44,7 +44,8 @@ export function runChild(
       stderr += chunk.toString();
     });
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': exit may come before the last of the child's output has been read.
+    child.on('close', (code, signal) => {
       clearTimeout(guard);
       if (timer) clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, timedOut });

@@ -15,6 +15,7 @@ import {
 } from '../../../src/flows/documents/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import {
+  documentSourceOf,
   jobContext,
   mulberry32,
   sandboxDocuments,
@@ -28,13 +29,11 @@ afterEach(async () => {
   h = undefined;
 });
 
-function realSource(harness: SupplierHarness): DocumentSource {
-  const source = harness.connector.capabilities.documentSource;
-  if (source === undefined) throw new Error('no document source');
-  return source;
-}
-
-function jobWith(harness: SupplierHarness, api: DocumentsApi, source: DocumentSource = realSource(harness)) {
+function jobWith(
+  harness: SupplierHarness,
+  api: DocumentsApi,
+  source: DocumentSource = documentSourceOf(harness),
+) {
   return createDocumentsJob({
     name: 'docs',
     api,
@@ -72,7 +71,7 @@ describe('documents flow crash windows', () => {
     const crashing: DocumentsApi = {
       ...api,
       documents: {
-        list: (options) => api.documents.list(options),
+        ...api.documents,
         async create(body, options) {
           if (crashes-- > 0) throw new Error('process died before POST /supplier/documents');
           return api.documents.create(body, options);
@@ -99,7 +98,7 @@ describe('documents flow crash windows', () => {
     const losing: DocumentsApi = {
       ...api,
       documents: {
-        list: (options) => api.documents.list(options),
+        ...api.documents,
         async create(body, options) {
           const created = await api.documents.create(body, options);
           if (lose-- > 0) throw new Error('connection lost after the document was created');
@@ -128,7 +127,7 @@ describe('documents flow crash windows', () => {
     const capturing: DocumentsApi = {
       ...api,
       documents: {
-        list: (options) => api.documents.list(options),
+        ...api.documents,
         async create(body) {
           captured = body;
           throw new Error('process died before POST /supplier/documents');
@@ -201,7 +200,7 @@ describe('documents flow crash windows', () => {
   it('document created, ERP not told: the next run only marks it', async () => {
     h = await startSupplierHarness();
     const number = await oneDocument(h);
-    const real = realSource(h);
+    const real = documentSourceOf(h);
     let fail = 1;
     const source: DocumentSource = {
       listPendingDocuments: () => real.listPendingDocuments(),

@@ -4,18 +4,13 @@
  * reactions are written back once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateErpActivity } from '../../../connectors/demo-erp/index.js';
 import type { SqlParams } from '../../../connectors/sql/driver.js';
-import type {
-  DocumentReaction,
-  DocumentReactionSink,
-  DocumentSource,
-} from '../../../src/connectors/index.js';
+import type { DocumentReaction, DocumentReactionSink } from '../../../src/connectors/index.js';
 import { createDocumentsJob, type DocumentsOptionsInput } from '../../../src/flows/documents/index.js';
-import { systemClock } from '../../../src/shared/clock.js';
 import {
+  documentSourceOf,
+  issueDocuments,
   jobContext,
-  mulberry32,
   sandboxDocuments,
   startSupplierHarness,
   type SupplierHarness,
@@ -26,12 +21,6 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function sourceOf(harness: SupplierHarness): DocumentSource {
-  const source = harness.connector.capabilities.documentSource;
-  if (source === undefined) throw new Error('the demo ERP offers no document source');
-  return source;
-}
 
 function countingSink(harness: SupplierHarness): DocumentReactionSink & { written: DocumentReaction[] } {
   const real = harness.connector.capabilities.documentReactionSink;
@@ -56,7 +45,7 @@ function documentsJob(
     job: createDocumentsJob({
       name: 'docs',
       api: harness.api,
-      source: () => sourceOf(harness),
+      source: () => documentSourceOf(harness),
       reactionSink: () => sink,
       connectorName: 'erp',
       options,
@@ -68,21 +57,10 @@ async function erpRows(harness: SupplierHarness, sql: string, params: SqlParams 
   return (await harness.erp.driver.query(sql, params)).rows;
 }
 
-async function issue(harness: SupplierHarness, count: number, seed = 1): Promise<string[]> {
-  const result = await simulateErpActivity(harness.erp, {
-    clock: systemClock,
-    random: mulberry32(seed),
-    documents: count,
-    confirmations: 0,
-    catalogChanges: 0,
-  });
-  return result.documents;
-}
-
 describe('documents flow', () => {
   it('sends each ERP document once with its PDF and writes the API id back', async () => {
     h = await startSupplierHarness();
-    const numbers = await issue(h, 4);
+    const numbers = await issueDocuments(h, 4);
     const { job } = documentsJob(h);
     const first = await job.run(jobContext(h.state));
     expect(first.outcome).toBe('ok');
@@ -119,7 +97,7 @@ describe('documents flow', () => {
 
   it('dead-letters documents that break the contract rules and sends the rest; a fix in the ERP sends it', async () => {
     h = await startSupplierHarness();
-    const [badSum, noAllocation, inexact, good] = await issue(h, 4, 7);
+    const [badSum, noAllocation, inexact, good] = await issueDocuments(h, 4, 7);
     // totals.before_vat no longer equals the sum of the lines
     await erpRows(
       h,
@@ -167,7 +145,7 @@ describe('documents flow', () => {
 
   it('a dry run checks the documents and sends nothing', async () => {
     h = await startSupplierHarness();
-    const [, broken] = await issue(h, 2, 9);
+    const [, broken] = await issueDocuments(h, 2, 9);
     await erpRows(h, `UPDATE DOCUMENTS SET QPRICE = '1.00' WHERE IVNUM = :n`, { n: broken ?? '' });
     const { job } = documentsJob(h);
     const before = (await sandboxDocuments(h.sandbox)).documents.length;
@@ -179,7 +157,7 @@ describe('documents flow', () => {
 
   it('writes buyer reactions back to the ERP once per status and differences', async () => {
     h = await startSupplierHarness();
-    const [received, disputed, approved] = await issue(h, 3, 3);
+    const [received, disputed, approved] = await issueDocuments(h, 3, 3);
     const { job, sink } = documentsJob(h);
     await job.run(jobContext(h.state));
     expect(sink.written).toHaveLength(0);
@@ -228,7 +206,7 @@ describe('documents flow', () => {
 
   it('keeps a document the API sent in an unexpected shape as a dead letter with its reason', async () => {
     h = await startSupplierHarness();
-    const [number] = await issue(h, 1, 5);
+    const [number] = await issueDocuments(h, 1, 5);
     const { job } = documentsJob(h);
     await job.run(jobContext(h.state));
     const id = (await sandboxDocuments(h.sandbox)).documents.find((d) => d.number === number)?.id ?? '';

@@ -4,13 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector, DocumentSource } from '../../../src/connectors/index.js';
 import type { JobContext } from '../../../src/engine/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
-import { demoErpConnectorDefinition, openDemoErp, type DemoErp } from '../../../connectors/demo-erp/index.js';
+import {
+  demoErpConnectorDefinition,
+  openDemoErp,
+  simulateErpActivity,
+  type DemoErp,
+} from '../../../connectors/demo-erp/index.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
@@ -26,6 +31,25 @@ export interface SupplierHarness {
   /** The same ERP as the flows see it: the demo-erp connector. */
   connector: Connector;
   close(): Promise<void>;
+}
+
+/** The demo ERP's document source (the documents flow reads it). */
+export function documentSourceOf(harness: SupplierHarness): DocumentSource {
+  const source = harness.connector.capabilities.documentSource;
+  if (source === undefined) throw new Error('the demo ERP offers no document source');
+  return source;
+}
+
+/** Issues `count` new documents in the demo ERP; returns their numbers. */
+export async function issueDocuments(harness: SupplierHarness, count: number, seed = 1): Promise<string[]> {
+  const result = await simulateErpActivity(harness.erp, {
+    clock: systemClock,
+    random: mulberry32(seed),
+    documents: count,
+    confirmations: 0,
+    catalogChanges: 0,
+  });
+  return result.documents;
 }
 
 export async function startSupplierHarness(): Promise<SupplierHarness> {
