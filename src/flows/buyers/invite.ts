@@ -7,7 +7,7 @@ import type { ApiClient, BuyerInvitationBody } from '../../client/index.js';
 import type { ErpCustomer } from '../../connectors/index.js';
 import type { Mappings } from '../../daemon/flow-definition.js';
 import { idempotencyKey } from '../../engine/index.js';
-import type { StateStore } from '../../state/index.js';
+import type { LedgerKey, StateStore } from '../../state/index.js';
 import { isConflict } from '../orders/index.js';
 import type { BuyersOptions } from './options.js';
 
@@ -56,13 +56,28 @@ function invitationBody(customer: ErpCustomer, ctx: InviteContext): BuyerInvitat
 
 export type InviteOutcome = 'invited' | 'already_invited' | 'open_elsewhere';
 
-export async function inviteCustomer(customer: ErpCustomer, ctx: InviteContext): Promise<InviteOutcome> {
-  const key = {
+function invitationLedgerKey(
+  customer: ErpCustomer,
+  ctx: Pick<InviteContext, 'flow' | 'connector'>,
+): LedgerKey {
+  return {
     flow: ctx.flow,
     connector: ctx.connector,
     recordKey: `invitation:${customer.customerNumber}`,
     version: 'sent',
   };
+}
+
+/** Whether an invitation for this customer was already sent (or found open) by an earlier run. */
+export function wasInvited(
+  customer: ErpCustomer,
+  ctx: Pick<InviteContext, 'state' | 'flow' | 'connector'>,
+): boolean {
+  return ctx.state.ledger.has(invitationLedgerKey(customer, ctx));
+}
+
+export async function inviteCustomer(customer: ErpCustomer, ctx: InviteContext): Promise<InviteOutcome> {
+  const key = invitationLedgerKey(customer, ctx);
   if (ctx.state.ledger.has(key)) return 'already_invited';
   let outcome: InviteOutcome = 'invited';
   let invitationId: string | null = null;

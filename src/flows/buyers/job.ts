@@ -5,7 +5,7 @@ import type { SupplierBuyer } from '../../contract/index.js';
 import type { Mappings } from '../../daemon/flow-definition.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import { recordFailureReason } from '../orders/index.js';
-import { inviteCandidates, inviteCustomer } from './invite.js';
+import { inviteCandidates, inviteCustomer, wasInvited } from './invite.js';
 import { linkBuyer } from './link.js';
 import { CustomerMatcher } from './match.js';
 import type { BuyersOptions } from './options.js';
@@ -70,18 +70,24 @@ async function runBuyers(input: BuyersJobInput, ctx: JobContext): Promise<RunRes
       progress = true;
     }
     if (input.options.invite.enabled && !ctx.dryRun) {
-      const candidates = inviteCandidates(customers, linked, input.options.invite);
+      const inviteContext = {
+        api: input.api,
+        state: ctx.state,
+        flow: input.name,
+        connector: input.connectorName,
+        mappings: input.mappings,
+        options: input.options.invite,
+        signal: ctx.signal,
+      };
+      // The cap counts new invitations only: customers invited by earlier runs must not use up every run's share.
+      const candidates: typeof customers = [];
+      for (const customer of inviteCandidates(customers, linked, input.options.invite)) {
+        if (wasInvited(customer, inviteContext)) bump('already_invited');
+        else candidates.push(customer);
+      }
       for (const customer of candidates.slice(0, input.options.invite.max_per_run)) {
         if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-        const outcome = await inviteCustomer(customer, {
-          api: input.api,
-          state: ctx.state,
-          flow: input.name,
-          connector: input.connectorName,
-          mappings: input.mappings,
-          options: input.options.invite,
-          signal: ctx.signal,
-        });
+        const outcome = await inviteCustomer(customer, inviteContext);
         bump(outcome);
         progress = true;
       }

@@ -82,6 +82,15 @@ describe('buyers flow', () => {
     expect((await world.api.supplierBuyers.get('byr_demo')).erp_ref).toBe('C-10042');
   });
 
+  it('spreads invitations over runs when max_per_run is below the backlog, counting only new ones', async () => {
+    const job = buyersJob({ invite: { enabled: true, max_per_run: 1 } });
+    const invitedPerRun: number[] = [];
+    for (let run = 0; run < 3; run += 1) invitedPerRun.push((await world.run(job)).counts['invited'] ?? 0);
+    expect(invitedPerRun).toEqual([1, 1, 0]);
+    const sent = await invitations();
+    expect(sent.map((invitation) => invitation.customer_number).sort()).toEqual(['C-10057', 'C-10063']);
+  });
+
   it('invites unlinked ERP customers once, even when the state file is lost within the idempotency window', async () => {
     const job = buyersJob({ invite: { enabled: true } });
     const first = await world.run(job);
