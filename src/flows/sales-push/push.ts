@@ -1,7 +1,7 @@
 /**
  * Pushes sales items and keeps each item's result: accepted items in the ledger (by key and content version, with
- * the API id), failed items as dead letters with the API's validation errors. Items whose exact version the ledger
- * already holds are not sent again.
+ * the API id), failed items as dead letters with the API's validation errors. An item whose content is the version
+ * the ledger holds as current is not sent again; one that went back to earlier content is.
  */
 import type { BatchResponse } from '../../contract/index.js';
 import { idempotencyKey, contentHash } from '../../engine/index.js';
@@ -80,26 +80,35 @@ export async function pushItems<B>(
     recordKey: `${kind}:${item.key}`,
     version: item.version,
   });
-  const toSend = items.filter((item) => !ctx.state.ledger.has(ledgerKey(item)));
+  const currentVersion = (item: SalesItem<B>) =>
+    ctx.state.ledger.latest(ctx.flow, ctx.connector, `${kind}:${item.key}`)?.version ?? null;
+  const toSend = items
+    .map((item) => ({ item, previous: currentVersion(item) }))
+    .filter(({ item, previous }) => previous !== item.version);
   tally.alreadySent = items.length - toSend.length;
   if (toSend.length === 0) return tally;
 
-  const bodies = toSend.map((item) => item.body);
+  const bodies = toSend.map(({ item }) => item.body);
   // One key per logical push: a retry, or a re-run after a crash before the results were kept, sends the same
-  // key with the same body and gets the original response back.
+  // key with the same body and gets the original response back. The versions being replaced are part of it, so
+  // a record that goes back to earlier content (A -> B -> A) is a new push, not a replay of the first one.
   const call = {
     signal: ctx.signal,
     deadlineMs: ctx.deadlineMs,
-    idempotencyKey: idempotencyKey(ctx.flow, kind, contentHash(bodies)),
+    idempotencyKey: idempotencyKey(
+      ctx.flow,
+      kind,
+      contentHash({ bodies, replacing: toSend.map(({ previous }) => previous) }),
+    ),
   };
   const response = await send(bodies, call);
 
   const byIndex = new Map<number, ResultItem>(response.items.map((result) => [result.index, result]));
   ctx.state.transaction(() => {
-    toSend.forEach((item, index) => {
+    toSend.forEach(({ item }, index) => {
       const result = byIndex.get(index);
       if (result !== undefined && result.status !== 'failed') {
-        ctx.state.ledger.record(ledgerKey(item), result.id ?? null);
+        ctx.state.ledger.recordCurrent(ledgerKey(item), result.id ?? null);
         ctx.state.deadLetters.resolve(ctx.flow, item.key);
         tally.accepted += 1;
       } else {

@@ -119,6 +119,29 @@ describe('sales-push from a CSV drop folder', () => {
   }, 60_000);
 });
 
+describe('sales-push revisions', () => {
+  it('sends a Z-report whose content went back to an earlier version (A -> B -> A)', async () => {
+    const h = (harness = await startSalesHarness());
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: requireCapability(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+    });
+    const totals: string[] = [];
+    for (const [n, total] of ['700.00', '800.00', '700.00'].entries()) {
+      await h.drop(`z-${n}.csv`, [Z_HEADER, `TLV01,ZR-1,2026-11-20T23:10:00+02:00,${total},,3`]);
+      const result = await job.run(jobContext(h.state));
+      expect(result.counts['z_reports_accepted']).toBe(1);
+      const [stored] = (await sandboxSales(h.sandbox, 'ZR-1')).zReports;
+      totals.push(String(stored?.total_before_vat));
+    }
+    expect(totals.map(Number)).toEqual([700, 800, 700]);
+    await connector.close();
+  }, 60_000);
+});
+
 describe('sales-push dry run', () => {
   it('reports what it would push and sends and moves nothing', async () => {
     const h = (harness = await startSalesHarness());
