@@ -1,8 +1,9 @@
 /**
- * The whole supplier daemon under SIGKILL: orders, documents and catalog jobs, killed at seeded points inside
- * their runs (as `supply-sync run` and as `supply-sync sync <job>`), then restarted until converged. Every order is
- * written to the ERP and acknowledged once, every ERP document created in the API once, every price and stock
- * change applied, and one more run afterwards sends nothing.
+ * The whole supplier daemon under SIGKILL: orders, order-confirm, documents and catalog jobs, killed at seeded points
+ * inside their runs (as `supply-sync run` and as `supply-sync sync <job>`), then restarted until converged. Every
+ * order is written to the ERP and acknowledged once, every ERP confirmation reaches the API exactly once, every ERP
+ * document is created in the API once, every price and stock change applied, and one more run afterwards sends
+ * nothing.
  * Long runs: `npm run test:crash -- --points 1000`.
  */
 import { describe, expect, it } from 'vitest';
@@ -27,13 +28,16 @@ describe.skipIf(missing.length > 0)('supplier daemon under SIGKILL', () => {
       process.stdout.write(
         `crash supplier: kill points per flow ${JSON.stringify(report.killPointsPerFlow)}, kills ${JSON.stringify(
           report.kills,
-        )}, kills outside runs ${report.killsOutsideRuns}, SIGTERM stops ${report.sigterms}, ${report.durationMs} ms\n`,
+        )}, kills outside runs ${report.killsOutsideRuns}, SIGTERM stops ${report.sigterms}, ERP confirmations ${String(
+          report.check.summary['confirmationsInErp'],
+        )}, ${report.durationMs} ms\n`,
       );
       expect(report.check.violations).toEqual([]);
       expect(idleWrites(supplierScenario, report)).toEqual([]);
       // The checks above must have had something to check.
       expect(report.check.summary['ordersSent']).toBeGreaterThan(0);
       expect(report.check.summary['erpDocuments']).toBeGreaterThan(0);
+      expect(report.check.summary['confirmationsInErp']).toBeGreaterThan(0);
       for (const flow of supplierScenario.jobs) expect(report.killPointsPerFlow[flow]).toBeGreaterThan(0);
     },
     KILL_PHASE_MS + 240_000,

@@ -2,13 +2,16 @@
  * One convergence run of a crash scenario, with or without sandbox faults: the same seeded work is made before the
  * daemon starts (so a faulted and a fault-free run start from identical inputs), then the real daemon receives the
  * webhooks for it (duplicated, reordered, signed with skewed clocks when faulted), then `sync <job>` runs repeat
- * under request faults (5xx, connection resets, 429 bursts, latency spikes) until everything has arrived.
+ * under request faults (5xx, connection resets, 429 bursts, latency spikes) until everything has arrived. With the
+ * faults off, the end state is read back and one more run of each job must write nothing.
  */
 import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
 import { seededPrng } from '../crash/harness/prng.js';
+import { idleWrites, syncToEnd } from '../crash/harness/run-scenario.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/harness/scenario.js';
 import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
 import type { FaultSettings } from '../../src/sandbox/index.js';
+import { readDaemonCounters, type DaemonCounters } from './daemon-metrics.js';
 
 export interface ConvergeOptions {
   scenario: CrashScenario;
@@ -29,6 +32,12 @@ export interface ConvergeReport {
   deliveries: Record<string, number>;
   /** Redeliveries asked for once the daemon was listening. */
   redelivered: number;
+  /** What the daemon counted over all phases (read before it stopped). */
+  daemon: DaemonCounters;
+  /** Counts printed by one more `sync <job>` after convergence, faults off. */
+  idleRun: Record<string, Record<string, number>>;
+  /** Writes that idle run made (must be empty: nothing is sent twice). */
+  idleWrites: string[];
 }
 
 export async function runConvergence(options: ConvergeOptions): Promise<ConvergeReport> {
@@ -53,12 +62,16 @@ export async function runConvergence(options: ConvergeOptions): Promise<Converge
     if (opsUrl === null) throw new Error(`the daemon did not start:\n${child.output()}`);
     let redelivered = 0;
     for (const phase of phases) {
-      if (Object.keys(phase).length > 0) await world.sandbox.control.setFaults(phase);
+      // The 429 burst is held back until the harness's own calls are done, so it lands on the daemon's requests.
+      const { rate_limit_burst: burst = 0, ...rest } = phase;
+      if (Object.keys(rest).length > 0) await world.sandbox.control.setFaults(rest);
       await world.followDaemon(opsUrl);
       // Every event once more, now that the daemon listens (as `supply-sync webhooks recover` would ask for).
       redelivered += await redeliverAll(world);
+      if (burst > 0) await world.sandbox.control.setFaults(phase);
       await sleep(options.daemonPhaseMs ?? 6_000);
     }
+    const daemon = await readDaemonCounters(opsUrl);
     child.kill('SIGTERM');
     const exit = await child.exited;
     if (exit.code !== 0) throw new Error(`the daemon exited with ${String(exit.code)}:\n${child.output()}`);
@@ -79,13 +92,19 @@ export async function runConvergence(options: ConvergeOptions): Promise<Converge
       }
     }
     await world.sandbox.control.clearFaults();
+    const check = await session.check();
+    const idleRun: Record<string, Record<string, number>> = {};
+    for (const job of options.scenario.jobs) idleRun[job] = await syncToEnd(world, job);
     return {
-      check: await session.check(),
+      check,
       syncRuns,
       failedSyncRuns,
       durationMs: Date.now() - started,
       deliveries: await deliveryStatuses(world),
       redelivered,
+      daemon,
+      idleRun,
+      idleWrites: idleWrites(options.scenario, { idleRun }),
     };
   } finally {
     await killAndWait(child);

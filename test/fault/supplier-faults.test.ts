@@ -8,20 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { missingFlows } from '../crash/harness/run-scenario.js';
 import { supplierScenario } from '../crash/harness/supplier.js';
 import { runConvergence, type ConvergeReport } from './converge.js';
+import { faultedCalls } from './daemon-metrics.js';
+import { NETWORK_FAULTS, SKEW_BEYOND_TOLERANCE_S, SKEW_WITHIN_TOLERANCE_S } from './faults.js';
 
 const SEED = 77;
 const ROUNDS = 6;
-const NETWORK_FAULTS = {
-  error_rate: 0.1,
-  reset_rate: 0.05,
-  rate_limit_burst: 5,
-  latency_ms: 2_000,
-  latency_rate: 0.01,
-  webhook_duplicate_rate: 0.3,
-  webhook_reorder: 0.3,
-  webhook_reorder_delay_ms: 1_500,
-  seed: SEED,
-};
+const FAULTS = { ...NETWORK_FAULTS, seed: SEED };
 
 /** Everything but the count of rejected second creates, which depends on timing and is reported separately. */
 function endState(report: ConvergeReport): Record<string, unknown> {
@@ -33,23 +25,27 @@ describe.skipIf(missingFlows(supplierScenario).length > 0)('supplier daemon unde
   it('ends in the state of a fault-free run', { timeout: 420_000 }, async () => {
     const clean = await runConvergence({ scenario: supplierScenario, seed: SEED, activityRounds: ROUNDS });
     expect(clean.check.violations).toEqual([]);
+    expect(clean.idleWrites).toEqual([]);
 
     const faulted = await runConvergence({
       scenario: supplierScenario,
       seed: SEED,
       activityRounds: ROUNDS,
       faultPhases: [
-        { ...NETWORK_FAULTS, signature_skew_seconds: 120 },
-        { ...NETWORK_FAULTS, rate_limit_burst: 0, signature_skew_seconds: -900 },
+        { ...FAULTS, signature_skew_seconds: SKEW_WITHIN_TOLERANCE_S },
+        { ...FAULTS, rate_limit_burst: 0, signature_skew_seconds: SKEW_BEYOND_TOLERANCE_S },
       ],
     });
     process.stdout.write(
       `fault convergence: clean ${clean.durationMs} ms, faulted ${faulted.durationMs} ms, ` +
         `sync runs ${faulted.syncRuns} (${faulted.failedSyncRuns} failed), deliveries by status ${JSON.stringify(
           faulted.deliveries,
-        )}, rejected second creates ${String(faulted.check.summary['documentDuplicateAttempts'])}\n`,
+        )}, daemon ${JSON.stringify(faulted.daemon)}, rejected second creates ${String(
+          faulted.check.summary['documentDuplicateAttempts'],
+        )}\n`,
     );
     expect(faulted.check.violations).toEqual([]);
+    expect(faulted.idleWrites).toEqual([]);
     expect(endState(faulted)).toEqual(endState(clean));
     expect(clean.check.summary['ordersSent']).toBeGreaterThan(0);
     // Skew beyond tolerance must have been refused by the daemon at least once (the fault was really applied).
@@ -59,5 +55,8 @@ describe.skipIf(missingFlows(supplierScenario).length > 0)('supplier daemon unde
     expect(Object.entries(faulted.deliveries).some(([status, n]) => /^2\d\d$/.test(status) && n > 0)).toBe(
       true,
     );
+    // The daemon itself met the request faults (answers it had to retry) and the refused skew.
+    expect(faultedCalls(faulted.daemon)).toBeGreaterThan(0);
+    expect(faulted.daemon.webhooksRejected['timestamp_out_of_tolerance'] ?? 0).toBeGreaterThan(0);
   });
 });

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { formatMoney, parseMoney } from '../../../src/shared/decimal.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from './scenario.js';
 import type { CrashWorld } from './world.js';
 
@@ -21,50 +22,129 @@ interface SandboxBatch {
 }
 
 const OUTPUT_DIR = 'books';
+const MIRROR_FILE = 'bi.db';
+const MIRROR_TABLE = 'mirror_journal_lines';
 
-export const buyerScenario: CrashScenario = {
-  name: 'buyer',
-  side: 'buyer',
-  jobs: ['journal-export'],
-  requiredFlows: ['journal-export'],
-  events: ['journal_lines.approved_for_export'],
-  writeCounts: { 'journal-export': ['lines_exported', 'batches_written', 'batches_resumed'] },
-  configBody: () =>
-    [
-      'connectors:',
-      '  books:',
-      '    type: csv',
-      `    output_dir: ${OUTPUT_DIR}`,
-      "    separator: ';'",
-      '    columns:',
-      '      - { header: batch, field: batch_key }',
-      '      - { header: line, field: line_number }',
-      '      - { header: sources, field: source_ids }',
-      '      - { header: account, field: account }',
-      '      - { header: debit, field: debit }',
-      '      - { header: credit, field: credit }',
-      'jobs:',
-      '  journal-export:',
-      '    flow: journal-export',
-      '    connector: books',
+export interface BuyerScenarioOptions {
+  /** The journal export's max_lines_per_batch (more, smaller batches: more API calls per run). */
+  maxLinesPerBatch?: number;
+  /** Adds a `mirror` job copying the API's journal lines into a SQLite table, checked against the API. */
+  mirror?: boolean;
+}
+
+/** The buyer daemon's scenario; `buyerScenario` is the journal export alone with default batches. */
+export function buyerScenarioWith(options: BuyerScenarioOptions = {}): CrashScenario {
+  const mirror = options.mirror === true;
+  return {
+    name: mirror ? 'buyer-mirror' : 'buyer',
+    side: 'buyer',
+    jobs: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
+    requiredFlows: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
+    events: ['journal_lines.approved_for_export'],
+    writeCounts: {
+      'journal-export': ['lines_exported', 'batches_written', 'batches_resumed'],
+      ...(mirror ? { mirror: ['rows_written'] } : {}),
+    },
+    configBody: () => buyerConfig(options),
+    open: async (world) => openBuyerSession(world, mirror),
+  };
+}
+
+export const buyerScenario: CrashScenario = buyerScenarioWith();
+
+function buyerConfig(options: BuyerScenarioOptions): string {
+  const lines = [
+    'connectors:',
+    '  books:',
+    '    type: csv',
+    `    output_dir: ${OUTPUT_DIR}`,
+    "    separator: ';'",
+    '    columns:',
+    '      - { header: batch, field: batch_key }',
+    '      - { header: line, field: line_number }',
+    '      - { header: sources, field: source_ids }',
+    '      - { header: account, field: account }',
+    '      - { header: debit, field: debit }',
+    '      - { header: credit, field: credit }',
+  ];
+  if (options.mirror === true) {
+    lines.push(
+      '  bi:',
+      '    type: sql',
+      `    connection: { driver: sqlite, file: ${MIRROR_FILE} }`,
+      '    mirror: { table_prefix: mirror_ }',
+    );
+  }
+  lines.push(
+    'jobs:',
+    '  journal-export:',
+    '    flow: journal-export',
+    '    connector: books',
+    "    schedule: '* * * * *'",
+  );
+  if (options.maxLinesPerBatch !== undefined) {
+    lines.push('    options:', `      max_lines_per_batch: ${options.maxLinesPerBatch}`);
+  }
+  if (options.mirror === true) {
+    lines.push(
+      '  mirror:',
+      '    flow: mirror',
+      '    connector: bi',
       "    schedule: '* * * * *'",
-      '',
-    ].join('\n'),
-  open: async (world) => openBuyerSession(world),
-};
+      '    options:',
+      '      resources: [journal_lines]',
+      '      page_size: 20',
+    );
+  }
+  return [...lines, ''].join('\n');
+}
 
-/** Source line ids per import file (folder and its done/ subfolder). */
-function linesInFiles(dir: string): Map<string, string[]> {
-  const files = new Map<string, string[]>();
+/** Data rows (cells) per import file (folder and its done/ subfolder). */
+function importRows(dir: string): Map<string, string[][]> {
+  const files = new Map<string, string[][]>();
   for (const folder of [dir, path.join(dir, 'done')]) {
     if (!existsSync(folder)) continue;
     for (const name of readdirSync(folder).filter((n) => n.endsWith('.csv'))) {
       const rows = readFileSync(path.join(folder, name), 'utf8').split(/\r?\n/).slice(1);
-      const ids = rows.flatMap((row) => (row.split(';')[2] ?? '').split(' ').filter(Boolean));
-      files.set(path.join(path.basename(folder), name), ids);
+      files.set(
+        path.join(path.basename(folder), name),
+        rows.filter((row) => row !== '').map((row) => row.split(';')),
+      );
     }
   }
   return files;
+}
+
+/** Source line ids per import file. */
+function linesInFiles(files: ReadonlyMap<string, string[][]>): Map<string, string[]> {
+  return new Map(
+    [...files].map(([file, rows]) => [
+      file,
+      rows.flatMap((cells) => (cells[2] ?? '').split(' ').filter(Boolean)),
+    ]),
+  );
+}
+
+/**
+ * Debit and credit booked per account over all files: the same work gives the same totals however the daemon
+ * split it into batches (so a faulted run can be compared with a clean one).
+ */
+function bookedByAccount(files: ReadonlyMap<string, string[][]>): Record<string, string> {
+  const totals = new Map<string, { debit: bigint; credit: bigint }>();
+  for (const rows of files.values()) {
+    for (const cells of rows) {
+      const account = cells[3] ?? '';
+      const total = totals.get(account) ?? { debit: 0n, credit: 0n };
+      total.debit += parseMoney(cells[4] || '0.00');
+      total.credit += parseMoney(cells[5] || '0.00');
+      totals.set(account, total);
+    }
+  }
+  return Object.fromEntries(
+    [...totals]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([account, t]) => [account, `${formatMoney(t.debit)}/${formatMoney(t.credit)}`]),
+  );
 }
 
 /** Documents the daemon set aside (unbalanced, unmapped, refused): their lines are not expected in the books. */
@@ -81,9 +161,49 @@ function deadLetteredDocuments(stateFile: string): Set<string> {
   }
 }
 
-async function openBuyerSession(world: CrashWorld): Promise<ScenarioSession> {
+/** Batch plans the daemon saved and has not finished: work it still owes, whatever the API shows. */
+function unfinishedPlans(stateFile: string): string[] {
+  if (!existsSync(stateFile)) return [];
+  const db = new Database(stateFile, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db
+      .prepare("SELECT key FROM kv WHERE namespace LIKE 'journal-export:%:plans' ORDER BY key")
+      .all() as { key: string }[];
+    return rows.map((row) => row.key);
+  } finally {
+    db.close();
+  }
+}
+
+/** The mirror table's rows: id -> status and updated_at as the last mirrored version had them. */
+function mirroredLines(file: string): Map<string, { status: unknown; updatedAt: unknown }> {
+  const rows = new Map<string, { status: unknown; updatedAt: unknown }>();
+  if (!existsSync(file)) return rows;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const table = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get(MIRROR_TABLE);
+    if (table === undefined) return rows;
+    const all = db.prepare(`SELECT id, updated_at, record FROM ${MIRROR_TABLE}`).all() as {
+      id: string;
+      updated_at: unknown;
+      record: string;
+    }[];
+    for (const row of all) {
+      const record = JSON.parse(row.record) as { status?: unknown };
+      rows.set(row.id, { status: record.status, updatedAt: row.updated_at });
+    }
+    return rows;
+  } finally {
+    db.close();
+  }
+}
+
+async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<ScenarioSession> {
   const outputDir = path.join(world.dir, OUTPUT_DIR);
   const stateFile = path.join(world.dir, 'state', 'supply-sync.db');
+  const mirrorFile = path.join(world.dir, MIRROR_FILE);
 
   const readout = async (): Promise<{ lines: SandboxLine[]; batches: SandboxBatch[] }> => {
     const state = await world.sandbox.control.state();
@@ -98,18 +218,43 @@ async function openBuyerSession(world: CrashWorld): Promise<ScenarioSession> {
     (await readout()).lines.filter((l) => l.status === 'exported').map((l) => l.id),
   );
 
+  /** Where the mirror table differs from the API's journal line list (every line once, its latest version). */
+  async function mirrorDifferences(): Promise<string[]> {
+    if (!mirror) return [];
+    const mirrored = mirroredLines(mirrorFile);
+    const out: string[] = [];
+    const listed = new Set<string>();
+    for await (const line of world.api.accounting.journalLines().items()) {
+      listed.add(line.id);
+      const row = mirrored.get(line.id);
+      if (row === undefined) out.push(`line ${line.id} not in the mirror`);
+      else if (row.status !== line.status || row.updatedAt !== line.updated_at)
+        out.push(
+          `line ${line.id} mirrored as ${String(row.status)} at ${String(row.updatedAt)}, ` +
+            `API has ${line.status} at ${line.updated_at}`,
+        );
+    }
+    for (const id of mirrored.keys()) if (!listed.has(id)) out.push(`mirror row ${id} is not in the API`);
+    return out;
+  }
+
   async function missing(): Promise<string[]> {
     const { lines } = await readout();
     const parked = deadLetteredDocuments(stateFile);
-    return lines
-      .filter((line) => line.status === 'approved_for_export')
-      .filter((line) => !parked.has(line.document_id) && !parked.has(line.id))
-      .map((line) => `line ${line.id} approved but not exported`);
+    return [
+      ...lines
+        .filter((line) => line.status === 'approved_for_export')
+        .filter((line) => !parked.has(line.document_id) && !parked.has(line.id))
+        .map((line) => `line ${line.id} approved but not exported`),
+      ...unfinishedPlans(stateFile).map((key) => `batch plan ${key} not finished`),
+      ...(await mirrorDifferences()),
+    ];
   }
 
   async function check(): Promise<ScenarioCheck> {
     const { lines, batches } = await readout();
-    const files = linesInFiles(outputDir);
+    const rows = importRows(outputDir);
+    const files = linesInFiles(rows);
     const filesOf = new Map<string, string[]>();
     for (const [file, ids] of files)
       for (const id of ids) filesOf.set(id, [...(filesOf.get(id) ?? []), file]);
@@ -135,11 +280,19 @@ async function openBuyerSession(world: CrashWorld): Promise<ScenarioSession> {
       if (carried !== batch.line_count)
         violations.push(`export batch ${batch.id}: ${batch.line_count} lines, ${carried} carry it`);
     }
+    const mirrorOff = await mirrorDifferences();
+    violations.push(...mirrorOff.slice(0, 20));
+    const mirrorSummary = mirror
+      ? { mirroredLines: mirroredLines(mirrorFile).size, mirrorDifferences: mirrorOff.length }
+      : {};
     return {
       violations,
       summary: {
+        ...mirrorSummary,
         linesExported: exportedHere.length,
         linesInFiles: filesOf.size,
+        bookedByAccount: bookedByAccount(rows),
+        // Depends on how runs happened to batch the lines; not part of a compared end state.
         importFiles: files.size,
         stillApproved: lines.filter((line) => line.status === 'approved_for_export').length,
       },

@@ -1,7 +1,8 @@
 /**
- * The supplier daemon: orders, documents and catalog jobs against the demo ERP. Work appears as buyers' orders
- * (sandbox action, which also sends order.created webhooks to the daemon) and as the ERP users' invoices and
- * price or stock changes (simulateErpActivity on the ERP file the daemon also uses).
+ * The supplier daemon: orders, order-confirm, documents and catalog jobs against the demo ERP. Work appears as
+ * buyers' orders (sandbox action, which also sends order.created webhooks to the daemon) and as the ERP users'
+ * order confirmations, invoices and price or stock changes (simulateErpActivity on the ERP file the daemon also
+ * uses).
  */
 import path from 'node:path';
 import { openDemoErp, simulateErpActivity, type DemoErp } from '../../../connectors/demo-erp/index.js';
@@ -23,15 +24,27 @@ const API_PRICE_LIST = 'pl_standard';
 
 interface SandboxOrder {
   id: string;
+  status: string;
   external_ref: string | null;
-  lines: { sku: string; quantity: string }[];
+  lines: { sku: string; quantity: string; notes?: string | null }[];
 }
 interface SandboxDocument {
   id: string;
   number: string;
   type: string;
 }
+interface OrderTally {
+  acknowledgements: number;
+  confirmations: number;
+  rejections: number;
+}
 type Readout = Record<string, unknown>;
+/** The API status an ERP confirmation of each kind leads to. */
+const CONFIRMED_STATUS: Readonly<Record<string, string>> = {
+  full: 'approved',
+  partial: 'partially_approved',
+  reject: 'rejected',
+};
 
 function record<T>(readout: Readout, key: string): Record<string, T> {
   const value = readout[key];
@@ -42,11 +55,12 @@ function record<T>(readout: Readout, key: string): Record<string, T> {
 export const supplierScenario: CrashScenario = {
   name: 'supplier',
   side: 'supplier',
-  jobs: ['orders', 'documents', 'catalog'],
-  requiredFlows: ['orders', 'documents', 'catalog'],
+  jobs: ['orders', 'order-confirm', 'documents', 'catalog'],
+  requiredFlows: ['orders', 'order-confirm', 'documents', 'catalog'],
   events: ['order.created', 'order.updated', 'order.cancelled', 'document.received'],
   writeCounts: {
     orders: ['written', 'recovered', 'updated', 'cancelled', 'acknowledged'],
+    'order-confirm': ['sent', 'reconciled', 'marked', 'deadLettered'],
     documents: ['documents_pending', 'files_uploaded', 'documents_created', 'documents_recovered'],
     catalog: ['products_changed', 'products_removed', 'availability_changed', 'prices_changed'],
   },
@@ -66,6 +80,10 @@ export const supplierScenario: CrashScenario = {
       `      start_from: '${startFrom}'`,
       '      page_size: 5',
       '      overlap_ms: 60000',
+      '  order-confirm:',
+      '    flow: order-confirm',
+      '    connector: erp',
+      "    schedule: '* * * * *'",
       '  documents:',
       '    flow: documents',
       '    connector: erp',
@@ -101,17 +119,41 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
     orderIds.push(...result.order_ids);
   };
 
+  /** An order's lines as `sku x quantity (notes)`: the ERP must show the API's latest version of each order. */
+  const apiOrderLines = (order: SandboxOrder | undefined): string =>
+    (order?.lines ?? []).map((l) => `${l.sku}x${Number(l.quantity)}(${l.notes ?? ''})`).join(',');
+  const erpOrderLines = async (erpNumber: string): Promise<string> =>
+    (
+      await erp.driver.query(
+        `SELECT PARTNAME, TQUANT, REMARK FROM ORDERITEMS WHERE ORDNAME = :o ORDER BY LINE`,
+        {
+          o: erpNumber,
+        },
+      )
+    ).rows
+      .map((l) => `${String(l['PARTNAME'])}x${Number(l['TQUANT'])}(${String(l['REMARK'] ?? '')})`)
+      .join(',');
+
   async function missing(): Promise<string[]> {
     const readout = await world.sandbox.control.state();
     const orders = record<SandboxOrder>(readout, 'orders');
-    const erpOrders = new Set(
-      (await query('SELECT API_ORDER_ID AS id FROM ORDERS')).map((r) => String(r['id'])),
+    const erpOrders = new Map(
+      (await query('SELECT API_ORDER_ID AS id, ORDNAME FROM ORDERS')).map((r) => [
+        String(r['id']),
+        String(r['ORDNAME']),
+      ]),
     );
     const out: string[] = [];
     for (const id of orderIds) {
-      if (!erpOrders.has(id)) out.push(`order ${id} not in the ERP`);
+      const erpNumber = erpOrders.get(id);
+      if (erpNumber === undefined) out.push(`order ${id} not in the ERP`);
       else if (orders[id]?.external_ref == null) out.push(`order ${id} not acknowledged`);
+      // A confirmation's notes come back as an order update the orders flow applies to the ERP.
+      else if (apiOrderLines(orders[id]) !== (await erpOrderLines(erpNumber)))
+        out.push(`order ${id}: the ERP does not show its latest lines yet`);
     }
+    const unconfirmed = await query('SELECT CONFNUM FROM ORDCONFIRM WHERE API_SENT_AT IS NULL');
+    for (const row of unconfirmed) out.push(`confirmation ${String(row['CONFNUM'])} not sent`);
     const unsent = await query('SELECT IVNUM FROM DOCUMENTS WHERE API_DOCUMENT_ID IS NULL');
     for (const row of unsent) out.push(`document ${String(row['IVNUM'])} not sent`);
     out.push(...(await catalogDifferences(readout)));
@@ -155,7 +197,7 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
   async function check(): Promise<ScenarioCheck> {
     const readout = await world.sandbox.control.state();
     const orders = record<SandboxOrder>(readout, 'orders');
-    const tallies = record<{ acknowledgements: number }>(readout, 'orderTallies');
+    const tallies = record<OrderTally>(readout, 'orderTallies');
     const documents = Object.values(record<SandboxDocument>(readout, 'documents'));
     const documentTallies = record<{ creations: number; duplicateAttempts: number }>(
       readout,
@@ -181,12 +223,8 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
         violations.push(
           `order ${id} acknowledged as ${String(orders[id]?.external_ref)}, ERP has ${String(erpNumbers[0])}`,
         );
-      const lines = await erp.driver.query(
-        `SELECT PARTNAME, TQUANT FROM ORDERITEMS WHERE ORDNAME = :o ORDER BY LINE`,
-        { o: erpNumbers[0] ?? '' },
-      );
-      const apiLines = (orders[id]?.lines ?? []).map((l) => `${l.sku}x${Number(l.quantity)}`).join(',');
-      const erpLines = lines.rows.map((l) => `${String(l['PARTNAME'])}x${Number(l['TQUANT'])}`).join(',');
+      const apiLines = apiOrderLines(orders[id]);
+      const erpLines = await erpOrderLines(erpNumbers[0] ?? '');
       if (apiLines !== erpLines)
         violations.push(`order ${id} lines differ: API ${apiLines}, ERP ${erpLines}`);
       orderDigest.push(erpLines);
@@ -195,6 +233,8 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
       if (!expected.has(id))
         violations.push(`the ERP has order ${id}, which no buyer sent during the scenario`);
     }
+
+    const confirmations = await checkConfirmations(orders, tallies, violations);
 
     // Documents: each ERP document exists once in the API (created by exactly one request) under its number.
     const erpDocuments = await query('SELECT IVNUM, API_DOCUMENT_ID FROM DOCUMENTS ORDER BY IVNUM');
@@ -228,6 +268,7 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
         ordersInErpOnce: orderIds.filter((id) => (erpByApiId.get(id) ?? []).length === 1).length,
         ordersAcknowledgedOnce: orderIds.filter((id) => tallies[id]?.acknowledgements === 1).length,
         orderLines: orderDigest,
+        ...confirmations,
         erpDocuments: erpDocuments.length,
         documentsCreatedOnce: erpDocuments.filter(
           (row) => (apiByNumber.get(String(row['IVNUM'])) ?? []).length === 1,
@@ -237,6 +278,44 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
         catalogDifferences: catalog.length,
       },
     };
+  }
+
+  /**
+   * Order confirmations: each one the ERP's users made reached the API exactly once (one confirm or reject call
+   * that changed the order) and shows there as the ERP decided; orders the ERP did not confirm were not touched.
+   */
+  async function checkConfirmations(
+    orders: Record<string, SandboxOrder>,
+    tallies: Record<string, OrderTally>,
+    violations: string[],
+  ): Promise<Record<string, number>> {
+    const rows = await query(
+      `SELECT CONFNUM, KIND, API_SENT_AT, API_ORDER_ID FROM ORDCONFIRM JOIN ORDERS ON ORDERS.ORDNAME = ORDCONFIRM.ORDNAME`,
+    );
+    const decided = new Set<string>();
+    let sentOnce = 0;
+    for (const row of rows) {
+      const ref = String(row['CONFNUM']);
+      const orderId = String(row['API_ORDER_ID']);
+      decided.add(orderId);
+      const tally = tallies[orderId];
+      const calls = (tally?.confirmations ?? 0) + (tally?.rejections ?? 0);
+      if (calls !== 1) violations.push(`confirmation ${ref}: order ${orderId} was confirmed ${calls} times`);
+      else sentOnce += 1;
+      if (row['API_SENT_AT'] == null) violations.push(`confirmation ${ref} is not marked sent in the ERP`);
+      const want = CONFIRMED_STATUS[String(row['KIND'])];
+      const status = orders[orderId]?.status;
+      if (status !== want)
+        violations.push(
+          `confirmation ${ref} (${String(row['KIND'])}): order ${orderId} is ${String(status)}`,
+        );
+    }
+    for (const id of orderIds) {
+      const tally = tallies[id];
+      if (!decided.has(id) && (tally?.confirmations ?? 0) + (tally?.rejections ?? 0) > 0)
+        violations.push(`order ${id} was confirmed in the API without an ERP confirmation`);
+    }
+    return { confirmationsInErp: rows.length, confirmationsSentOnce: sentOnce };
   }
 
   const received = new Set<string>();
@@ -265,7 +344,8 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
       await simulateErpActivity(erp, {
         clock: systemClock,
         random: prng.next,
-        confirmations: 0,
+        // Up to three open orders confirmed at once, so an order-confirm run lasts long enough to be cut off.
+        confirmations: prng.int(1, 3),
         documents: prng.next() < 0.6 ? 1 : 0,
         catalogChanges: prng.int(0, 2),
       });
