@@ -2,8 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { markSecret } from '../../src/config/secret.js';
 import type { SqlDriver } from './driver.js';
-import { MssqlDriver } from './mssql-driver.js';
-import { PgDriver } from './pg-driver.js';
+import { LazyDriver } from './lazy-driver.js';
 import { SqliteDriver } from './sqlite-driver.js';
 
 export const sqlConnectionSchema = z.discriminatedUnion('driver', [
@@ -37,14 +36,20 @@ export function openSqlDriver(config: SqlConnectionConfig, baseDir: string, name
     case 'sqlite':
       return new SqliteDriver(path.resolve(baseDir, config.file), { name });
     case 'pg':
-      return new PgDriver({
-        url: config.url,
-        name,
-        ...(config.schema === undefined ? {} : { schema: config.schema }),
-        ...(config.pool_size === undefined ? {} : { poolSize: config.pool_size }),
+      return new LazyDriver('pg', async () => {
+        const { PgDriver } = await import('./pg-driver.js');
+        return new PgDriver({
+          url: config.url,
+          name,
+          ...(config.schema === undefined ? {} : { schema: config.schema }),
+          ...(config.pool_size === undefined ? {} : { poolSize: config.pool_size }),
+        });
       });
     case 'mssql':
-      return new MssqlDriver(config.url, { name });
+      return new LazyDriver('mssql', async () => {
+        const { MssqlDriver } = await import('./mssql-driver.js');
+        return new MssqlDriver(config.url, { name });
+      });
   }
 }
 

@@ -1,8 +1,10 @@
 export type { SqlDialect, SqlDriver, SqlExecutor, SqlParams, SqlResult, SqlRow, SqlValue } from './driver.js';
 export { compileNamedParams, type CompiledStatement, type PlaceholderStyle } from './named-params.js';
 export { SqliteDriver } from './sqlite-driver.js';
-export { PgDriver, type PgDriverOptions } from './pg-driver.js';
-export { MssqlDriver } from './mssql-driver.js';
+// The PostgreSQL and SQL Server drivers are imported from their own modules (pg-driver.js, mssql-driver.js), so
+// that loading the connector does not load their packages; openSqlDriver loads them when a config uses them.
+export type { PgDriverOptions } from './pg-driver.js';
+export { LazyDriver } from './lazy-driver.js';
 export {
   openSqlDriver,
   describeConnection,

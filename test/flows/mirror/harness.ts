@@ -12,7 +12,8 @@ import type { SandboxDomain } from '../../../src/sandbox/http/types.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
-import { PgDriver, SqliteDriver, SqlMirrorSink, type SqlDriver } from '../../../connectors/sql/index.js';
+import { SqliteDriver, SqlMirrorSink, type SqlDriver } from '../../../connectors/sql/index.js';
+import { PgDriver } from '../../../connectors/sql/pg-driver.js';
 import { serviceProbe } from '../../connectors/services.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
