@@ -1,5 +1,6 @@
 /**
- * Long crash runs outside the test runner: `npm run test:crash -- --points 1000 [--seed N] [--scenario supplier]`.
+ * Long crash runs outside the test runner:
+ * `npm run test:crash -- --points 1000 [--seed N] [--scenario supplier|buyer|buyer-mirror]`.
  * Prints one JSON report per scenario and exits 1 when any guarantee broke.
  */
 import { parseArgs } from 'node:util';
