@@ -5,7 +5,6 @@
  * with SIGKILL at that step (before and after each write call); otherwise the parent kills it at a random moment.
  */
 import { appendFileSync } from 'node:fs';
-import { pino } from 'pino';
 import { createApiClient } from '../../../src/client/index.js';
 import type { CatalogApi } from '../../../src/flows/catalog/api.js';
 import { createCatalogJob } from '../../../src/flows/catalog/job.js';
@@ -14,6 +13,7 @@ import { openStateStore } from '../../../src/state/index.js';
 import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
 import { SqlCatalogSource } from '../../../connectors/sql/erp-catalog.js';
 import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { jobContext } from '../job-context.js';
 
 interface ChildArgs {
   baseUrl: string;
@@ -96,15 +96,7 @@ const job = createCatalogJob({
   options: { price_lists: { 'PL-STD': 'pl_standard' }, max_delete_share: 0.5 },
 });
 for (let run = 0; run < 20; run += 1) {
-  const result = await job.run({
-    signal: new AbortController().signal,
-    budgetMs: 60_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'schedule',
-  });
+  const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'schedule' }));
   const changes =
     (result.counts['products_changed'] ?? 0) +
     (result.counts['products_removed'] ?? 0) +

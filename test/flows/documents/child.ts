@@ -4,7 +4,6 @@
  * (before and after each upload, create, ERP mark and reaction write), so every crash window is reached;
  * otherwise the parent kills it at a random moment.
  */
-import { pino } from 'pino';
 import { createApiClient } from '../../../src/client/index.js';
 import type { DocumentReactionSink, DocumentSource } from '../../../src/connectors/index.js';
 import { createDocumentsJob } from '../../../src/flows/documents/job.js';
@@ -15,6 +14,7 @@ import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
 import { SqlDocumentSource } from '../../../connectors/sql/erp-documents.js';
 import { SqlDocumentReactionSink } from '../../../connectors/sql/erp-reactions.js';
 import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { jobContext } from '../job-context.js';
 
 interface ChildArgs {
   baseUrl: string;
@@ -77,15 +77,7 @@ const job = createDocumentsJob({
   options: { overlap_ms: 5_000 },
 });
 for (let run = 0; run < 20; run += 1) {
-  const result = await job.run({
-    signal: new AbortController().signal,
-    budgetMs: 60_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'schedule',
-  });
+  const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'schedule' }));
   if (result.outcome === 'ok' && (result.counts['documents_pending'] ?? 0) === 0) {
     process.stdout.write(`converged ${JSON.stringify(result.counts)}\n`);
     state.close();

@@ -2,10 +2,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { Connector, DocumentSource } from '../../../src/connectors/index.js';
-import type { JobContext } from '../../../src/engine/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
@@ -93,18 +91,7 @@ export function supplierClient(baseUrl: string, apiKey: string): ApiClient {
   });
 }
 
-export function jobContext(state: StateStore, overrides: Partial<JobContext> = {}): JobContext {
-  return {
-    signal: new AbortController().signal,
-    budgetMs: 120_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'cli',
-    ...overrides,
-  };
-}
+export { jobContext } from '../job-context.js';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

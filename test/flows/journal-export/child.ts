@@ -3,12 +3,12 @@
  * finds nothing left. With KILL_AT_STEP it kills itself with SIGKILL at that step (write, export, each before and
  * after), so every crash point is reached; otherwise the parent kills it at a random moment.
  */
-import { pino } from 'pino';
 import { createApiClient } from '../../../src/client/index.js';
 import type { AccountingWriter } from '../../../src/connectors/index.js';
 import { createJournalExportJob, type JournalExportApi } from '../../../src/flows/journal-export/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
+import { jobContext } from '../job-context.js';
 
 interface ChildArgs {
   baseUrl: string;
@@ -91,15 +91,7 @@ const job = createJournalExportJob({
   options: { max_lines_per_batch: 9 },
 });
 for (;;) {
-  const result = await job.run({
-    signal: new AbortController().signal,
-    budgetMs: 60_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'cli',
-  });
+  const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'cli' }));
   if (result.outcome === 'ok' && (result.counts['lines_fetched'] ?? 0) === 0) {
     process.stdout.write(`converged ${JSON.stringify(result.counts)}\n`);
     break;

@@ -2,9 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { JobContext } from '../../../src/engine/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { createManualClock, startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
@@ -65,18 +63,7 @@ export async function startHarness(options: { manualClock?: boolean } = {}): Pro
   };
 }
 
-export function jobContext(state: StateStore, overrides: Partial<JobContext> = {}): JobContext {
-  return {
-    signal: new AbortController().signal,
-    budgetMs: 60_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'cli',
-    ...overrides,
-  };
-}
+export { jobContext } from '../job-context.js';
 
 export interface ReadoutLine {
   id: string;

@@ -5,11 +5,10 @@
  * one before it, and with `killAtStep` kills itself with SIGKILL there. It runs its job until a run finds nothing
  * to do and prints `converged`.
  */
-import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { Job, RunResult } from '../../../src/engine/index.js';
-import { systemClock } from '../../../src/shared/clock.js';
 import type { StateStore } from '../../../src/state/index.js';
+import { jobContext } from '../job-context.js';
 
 /** The API client a child uses: quick retries within a short deadline, no client-side rate limit to speak of. */
 export function childApiClient(settings: { baseUrl: string; apiKey: string }): ApiClient {
@@ -68,15 +67,7 @@ export async function runUntilQuiet(
 ): Promise<never> {
   process.stdout.write(`pid ${process.pid}\n`);
   for (let run = 0; run < maxRuns; run += 1) {
-    const result = await job.run({
-      signal: new AbortController().signal,
-      budgetMs: 60_000,
-      dryRun: false,
-      logger: pino({ level: 'silent' }),
-      clock: systemClock,
-      state,
-      trigger: 'schedule',
-    });
+    const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'schedule' }));
     process.stdout.write(`run ${JSON.stringify({ outcome: result.outcome, counts: result.counts })}\n`);
     if (result.outcome === 'failed') process.stdout.write(`run failed: ${result.error ?? ''}\n`);
     if (result.outcome === 'ok' && quiet(result)) {

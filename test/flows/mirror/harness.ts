@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { JobContext, RunResult } from '../../../src/engine/index.js';
+import type { RunResult } from '../../../src/engine/index.js';
 import { createMirrorJob, type MirrorOptionsInput } from '../../../src/flows/mirror/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import type { SandboxDomain } from '../../../src/sandbox/http/types.js';
@@ -15,6 +14,7 @@ import { openStateStore, type StateStore } from '../../../src/state/index.js';
 import { SqliteDriver, SqlMirrorSink, type SqlDriver } from '../../../connectors/sql/index.js';
 import { PgDriver } from '../../../connectors/sql/pg-driver.js';
 import { serviceProbe } from '../../connectors/services.js';
+import { jobContext } from '../job-context.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 export type Target = 'sqlite' | 'pg';
@@ -118,18 +118,7 @@ export async function startMirrorHarness(
   };
 }
 
-export function jobContext(state: StateStore, overrides: Partial<JobContext> = {}): JobContext {
-  return {
-    signal: new AbortController().signal,
-    budgetMs: 120_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'cli',
-    ...overrides,
-  };
-}
+export { jobContext };
 
 /** The record column as an object (JSON text on SQLite, parsed JSONB on PostgreSQL). */
 export function recordOf(row: Record<string, unknown>): Record<string, unknown> {

@@ -2,10 +2,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { Connector } from '../../../src/connectors/index.js';
-import type { JobContext } from '../../../src/engine/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
@@ -78,17 +76,7 @@ export async function startSalesHarness(): Promise<SalesHarness> {
   return harness;
 }
 
-export function jobContext(state: StateStore): JobContext {
-  return {
-    signal: new AbortController().signal,
-    budgetMs: 60_000,
-    dryRun: false,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-    state,
-    trigger: 'cli',
-  };
-}
+export { jobContext } from '../job-context.js';
 
 interface StoredZReport {
   id: string;
