@@ -11,7 +11,7 @@ import { idleWrites, missingFlows, runCrashScenario } from './harness/run-scenar
 import { supplierScenario } from './harness/supplier.js';
 
 const POINTS = Number(process.env['SUPPLY_SYNC_CRASH_POINTS'] ?? 50);
-const KILL_PHASE_MS = Number(process.env['SUPPLY_SYNC_CRASH_PHASE_MS'] ?? 150_000);
+const KILL_PHASE_MS = Number(process.env['SUPPLY_SYNC_CRASH_PHASE_MS'] ?? 210_000);
 const missing = missingFlows(supplierScenario);
 
 describe.skipIf(missing.length > 0)('supplier daemon under SIGKILL', () => {

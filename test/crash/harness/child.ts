@@ -1,11 +1,59 @@
 /**
- * One `supply-sync` CLI process, started exactly as an operator would (`node --import tsx src/cli/main.ts ...`),
- * with its output kept for the failure message and its operations URL read from the "status at" note.
+ * One `supply-sync` CLI process, started as an operator would run it (compiled JavaScript, `node <cli> ...`), with
+ * its output kept for the failure message and its operations URL read from the "status at" note.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Under the project's node_modules, so that the compiled CLI resolves its packages from there. */
+const CLI_CACHE = path.join(REPO_ROOT, 'node_modules', '.cache', 'supply-sync-test-cli');
+const STALE_BUILD_MS = 24 * 3_600_000;
+let compiledCli: string | undefined;
+
+/**
+ * The CLI compiled once per test process, as the deployed package runs it: JavaScript on plain `node`. Starting
+ * it under the TypeScript loader instead costs about half a second per start, which the crash harness pays at
+ * every kill point. Packages stay external, and the database drivers it loads lazily stay lazy (code splitting).
+ */
+export function compiledCliEntry(): string {
+  if (compiledCli !== undefined) return compiledCli;
+  removeStaleBuilds();
+  const outdir = path.join(CLI_CACHE, `${process.pid}-${Date.now()}`);
+  buildSync({
+    entryPoints: { main: path.join(REPO_ROOT, 'src', 'cli', 'main.ts') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
+  compiledCli = path.join(outdir, 'main.mjs');
+  return compiledCli;
+}
+
+/** Builds left behind by test processes that were killed before their exit handler ran. */
+function removeStaleBuilds(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(CLI_CACHE);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const dir = path.join(CLI_CACHE, entry);
+    if (Date.now() - statSync(dir).mtimeMs > STALE_BUILD_MS) rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 export interface ExitInfo {
   code: number | null;
@@ -31,7 +79,7 @@ const KEEP_OUTPUT_CHARS = 16_000;
 
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliChild {
   const startedAt = Date.now();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [compiledCliEntry(), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
