@@ -54,7 +54,7 @@ export async function previewRun(
         if (lines.length === 0) continue;
         const decision = await selector.decide(documentGroup(document.documentId, lines));
         if (decision.outcome === 'failed') {
-          preview.deadLetter(decision.failure);
+          await preview.deadLetter(decision.failure);
           bump(counts, 'dead_letters_previewed');
         } else if (decision.outcome === 'isolated') await previewBatch([plannedDocument(decision.mapped)]);
         else if (decision.outcome === 'ready') {
