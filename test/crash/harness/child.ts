@@ -3,7 +3,7 @@
  * its output kept for the failure message and its operations URL read from the "status at" note.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
@@ -12,7 +12,6 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Under the project's node_modules, so that the compiled CLI resolves its packages from there. */
 const CLI_CACHE = path.join(REPO_ROOT, 'node_modules', '.cache', 'supply-sync-test-cli');
-const STALE_BUILD_MS = 24 * 3_600_000;
 let compiledCli: string | undefined;
 
 /**
@@ -41,7 +40,10 @@ export function compiledCliEntry(): string {
   return compiledCli;
 }
 
-/** Builds left behind by test processes that were killed before their exit handler ran. */
+/**
+ * Builds left behind by test processes that ended without running their exit handler (the test runner stops its
+ * workers with a signal): a build whose owner, named by the folder, no longer runs.
+ */
 function removeStaleBuilds(): void {
   let entries: string[];
   try {
@@ -50,8 +52,19 @@ function removeStaleBuilds(): void {
     return;
   }
   for (const entry of entries) {
-    const dir = path.join(CLI_CACHE, entry);
-    if (Date.now() - statSync(dir).mtimeMs > STALE_BUILD_MS) rmSync(dir, { recursive: true, force: true });
+    const owner = Number.parseInt(entry, 10);
+    if (Number.isInteger(owner) && !isRunning(owner)) {
+      rmSync(path.join(CLI_CACHE, entry), { recursive: true, force: true });
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
