@@ -1,11 +1,13 @@
 /**
- * Availability with a return date (POST /supplier/products/{sku}/availability), one call per SKU. Setting
- * availability is idempotent, so a crash before the state is saved only repeats the same call.
+ * Availability with a return date (POST /supplier/products/{sku}/availability), one call per SKU. The state is
+ * stored as a pending intent before the call and confirmed by its answer (intents.ts); setting availability is
+ * idempotent, so a crash in between only repeats the call, even if the ERP went back to the stored state.
  */
 import { ApiError, ValidationApiError } from '../../client/index.js';
 import type { ErpAvailability } from '../../connectors/index.js';
 import type { Change } from './diff.js';
-import { count, describeItemErrors, hashFlow, shouldStop, type PushContext } from './push-context.js';
+import { clearIntent, confirmIntents, recordIntents } from './intents.js';
+import { count, describeItemErrors, shouldStop, type PushContext } from './push-context.js';
 import { availabilityBody } from './snapshot.js';
 
 /** The availability changes the product batch could not carry: one call each. */
@@ -13,22 +15,25 @@ export async function pushAvailability(
   ctx: PushContext,
   changes: readonly Change<ErpAvailability>[],
 ): Promise<void> {
-  const flow = hashFlow(ctx.job, 'availability');
   for (const change of changes) {
     if (shouldStop(ctx)) return;
     const deadLetterKey = `availability:${change.key}`;
+    recordIntents(ctx, 'availability', [[change.key, change.hash]]);
     try {
       await ctx.api.catalog.setAvailability(change.key, availabilityBody(change.source), {
         signal: ctx.budget.signal,
       });
     } catch (error) {
       if (!isItemRefusal(error)) throw error;
-      ctx.state.deadLetters.add(ctx.job, deadLetterKey, change.source, refusalReason(error));
+      ctx.state.transaction(() => {
+        ctx.state.deadLetters.add(ctx.job, deadLetterKey, change.source, refusalReason(error));
+        clearIntent(ctx, 'availability', change.key, change.pending);
+      });
       count(ctx, 'availability_dead_lettered');
       continue;
     }
     ctx.state.transaction(() => {
-      ctx.state.hashes.setMany(flow, [[change.key, change.hash]]);
+      confirmIntents(ctx, 'availability', [[change.key, change.hash]]);
       ctx.state.deadLetters.resolve(ctx.job, deadLetterKey);
     });
     count(ctx, 'availability_set');

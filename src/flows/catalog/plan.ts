@@ -1,11 +1,13 @@
 /**
- * One run's plan: the ERP snapshot hashed and compared with the hashes of what the API accepted before. Pure
- * apart from reading the hash tables, so it is what the benchmark times.
+ * One run's plan: the ERP snapshot hashed and compared with the hashes of what the API accepted before and with
+ * the pending intents of sends whose answer was never recorded (intents.ts). Pure apart from reading the hash
+ * tables, so it is what the benchmark times.
  */
 import type { ErpAvailability, ErpPrice, ErpProduct } from '../../connectors/index.js';
 import type { StateStore } from '../../state/index.js';
 import { ridesWithProduct } from './availability-routing.js';
-import { diffAgainst, type Change, type Diff } from './diff.js';
+import { diffAgainst, knownKeyCount, type Change, type Diff } from './diff.js';
+import { loadPending } from './intents.js';
 import { hashFlow } from './push-context.js';
 import { loadStoredHashes } from './stored-hashes.js';
 import {
@@ -28,8 +30,12 @@ export interface ProductUpsert {
   product: ErpProduct;
   /** Set when the product's own fields changed. */
   productHash: string | undefined;
+  /** The product's intent left by an earlier send that was never answered, if any (intents.ts). */
+  productPending: string | undefined;
   /** Set when this upsert also carries an availability change (its stored state). */
   availabilityState: string | undefined;
+  /** The availability intent left by an earlier send that was never answered, if any. */
+  availabilityPending: string | undefined;
   /** The ERP's availability, always carried so an upsert never resets it. */
   available: boolean | undefined;
 }
@@ -42,7 +48,7 @@ export interface CatalogPlan {
   availabilityCalls: Change<ErpAvailability>[];
   availability: Diff<ErpAvailability>;
   prices: Diff<MappedPrice>;
-  /** Products the API held (by our hashes) before this run. */
+  /** Products the API held (by our hashes) or may hold (by pending intents) before this run. */
   storedProductCount: number;
   /** Products in the ERP snapshot. */
   snapshotProductCount: number;
@@ -67,16 +73,22 @@ export function planCatalog(
 ): CatalogPlan {
   const products = desiredProducts(snapshot.products);
   const storedProducts = loadStoredHashes(state, hashFlow(job, 'products'));
-  const productDiff = diffAgainst(products, storedProducts);
+  const pendingProducts = loadPending(state, job, 'products');
+  const productDiff = diffAgainst(products, storedProducts, pendingProducts);
   const availability = desiredAvailability(kinds.availability ? snapshot.availability : [], products);
   const availabilityDiff: Diff<ErpAvailability> = kinds.availability
-    ? diffAgainst(availability, loadStoredHashes(state, hashFlow(job, 'availability')))
+    ? diffAgainst(
+        availability,
+        loadStoredHashes(state, hashFlow(job, 'availability')),
+        loadPending(state, job, 'availability'),
+      )
     : NOTHING;
   const unmappedPriceLists = new Set<string>();
   const priceDiff: Diff<MappedPrice> = kinds.prices
     ? diffAgainst(
         desiredPrices(snapshot.prices, priceListIdOf, unmappedPriceLists),
         loadStoredHashes(state, hashFlow(job, 'prices')),
+        loadPending(state, job, 'prices'),
       )
     : NOTHING;
   const riding = availabilityDiff.changed.filter(ridesWithProduct);
@@ -86,7 +98,7 @@ export function planCatalog(
     availabilityCalls: availabilityDiff.changed.filter((change) => !ridesWithProduct(change)),
     availability: availabilityDiff,
     prices: priceDiff,
-    storedProductCount: storedProducts.size,
+    storedProductCount: knownKeyCount(storedProducts, pendingProducts),
     snapshotProductCount: products.size,
     unmappedPriceLists,
   };
@@ -104,7 +116,9 @@ function productUpserts(
       sku: change.key,
       product: change.source,
       productHash: change.hash,
+      productPending: change.pending,
       availabilityState: undefined,
+      availabilityPending: undefined,
       available: availability.sourceOf(change.key)?.available,
     });
   }
@@ -116,7 +130,9 @@ function productUpserts(
       sku: change.key,
       product,
       productHash: existing?.productHash,
+      productPending: existing?.productPending,
       availabilityState: change.hash,
+      availabilityPending: change.pending,
       available: change.source.available,
     });
   }

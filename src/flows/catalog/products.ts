@@ -2,22 +2,24 @@
  * Product upserts (POST /supplier/products/batch, 500 a call), carrying availability changes where they can
  * (availability-routing.ts), and soft deletes.
  *
- * Crash safety: hashes are saved after the API answered, in one transaction per batch. A crash after a batch was
- * sent and before its hashes were saved makes the next run send the same content again. That is safe: the batch
- * is an upsert keyed by SKU (PUT semantics), so applying it twice leaves the same product and never a duplicate;
- * the cost is one repeated batch per crash.
+ * Crash safety: before a batch is sent, its SKUs are stored as pending intents with the hashes they will have
+ * (intents.ts); the answer confirms or clears them in one transaction per batch. A crash between the two leaves
+ * the intents: the next run sends those SKUs again (the batch is an upsert keyed by SKU, PUT semantics, so
+ * applying it twice leaves the same product and never a duplicate), or deletes them if the ERP dropped them.
  */
 import type { BatchResponse } from '../../contract/index.js';
 import { ApiError } from '../../client/index.js';
 import { toBatches } from '../../engine/index.js';
 import type { ProductUpsert } from './plan.js';
-import { count, describeItemErrors, hashFlow, shouldStop, type PushContext } from './push-context.js';
+import { clearIntent, confirmIntents, forgetKeys, recordIntents } from './intents.js';
+import { count, describeItemErrors, shouldStop, type PushContext } from './push-context.js';
 import { productBody, skuOfPriceKey } from './snapshot.js';
 
 /** Sends the plan's product batches; per-item results decide which hashes move. */
 export async function pushProducts(ctx: PushContext, upserts: readonly ProductUpsert[]): Promise<void> {
   for (const batch of toBatches(upserts, 'products')) {
     if (shouldStop(ctx)) return;
+    recordBatchIntents(ctx, batch.items);
     const items = batch.items.map((upsert) => productBody(upsert.product, upsert.available));
     const response = await ctx.api.catalog.upsertProducts(items, { signal: ctx.budget.signal });
     count(ctx, 'product_batches');
@@ -25,9 +27,23 @@ export async function pushProducts(ctx: PushContext, upserts: readonly ProductUp
   }
 }
 
+function recordBatchIntents(ctx: PushContext, upserts: readonly ProductUpsert[]): void {
+  const products: [string, string][] = [];
+  const availability: [string, string][] = [];
+  for (const upsert of upserts) {
+    if (upsert.productHash !== undefined) products.push([upsert.sku, upsert.productHash]);
+    if (upsert.availabilityState !== undefined) availability.push([upsert.sku, upsert.availabilityState]);
+  }
+  ctx.state.transaction(() => {
+    recordIntents(ctx, 'products', products);
+    recordIntents(ctx, 'availability', availability);
+  });
+}
+
 function recordBatch(ctx: PushContext, upserts: readonly ProductUpsert[], response: BatchResponse): void {
   const productHashes: [string, string][] = [];
   const availabilityStates: [string, string][] = [];
+  const refused: string[] = [];
   let answered = 0;
   ctx.state.transaction(() => {
     for (const result of response.items) {
@@ -37,6 +53,10 @@ function recordBatch(ctx: PushContext, upserts: readonly ProductUpsert[], respon
       if (result.status === 'failed') {
         const reason = describeItemErrors(result.errors);
         ctx.state.deadLetters.add(ctx.job, `product:${upsert.sku}`, upsert.product, reason);
+        if (upsert.productHash !== undefined) clearIntent(ctx, 'products', upsert.sku, upsert.productPending);
+        if (upsert.availabilityState !== undefined)
+          clearIntent(ctx, 'availability', upsert.sku, upsert.availabilityPending);
+        refused.push(upsert.sku);
         count(ctx, 'products_dead_lettered');
         continue;
       }
@@ -45,17 +65,24 @@ function recordBatch(ctx: PushContext, upserts: readonly ProductUpsert[], respon
         availabilityStates.push([upsert.sku, upsert.availabilityState]);
       ctx.state.deadLetters.resolve(ctx.job, `product:${upsert.sku}`);
     }
-    ctx.state.hashes.setMany(hashFlow(ctx.job, 'products'), productHashes);
-    ctx.state.hashes.setMany(hashFlow(ctx.job, 'availability'), availabilityStates);
+    confirmIntents(ctx, 'products', productHashes);
+    confirmIntents(ctx, 'availability', availabilityStates);
   });
+  if (refused.length > 0) {
+    ctx.logger.warn(
+      { refused: refused.length, skus: refused.slice(0, 20) },
+      'the API refused products of a batch: their reasons are in the dead letters, the rest are confirmed',
+    );
+  }
   count(ctx, 'products_upserted', productHashes.length);
   count(ctx, 'availability_with_product', availabilityStates.length);
   if (answered < upserts.length) count(ctx, 'products_unanswered', upserts.length - answered);
 }
 
 /**
- * Soft-deletes SKUs the ERP no longer lists. A 404 means the API has no live product with that SKU any more
- * (deleted earlier, or by a run that crashed before saving), which is the state we want.
+ * Soft-deletes SKUs the ERP no longer lists (stored or pending). A 404 means the API has no live product with
+ * that SKU (deleted earlier, by a run that crashed before saving, or a pending send that never arrived), which
+ * is the state we want.
  */
 export async function deleteProducts(
   ctx: PushContext,
@@ -75,9 +102,9 @@ export async function deleteProducts(
       if (!(error instanceof ApiError && error.status === 404)) throw error;
     }
     ctx.state.transaction(() => {
-      ctx.state.hashes.deleteMany(hashFlow(ctx.job, 'products'), [sku]);
-      ctx.state.hashes.deleteMany(hashFlow(ctx.job, 'availability'), [sku]);
-      ctx.state.hashes.deleteMany(hashFlow(ctx.job, 'prices'), priceKeysBySku.get(sku) ?? []);
+      forgetKeys(ctx, 'products', [sku]);
+      forgetKeys(ctx, 'availability', [sku]);
+      forgetKeys(ctx, 'prices', priceKeysBySku.get(sku) ?? []);
     });
     count(ctx, 'products_deleted');
   }

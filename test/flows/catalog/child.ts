@@ -2,7 +2,9 @@
  * Child process for the catalog kill -9 test: runs the catalog job in a loop against the parent's sandbox and demo
  * ERP until a run finds no change. Every write is appended to a send log (with this process id) before it is sent,
  * so the parent can tell a repeat after a crash from a repeat within one life. With killAtStep it kills itself
- * with SIGKILL at that step (before and after each write call); otherwise the parent kills it at a random moment.
+ * with SIGKILL at that step (before and after each write call); with killAfterAnswerFor it kills itself right
+ * after the API answered the product batch carrying that SKU, before the answer is recorded (the window of a
+ * product the API accepted but the state does not know); otherwise the parent kills it at a random moment.
  */
 import { appendFileSync } from 'node:fs';
 import { createApiClient } from '../../../src/client/index.js';
@@ -22,6 +24,7 @@ interface ChildArgs {
   erpFile: string;
   sendLog: string;
   killAtStep?: number;
+  killAfterAnswerFor?: string;
 }
 
 export interface SendLogEntry {
@@ -64,11 +67,14 @@ const client = createApiClient({
 const api: CatalogApi = {
   supplierBuyers: client.supplierBuyers,
   catalog: {
-    upsertProducts: (items, options) =>
-      around(
+    upsertProducts: async (items, options) => {
+      const response = await around(
         items.map((item) => ({ op: 'product', key: item.sku, content: JSON.stringify(item) })),
         () => client.catalog.upsertProducts(items, options),
-      ),
+      );
+      if (items.some((item) => item.sku === args.killAfterAnswerFor)) process.kill(process.pid, 'SIGKILL');
+      return response;
+    },
     deleteProduct: (sku, options) =>
       around([{ op: 'delete', key: sku, content: '' }], () => client.catalog.deleteProduct(sku, options)),
     setAvailability: (sku, body, options) =>

@@ -1,0 +1,121 @@
+/**
+ * The crash window between the API's answer to a product batch and the state commit of that answer, reproduced
+ * deterministically: the child process kills itself with SIGKILL right after the API answered the batch that
+ * carries a chosen SKU (child.ts, killAfterAnswerFor). Whatever the ERP does next, the following run must bring
+ * the API to the ERP's catalog: a product dropped meanwhile is deleted, a product kept is sent again (the
+ * idempotent upsert) and then left alone, a change undone meanwhile is undone in the API too.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runChild } from '../documents/crash-process.js';
+import { sandboxCatalog, startSupplierHarness, type SupplierHarness } from '../documents/supplier-harness.js';
+import type { SendLogEntry } from './child.js';
+import { addParts, erpSql } from './catalog-support.js';
+
+const CHILD = join(import.meta.dirname, 'child.ts');
+
+let h: SupplierHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+interface Setup {
+  harness: SupplierHarness;
+  base: Record<string, unknown>;
+  sendLog: string;
+}
+
+/** A harness whose catalog the child has synced once (351 demo products and 10 more). */
+async function synced(): Promise<Setup> {
+  const harness = await startSupplierHarness();
+  h = harness;
+  await addParts(harness, 10);
+  const sendLog = join(harness.dir, 'sends.jsonl');
+  const base = {
+    baseUrl: harness.sandbox.baseUrl,
+    apiKey: harness.sandbox.keys.supplier,
+    stateFile: join(harness.dir, 'daemon.db'),
+    erpFile: harness.erp.file,
+    sendLog,
+  };
+  await converge(base);
+  return { harness, base, sendLog };
+}
+
+async function converge(base: Record<string, unknown>): Promise<string> {
+  const exit = await runChild(CHILD, 'CATALOG_CHILD', base, null);
+  expect(exit.code, exit.stdout + exit.stderr).toBe(0);
+  expect(exit.stdout).toContain('converged');
+  return exit.stdout;
+}
+
+/** Runs a child that dies right after the API answered the product batch carrying `sku`. */
+async function killAfterAnswer(setup: Setup, sku: string): Promise<void> {
+  const exit = await runChild(CHILD, 'CATALOG_CHILD', { ...setup.base, killAfterAnswerFor: sku }, null);
+  expect(exit.signal, exit.stdout + exit.stderr).toBe('SIGKILL');
+}
+
+function productSends(sendLog: string, sku: string): SendLogEntry[] {
+  return readFileSync(sendLog, 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith('}'))
+    .map((line) => JSON.parse(line) as SendLogEntry)
+    .filter((entry) => entry.key === sku && (entry.op === 'product' || entry.op === 'delete'));
+}
+
+async function apiProduct(harness: SupplierHarness, sku: string) {
+  const product = (await sandboxCatalog(harness.sandbox)).products[sku];
+  if (product === undefined) throw new Error(`the API never received ${sku}`);
+  return product;
+}
+
+describe('catalog: kill -9 between the API accepting a product and the state recording it', () => {
+  it('a product the ERP drops after the crash is deleted in the API by the next run', async () => {
+    const setup = await synced();
+    await addParts(setup.harness, 1, 'LATE');
+    await killAfterAnswer(setup, 'LATE-00000');
+    expect((await apiProduct(setup.harness, 'LATE-00000')).deleted_at).toBeNull();
+
+    await erpSql(setup.harness, `UPDATE PARTS SET INACTIVE = 'Y' WHERE PARTNAME = 'LATE-00000'`);
+    await converge(setup.base);
+    expect((await apiProduct(setup.harness, 'LATE-00000')).deleted_at).not.toBeNull();
+    expect(productSends(setup.sendLog, 'LATE-00000').map((send) => send.op)).toEqual(['product', 'delete']);
+  }, 60_000);
+
+  it('a product the ERP keeps is sent once more after the crash, then confirmed and left alone', async () => {
+    const setup = await synced();
+    await addParts(setup.harness, 1, 'LATE');
+    await killAfterAnswer(setup, 'LATE-00000');
+
+    await converge(setup.base);
+    await converge(setup.base);
+    const sends = productSends(setup.sendLog, 'LATE-00000');
+    // Once by the killed process, once by the next one (the idempotent upsert), never again.
+    expect(sends.map((send) => send.op)).toEqual(['product', 'product']);
+    expect(sends[0]?.pid).not.toBe(sends[1]?.pid);
+    expect(sends[0]?.content).toBe(sends[1]?.content);
+    const product = await apiProduct(setup.harness, 'LATE-00000');
+    expect(product.deleted_at).toBeNull();
+    expect(product.name).toBe('Bulk item 0');
+  }, 60_000);
+
+  it('a rename the ERP undoes after the crash is undone in the API too', async () => {
+    const setup = await synced();
+    const original = String(
+      (await erpSql(setup.harness, `SELECT PARTDES FROM PARTS WHERE PARTNAME = 'BULK-00003'`))[0]?.[
+        'PARTDES'
+      ],
+    );
+    await erpSql(setup.harness, `UPDATE PARTS SET PARTDES = 'Renamed' WHERE PARTNAME = 'BULK-00003'`);
+    await killAfterAnswer(setup, 'BULK-00003');
+    expect((await apiProduct(setup.harness, 'BULK-00003')).name).toBe('Renamed');
+
+    await erpSql(setup.harness, `UPDATE PARTS SET PARTDES = :name WHERE PARTNAME = 'BULK-00003'`, {
+      name: original,
+    });
+    await converge(setup.base);
+    expect((await apiProduct(setup.harness, 'BULK-00003')).name).toBe(original);
+  }, 60_000);
+});
