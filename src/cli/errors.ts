@@ -23,7 +23,8 @@ export interface ReportOptions {
   readonly write: (text: string) => void;
 }
 
-function scrub(text: string, secrets: readonly string[]): string {
+/** Replaces every secret value in `text` (values shorter than 4 characters are left: too many false hits). */
+export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const value of secrets) if (value.length >= 4) out = out.split(value).join('[redacted]');
   return out;

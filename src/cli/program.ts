@@ -1,5 +1,6 @@
 /** The `supply-sync` command tree; each command lives in its own module under commands/. */
 import { Command, CommanderError } from 'commander';
+import { registerCatalogCommands } from './commands/catalog.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerCursorCommands } from './commands/cursor.js';
 import { registerDeadLetterCommands } from './commands/dead-letters.js';
@@ -30,6 +31,7 @@ export function buildProgram(context: CliContext): Command {
   registerStatusCommand(program, context);
   registerConfigCommands(program, context);
   registerCursorCommands(program, context);
+  registerCatalogCommands(program, context);
   registerDeadLetterCommands(program, context);
   registerWebhookCommands(program, context);
   registerSandboxCommand(program, context);
