@@ -5,6 +5,10 @@
  * (nothing lost), and the send log shows that a change was only ever sent twice in a row by a process that came
  * after a killed one that had sent it (the crash-window repeat of the same content that upserts make harmless),
  * never twice by one process or after a clean run.
+ *
+ * Every sixth round is the window of a product the API accepted but the state never recorded: the round adds new
+ * parts and its child kills itself right after the API answered their batch; before the next round the ERP drops
+ * them again, and in the end the API must show them deleted.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +59,19 @@ async function changeErp(harness: SupplierHarness, random: () => number, round: 
   if (kind === 4) await addParts(harness, 1 + Math.floor(random() * 40), `NEW${round}`);
 }
 
+/** Deactivates the live parts whose SKU matches `pattern`; returns their SKUs. */
+async function dropParts(harness: SupplierHarness, pattern: string): Promise<string[]> {
+  const rows = await erpSql(
+    harness,
+    `SELECT PARTNAME FROM PARTS WHERE INACTIVE = 'N' AND PARTNAME LIKE :pattern`,
+    {
+      pattern,
+    },
+  );
+  await erpSql(harness, `UPDATE PARTS SET INACTIVE = 'Y' WHERE PARTNAME LIKE :pattern`, { pattern });
+  return rows.map((row) => String(row['PARTNAME']));
+}
+
 function readSendLog(file: string): SendLogEntry[] {
   let text = '';
   try {
@@ -83,18 +100,28 @@ async function scenario(seed: number, points: number): Promise<void> {
     sendLog,
   };
   const killedPids = new Set<number>();
+  const droppedAfterWindow: string[] = [];
   let kills = 0;
   // Restart until `points` children were actually killed (a child that finds nothing to do exits cleanly).
   for (let point = 0; kills < points && point < points * 3; point += 1) {
     await changeErp(harness, random, point);
+    const window = point % 6 === 3;
+    if (point % 6 === 4) droppedAfterWindow.push(...(await dropParts(harness, `LATE${point - 1}-%`)));
+    if (window) await addParts(harness, 1 + Math.floor(random() * 3), `LATE${point}`);
     const selfKill = point % 2 === 0;
+    const settings = window
+      ? { ...base, killAfterAnswerFor: `LATE${point}-00000` }
+      : selfKill
+        ? { ...base, killAtStep: 1 + Math.floor(random() * 6) }
+        : base;
     const exit = await runChild(
       CHILD,
       'CATALOG_CHILD',
-      selfKill ? { ...base, killAtStep: 1 + Math.floor(random() * 6) } : base,
-      selfKill ? null : Math.floor(random() * 300),
+      settings,
+      selfKill || window ? null : Math.floor(random() * 300),
     );
     expect(exit.timedOut, exit.stdout + exit.stderr).toBe(false);
+    if (window) expect(exit.signal, exit.stdout + exit.stderr).toBe('SIGKILL');
     if (exit.signal === 'SIGKILL') {
       kills += 1;
       const pid = /started pid=(\d+)/.exec(exit.stdout)?.[1];
@@ -115,6 +142,8 @@ async function scenario(seed: number, points: number): Promise<void> {
   );
   const liveInApi = Object.values(catalog.products).filter((product) => product.deleted_at === null);
   expect(liveInApi.map((product) => product.sku).sort()).toEqual([...live].sort());
+  expect(droppedAfterWindow.length).toBeGreaterThan(0);
+  expect(droppedAfterWindow.filter((sku) => catalog.products[sku]?.deleted_at === null)).toEqual([]);
 
   // Per (op, key): the contents sent, in order, with the sending process.
   const sends = new Map<string, { pid: number; content: string }[]>();
