@@ -19,6 +19,7 @@ describe('supply-sync CLI', () => {
       'status',
       'config',
       'cursor',
+      'catalog',
       'dead-letters',
       'webhooks',
       'sandbox',
