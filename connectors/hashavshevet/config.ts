@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { DATE_FORMATS, type DateFormat } from './layout.js';
 import { LONG_REFERENCE_RULES, type LongReferenceRule } from './references.js';
+import { TEXT_DIRECTIONS, type TextDirection } from './text-direction.js';
+
+export type CostingCodeSource = 'none' | 'branch' | 'purchase_type';
+export const COSTING_CODE_SOURCES: readonly CostingCodeSource[] = ['none', 'branch', 'purchase_type'];
 
 const SAFE_NAME = /^[A-Za-z0-9._-]*$/;
 
@@ -24,7 +28,25 @@ export const hashavshevetConfigSchema = z.strictObject({
   sequence_start: z.number().int().min(1).max(999_999_999).default(1),
   /** Replacements for characters outside the windows-1255 / ISO-8859-8 shared set, e.g. { "₪": "ש\"ח" }. */
   char_map: z.record(z.string().length(1), z.string()).default({}),
-  details_overflow: z.enum(['truncate', 'refuse']).default('truncate'),
+  /**
+   * Details longer than the 50 characters of PRM line 9: `refuse` makes the document a dead letter naming the
+   * field; `truncate` cuts them, only when asked for here.
+   */
+  details_overflow: z.enum(['truncate', 'refuse']).default('refuse'),
+  /** PRM line 7 (costing code, at most 8 characters): none, the line's branch, or its purchase type. */
+  costing_code: z.enum(COSTING_CODE_SOURCES as [CostingCodeSource, ...CostingCodeSource[]]).default('none'),
+  /**
+   * Translates the branch (its code from the job's mappings.branches, else the API's branch id) or the purchase
+   * type into a costing code. Without it the value is written as it is. A value missing from it is a dead letter.
+   */
+  costing_code_map: z.record(z.string(), z.string()).optional(),
+  /** PRM line 29 (the counterparty's VAT registration number, 9 digits): none, or the line's vendor_tax_id. */
+  vat_number: z.enum(['none', 'vendor_tax_id']).default('none'),
+  /**
+   * Order of Hebrew text in the file. The published description does not say; `logical` (reading order) is the
+   * default, `visual` stores text as displayed left to right, for installations that expect it.
+   */
+  text_direction: z.enum(TEXT_DIRECTIONS as [TextDirection, ...TextDirection[]]).default('logical'),
 });
 
 export type HashavshevetConfig = z.output<typeof hashavshevetConfigSchema>;

@@ -75,6 +75,7 @@ export interface ReadoutLine {
   amount: string;
   account: string;
   counter_account: string | null;
+  reference: string;
 }
 
 /** Journal lines as the sandbox holds them (its control-plane read-out, not the API). */
