@@ -11,6 +11,7 @@ import { SqliteDriver, SqlAccountingWriter, journalTableSchema } from '../../../
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
 import { ConnectorError, type AccountingWriter } from '../../../src/connectors/index.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
+import { readPublishedImport } from '../../connectors/hashavshevet/published-reader.js';
 import { jobContext, sandboxExportBatches, sandboxLines, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -226,6 +227,56 @@ describe('journal-export against the sandbox', () => {
     expect(fixed.counts['lines_exported']).toBe(approved.length);
     expect(h.state.deadLetters.countOpen('journal')).toBe(0);
     expect(await approvedLines()).toEqual([]);
+  });
+
+  it('fills the costing code and the VAT number from the API lines; a code too wide waits as a dead letter', async () => {
+    await h.sandbox.control.action('approve_journal_lines', { count: 12 });
+    const approved = await approvedLines();
+    const branches = [...new Set(approved.map((line) => line.branch_id))];
+    const withCodes = (codes: Record<string, string>) =>
+      new HashavshevetWriter(
+        hashavshevetConfigSchema.parse({
+          import_dir: h.importDir,
+          long_references: 'last_digits',
+          costing_code: 'branch',
+          costing_code_map: codes,
+          vat_number: 'vendor_tax_id',
+        }),
+        'books',
+      );
+    // Nine characters do not fit the costing code's eight: every document waits, named by the field.
+    const tooWide = Object.fromEntries(branches.map((branch) => [branch, '123456789']));
+    const refused = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: withCodes(tooWide),
+    }).run(jobContext(h.state));
+    expect(refused.outcome).toBe('ok');
+    const letters = h.state.deadLetters.list({ flow: 'journal' });
+    expect(letters.length).toBe(new Set(approved.map((line) => line.document_id)).size);
+    for (const letter of letters) {
+      expect(letter.reason).toMatch(/costing code \(PRM line 7\) "123456789" is 9 characters/);
+    }
+    expect(hashavshevetTotals(h.importDir).files).toEqual([]);
+
+    const codes = Object.fromEntries(branches.map((branch, i) => [branch, `C${i + 1}`]));
+    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer: withCodes(codes) }).run(
+      jobContext(h.state),
+    );
+    expect(run.counts['lines_exported']).toBe(approved.length);
+    expectBooksMatchLines(hashavshevetTotals(h.importDir), approved);
+    const byReference = new Map(approved.map((line) => [line.reference.replace(/\D/g, '').slice(-9), line]));
+    const [file] = hashavshevetTotals(h.importDir).files;
+    const { movements } = readPublishedImport(
+      join(h.importDir, (file ?? '').replace(/\.DOC$/, '.PRM')),
+      join(h.importDir, file ?? ''),
+    );
+    for (const movement of movements) {
+      const line = byReference.get(movement.reference1);
+      expect(movement.costingCode).toBe(codes[line?.branch_id ?? '']);
+      expect(movement.vatNumber).toBe(line?.vendor_tax_id ?? '');
+    }
+    expect(movements.some((movement) => /^\d{9}$/.test(movement.vatNumber))).toBe(true);
   });
 
   it('splits a batch the target refuses and files only the document at fault until a retry is asked for', async () => {
