@@ -1,8 +1,9 @@
 /** The writer's files, read back by the reader written from the published PRM line table alone. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
 import { entry, sampleBatch } from './fixtures.js';
 import { movementTotals, readPublishedImport } from './published-reader.js';
@@ -152,5 +153,19 @@ describe('hashavshevet files read by the published PRM line table', () => {
     expect(movement?.debits[0]?.account).toBe('4001-קפס');
     expect(movement?.movementType).toBe('שח');
     expect(() => hashavshevetConfigSchema.parse({ import_dir: dir, text_direction: 'rtl' })).toThrow();
+  });
+
+  it('accepts the configuration docs/accounting.md shows, and its files read back', async () => {
+    const docs = await readFile(new URL('../../../docs/accounting.md', import.meta.url), 'utf8');
+    const section = docs.slice(docs.indexOf('## Target: Hashavshevet'));
+    const yamlBlock = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const parsed = parseYaml(yamlBlock) as { connectors: { books: Record<string, unknown> } };
+    const { type, ...books } = parsed.connectors.books;
+    expect(type).toBe('hashavshevet');
+    const config = hashavshevetConfigSchema.parse({ ...books, import_dir: dir });
+    expect(config).toMatchObject({ costing_code: 'none', vat_number: 'none', text_direction: 'logical' });
+    const w = new HashavshevetWriter(config, 'books');
+    await w.writeJournalBatch(sampleBatch());
+    expect(read(w, 'je-0001').movements).toHaveLength(3);
   });
 });
