@@ -229,47 +229,52 @@ describe('journal-export against the sandbox', () => {
     expect(await approvedLines()).toEqual([]);
   });
 
-  it('fills the costing code and the VAT number from the API lines; a code too wide waits as a dead letter', async () => {
+  it('fills the costing code and the VAT number from the API lines; details too wide wait as dead letters', async () => {
     await h.sandbox.control.action('approve_journal_lines', { count: 12 });
     const approved = await approvedLines();
     const branches = [...new Set(approved.map((line) => line.branch_id))];
-    const withCodes = (codes: Record<string, string>) =>
-      new HashavshevetWriter(
-        hashavshevetConfigSchema.parse({
-          import_dir: h.importDir,
-          long_references: 'last_digits',
-          costing_code: 'branch',
-          costing_code_map: codes,
-          vat_number: 'vendor_tax_id',
-        }),
-        'books',
-      );
-    // Nine characters do not fit the costing code's eight: every document waits, named by the field.
-    const tooWide = Object.fromEntries(branches.map((branch) => [branch, '123456789']));
+    const codes = Object.fromEntries(branches.map((branch, i) => [branch, `C${i + 1}`]));
+    const writer = new HashavshevetWriter(
+      hashavshevetConfigSchema.parse({
+        import_dir: h.importDir,
+        long_references: 'last_digits',
+        costing_code: 'branch',
+        costing_code_map: codes,
+        vat_number: 'vendor_tax_id',
+      }),
+      'books',
+    );
+    // The sandbox's descriptions already name the document: this template makes details longer than 50 characters.
+    const tooLong = { description_template: '{document_type} {document_number} {description}' };
     const refused = await createJournalExportJob({
       name: 'journal',
       api: h.api,
-      writer: withCodes(tooWide),
+      writer,
+      options: tooLong,
     }).run(jobContext(h.state));
     expect(refused.outcome).toBe('ok');
     const letters = h.state.deadLetters.list({ flow: 'journal' });
     expect(letters.length).toBe(new Set(approved.map((line) => line.document_id)).size);
     for (const letter of letters) {
-      expect(letter.reason).toMatch(/costing code \(PRM line 7\) "123456789" is 9 characters/);
+      expect(letter.reason).toMatch(
+        /details \(PRM line 9\) ".*" is \d+ characters; the importer reads at most 50/,
+      );
     }
     expect(hashavshevetTotals(h.importDir).files).toEqual([]);
+    expect(await approvedLines()).toHaveLength(approved.length);
 
-    const codes = Object.fromEntries(branches.map((branch, i) => [branch, `C${i + 1}`]));
-    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer: withCodes(codes) }).run(
+    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer }).run(
       jobContext(h.state),
     );
     expect(run.counts['lines_exported']).toBe(approved.length);
-    expectBooksMatchLines(hashavshevetTotals(h.importDir), approved);
+    expect(h.state.deadLetters.countOpen('journal')).toBe(0);
+    const totals = hashavshevetTotals(h.importDir);
+    expectBooksMatchLines(totals, approved);
     const byReference = new Map(approved.map((line) => [line.reference.replace(/\D/g, '').slice(-9), line]));
-    const [file] = hashavshevetTotals(h.importDir).files;
+    const [file = ''] = totals.files;
     const { movements } = readPublishedImport(
-      join(h.importDir, (file ?? '').replace(/\.DOC$/, '.PRM')),
-      join(h.importDir, file ?? ''),
+      join(h.importDir, file.replace(/\.DOC$/, '.PRM')),
+      join(h.importDir, file),
     );
     for (const movement of movements) {
       const line = byReference.get(movement.reference1);
