@@ -51,6 +51,7 @@ export const AMOUNT_WIDTH = 12;
 export const MAX_AMOUNT_AGOROT = 99_999_999_999n;
 export const REFERENCE_DIGITS = 9;
 export const DATE_MAX_WIDTH = 10;
+export const COSTING_CODE_WIDTH = 8;
 
 /**
  * The fields this writer fills, by PRM line. Every other line (8 currency code, 18-21 foreign-currency amounts,
@@ -67,7 +68,7 @@ export const FIELD_TABLE: readonly FieldSpec[] = [
     name: 'costing_code',
     label: 'costing code',
     kind: 'text',
-    maxWidth: 8,
+    maxWidth: COSTING_CODE_WIDTH,
     optional: 'costing_code',
   },
   { line: 9, name: 'details', label: 'details', kind: 'text', maxWidth: 50 },

@@ -123,6 +123,22 @@ describe('hashavshevet files read by the published PRM line table', () => {
     },
   );
 
+  it('rejects a costing_code_map without costing_code, and a code longer than the field, naming the key', () => {
+    expect(() =>
+      hashavshevetConfigSchema.parse({ import_dir: dir, costing_code_map: { br_tlv: '10' } }),
+    ).toThrow(/costing_code_map is set but costing_code is none/);
+    const tooLong = hashavshevetConfigSchema.safeParse({
+      import_dir: dir,
+      costing_code: 'branch',
+      costing_code_map: { br_tlv: 'TELAVIV01' },
+    });
+    expect(tooLong.success).toBe(false);
+    expect(tooLong.error?.issues[0]).toMatchObject({
+      path: ['costing_code_map', 'br_tlv'],
+      message: 'a costing code holds at most 8 characters (PRM line 7)',
+    });
+  });
+
   it('refuses a branch missing from costing_code_map, naming the map', async () => {
     const w = writer({ costing_code: 'branch', costing_code_map: { br_tlv: '10' } });
     expect(await w.precheckEntries(pair({ branchId: 'br_hfa' }))).toMatch(
@@ -163,7 +179,7 @@ describe('hashavshevet files read by the published PRM line table', () => {
     const { type, ...books } = parsed.connectors.books;
     expect(type).toBe('hashavshevet');
     const config = hashavshevetConfigSchema.parse({ ...books, import_dir: dir });
-    expect(config).toMatchObject({ costing_code: 'none', vat_number: 'none', text_direction: 'logical' });
+    expect(config).toMatchObject({ costing_code: 'branch', vat_number: 'none', text_direction: 'logical' });
     const w = new HashavshevetWriter(config, 'books');
     await w.writeJournalBatch(sampleBatch());
     expect(read(w, 'je-0001').movements).toHaveLength(3);
