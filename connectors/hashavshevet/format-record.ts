@@ -69,16 +69,8 @@ export function formatMovement(
     details: text(head.description, 'details'),
     vat_number: options.vatNumber === 'none' ? '' : vatNumber(head, where),
   };
-  movement.debits.forEach((slot, i) => {
-    const [account, amount] = DEBIT_SLOTS[i] ?? DEBIT_SLOTS[0];
-    values[account] = text(slot.account, 'debit account');
-    values[amount] = formatAmount(slot.amount);
-  });
-  movement.credits.forEach((slot, i) => {
-    const [account, amount] = CREDIT_SLOTS[i] ?? CREDIT_SLOTS[0];
-    values[account] = text(slot.account, 'credit account');
-    values[amount] = formatAmount(slot.amount);
-  });
+  placeSlots(movement.debits, DEBIT_SLOTS, values, (account) => text(account, 'debit account'));
+  placeSlots(movement.credits, CREDIT_SLOTS, values, (account) => text(account, 'credit account'));
   let record = '';
   for (const field of layout.fields) {
     record += placeValue(field, values[field.name] ?? '', options, where);
@@ -89,6 +81,22 @@ export function formatMovement(
     );
   }
   return record;
+}
+
+/** Accounts and amounts of one side into its two slots (a movement never has more: records.ts packs them). */
+function placeSlots(
+  slots: Movement['debits'],
+  fields: typeof DEBIT_SLOTS | typeof CREDIT_SLOTS,
+  values: Partial<Record<FieldName, string>>,
+  text: (account: string) => string,
+): void {
+  slots.forEach((slot, i) => {
+    const names = fields[i];
+    if (names === undefined)
+      throw new RecordFormatError(`a movement has ${slots.length} accounts on one side`);
+    values[names[0]] = text(slot.account);
+    values[names[1]] = formatAmount(slot.amount);
+  });
 }
 
 /** The value padded to its field: text to the left, digits and amounts to the right. */

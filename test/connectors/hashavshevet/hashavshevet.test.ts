@@ -43,7 +43,7 @@ async function readBack(w: HashavshevetWriter, key: string) {
   return { layout, records: movements, bytes: await readFile(files.data) };
 }
 
-describe('hashavshevet writer, read back by an independent PRM-driven reader', () => {
+describe('hashavshevet writer, read back by the reader written from the published PRM table', () => {
   it('writes every field at the PRM positions, balanced per record and per batch, windows-1255 with CRLF', async () => {
     const w = writer();
     const result = await w.writeJournalBatch(sampleBatch());
