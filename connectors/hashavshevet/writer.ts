@@ -30,11 +30,19 @@ export class HashavshevetWriter implements AccountingWriter {
     private readonly config: HashavshevetConfig,
     private readonly connectorName: string,
   ) {
-    this.layout = buildLayout(config.date_format);
+    this.layout = buildLayout({
+      dateFormat: config.date_format,
+      costingCode: config.costing_code !== 'none',
+      vatNumber: config.vat_number !== 'none',
+    });
     this.#recordOptions = {
       dateFormat: config.date_format,
       charMap: config.char_map,
       detailsOverflow: config.details_overflow,
+      costingCode: config.costing_code,
+      costingCodeMap: config.costing_code_map,
+      vatNumber: config.vat_number,
+      textDirection: config.text_direction,
     };
   }
 

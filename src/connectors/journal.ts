@@ -23,6 +23,10 @@ export interface JournalEntry {
   readonly branchCode: string | null;
   readonly movementType: string | null;
   readonly description: string;
+  /** The API's branch id, purchase type and the vendor's VAT number, for targets with columns for them. */
+  readonly branchId?: string | null;
+  readonly purchaseType?: string | null;
+  readonly vendorTaxId?: string | null;
   /** Ids of the source journal lines this entry carries (for traceability columns). */
   readonly sourceIds: readonly string[];
 }

@@ -36,6 +36,9 @@ export function numberedEntry(entry: GroupEntry, lineNumber: number): JournalEnt
     branchCode: entry.branchCode,
     movementType: entry.movementType,
     description: entry.description,
+    branchId: entry.branchId ?? null,
+    purchaseType: entry.purchaseType ?? null,
+    vendorTaxId: entry.vendorTaxId ?? null,
     sourceIds: entry.sourceIds,
     lineNumber,
   };
@@ -185,6 +188,9 @@ export class GroupMapper {
         period: line.accounting_period,
         doc_date: line.doc_date,
       }),
+      branchId: line.branch_id,
+      purchaseType: line.purchase_type ?? null,
+      vendorTaxId: line.vendor_tax_id ?? null,
       sourceIds: [line.id],
     };
   }

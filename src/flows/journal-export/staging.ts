@@ -25,6 +25,7 @@ const STAGED_FIELDS = [
   'vendor_id',
   'vendor_tax_id',
   'branch_id',
+  'purchase_type',
   'reference',
   'allocation_number',
   'doc_date',

@@ -10,8 +10,8 @@ import {
   hashavshevetConfigSchema,
   hashavshevetConnectorDefinition,
 } from '../../../connectors/hashavshevet/index.js';
-import { amountAgorot, readLayout, readRecords, type RawRecord } from './prm-reader.js';
 import { entry, sampleBatch } from './fixtures.js';
+import { readPublishedImport, type PublishedMovement } from './published-reader.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -25,43 +25,40 @@ function writer(overrides: Record<string, unknown> = {}): HashavshevetWriter {
   return new HashavshevetWriter(hashavshevetConfigSchema.parse({ import_dir: dir, ...overrides }), 'books');
 }
 
-function field(record: RawRecord | undefined, name: Parameters<RawRecord['fields']['get']>[0]): string {
-  const value = record?.fields.get(name);
-  if (value === undefined) throw new Error(`field ${name} missing`);
+/** A field's text as decoded (untrimmed), by its published PRM line number. */
+function field(record: PublishedMovement | undefined, line: number): string {
+  const value = record?.raw.get(line);
+  if (value === undefined) throw new Error(`PRM line ${line} is not filled`);
   return value;
 }
 
-function sides(record: RawRecord): { debit: bigint; credit: bigint } {
-  const debit = amountAgorot(field(record, 'debit_amount_1')) + amountAgorot(field(record, 'debit_amount_2'));
-  const credit =
-    amountAgorot(field(record, 'credit_amount_1')) + amountAgorot(field(record, 'credit_amount_2'));
-  return { debit, credit };
+function sides(record: PublishedMovement): { debit: bigint; credit: bigint } {
+  const sum = (slots: PublishedMovement['debits']) => slots.reduce((total, slot) => total + slot.agorot, 0n);
+  return { debit: sum(record.debits), credit: sum(record.credits) };
 }
 
 async function readBack(w: HashavshevetWriter, key: string) {
   const files = w.filesFor(key);
-  const layout = readLayout(files.layout);
-  return { layout, records: readRecords(files.data, layout), bytes: await readFile(files.data) };
+  const { layout, movements } = readPublishedImport(files.layout, files.data);
+  return { layout, records: movements, bytes: await readFile(files.data) };
 }
 
-describe('hashavshevet writer, read back by an independent PRM-driven reader', () => {
+describe('hashavshevet writer, read back by the reader written from the published PRM table', () => {
   it('writes every field at the PRM positions, balanced per record and per batch, windows-1255 with CRLF', async () => {
     const w = writer();
     const result = await w.writeJournalBatch(sampleBatch());
     expect(result).toMatchObject({ status: 'written', entryCount: 7 });
     const { layout, records, bytes } = await readBack(w, 'je-0001');
 
-    // movement type 3, references 9, dates 8 (DDMMYYYY), details 50, accounts 15, amounts 9.2 (12 bytes)
-    const width = (name: string) => {
-      const p = layout.positions.get(name as never);
+    // The published line numbers: 2 movement type (3), 3/4 references (9), 5/6 dates (8 as DDMMYYYY), 9 details
+    // (50), 10-13 accounts (15), 14-17 ILS amounts (9.2, 12 bytes); 7 (costing code), 8 (currency), 18-35 unused.
+    const width = (line: number) => {
+      const p = layout.positions.get(line);
       return p ? p.end - p.start + 1 : 0;
     };
-    expect([width('movement_type'), width('reference'), width('reference2')]).toEqual([3, 9, 9]);
-    expect([width('reference_date'), width('details'), width('debit_account_1')]).toEqual([8, 50, 15]);
-    expect([width('credit_account_2'), width('debit_amount_1'), width('credit_amount_2')]).toEqual([
-      15, 12, 12,
-    ]);
-    expect(layout.positions.has('foreign_debit_amount_1')).toBe(false);
+    expect([2, 3, 4, 5, 6, 7, 8, 9].map(width)).toEqual([3, 9, 9, 8, 8, 0, 0, 50]);
+    expect([10, 11, 12, 13, 14, 15, 16, 17].map(width)).toEqual([15, 15, 15, 15, 12, 12, 12, 12]);
+    expect([...layout.positions.keys()].filter((line) => line > 17)).toEqual([]);
     expect(layout.recordLength).toBe(3 + 9 + 9 + 8 + 8 + 50 + 4 * 15 + 4 * 12);
 
     expect(bytes.length).toBe(records.length * (layout.recordLength + 2));
@@ -69,39 +66,39 @@ describe('hashavshevet writer, read back by an independent PRM-driven reader', (
     const [invoice, vat, creditNote] = records;
 
     // invoice: two expense accounts and VAT against the vendor; the two debit slots are full, so VAT needs a second movement
-    expect(field(invoice, 'movement_type')).toBe('חש ');
-    expect(field(invoice, 'reference')).toBe('     1001');
-    expect(field(invoice, 'reference2')).toBe('         ');
-    expect(field(invoice, 'reference_date')).toBe('07032026');
-    expect(field(invoice, 'value_date')).toBe('07032026');
-    expect(field(invoice, 'details')).toBe('ירקות טריים סניף ת"א'.padEnd(50));
-    expect(field(invoice, 'debit_account_1')).toBe('60010'.padEnd(15));
-    expect(field(invoice, 'debit_account_2')).toBe('60020'.padEnd(15));
-    expect(field(invoice, 'credit_account_1')).toBe('ספק-4001'.padEnd(15));
-    expect(field(invoice, 'credit_account_2')).toBe(' '.repeat(15));
-    expect(field(invoice, 'debit_amount_1')).toBe('     1000.00');
-    expect(field(invoice, 'debit_amount_2')).toBe('      250.50');
-    expect(field(invoice, 'credit_amount_1')).toBe('     1250.50');
-    expect(field(invoice, 'credit_amount_2')).toBe(' '.repeat(12));
+    expect(field(invoice, 2)).toBe('חש ');
+    expect(field(invoice, 3)).toBe('     1001');
+    expect(field(invoice, 4)).toBe('         ');
+    expect(field(invoice, 5)).toBe('07032026');
+    expect(field(invoice, 6)).toBe('07032026');
+    expect(field(invoice, 9)).toBe('ירקות טריים סניף ת"א'.padEnd(50));
+    expect(field(invoice, 10)).toBe('60010'.padEnd(15));
+    expect(field(invoice, 11)).toBe('60020'.padEnd(15));
+    expect(field(invoice, 12)).toBe('ספק-4001'.padEnd(15));
+    expect(field(invoice, 13)).toBe(' '.repeat(15));
+    expect(field(invoice, 14)).toBe('     1000.00');
+    expect(field(invoice, 15)).toBe('      250.50');
+    expect(field(invoice, 16)).toBe('     1250.50');
+    expect(field(invoice, 17)).toBe(' '.repeat(12));
     // VAT: the invoice's debit slots are full, so it opens a second movement against the same vendor
-    expect(field(vat, 'reference')).toBe('     1001');
-    expect(field(vat, 'details')).toBe('מע"מ תשומות'.padEnd(50));
-    expect(field(vat, 'debit_account_1').trim()).toBe('18000');
-    expect(field(vat, 'debit_amount_1').trim()).toBe('212.59');
-    expect(field(vat, 'credit_account_1').trim()).toBe('ספק-4001');
-    expect(field(vat, 'credit_amount_1').trim()).toBe('212.59');
+    expect(field(vat, 3)).toBe('     1001');
+    expect(field(vat, 9)).toBe('מע"מ תשומות'.padEnd(50));
+    expect(field(vat, 10).trim()).toBe('18000');
+    expect(field(vat, 14).trim()).toBe('212.59');
+    expect(field(vat, 12).trim()).toBe('ספק-4001');
+    expect(field(vat, 16).trim()).toBe('212.59');
     // credit note: vendor debited, expense and VAT credited, in one movement with both credit slots
-    expect(field(creditNote, 'movement_type')).toBe('זכ ');
-    expect(field(creditNote, 'reference')).toBe('     2002');
-    expect(field(creditNote, 'reference2')).toBe('123456789');
-    expect(field(creditNote, 'reference_date')).toBe('08032026');
-    expect(field(creditNote, 'value_date')).toBe('31032026');
-    expect(field(creditNote, 'debit_account_1').trim()).toBe('ספק-4001');
-    expect(field(creditNote, 'debit_amount_1').trim()).toBe('117.00');
-    expect(field(creditNote, 'credit_account_1').trim()).toBe('60010');
-    expect(field(creditNote, 'credit_amount_1').trim()).toBe('100.00');
-    expect(field(creditNote, 'credit_account_2').trim()).toBe('18000');
-    expect(field(creditNote, 'credit_amount_2').trim()).toBe('17.00');
+    expect(field(creditNote, 2)).toBe('זכ ');
+    expect(field(creditNote, 3)).toBe('     2002');
+    expect(field(creditNote, 4)).toBe('123456789');
+    expect(field(creditNote, 5)).toBe('08032026');
+    expect(field(creditNote, 6)).toBe('31032026');
+    expect(field(creditNote, 10).trim()).toBe('ספק-4001');
+    expect(field(creditNote, 14).trim()).toBe('117.00');
+    expect(field(creditNote, 12).trim()).toBe('60010');
+    expect(field(creditNote, 16).trim()).toBe('100.00');
+    expect(field(creditNote, 13).trim()).toBe('18000');
+    expect(field(creditNote, 17).trim()).toBe('17.00');
     for (const record of records) {
       const { debit, credit } = sides(record);
       expect(debit).toBe(credit);
@@ -122,7 +119,7 @@ describe('hashavshevet writer, read back by an independent PRM-driven reader', (
     expect(totalDebit).toBe(expected);
     const byReference = new Map<string, bigint>();
     for (const r of all) {
-      const ref = field(r, 'reference').trim();
+      const ref = field(r, 3).trim();
       byReference.set(ref, (byReference.get(ref) ?? 0n) + sides(r).debit - sides(r).credit);
     }
     expect([...byReference.values()].every((v) => v === 0n)).toBe(true);
@@ -138,9 +135,9 @@ describe('hashavshevet date formats', () => {
     const w = writer({ date_format: format });
     await w.writeJournalBatch(sampleBatch());
     const { layout, records } = await readBack(w, 'je-0001');
-    const position = layout.positions.get('reference_date');
+    const position = layout.positions.get(5);
     expect(position && position.end - position.start + 1).toBe(expected.length);
-    expect(field(records[0], 'reference_date')).toBe(expected);
+    expect(field(records[0], 5)).toBe(expected);
     expect(layout.recordLength).toBe(3 + 9 + 9 + 2 * expected.length + 50 + 4 * 15 + 4 * 12);
   });
 });
@@ -157,9 +154,9 @@ describe('hashavshevet encoding', () => {
       ],
     });
     const { records } = await readBack(w, 'je-hebrew');
-    expect(field(records[0], 'details').trimEnd()).toBe(text);
-    const layout = readLayout(w.filesFor('je-hebrew').layout);
-    const details = layout.positions.get('details');
+    expect(field(records[0], 9).trimEnd()).toBe(text);
+    const { layout } = await readBack(w, 'je-hebrew');
+    const details = layout.positions.get(9);
     const bytes = records[0]?.bytes.subarray(
       (details?.start ?? 1) - 1,
       (details?.start ?? 1) - 1 + text.length,
@@ -202,7 +199,7 @@ describe('hashavshevet encoding', () => {
       ],
     });
     const { records } = await readBack(w, 'je-map');
-    expect(field(records[0], 'details').trimEnd()).toBe('צה"ל 5ש"ח ש');
+    expect(field(records[0], 9).trimEnd()).toBe('צה"ל 5ש"ח ש');
   });
 
   it('applies a char_map entry for a plain ASCII character to ASCII-only text too', async () => {
@@ -215,7 +212,7 @@ describe('hashavshevet encoding', () => {
       ],
     });
     const { records } = await readBack(w, 'je-ascii-map');
-    expect(field(records[0], 'details').trimEnd()).toBe('paid USD 5 cash');
+    expect(field(records[0], 9).trimEnd()).toBe('paid USD 5 cash');
   });
 
   it('refuses a control character in otherwise plain ASCII text', async () => {
@@ -251,7 +248,7 @@ describe('hashavshevet references', () => {
     const w = writer({ long_references: 'last_digits' });
     await w.writeJournalBatch(longBatch('je-last', 'INV-2026-0001234'));
     const { records } = await readBack(w, 'je-last');
-    expect(field(records[0], 'reference')).toBe('260001234');
+    expect(field(records[0], 3)).toBe('260001234');
   });
 
   it('numbers references from a persistent sequence, the same number for the same document', async () => {
@@ -261,9 +258,7 @@ describe('hashavshevet references', () => {
     const again = writer({ long_references: 'sequence', sequence_start: 500 });
     await again.writeJournalBatch(longBatch('je-s3', 'INV-A-00000000001'));
     const refs = await Promise.all(
-      ['je-s1', 'je-s2', 'je-s3'].map(async (key) =>
-        field((await readBack(w, key)).records[0], 'reference').trim(),
-      ),
+      ['je-s1', 'je-s2', 'je-s3'].map(async (key) => field((await readBack(w, key)).records[0], 3).trim()),
     );
     expect(refs).toEqual(['500', '501', '500']);
   });

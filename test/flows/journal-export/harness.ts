@@ -75,6 +75,10 @@ export interface ReadoutLine {
   amount: string;
   account: string;
   counter_account: string | null;
+  reference: string;
+  branch_id: string;
+  purchase_type?: string | null;
+  vendor_tax_id?: string | null;
 }
 
 /** Journal lines as the sandbox holds them (its control-plane read-out, not the API). */

@@ -10,7 +10,8 @@ import {
 import { SqliteDriver, SqlAccountingWriter, journalTableSchema } from '../../../connectors/sql/index.js';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
 import { ConnectorError, type AccountingWriter } from '../../../src/connectors/index.js';
-import { expectedDebit, hashavshevetTotals } from './targets.js';
+import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
+import { readPublishedImport } from '../../connectors/hashavshevet/published-reader.js';
 import { jobContext, sandboxExportBatches, sandboxLines, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -57,9 +58,7 @@ describe('journal-export against the sandbox', () => {
     }
     const totals = hashavshevetTotals(h.importDir);
     expect(totals.files).toHaveLength(1);
-    expect(totals.unbalancedRecords).toBe(0);
-    expect(totals.debit).toBe(expectedDebit(approved));
-    expect(totals.credit).toBe(totals.debit);
+    expectBooksMatchLines(totals, approved);
     const batchKey = totals.files[0]?.replace(/^MOVEIN-|\.DOC$/g, '') ?? '';
     const ledger = h.state.ledger.get({
       flow: LEDGER_FLOW,
@@ -228,6 +227,61 @@ describe('journal-export against the sandbox', () => {
     expect(fixed.counts['lines_exported']).toBe(approved.length);
     expect(h.state.deadLetters.countOpen('journal')).toBe(0);
     expect(await approvedLines()).toEqual([]);
+  });
+
+  it('fills the costing code and the VAT number from the API lines; details too wide wait as dead letters', async () => {
+    await h.sandbox.control.action('approve_journal_lines', { count: 12 });
+    const approved = await approvedLines();
+    const branches = [...new Set(approved.map((line) => line.branch_id))];
+    const codes = Object.fromEntries(branches.map((branch, i) => [branch, `C${i + 1}`]));
+    const writer = new HashavshevetWriter(
+      hashavshevetConfigSchema.parse({
+        import_dir: h.importDir,
+        long_references: 'last_digits',
+        costing_code: 'branch',
+        costing_code_map: codes,
+        vat_number: 'vendor_tax_id',
+      }),
+      'books',
+    );
+    // The sandbox's descriptions already name the document: this template makes details longer than 50 characters.
+    const tooLong = { description_template: '{document_type} {document_number} {description}' };
+    const refused = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer,
+      options: tooLong,
+    }).run(jobContext(h.state));
+    expect(refused.outcome).toBe('ok');
+    const letters = h.state.deadLetters.list({ flow: 'journal' });
+    expect(letters.length).toBe(new Set(approved.map((line) => line.document_id)).size);
+    for (const letter of letters) {
+      expect(letter.reason).toMatch(
+        /details \(PRM line 9\) ".*" is \d+ characters; the importer reads at most 50/,
+      );
+    }
+    expect(hashavshevetTotals(h.importDir).files).toEqual([]);
+    expect(await approvedLines()).toHaveLength(approved.length);
+
+    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer }).run(
+      jobContext(h.state),
+    );
+    expect(run.counts['lines_exported']).toBe(approved.length);
+    expect(h.state.deadLetters.countOpen('journal')).toBe(0);
+    const totals = hashavshevetTotals(h.importDir);
+    expectBooksMatchLines(totals, approved);
+    const byReference = new Map(approved.map((line) => [line.reference.replace(/\D/g, '').slice(-9), line]));
+    const [file = ''] = totals.files;
+    const { movements } = readPublishedImport(
+      join(h.importDir, file.replace(/\.DOC$/, '.PRM')),
+      join(h.importDir, file),
+    );
+    for (const movement of movements) {
+      const line = byReference.get(movement.reference1);
+      expect(movement.costingCode).toBe(codes[line?.branch_id ?? '']);
+      expect(movement.vatNumber).toBe(line?.vendor_tax_id ?? '');
+    }
+    expect(movements.some((movement) => /^\d{9}$/.test(movement.vatNumber))).toBe(true);
   });
 
   it('splits a batch the target refuses and files only the document at fault until a retry is asked for', async () => {

@@ -60,6 +60,7 @@ describe('line staging', () => {
       const full = line('x1', 'X', {
         counter_account: null,
         vendor_tax_id: '512345678',
+        purchase_type: 'food',
         allocation_number: '123456789',
         movement_type_code: 'MT',
       });
@@ -83,6 +84,7 @@ describe('line staging', () => {
         vendor_id: 'sup1',
         vendor_tax_id: '512345678',
         branch_id: 'br_tlv',
+        purchase_type: 'food',
         reference: 'R-1',
         allocation_number: '123456789',
         doc_date: '2026-11-03',
