@@ -3,6 +3,7 @@
  * turn and writes bench/results.md and bench/out/results.json. Every figure comes with a baseline measured in
  * the same run. Names: sandbox-serve, webhook-ingest, pull, journal-export, catalog, rate-limit, latency.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseBenchArgs, UsageError, type BenchArgs } from './lib/args.js';
@@ -47,6 +48,10 @@ for (const bench of benchmarks) {
 const markdownPath = args.out ?? fileURLToPath(new URL('./results.md', import.meta.url));
 const jsonPath = args.jsonOut ?? fileURLToPath(new URL('./out/results.json', import.meta.url));
 const loadAtEnd = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+// The profile summaries (where the time goes, before and after a change) travel with the figures they explain.
+const profilesPath = fileURLToPath(new URL('./profiles.md', import.meta.url));
+const profiled = ['pull', 'journal-export'].some((name) => args.only === null || args.only.includes(name));
+const appendix = profiled && existsSync(profilesPath) ? readFileSync(profilesPath, 'utf8') : undefined;
 await writeReport(
   {
     machine,
@@ -54,6 +59,7 @@ await writeReport(
     only: args.only,
     results,
     conditions: [...args.notes, `Load average (1 min) at the end: ${loadAtEnd}`],
+    ...(appendix === undefined ? {} : { appendix }),
   },
   markdownPath,
   jsonPath,

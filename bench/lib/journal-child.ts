@@ -12,6 +12,7 @@ import { createJournalExportJob } from '../../src/flows/journal-export/index.js'
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
 import { benchClient, jobContext } from './harness.js';
+import { startProfiler } from './cpu-profile.js';
 import { sampleRss } from './rss.js';
 
 export interface JournalChildArgs {
@@ -23,6 +24,8 @@ export interface JournalChildArgs {
   budgetMs?: number;
   /** Abort the run after this long (the job then ends "partial" with what it exported so far). */
   capMs?: number;
+  /** Write a CPU profile of the flow (bench/profile-journal.ts) to this file. */
+  profileFile?: string;
 }
 
 export interface JournalChildResult {
@@ -74,9 +77,11 @@ async function flow(args: JournalChildArgs): Promise<{ outcome: string; counts: 
 
 const args = JSON.parse(process.argv[2] ?? '{}') as JournalChildArgs;
 const sampler = sampleRss(25);
+const profiler = args.profileFile === undefined ? null : await startProfiler();
 const started = performance.now();
 const done = args.mode === 'flow' ? await flow(args) : { outcome: 'ok', counts: await baseline(args) };
 const elapsedMs = performance.now() - started;
+if (profiler !== null && args.profileFile !== undefined) await profiler.stop(args.profileFile);
 const rss = sampler.stop();
 const result: JournalChildResult = {
   outcome: done.outcome,

@@ -12,6 +12,8 @@ export interface RunReport {
   results: BenchResult[];
   /** Free text about the conditions of the run (for example other work on the machine). */
   conditions: string[];
+  /** Markdown kept with the results (the profile summaries of bench/profiles.md), appended as it is. */
+  appendix?: string;
 }
 
 function measureText(value: number, unit: string): string {
@@ -80,6 +82,7 @@ export function renderMarkdown(report: RunReport): string {
     for (const note of result.notes) lines.push('', note);
     lines.push('');
   }
+  if (report.appendix !== undefined) lines.push(report.appendix.trim(), '');
   return `${lines.join('\n')}\n`;
 }
 

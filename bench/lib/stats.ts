@@ -83,3 +83,29 @@ export function meets(value: number, comparison: '>=' | '<' | '<=' | '==', limit
       return value === limit;
   }
 }
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  /** (max - min) / median, in percent: how far apart the repetitions landed. */
+  spreadPct: number;
+}
+
+/** Median and range of a benchmark's repetitions (the median of an even count is the mean of the middle two). */
+export function spreadOf(values: readonly number[]): Spread {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  const n = sorted.length;
+  if (n === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN, spreadPct: Number.NaN };
+  const middle = Math.floor(n / 2);
+  const median =
+    n % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  const min = sorted[0] ?? Number.NaN;
+  const max = sorted[n - 1] ?? Number.NaN;
+  return { median, min, max, spreadPct: median > 0 ? (100 * (max - min)) / median : Number.NaN };
+}
+
+/** "0.512 (0.498 to 0.530, spread 6.3 %)". */
+export function spreadText(spread: Spread): string {
+  return `${formatNumber(spread.median)} (${formatNumber(spread.min)} to ${formatNumber(spread.max)}, spread ${spread.spreadPct.toFixed(1)} %)`;
+}

@@ -70,4 +70,13 @@ describe('renderMarkdown', () => {
     expect(row).toContain('not measured: the flow is not there');
     expect(row?.endsWith('| not measured |')).toBe(true);
   });
+
+  it('appends the profile summaries after the details, and nothing when there are none', () => {
+    const withAppendix = renderMarkdown({ ...report, appendix: '## Where the time goes\n\n| a | 1 % |\n' });
+    expect(withAppendix.trimEnd().endsWith('## Where the time goes\n\n| a | 1 % |')).toBe(true);
+    expect(withAppendix.indexOf('## Where the time goes')).toBeGreaterThan(
+      withAppendix.indexOf('## Details'),
+    );
+    expect(text).not.toContain('## Where the time goes');
+  });
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatNumber, meets, percentile, perSecond, ratio, summarize } from '../../bench/lib/stats.js';
+import {
+  formatNumber,
+  meets,
+  percentile,
+  perSecond,
+  ratio,
+  spreadOf,
+  spreadText,
+  summarize,
+} from '../../bench/lib/stats.js';
 
 const oneToHundred = Array.from({ length: 100 }, (_, i) => i + 1);
 
@@ -82,5 +91,26 @@ describe('formatNumber', () => {
     expect(formatNumber(1.2345)).toBe('1.23');
     expect(formatNumber(0.012345)).toBe('0.0123');
     expect(formatNumber(Number.NaN)).toBe('n/a');
+  });
+});
+
+describe('spreadOf', () => {
+  it('gives the median and the range of the repetitions in percent of the median', () => {
+    expect(spreadOf([0.5, 0.6, 0.4])).toEqual({
+      median: 0.5,
+      min: 0.4,
+      max: 0.6,
+      spreadPct: expect.closeTo(40, 9) as number,
+    });
+    expect(spreadOf([4, 1, 3, 2]).median).toBe(2.5);
+  });
+
+  it('ignores values that are not numbers and is NaN for none', () => {
+    expect(spreadOf([Number.NaN, 2]).median).toBe(2);
+    expect(Number.isNaN(spreadOf([]).median)).toBe(true);
+  });
+
+  it('prints the median, the range and the spread', () => {
+    expect(spreadText(spreadOf([0.5, 0.6, 0.4]))).toBe('0.500 (0.400 to 0.600, spread 40.0 %)');
   });
 });
