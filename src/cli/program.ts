@@ -1,6 +1,7 @@
 /** The `supply-sync` command tree; each command lives in its own module under commands/. */
 import { Command, CommanderError } from 'commander';
 import { registerConfigCommands } from './commands/config.js';
+import { registerContractCommands } from './commands/contract.js';
 import { registerCursorCommands } from './commands/cursor.js';
 import { registerDeadLetterCommands } from './commands/dead-letters.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -35,6 +36,7 @@ export function buildProgram(context: CliContext): Command {
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);
   registerDoctorCommand(program, context);
+  registerContractCommands(program, context);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();
