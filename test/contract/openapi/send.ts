@@ -78,7 +78,16 @@ export async function send(base: string, call: RequestCase, key: string | null):
 }
 
 export function describeCall(call: RequestCase, answer: Answer): string {
-  return `${call.method} ${call.target} as ${call.caller} (${call.intent}: ${call.variant}) -> ${answer.status} ${
-    answer.prismError ?? ''
-  } ${answer.violations.join(' ')}`.trim();
+  return redacted(
+    `${call.method} ${call.target} as ${call.caller} (${call.intent}: ${call.variant}) -> ${answer.status} ${
+      answer.prismError ?? ''
+    } ${answer.violations.join(' ')}`.trim(),
+  );
+}
+
+/** Failure text without credentials: API keys, tokens and webhook secrets are masked. */
+export function redacted(text: string): string {
+  return text
+    .replace(/svc_(?:test|live)_[A-Za-z0-9]+/g, 'svc_***')
+    .replace(/"(access_token|secret|client_secret)":"[^"]*"/g, '"$1":"***"');
 }
