@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerConfigCommands } from './commands/config.js';
+import { registerContractCommands } from './commands/contract.js';
 import { registerCursorCommands } from './commands/cursor.js';
 import { registerDeadLetterCommands } from './commands/dead-letters.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -37,6 +38,7 @@ export function buildProgram(context: CliContext): Command {
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);
   registerDoctorCommand(program, context);
+  registerContractCommands(program, context);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { DomainEnv } from './env.js';
 import { clone, newId, nowIso, raiseToSupplier, stampAfter } from './env.js';
-import { conflict, notFound } from './errors.js';
+import { conflict, invalidField, notFound } from './errors.js';
 import type { InvitationBody, PatchBuyerBody } from './requests.js';
 import type { BuyerInvitation, SupplierBuyer } from './types.js';
 
@@ -56,8 +56,9 @@ export function invitationView(invitation: StoredInvitation): BuyerInvitation {
 }
 
 export function createInvitation(env: DomainEnv, input: z.output<typeof InvitationBody>): StoredInvitation {
+  // A body field naming a missing resource is a validation item (part 4.2 lists 409 and 422, not 404).
   if (input.price_list_id && !env.state.priceLists[input.price_list_id])
-    throw notFound('Price list', input.price_list_id);
+    throw invalidField('price_list_id', 'not_found', `Price list ${input.price_list_id} was not found.`);
   const open = Object.values(env.state.invitations).find(
     (invitation) => invitation.status === 'sent' && invitation.contact_email === input.contact_email,
   );

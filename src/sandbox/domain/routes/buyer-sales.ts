@@ -3,23 +3,11 @@ import { INVENTORY_SCOPE, REPORTS } from '../../../contract/index.js';
 import { inDateRange, parseDateRange } from '../../http/paging.js';
 import type { RouteDef } from '../../http/types.js';
 import type { DomainEnv } from '../env.js';
-import { invalid } from '../errors.js';
 import { inventoryView } from '../inventory.js';
 import { expensesReport, foodCostReport, pnlReport, purchasesReport } from '../reports.js';
 import { upsertItemSales, upsertZReports } from '../sales.js';
-import { BUYER_GROUP, isDemoBuyer, ok, pageReply, requireOwner } from './common.js';
+import { BUYER_GROUP, batchItems, isDemoBuyer, ok, pageReply, requireOwner } from './common.js';
 import { notFound } from '../errors.js';
-
-function items(body: unknown, max: number): unknown[] {
-  const list = typeof body === 'object' && body !== null ? (body as { items?: unknown }).items : undefined;
-  if (!Array.isArray(list))
-    throw invalid([{ field: 'items', code: 'required', message: 'items must be an array.' }]);
-  if (list.length === 0 || list.length > max)
-    throw invalid([
-      { field: 'items', code: 'out_of_range', message: `items must hold 1 to ${max} entries.` },
-    ]);
-  return list;
-}
 
 export function buyerSalesRoutes(env: DomainEnv): RouteDef[] {
   const base = { accountType: 'buyer', group: BUYER_GROUP, minPlan: 'Pro' } as const;
@@ -46,7 +34,7 @@ export function buyerSalesRoutes(env: DomainEnv): RouteDef[] {
       scope: 'buyer.sales:write',
       handle: (ctx) => {
         requireOwner(isDemoBuyer(ctx), 'Account', ctx.caller.accountId);
-        return ok(upsertZReports(env, items(ctx.body, 500)));
+        return ok(upsertZReports(env, batchItems(ctx.body, 500)));
       },
     },
     {
@@ -74,7 +62,7 @@ export function buyerSalesRoutes(env: DomainEnv): RouteDef[] {
       scope: 'buyer.sales:write',
       handle: (ctx) => {
         requireOwner(isDemoBuyer(ctx), 'Account', ctx.caller.accountId);
-        return ok(upsertItemSales(env, items(ctx.body, 5000)));
+        return ok(upsertItemSales(env, batchItems(ctx.body, 5000)));
       },
     },
     {

@@ -9,7 +9,7 @@ import { paginateByUpdatedAt, type Page } from '../../http/paging.js';
 import type { DomainEnv } from '../env.js';
 import { clone } from '../env.js';
 import { indexedPage, type Partition } from '../list-index.js';
-import { notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import type { HistoryEntry } from '../types.js';
 
 export const SUPPLIER_GROUP = 'Supplier API';
@@ -96,3 +96,18 @@ export function listReply(env: DomainEnv, items: readonly object[]): Reply {
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply =>
   headers ? { status: 200, body, headers } : { status: 200, body };
+
+/** Batch envelopes: `items` must be an array of 1..max; each item is validated on its own. */
+export function batchItems(body: unknown, max: number): unknown[] {
+  const items = typeof body === 'object' && body !== null ? (body as { items?: unknown }).items : undefined;
+  if (!Array.isArray(items))
+    throw invalid([{ field: 'items', code: 'required', message: 'items must be an array.' }]);
+  if (items.length === 0 || items.length > max)
+    throw invalid([
+      { field: 'items', code: 'out_of_range', message: `items must hold 1 to ${max} entries.` },
+    ]);
+  const extra = Object.keys(body as object).filter((key) => key !== 'items');
+  if (extra.length > 0)
+    throw invalid(extra.map((key) => ({ field: key, code: 'unsupported_value', message: 'unknown field' })));
+  return items;
+}

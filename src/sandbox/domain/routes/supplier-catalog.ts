@@ -9,24 +9,9 @@ import { invalid } from '../errors.js';
 import { assignBuyer, putPrices, unassignBuyer } from '../price-lists.js';
 import { AssignBuyerBody, AvailabilityBody, ProductBody } from '../requests.js';
 import { parseBody } from '../validate.js';
-import { SUPPLIER_GROUP, isDemoSupplier, ok, requireOwner } from './common.js';
+import { SUPPLIER_GROUP, batchItems, isDemoSupplier, ok, requireOwner } from './common.js';
 
 const SCOPE = 'supplier.catalog:write';
-
-/** Batch envelopes: `items` must be an array of 1..max; each item is validated on its own. */
-function batchItems(body: unknown, max: number): unknown[] {
-  const items = typeof body === 'object' && body !== null ? (body as { items?: unknown }).items : undefined;
-  if (!Array.isArray(items))
-    throw invalid([{ field: 'items', code: 'required', message: 'items must be an array.' }]);
-  if (items.length === 0 || items.length > max)
-    throw invalid([
-      { field: 'items', code: 'out_of_range', message: `items must hold 1 to ${max} entries.` },
-    ]);
-  const extra = Object.keys(body as object).filter((key) => key !== 'items');
-  if (extra.length > 0)
-    throw invalid(extra.map((key) => ({ field: key, code: 'unsupported_value', message: 'unknown field' })));
-  return items;
-}
 
 export function supplierCatalogRoutes(env: DomainEnv): RouteDef[] {
   const base = { accountType: 'supplier', group: SUPPLIER_GROUP, scope: SCOPE } as const;

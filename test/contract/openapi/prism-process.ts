@@ -1,0 +1,74 @@
+/** Runs Stoplight Prism as a validation proxy (`prism proxy <doc> <upstream> --errors`) on a free loopback port. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface RunningPrism {
+  url: string;
+  /** Everything Prism printed, for failure messages. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export async function startPrism(
+  script: string,
+  documentPath: string,
+  upstream: string,
+  timeoutMs = 45_000,
+): Promise<RunningPrism> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [script, 'proxy', documentPath, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+  );
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > 2_000_000) output = output.slice(-1_000_000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    const check = () => {
+      if (output.includes('Prism is listening')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+  if (!ready) {
+    await stopChild(child);
+    throw new Error(`Prism did not start within ${timeoutMs} ms:\n${output.slice(-4000)}`);
+  }
+  return { url: `http://127.0.0.1:${port}`, log: () => output, stop: () => stopChild(child) };
+}
