@@ -22,7 +22,8 @@ function writeConfig(name: string, lines: readonly string[]): string {
   return file;
 }
 
-const apiLines = ['api:', '  base_url: http://127.0.0.1:9/v2', `  api_key: ${API_KEY}`];
+// Nothing listens on port 9: a short timeout keeps the in-process daemon's first API probe brief.
+const apiLines = ['api:', '  base_url: http://127.0.0.1:9/v2', `  api_key: ${API_KEY}`, '  timeout: 1s'];
 
 describe('supply-sync --version', () => {
   it('prints the version of the package', async () => {
