@@ -10,7 +10,6 @@ import {
   createOpsServer,
   DEFAULT_READINESS_POLICY,
   evaluateReadiness,
-  type DeadLetterStatus,
   type OpsMetrics,
   type OpsProviders,
 } from '../ops/index.js';
@@ -33,11 +32,10 @@ import { ConnectorHealth } from './connector-health.js';
 import { packageVersion } from './version.js';
 import { errorThresholdFor } from './error-threshold.js';
 import { explainStartError } from './start-errors.js';
+import { deadLetterStatus, recordOutcomeLabel } from './health-views.js';
 
 /** A cheap authenticated call keeps "API reached" current between runs; spaced to spare small plans' quotas. */
 const API_PROBE_INTERVAL_MS = 5 * 60_000;
-/** Open dead letters listed per flow on the status page. */
-const LATEST_DEAD_LETTERS = 5;
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -380,21 +378,4 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
     await env.close();
     throw error;
   }
-}
-
-/** A run's count names (deadLettered, rows_written...) as metric label values (dead_lettered, rows_written). */
-function recordOutcomeLabel(kind: string): string {
-  return kind.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-function deadLetterStatus(state: StateStore): DeadLetterStatus {
-  const byFlow = state.deadLetters.countOpenByFlow();
-  const flows = Object.entries(byFlow).map(([flow, open]) => ({
-    flow,
-    open,
-    latest: state.deadLetters
-      .latestOpen(flow, LATEST_DEAD_LETTERS)
-      .map((letter) => ({ recordKey: letter.recordKey, reason: letter.reason, lastSeen: letter.lastSeen })),
-  }));
-  return { open: state.deadLetters.countOpen(), byFlow, flows };
 }
