@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { buildRegistries, startDaemon } from '../../src/daemon/index.js';
 import { prettyLine, wantsPretty } from '../../src/log/index.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { openStateStore } from '../../src/state/index.js';
 import { runCli } from './run-cli.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -31,6 +33,32 @@ describe('supply-sync --version', () => {
     const result = await runCli(['--version']);
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(version);
+  });
+});
+
+describe('status reads the same job-health model as /readyz', () => {
+  it('shows a job that never succeeded and whose run failed as failing', { timeout: 30_000 }, async () => {
+    const file = writeConfig('status', [
+      ...apiLines,
+      'state:',
+      '  path: status.db',
+      'connectors:',
+      '  erp: { type: demo-erp, data_dir: erp, journal: false }',
+      'jobs:',
+      "  orders: { flow: orders, connector: erp, schedule: '* * * * *', freshness: 1h }",
+    ]);
+    const state = openStateStore({ file: join(dir, 'status.db'), clock: systemClock });
+    try {
+      const run = state.runs.start('orders', 'schedule');
+      state.runs.finish(run, 'failed', {}, 'GET /supplier/orders failed with HTTP 401 key_expired');
+    } finally {
+      state.close();
+    }
+    const result = await runCli(['status', '--config', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^orders\s+failed\s+readiness failing \(has never succeeded; last run failed: GET \/supplier\/orders failed with HTTP 401 key_expired\); last success never/m,
+    );
   });
 });
 

@@ -56,6 +56,8 @@ describe('readiness and the API key', () => {
     const html = await (await fetch(`${daemon.opsUrl}/status`)).text();
     expect(html).toContain(code);
     expect(html).not.toContain('>Ready<');
+    expect(JSON.stringify(world.logs)).not.toContain(apiKey);
+    expect(html).not.toContain(apiKey);
   });
 
   it('fails /readyz with scope_missing when a read-only key is refused a write', async () => {
