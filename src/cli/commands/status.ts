@@ -68,8 +68,9 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
           check === undefined
             ? ''
             : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
+        // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
         context.output.line(
-          `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastSuccessAt, now)}; ` +
+          `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastProgressAt, now)}; ` +
             `dead letters ${job.openDeadLetters}${error}`,
         );
       }
