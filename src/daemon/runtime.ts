@@ -34,8 +34,13 @@ import { errorThresholdFor } from './error-threshold.js';
 import { explainStartError } from './start-errors.js';
 import { deadLetterStatus, recordOutcomeLabel } from './health-views.js';
 
-/** A cheap authenticated call keeps "API reached" current between runs; spaced to spare small plans' quotas. */
-const API_PROBE_INTERVAL_MS = 5 * 60_000;
+/**
+ * A cheap authenticated call keeps "API reached" current between runs: once no call has succeeded for 5 minutes
+ * (spares small plans' daily quotas), every minute while the key is refused or the API unreached, so a fix shows
+ * within a minute.
+ */
+const API_PROBE_QUIET_MS = 5 * 60_000;
+const API_PROBE_TICK_MS = 60_000;
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -338,7 +343,12 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
       () => connectorHealth.checkAll(),
       (error) => logger.warn({ err: error }, 'connector checks failed'),
     );
-    every(clock, API_PROBE_INTERVAL_MS, background.signal, probeApi, (error) =>
+    const probeIfDue = async (): Promise<void> => {
+      const reached = apiHealth.lastReachedAt;
+      const unhealthy = reached === undefined || apiHealth.credentialFailures().length > 0;
+      if (unhealthy || clock.now() - reached >= API_PROBE_QUIET_MS) await probeApi();
+    };
+    every(clock, API_PROBE_TICK_MS, background.signal, probeIfDue, (error) =>
       logger.warn({ err: error }, 'API probe failed'),
     );
     every(clock, HOUSEKEEPING_INTERVAL_MS, background.signal, housekeeping, (error) =>
