@@ -15,6 +15,7 @@ import { registerWebhookCommands } from './commands/webhooks.js';
 import { DEFAULT_CONFIG, type CliContext } from './context.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { createOutput } from './output.js';
+import { packageVersion } from '../daemon/version.js';
 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('supply-sync')
@@ -24,6 +25,7 @@ export function buildProgram(context: CliContext): Command {
       `config file (env SUPPLY_SYNC_CONFIG; default ${DEFAULT_CONFIG})`,
       context.env['SUPPLY_SYNC_CONFIG'],
     )
+    .version(packageVersion(), '-V, --version', 'print the version of supply-sync')
     .option('--debug', 'print stack traces of unexpected errors')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -85,7 +85,23 @@ const serverSchema = z.strictObject({
 
 const logSchema = z.strictObject({
   level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  pretty: z.boolean().default(false),
+  /** Human-readable lines; "auto" (the default) on a terminal only, JSON lines into pipes and files. */
+  pretty: z
+    .union([z.boolean(), z.literal('auto')], { error: 'expected true, false or "auto"' })
+    .default('auto'),
+});
+
+/** The share of a run's records that may go to dead letters before the run counts as failed. */
+const deadLetterShare = () =>
+  z
+    .number({ error: 'expected a share between 0 and 1, e.g. 0.2 for 20%' })
+    .min(0, { error: 'expected a share between 0 and 1, e.g. 0.2 for 20%' })
+    .max(1, { error: 'expected a share between 0 and 1, e.g. 0.2 for 20%' });
+
+const healthSchema = z.strictObject({
+  /** How often each connector's check runs in the daemon. */
+  connector_check_interval: duration().default(30_000),
+  dead_letter_share: deadLetterShare().default(0.2),
 });
 
 const connectorSchema = z.looseObject({
@@ -101,6 +117,8 @@ const jobSchema = z.strictObject({
   jitter: duration().default(0),
   budget: duration().optional(),
   freshness: duration().optional(),
+  /** Overrides health.dead_letter_share for this job. */
+  dead_letter_share: deadLetterShare().optional(),
   options: z.record(z.string(), z.unknown()).default({}),
 });
 
@@ -111,6 +129,7 @@ export const coreConfigSchema = z.strictObject({
   state: stateSchema.prefault({}),
   server: serverSchema.prefault({}),
   log: logSchema.prefault({}),
+  health: healthSchema.prefault({}),
   timezone: timeZone().default(DEFAULT_TIMEZONE),
   connectors: z.record(name, connectorSchema).default({}),
   jobs: z.record(name, jobSchema).default({}),

@@ -140,7 +140,11 @@ export function readConfigSource(file: string, text: string, options: SourceOpti
         content = options.readFile(absolute);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-        addIssue([...path, key], `cannot read secret file ${absolute} (${code})`);
+        const fix =
+          code === 'ENOENT'
+            ? "check the path (relative paths start at the config file's folder)"
+            : 'make the file readable by the user running supply-sync';
+        addIssue([...path, key], `cannot read secret file ${absolute} (${code}): ${fix}`);
         continue;
       }
       delete out[key];

@@ -8,7 +8,7 @@ import { createApiClient, type ApiClient, type ApiCallEvent, type DriftEvent } f
 import { redactionPaths, secretValues, type LoadedConfig } from '../config/index.js';
 import type { Connector } from '../connectors/index.js';
 import type { Job } from '../engine/index.js';
-import { createLogger } from '../log/index.js';
+import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { openStateStore, type StateStore } from '../state/index.js';
 import { openApiEndpoint, type ApiEndpoint } from './api-endpoint.js';
@@ -71,6 +71,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
     createLogger({
       level: config.log.level,
       name: 'supply-sync',
+      pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
+      timeZone: config.timezone,
       redactPaths: redactionPaths({ registry: registries.config, prefix: 'config' }),
       knownSecrets: secrets,
     });

@@ -4,7 +4,15 @@
  */
 import type { LoadedConfig } from '../config/index.js';
 import { pruneState, runJob, type JobContext, type RunResult } from '../engine/index.js';
-import { createOpsMetrics, createOpsServer, type ConnectorCheck, type OpsMetrics } from '../ops/index.js';
+import {
+  ApiHealth,
+  createOpsMetrics,
+  createOpsServer,
+  DEFAULT_READINESS_POLICY,
+  evaluateReadiness,
+  type OpsMetrics,
+  type OpsProviders,
+} from '../ops/index.js';
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from 'pino';
@@ -20,8 +28,19 @@ import type { Registries } from './builtin.js';
 import { buildEnvironment, type Environment } from './environment.js';
 import { jobStatuses } from './job-status.js';
 import { registerEmbeddedWebhooks } from './embedded-webhooks.js';
+import { ConnectorHealth } from './connector-health.js';
+import { packageVersion } from './version.js';
+import { errorThresholdFor } from './error-threshold.js';
+import { explainStartError } from './start-errors.js';
+import { deadLetterStatus, recordOutcomeLabel } from './health-views.js';
 
-const CONNECTOR_CHECK_INTERVAL_MS = 5 * 60_000;
+/**
+ * A cheap authenticated call keeps "API reached" current between runs: once no call has succeeded for 5 minutes
+ * (spares small plans' daily quotas), every minute while the key is refused or the API unreached, so a fix shows
+ * within a minute.
+ */
+const API_PROBE_QUIET_MS = 5 * 60_000;
+const API_PROBE_TICK_MS = 60_000;
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60_000;
 const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -85,12 +104,38 @@ export interface Daemon {
   stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
 }
 
+/** Starts the daemon; a start error names the config key to change and how (port in use, state locked...). */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  // Gauges read the state store at scrape time; filled in once it is open.
-  const gaugeSources: { state?: StateStore; clock?: Clock } = {};
+  try {
+    return await launchDaemon(options);
+  } catch (error) {
+    throw explainStartError(error, options.loaded, options.port);
+  }
+}
+
+async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
+  // Gauges read the state store and the health model at scrape time; filled in once they exist.
+  const gaugeSources: {
+    state?: StateStore;
+    clock?: Clock;
+    providers?: OpsProviders;
+    secrets?: () => readonly string[];
+  } = {};
   const metrics = createOpsMetrics({
+    version: packageVersion(),
     outboxDepth: () => gaugeSources.state?.outbox.depth().pending ?? 0,
-    deadLettersOpen: () => gaugeSources.state?.deadLetters.countOpen() ?? 0,
+    deadLettersOpen: () => gaugeSources.state?.deadLetters.countOpenByFlow() ?? {},
+    health: async () => {
+      const { providers, clock } = gaugeSources;
+      if (providers === undefined || clock === undefined) throw new Error('the daemon is still starting');
+      const now = clock.now();
+      const [readiness, jobs, connectors] = await Promise.all([
+        evaluateReadiness(providers, now, DEFAULT_READINESS_POLICY, gaugeSources.secrets?.() ?? []),
+        providers.jobs(),
+        providers.connectors(),
+      ]);
+      return { readiness, jobs, connectors };
+    },
     // Seconds since each stream last checkpointed: a stream that stops advancing shows here.
     lagSeconds: () => {
       const state = gaugeSources.state;
@@ -99,8 +144,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       return Object.fromEntries(state.cursors.list().map((c) => [c.stream, (now - c.updatedAt) / 1000]));
     },
   });
-  let apiLastReachedAt: number | undefined;
-  let apiLastError: string | undefined;
+  const apiHealth = new ApiHealth();
   // Filled once the state store is open; the logger reads it to scrub webhook secrets kept there.
   const webhookSecrets: { store?: WebhookSecretStore } = {};
 
@@ -111,7 +155,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.logger ? { logger: options.logger } : {}),
     extraSecrets: () => webhookSecrets.store?.activeSecrets() ?? [],
     hooks: {
-      onApiCall: (_side, event) => {
+      onApiCall: (side, event) => {
         metrics.apiCalls.inc({
           route: event.route,
           status: String(event.status ?? event.errorCode ?? 'error'),
@@ -120,11 +164,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           metrics.rateLimitWaits.inc({ route: event.route });
           metrics.rateLimitWaitSeconds.inc({ route: event.route }, event.rateLimitWaitMs / 1000);
         }
-        if (event.status !== null) {
-          apiLastReachedAt = env.clock.now();
-          apiLastError = undefined;
-        } else {
-          apiLastError = event.errorCode ?? 'unreachable';
+        const refused = apiHealth.record(
+          {
+            side,
+            method: event.method,
+            route: event.route,
+            status: event.status,
+            errorCode: event.errorCode,
+          },
+          env.clock.now(),
+        );
+        if (refused !== null) {
+          env.logger.error(
+            {
+              code: refused.code,
+              status: refused.status,
+              call: refused.call,
+              side: refused.side,
+              configKey: refused.configKey,
+            },
+            `the API refused the ${refused.side} key (${refused.status} ${refused.code}): ${refused.fix} (${refused.configKey})`,
+          );
         }
       },
       onDrift: (event) => metrics.schemaDrift.inc({ resource: event.resource, kind: event.kind }),
@@ -136,6 +196,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   gaugeSources.clock = clock;
   // Runs cut off by a crash or kill have no end; record them as such before anything new starts.
   state.runs.closeInterrupted();
+  const startedAt = clock.now();
   const secrets = new WebhookSecretStore(state.kv, () => clock.now());
   webhookSecrets.store = secrets;
 
@@ -150,13 +211,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       clock,
       state,
       trigger,
+      errorThreshold: errorThresholdFor(config, built.config),
     };
+    const started = clock.now();
     const result = await runJob(built.job, ctx);
-    metrics.runs.inc({ job: name, outcome: result.outcome });
+    metrics.runs.inc({ sync_job: name, outcome: result.outcome });
+    metrics.runDuration.observe({ sync_job: name }, (clock.now() - started) / 1000);
     for (const [kind, count] of Object.entries(result.counts)) {
-      if (count > 0) metrics.recordsProcessed.inc({ job: name, stream: kind }, count);
+      if (count > 0) metrics.records.inc({ sync_job: name, outcome: recordOutcomeLabel(kind) }, count);
     }
-    if (result.outcome === 'failed') metrics.errors.inc({ job: name, kind: 'run_failed' });
+    if (result.outcome === 'failed') metrics.errors.inc({ sync_job: name, kind: 'run_failed' });
     return result;
   };
 
@@ -201,25 +265,41 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onStored: () => dispatcher.kick(),
   });
 
-  let connectorChecks: ConnectorCheck[] = [];
-  const checkConnectors = async (): Promise<void> => {
-    const results: ConnectorCheck[] = [];
-    for (const [name, connector] of env.connectors) {
-      try {
-        const checks = await connector.check();
-        const failed = checks.filter((check) => check.status === 'fail');
-        results.push({
-          name,
-          ok: failed.length === 0,
-          checkedAt: clock.now(),
-          detail: failed.map((check) => `${check.name}: ${check.detail}`).join('; ') || 'ok',
-        });
-      } catch (error) {
-        results.push({ name, ok: false, checkedAt: clock.now(), detail: String(error) });
+  const connectorHealth = new ConnectorHealth(env.connectors, clock, logger);
+
+  const providers: OpsProviders = {
+    checkStateWritable: () => {
+      state.kv.set('daemon', 'heartbeat', clock.now());
+      const inboxFailure = inbox.durabilityFailure();
+      if (inboxFailure !== null) {
+        throw new Error(
+          `webhook inbox: a sync of its write-ahead log failed (${inboxFailure}); every webhook is refused with 503 until the daemon is restarted`,
+        );
       }
-    }
-    connectorChecks = results;
+    },
+    api: () => ({
+      baseUrl: env.endpoint.label,
+      ...(apiHealth.lastReachedAt === undefined ? {} : { lastReachedAt: apiHealth.lastReachedAt }),
+      ...(apiHealth.lastError === undefined ? {} : { lastError: apiHealth.lastError }),
+      credentialFailures: apiHealth.credentialFailures(),
+    }),
+    connectors: () => connectorHealth.results(),
+    jobs: () =>
+      jobStatuses({
+        jobs: [...env.jobs.entries()].map(([name, built]) => [name, built.config] as const),
+        state,
+        defaultTimezone: config.timezone,
+        now: clock.now(),
+        isRunning: (job) => scheduler.isRunning(job),
+        nextRuns: scheduler.nextRuns(),
+        watchingSince: startedAt,
+      }),
+    outbox: () => state.outbox.depth(),
+    deadLetters: () => deadLetterStatus(state),
+    info: () => ({ version: packageVersion(), timezone: config.timezone, startedAt }),
   };
+  gaugeSources.providers = providers;
+  gaugeSources.secrets = env.secrets;
 
   const ops = createOpsServer({
     host: config.server.host,
@@ -229,34 +309,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     knownSecrets: env.secrets,
     clock,
     logger,
-    providers: {
-      checkStateWritable: () => {
-        state.kv.set('daemon', 'heartbeat', clock.now());
-        const inboxFailure = inbox.durabilityFailure();
-        if (inboxFailure !== null) {
-          throw new Error(
-            `webhook inbox: a sync of its write-ahead log failed (${inboxFailure}); every webhook is refused with 503 until the daemon is restarted`,
-          );
-        }
-      },
-      api: () => ({
-        baseUrl: env.endpoint.label,
-        ...(apiLastReachedAt === undefined ? {} : { lastReachedAt: apiLastReachedAt }),
-        ...(apiLastError === undefined ? {} : { lastError: apiLastError }),
-      }),
-      connectors: () => connectorChecks,
-      jobs: () =>
-        jobStatuses(
-          env.jobs,
-          state,
-          config.timezone,
-          clock.now(),
-          (job) => scheduler.isRunning(job),
-          scheduler.nextRuns(),
-        ),
-      outbox: () => state.outbox.depth(),
-      deadLetters: () => ({ open: state.deadLetters.countOpen() }),
-    },
+    providers,
   });
 
   // Background loops run on the injected clock (a fake-clock soak run prunes too) and end with this signal.
@@ -264,7 +317,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let listening: { port: number; url: string };
   try {
     listening = await ops.listen();
-    await checkConnectors();
+    await connectorHealth.checkAll();
     const webhookUrl = `${listening.url}${config.server.webhook_path}`;
     if (env.endpoint.embedded) {
       await registerEmbeddedWebhooks(env, webhookUrl, secrets, mapping);
@@ -285,13 +338,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     housekeeping();
     every(
       clock,
-      CONNECTOR_CHECK_INTERVAL_MS,
+      config.health.connector_check_interval,
       background.signal,
-      async () => {
-        await checkConnectors();
-        await probeApi();
-      },
-      (error) => logger.warn({ err: error }, 'connector and API checks failed'),
+      () => connectorHealth.checkAll(),
+      (error) => logger.warn({ err: error }, 'connector checks failed'),
+    );
+    const probeIfDue = async (): Promise<void> => {
+      const reached = apiHealth.lastReachedAt;
+      const unhealthy = reached === undefined || apiHealth.credentialFailures().length > 0;
+      if (unhealthy || clock.now() - reached >= API_PROBE_QUIET_MS) await probeApi();
+    };
+    every(clock, API_PROBE_TICK_MS, background.signal, probeIfDue, (error) =>
+      logger.warn({ err: error }, 'API probe failed'),
     );
     every(clock, HOUSEKEEPING_INTERVAL_MS, background.signal, housekeeping, (error) =>
       logger.warn({ err: error }, 'state housekeeping failed'),

@@ -3,6 +3,7 @@ import type { LoadedConfig } from '../config/index.js';
 import { runJob, type RunResult } from '../engine/index.js';
 import type { Registries } from './builtin.js';
 import { buildEnvironment } from './environment.js';
+import { errorThresholdFor } from './error-threshold.js';
 
 export class UnknownJobError extends Error {
   readonly code = 'unknown_job';
@@ -38,6 +39,7 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
       clock: env.clock,
       state: env.state,
       trigger: 'cli',
+      errorThreshold: errorThresholdFor(options.loaded.config, built.config),
     });
   } finally {
     await env.close();

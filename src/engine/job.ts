@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/store.js';
 import type { RunOutcome, RunTrigger } from '../state/runs.js';
+import type { ErrorThreshold } from './outcome.js';
 
 export type { RunOutcome, RunTrigger } from '../state/runs.js';
 
@@ -23,6 +24,8 @@ export interface JobContext {
   clock: Clock;
   state: StateStore;
   trigger: RunTrigger;
+  /** When per-record failures fail the run (from the job's config); the engine's default when absent. */
+  errorThreshold?: ErrorThreshold;
 }
 
 /** A unit of work the scheduler, the webhook dispatcher and the CLI drive through `runJob`. */

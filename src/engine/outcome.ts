@@ -40,7 +40,8 @@ export class RunBudget {
 
 /**
  * When per-record failures fail a whole run. A run fails once failures exceed `maxFailures`, or once at least
- * `minSample` records were tried and the failed share exceeds `maxFailureShare`.
+ * `minSample` records were tried and the failed share exceeds `maxFailureShare`; at its end also when every
+ * record it tried failed.
  */
 export interface ErrorThreshold {
   maxFailures?: number;
@@ -72,12 +73,26 @@ export class FailureTracker {
     this.failed += n;
   }
 
-  /** A description of the breach, or null while under the threshold. */
+  /** A description of the breach, or null while under the threshold. Checked as the run goes. */
   exceeded(): string | null {
     const { maxFailures, maxFailureShare, minSample } = this.threshold;
     if (this.failed > maxFailures) return `${this.failed} records failed (threshold ${maxFailures})`;
     if (this.tried >= minSample && this.failed / this.tried > maxFailureShare) {
-      return `${this.failed} of ${this.tried} records failed (threshold ${Math.round(maxFailureShare * 100)}%)`;
+      const threshold = Math.round(maxFailureShare * 100);
+      return `${this.failed} of ${this.tried} records went to dead letters (more than ${threshold}%)`;
+    }
+    return null;
+  }
+
+  /**
+   * The verdict at the end of a run: a breach as above, or every record tried went to dead letters (however
+   * few), since such a run delivered nothing. Not checked per page, so a bad first page does not stop a run.
+   */
+  finalBreach(): string | null {
+    const breach = this.exceeded();
+    if (breach !== null) return breach;
+    if (this.failed > 0 && this.failed === this.tried) {
+      return `all ${this.failed} record${this.failed === 1 ? '' : 's'} went to dead letters`;
     }
     return null;
   }

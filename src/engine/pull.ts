@@ -139,6 +139,7 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
   }
 
   const aborted = failure !== undefined && stopped === 'aborted';
+  if (failure === undefined) breach ??= tracker.finalBreach();
   const outcome = decideOutcome({
     progress,
     stopped,

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger, LevelWithSilent } from 'pino';
 import { deepScrub } from './deep-scrub.js';
+import { prettyStream } from './pretty.js';
 import { buildRedactPaths } from './redaction.js';
 import { REDACTED, scrubSecrets } from './scrub.js';
 
@@ -19,6 +20,10 @@ export interface LoggerOptions {
   knownSecrets?: readonly string[] | (() => readonly string[]);
   /** Where lines go; stdout by default. Tests pass a capture stream. */
   destination?: DestinationStream;
+  /** Human-readable lines instead of JSON (see pretty.ts), to the destination or stdout. */
+  pretty?: boolean;
+  /** Time zone of the times on pretty lines; the machine's by default. */
+  timeZone?: string;
 }
 
 /**
@@ -53,5 +58,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
   };
   if (options.name !== undefined) pinoOptions.name = options.name;
+  if (options.pretty === true) {
+    return pino(pinoOptions, prettyStream(options.destination ?? process.stdout, options.timeZone));
+  }
   return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
 }

@@ -17,3 +17,8 @@ export type {
 export { buildStatusSnapshot } from './status.js';
 export type { JobView, StatusSnapshot } from './status.js';
 export { renderStatusHtml } from './status-html.js';
+export { ApiHealth, CREDENTIAL_CODES } from './api-health.js';
+export type { ApiCall, CredentialCode, CredentialFailure } from './api-health.js';
+export type { HealthReading } from './metrics.js';
+export { jobNeedsAttention } from './readiness.js';
+export type { DaemonInfo, DeadLetterFlow, DeadLetterReason } from './providers.js';

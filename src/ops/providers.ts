@@ -1,4 +1,5 @@
 /** What the daemon runtime feeds the operations server. Every function is called per request. */
+import type { CredentialFailure } from './api-health.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -10,8 +11,15 @@ export interface JobStatus {
   lastRunAt?: number;
   lastOutcome?: string;
   lastError?: string;
+  /** End of the last run that made progress (ok or partial). */
   lastSuccessAt?: number;
+  /** Start and duration of the last finished run. */
+  lastDurationMs?: number;
   nextRunAt?: number;
+  /** When the daemon started watching the job: a job that never succeeded owes a run from then. */
+  watchingSince?: number;
+  /** Open dead letters of the job's flow. */
+  openDeadLetters?: number;
   /**
    * The earliest scheduled time after the last success that has already passed (the job owes a run since
    * then); undefined when no run is owed: the job is not due.
@@ -32,8 +40,11 @@ export interface ConnectorCheck {
 export interface ApiStatus {
   baseUrl?: string;
   environment?: string;
+  /** When an authenticated call last succeeded. */
   lastReachedAt?: number;
   lastError?: string;
+  /** Standing 401/403 answers: each fails readiness at once. */
+  credentialFailures?: readonly CredentialFailure[];
 }
 
 export interface OutboxStatus {
@@ -42,9 +53,23 @@ export interface OutboxStatus {
   oldestPendingAt?: number;
 }
 
+export interface DeadLetterReason {
+  recordKey: string;
+  reason: string;
+  lastSeen: number;
+}
+
+export interface DeadLetterFlow {
+  flow: string;
+  open: number;
+  /** The most recent open dead letters, newest first. */
+  latest: readonly DeadLetterReason[];
+}
+
 export interface DeadLetterStatus {
   open: number;
   byFlow?: Readonly<Record<string, number>>;
+  flows?: readonly DeadLetterFlow[];
 }
 
 export interface OpsProviders {
@@ -55,6 +80,7 @@ export interface OpsProviders {
   jobs(): MaybePromise<readonly JobStatus[]>;
   outbox?(): MaybePromise<OutboxStatus>;
   deadLetters?(): MaybePromise<DeadLetterStatus>;
+  info?(): DaemonInfo;
 }
 
 export interface ReadinessPolicy {
@@ -62,6 +88,14 @@ export interface ReadinessPolicy {
   apiMaxSilenceMs: number;
   /** Connector check results older than this count as unknown. */
   connectorCheckMaxAgeMs: number;
+}
+
+/** What the status page shows about the daemon itself. */
+export interface DaemonInfo {
+  version: string;
+  /** IANA time zone the page shows times in. */
+  timezone: string;
+  startedAt?: number;
 }
 
 export const DEFAULT_READINESS_POLICY: ReadinessPolicy = {

@@ -1,5 +1,5 @@
 import { scrubSecrets } from '../log/scrub.js';
-import type { ConnectorCheck, JobStatus, OpsProviders, ReadinessPolicy } from './providers.js';
+import type { ApiStatus, ConnectorCheck, JobStatus, OpsProviders, ReadinessPolicy } from './providers.js';
 
 export type CheckKind = 'state' | 'api' | 'connector' | 'job';
 
@@ -14,6 +14,7 @@ export type CheckState =
   | 'unreachable'
   | 'stale'
   | 'never_reached'
+  | 'refused'
   | 'not_writable'
   | 'error';
 
@@ -23,6 +24,10 @@ export interface ReadinessCheck {
   ok: boolean;
   state: CheckState;
   detail?: string;
+  /** The API's error code, for a refused credential. */
+  code?: string;
+  /** The config key to fix, where one is known. */
+  configKey?: string;
 }
 
 export interface Readiness {
@@ -33,13 +38,36 @@ export interface Readiness {
 }
 
 /**
- * Job freshness. A job that owes no run (its last success is after its last scheduled time) is "not due",
- * whatever its age, so a nightly job is fine all day. A job that owes a run is "due" for up to its freshness
- * window, then "failing" (its last run failed) or "overdue" (it has not run successfully since).
+ * Job health, the one model readiness, the status page, `status` and metrics read.
+ * - A job that owes no run (its last success is after its last scheduled time) is "not due", whatever its age,
+ *   so a nightly job is fine all day. A job that owes a run is "due" for up to its freshness window, then
+ *   "failing" (its last run failed) or "overdue" (it has not run successfully since).
+ * - A job that has never succeeded is "failing" as soon as a run failed, and "overdue" once its freshness has
+ *   passed since the daemon started watching it: it is never measured from its last failed run.
  */
 export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly string[] = []): ReadinessCheck {
   const base = { check: 'job' as const, name: job.name };
+  const lastError = job.lastError === undefined ? '' : `: ${scrubSecrets(job.lastError, knownSecrets)}`;
   if (job.freshnessMs === undefined) return { ...base, ok: true, state: 'unchecked' };
+  if (job.lastSuccessAt === undefined) {
+    if (job.lastOutcome === 'failed') {
+      return {
+        ...base,
+        ok: false,
+        state: 'failing',
+        detail: `has never succeeded; last run failed${lastError}`,
+      };
+    }
+    if (job.watchingSince !== undefined && now - job.watchingSince > job.freshnessMs) {
+      const since = new Date(job.watchingSince).toISOString();
+      return {
+        ...base,
+        ok: false,
+        state: 'overdue',
+        detail: `has not succeeded since the daemon started at ${since}`,
+      };
+    }
+  }
   if (job.dueSince === undefined || job.dueSince > now) {
     const fresh = job.lastSuccessAt !== undefined && now - job.lastSuccessAt <= job.freshnessMs;
     return { ...base, ok: true, state: fresh ? 'fresh' : 'not_due' };
@@ -48,15 +76,56 @@ export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly str
   if (owedMs <= job.freshnessMs) return { ...base, ok: true, state: 'due' };
   const since = new Date(job.dueSince).toISOString();
   if (job.lastOutcome === 'failed') {
-    const error = job.lastError === undefined ? '' : `: ${scrubSecrets(job.lastError, knownSecrets)}`;
     return {
       ...base,
       ok: false,
       state: 'failing',
-      detail: `no successful run since ${since}; last run failed${error}`,
+      detail: `no successful run since ${since}; last run failed${lastError}`,
     };
   }
   return { ...base, ok: false, state: 'overdue', detail: `no successful run since ${since}` };
+}
+
+/** Whether a job needs attention on the status page: readiness fails for it, or its last run failed. */
+export function jobNeedsAttention(job: JobStatus, check: ReadinessCheck): boolean {
+  return !check.ok || job.lastOutcome === 'failed';
+}
+
+function apiChecks(
+  api: ApiStatus,
+  now: number,
+  policy: ReadinessPolicy,
+  scrub: (t: string) => string,
+): ReadinessCheck[] {
+  const refused = api.credentialFailures ?? [];
+  if (refused.length > 0) {
+    return refused.map((failure) => ({
+      check: 'api' as const,
+      name: failure.side,
+      ok: false,
+      state: 'refused' as const,
+      code: failure.code,
+      configKey: failure.configKey,
+      detail: `${failure.status} ${failure.code} on ${failure.call}: ${failure.fix} (${failure.configKey})`,
+    }));
+  }
+  if (api.lastReachedAt === undefined) {
+    const lastError = api.lastError === undefined ? '' : `; last error: ${scrub(api.lastError)}`;
+    return [
+      {
+        check: 'api',
+        ok: false,
+        state: 'never_reached',
+        detail: `no authenticated call to the API has succeeded yet${lastError}`,
+      },
+    ];
+  }
+  if (now - api.lastReachedAt > policy.apiMaxSilenceMs) {
+    const lastError = api.lastError === undefined ? '' : `; last error: ${scrub(api.lastError)}`;
+    const at = new Date(api.lastReachedAt).toISOString();
+    return [{ check: 'api', ok: false, state: 'unreachable', detail: `last reached ${at}${lastError}` }];
+  }
+  return [{ check: 'api', ok: true, state: 'ok' }];
 }
 
 function connectorCheck(
@@ -108,13 +177,7 @@ export async function evaluateReadiness(
 
   const api = await settle(() => providers.api());
   if (!api.ok) checks.push({ check: 'api', ok: false, state: 'error', detail: scrub(api.error) });
-  else if (api.value.lastReachedAt === undefined) {
-    checks.push({ check: 'api', ok: false, state: 'never_reached', detail: 'the API has not answered yet' });
-  } else if (now - api.value.lastReachedAt > policy.apiMaxSilenceMs) {
-    const lastError = api.value.lastError === undefined ? '' : `; last error: ${scrub(api.value.lastError)}`;
-    const at = new Date(api.value.lastReachedAt).toISOString();
-    checks.push({ check: 'api', ok: false, state: 'unreachable', detail: `last reached ${at}${lastError}` });
-  } else checks.push({ check: 'api', ok: true, state: 'ok' });
+  else checks.push(...apiChecks(api.value, now, policy, scrub));
 
   const connectors = await settle(() => providers.connectors());
   if (!connectors.ok)

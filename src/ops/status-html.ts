@@ -1,4 +1,8 @@
 import type { StatusSnapshot } from './status.js';
+import { shownTime } from './time-format.js';
+
+/** Seconds between the page's own reloads. */
+export const STATUS_REFRESH_SECONDS = 30;
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -13,68 +17,101 @@ function esc(value: unknown): string {
   return String(value).replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
-function table(headers: readonly string[], rows: ReadonlyArray<readonly unknown[]>, empty: string): string {
+interface Row {
+  cells: readonly unknown[];
+  /** Highlighted as a failure. */
+  bad?: boolean;
+}
+
+function table(headers: readonly string[], rows: readonly Row[], empty: string): string {
   if (rows.length === 0) return `<p class="muted">${esc(empty)}</p>`;
   const head = headers.map((h) => `<th>${esc(h)}</th>`).join('');
   const body = rows
-    .map((row) => `<tr>${row.map((cell) => `<td>${esc(cell)}</td>`).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr${row.bad === true ? ' class="failing"' : ''}>${row.cells.map((cell) => `<td>${esc(cell)}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}
 h1{font-size:1.3rem}h2{font-size:1.05rem;margin-top:1.6rem}
-table{border-collapse:collapse}th,td{padding:.3rem .7rem;border-bottom:1px solid #ddd;text-align:left}
-.ok{color:#0a7d32}.bad{color:#b00020}.muted{color:#777}`;
+table{border-collapse:collapse}th,td{padding:.3rem .7rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+.headline{padding:.7rem 1rem;border-radius:4px;font-weight:600;font-size:1.1rem}
+.headline.ok{background:#e3f4e8;color:#0a5d26}.headline.warn{background:#fff4d6;color:#7a4d00}
+.headline.bad{background:#fde2e4;color:#8c0016}
+tr.failing td{background:#fde2e4;color:#8c0016}
+.muted{color:#777}ul.reasons{margin:.2rem 0 0 1rem;padding:0}`;
 
-/** The status page for IT: plain, self-contained HTML (no scripts, no external assets). */
+/** The status page for IT: self-contained HTML (no scripts, no external assets) that reloads itself. */
 export function renderStatusHtml(s: StatusSnapshot): string {
-  const verdict = s.ready
-    ? '<p class="ok"><strong>Ready</strong></p>'
-    : `<p class="bad"><strong>Not ready</strong></p>${table(
+  const now = Date.parse(s.generatedAt);
+  const tz = s.timezone ?? undefined;
+  const time = (iso: string | null): string | null => shownTime(iso, now, tz);
+  const headline = `<p class="headline ${s.headline.level}" id="headline">${esc(s.headline.text)}</p>`;
+  const reasons = s.ready
+    ? ''
+    : table(
         ['Check', 'Name', 'State', 'Detail'],
-        s.reasons.map((r) => [r.check, r.name, r.state, r.detail]),
+        s.reasons.map((r) => ({ cells: [r.check, r.name, r.state, r.detail], bad: true })),
         '',
-      )}`;
+      );
   const jobs = table(
-    ['Job', 'Schedule', 'Last run', 'Outcome', 'Next run', 'Freshness', 'Last error'],
-    s.jobs.map((j) => [
-      j.running ? `${j.name} (running)` : j.name,
-      j.schedule,
-      j.lastRunAt,
-      j.lastOutcome,
-      j.nextRunAt,
-      j.freshness,
-      j.lastError,
-    ]),
+    [
+      'Job',
+      'Schedule',
+      'Last run',
+      'Outcome',
+      'Last success',
+      'Next run',
+      'Freshness',
+      'Dead letters',
+      'Last error',
+    ],
+    s.jobs.map((j) => ({
+      cells: [
+        j.running ? `${j.name} (running)` : j.name,
+        j.schedule,
+        time(j.lastRunAt),
+        j.lastOutcome,
+        time(j.lastSuccessAt),
+        time(j.nextRunAt),
+        j.freshnessDetail === null ? j.freshness : `${j.freshness}: ${j.freshnessDetail}`,
+        j.openDeadLetters,
+        j.lastError,
+      ],
+      bad: j.attention,
+    })),
     'No jobs configured.',
   );
   const connectors = table(
-    ['Connector', 'Reachable', 'Checked at', 'Detail'],
-    s.connectors.map((c) => [c.name, c.ok ? 'yes' : 'no', c.checkedAtIso, c.detail]),
+    ['Connector', 'Reachable', 'Checked', 'Detail'],
+    s.connectors.map((c) => ({
+      cells: [c.name, c.ok ? 'yes' : 'no', time(c.checkedAtIso), c.detail],
+      bad: !c.ok,
+    })),
     'No connectors configured.',
   );
-  const deadLetters =
-    s.deadLetters === null
-      ? '<p class="muted">Not available.</p>'
-      : table(
-          ['Flow', 'Open'],
-          [['all', s.deadLetters.open], ...Object.entries(s.deadLetters.byFlow ?? {})],
-          '',
-        );
+  const deadLetters = deadLetterSection(s, time);
   const outbox =
     s.outbox === null
       ? '<p class="muted">Not available.</p>'
       : table(
           ['Pending', 'Dead', 'Oldest pending'],
           [
-            [
-              s.outbox.pending,
-              s.outbox.dead,
-              s.outbox.oldestPendingAt === undefined
-                ? null
-                : new Date(s.outbox.oldestPendingAt).toISOString(),
-            ],
+            {
+              cells: [
+                s.outbox.pending,
+                s.outbox.dead,
+                time(
+                  s.outbox.oldestPendingAt === undefined
+                    ? null
+                    : new Date(s.outbox.oldestPendingAt).toISOString(),
+                ),
+              ],
+              bad: s.outbox.dead > 0,
+            },
           ],
           '',
         );
@@ -82,20 +119,61 @@ export function renderStatusHtml(s: StatusSnapshot): string {
     s.api === null
       ? '<p class="muted">Not available.</p>'
       : table(
-          ['Base URL', 'Environment', 'Last reached', 'Last error'],
-          [[s.api.baseUrl, s.api.environment, s.api.lastReachedAt, s.api.lastError]],
+          ['Base URL', 'Environment', 'Last authenticated call', 'Last error'],
+          [
+            {
+              cells: [s.api.baseUrl, s.api.environment, time(s.api.lastReachedAt), s.api.lastError],
+              bad: (s.api.credentialFailures ?? []).length > 0,
+            },
+          ],
           '',
         );
+  const about = [
+    `supply-sync ${esc(s.version ?? 'unknown version')}`,
+    `generated ${esc(time(s.generatedAt))}`,
+    s.startedAt === null ? '' : `running since ${esc(time(s.startedAt))}`,
+    `times in ${esc(s.timezone ?? 'UTC')}`,
+    `refreshes every ${STATUS_REFRESH_SECONDS} s`,
+  ]
+    .filter((part) => part !== '')
+    .join(' &middot; ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>supply-sync status</title>
+<meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
-<body><h1>supply-sync status</h1><p class="muted">Generated ${esc(s.generatedAt)}</p>
-${verdict}
+<body><h1>supply-sync status</h1><p class="muted">${about}</p>
+${headline}
+${reasons}
 <h2>Jobs</h2>${jobs}
+<h2>Connectors</h2>${connectors}
 <h2>Dead letters</h2>${deadLetters}
 <h2>Outbox</h2>${outbox}
-<h2>Connectors</h2>${connectors}
 <h2>API</h2>${api}
 </body></html>
 `;
+}
+
+function deadLetterSection(s: StatusSnapshot, time: (iso: string | null) => string | null): string {
+  if (s.deadLetters === null) return '<p class="muted">Not available.</p>';
+  const flows =
+    s.deadLetters.flows ??
+    Object.entries(s.deadLetters.byFlow ?? {}).map(([flow, open]) => ({ flow, open, latest: [] }));
+  if (flows.length === 0) return '<p class="muted">No open dead letters.</p>';
+  const rows = flows.map((f) => {
+    const latest =
+      f.latest.length === 0
+        ? '&ndash;'
+        : `<ul class="reasons">${f.latest
+            .map(
+              (letter) =>
+                `<li>${esc(letter.recordKey)}: ${esc(letter.reason)} <span class="muted">(${esc(
+                  time(new Date(letter.lastSeen).toISOString()),
+                )})</span></li>`,
+            )
+            .join('')}</ul>`;
+    return `<tr class="failing"><td>${esc(f.flow)}</td><td>${esc(f.open)}</td><td>${latest}</td></tr>`;
+  });
+  return `<p>${esc(s.deadLetters.open)} open in all.</p><table><thead><tr><th>Flow</th><th>Open</th><th>Latest reasons</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`;
 }

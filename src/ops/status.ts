@@ -8,7 +8,7 @@ import type {
   OutboxStatus,
 } from './providers.js';
 import type { Readiness } from './readiness.js';
-import { jobCheck } from './readiness.js';
+import { jobCheck, jobNeedsAttention } from './readiness.js';
 
 export interface JobView {
   name: string;
@@ -18,11 +18,29 @@ export interface JobView {
   lastOutcome: string | null;
   lastError: string | null;
   nextRunAt: string | null;
+  lastSuccessAt: string | null;
   freshness: string;
+  /** Why readiness fails for the job, if it does. */
+  freshnessDetail: string | null;
+  /** Readiness fails for it, or its last run failed: the page highlights it. */
+  attention: boolean;
+  openDeadLetters: number | null;
+}
+
+export type HeadlineLevel = 'ok' | 'warn' | 'bad';
+
+export interface Headline {
+  level: HeadlineLevel;
+  text: string;
 }
 
 export interface StatusSnapshot {
   generatedAt: string;
+  /** What the page says first: readiness, failing jobs and connectors down. */
+  headline: Headline;
+  version: string | null;
+  timezone: string | null;
+  startedAt: string | null;
   ready: boolean;
   reasons: Readiness['reasons'];
   jobs: JobView[];
@@ -44,7 +62,8 @@ async function optional<T>(load: (() => T | Promise<T>) | undefined): Promise<T 
   }
 }
 
-function jobView(job: JobStatus, now: number): JobView {
+function jobView(job: JobStatus, now: number, knownSecrets: readonly string[]): JobView {
+  const check = jobCheck(job, now, knownSecrets);
   return {
     name: job.name,
     schedule: job.schedule ?? null,
@@ -53,8 +72,43 @@ function jobView(job: JobStatus, now: number): JobView {
     lastOutcome: job.lastOutcome ?? null,
     lastError: job.lastError ?? null,
     nextRunAt: iso(job.nextRunAt),
-    freshness: jobCheck(job, now).state,
+    lastSuccessAt: iso(job.lastSuccessAt),
+    freshness: check.state,
+    freshnessDetail: check.detail ?? null,
+    attention: jobNeedsAttention(job, check),
+    openDeadLetters: job.openDeadLetters ?? null,
   };
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Not only readiness: a failing job or a connector down shows even while readiness holds. */
+export function headlineFor(
+  readiness: Readiness,
+  jobs: readonly JobView[],
+  connectors: readonly ConnectorCheck[],
+): Headline {
+  const { ready } = readiness;
+  const refused = readiness.reasons
+    .filter((reason) => reason.check === 'api' && reason.state === 'refused')
+    .map(
+      (reason) =>
+        `the API refused the ${reason.name ?? ''} key (${reason.code ?? ''}: fix ${reason.configKey ?? ''})`,
+    );
+  const failingJobs = jobs.filter((job) => job.attention).map((job) => job.name);
+  const down = connectors.filter((c) => !c.ok).map((c) => c.name);
+  const problems = [
+    ...refused,
+    ...(failingJobs.length > 0
+      ? [`${plural(failingJobs.length, 'job')} failing (${failingJobs.join(', ')})`]
+      : []),
+    ...(down.length > 0 ? [`${plural(down.length, 'connector')} down (${down.join(', ')})`] : []),
+  ];
+  if (!ready) {
+    return { level: 'bad', text: problems.length > 0 ? `Not ready: ${problems.join('; ')}` : 'Not ready' };
+  }
+  if (problems.length > 0) return { level: 'warn', text: `Ready, but ${problems.join('; ')}` };
+  return { level: 'ok', text: 'Ready: all jobs and connectors healthy' };
 }
 
 /** Everything the status page shows, with secret-named fields censored and every string scrubbed. */
@@ -71,11 +125,17 @@ export async function buildStatusSnapshot(
     optional(providers.outbox?.bind(providers)),
     optional(providers.deadLetters?.bind(providers)),
   ]);
+  const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
+  const info = providers.info?.();
   const snapshot: StatusSnapshot = {
     generatedAt: new Date(now).toISOString(),
+    headline: headlineFor(readiness, jobViews, connectors ?? []),
+    version: info?.version ?? null,
+    timezone: info?.timezone ?? null,
+    startedAt: iso(info?.startedAt),
     ready: readiness.ready,
     reasons: readiness.reasons,
-    jobs: (jobs ?? []).map((job) => jobView(job, now)),
+    jobs: jobViews,
     deadLetters,
     outbox,
     connectors: (connectors ?? []).map((c) => ({ ...c, checkedAtIso: new Date(c.checkedAt).toISOString() })),

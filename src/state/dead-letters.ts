@@ -139,6 +139,26 @@ export class DeadLetterStore {
       .run(this.clock.now() - olderThanMs).changes;
   }
 
+  /** Open (and retrying) dead letters per flow. */
+  countOpenByFlow(): Record<string, number> {
+    const rows = this.db
+      .prepare(
+        "SELECT flow, COUNT(*) AS n FROM dead_letters WHERE status IN ('open', 'retrying') GROUP BY flow ORDER BY flow",
+      )
+      .all() as Array<{ flow: string; n: number }>;
+    return Object.fromEntries(rows.map((row) => [row.flow, row.n]));
+  }
+
+  /** The most recent open dead letters of a flow, newest first. */
+  latestOpen(flow: string, limit: number): DeadLetter[] {
+    const rows = this.db
+      .prepare(
+        "SELECT * FROM dead_letters WHERE status IN ('open', 'retrying') AND flow = ? ORDER BY last_seen DESC, id DESC LIMIT ?",
+      )
+      .all(flow, limit) as DeadLetterRow[];
+    return rows.map(fromRow);
+  }
+
   countOpen(flow?: string): number {
     const row = this.db
       .prepare(

@@ -46,7 +46,7 @@ describe('JSON Schema for editors', () => {
       additionalProperties: boolean;
     };
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['api', 'connectors', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
+      ['api', 'connectors', 'health', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
     );
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties['api']?.properties).toHaveProperty('api_key_file');

@@ -230,7 +230,7 @@ describe('*_file secrets', () => {
     const text = `api:\n  base_url: https://api.example.com/v2\n  api_key_file: missing.txt\n`;
     const error = configError(() => parseConfig(join(dir, 'c.yaml'), text, { env: {} }));
     expect(error.message).toBe(
-      `${join(dir, 'c.yaml')}:3:17 api.api_key_file: cannot read secret file ${join(dir, 'missing.txt')} (ENOENT)`,
+      `${join(dir, 'c.yaml')}:3:17 api.api_key_file: cannot read secret file ${join(dir, 'missing.txt')} (ENOENT): check the path (relative paths start at the config file's folder)`,
     );
   });
 });

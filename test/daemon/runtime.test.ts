@@ -66,7 +66,7 @@ describe('daemon runtime against the sandbox', () => {
     expect(metrics).toMatch(/supply_sync_webhooks_received_total|supply_sync_api_calls_total/);
     daemon.env.state.deadLetters.add('orders', 'ord_x', { id: 'ord_x' }, 'no ERP customer');
     const after = await (await fetch(`${daemon.opsUrl}/metrics`)).text();
-    expect(after).toMatch(/^supply_sync_dead_letters_open 1$/m);
+    expect(after).toMatch(/^supply_sync_dead_letters_open\{flow="orders"\} 1$/m);
 
     const status = await fetch(`${daemon.opsUrl}/status`, { headers: { accept: 'application/json' } });
     const text = await status.text();

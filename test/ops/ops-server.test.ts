@@ -75,7 +75,7 @@ describe('operations server over HTTP', () => {
     };
     metrics = createOpsMetrics({
       outboxDepth: () => 3,
-      deadLettersOpen: () => 2,
+      deadLettersOpen: () => ({ orders: 2 }),
       lagSeconds: () => ({ orders: 42 }),
     });
     const receiver = createWebhookReceiver({
@@ -202,8 +202,8 @@ describe('operations server over HTTP', () => {
     expect((await post(body, header)).status).toBe(200);
     expect((await post(body, header)).status).toBe(200);
     expect((await post(body, 't=1,v1=00')).status).toBe(400);
-    metrics.runs.inc({ job: 'orders', outcome: 'ok' });
-    metrics.runs.inc({ job: 'orders', outcome: 'ok' });
+    metrics.runs.inc({ sync_job: 'orders', outcome: 'ok' });
+    metrics.runs.inc({ sync_job: 'orders', outcome: 'ok' });
     metrics.apiCalls.inc({ route: 'GET /supplier/orders', status: '200' });
     metrics.schemaDrift.inc({ resource: 'order', kind: 'unknown_enum' });
 
@@ -213,13 +213,14 @@ describe('operations server over HTTP', () => {
     expect(samples.get('supply_sync_webhooks_received_total{type="order.created"}')).toBe(1);
     expect(samples.get('supply_sync_webhooks_duplicate_total{type="order.created"}')).toBe(1);
     expect(samples.get('supply_sync_webhooks_rejected_total{reason="timestamp_out_of_tolerance"}')).toBe(1);
-    expect(samples.get('supply_sync_runs_total{job="orders",outcome="ok"}')).toBe(2);
+    expect(samples.get('supply_sync_runs_total{sync_job="orders",outcome="ok"}')).toBe(2);
     expect(samples.get('supply_sync_api_calls_total{route="GET /supplier/orders",status="200"}')).toBe(1);
     expect(samples.get('supply_sync_schema_drift_total{resource="order",kind="unknown_enum"}')).toBe(1);
     expect(samples.get('supply_sync_outbox_depth')).toBe(3);
-    expect(samples.get('supply_sync_dead_letters_open')).toBe(2);
+    expect(samples.get('supply_sync_dead_letters_open{flow="orders"}')).toBe(2);
     expect(samples.get('supply_sync_lag_seconds{stream="orders"}')).toBe(42);
-    expect([...samples.keys()].some((key) => key.startsWith('process_'))).toBe(false);
+    expect([...samples.keys()].some((key) => key.startsWith('process_'))).toBe(true);
+    expect([...samples.keys()].some((key) => /\bjob="/.test(key))).toBe(false);
     // A second instance in the same process has its own registry: no "already registered" clash.
     expect(createOpsMetrics().registry).not.toBe(metrics.registry);
   });

@@ -1,6 +1,8 @@
 /** `supply-sync status [--json]`: jobs, freshness, dead letters, outbox and inbox from the state file. */
 import type { Command } from 'commander';
+import { jobStatuses } from '../../daemon/job-status.js';
 import { stateOverview } from '../../engine/index.js';
+import { jobCheck } from '../../ops/readiness.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { openStateForReading, withState } from '../state-access.js';
 
@@ -21,15 +23,35 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const { config: file } = globalOptions(command);
       const { config } = await loadCliConfig(context, file);
       const jobs = Object.keys(config.jobs);
-      const overview = await withState(
+      const now = Date.now();
+      // The job-health model /readyz and the status page use, read from the state file.
+      const { overview, health } = await withState(
         () => openStateForReading(config.state.path),
-        (state) => stateOverview(state, jobs),
+        (state) => ({
+          overview: stateOverview(state, jobs),
+          health: new Map(
+            jobStatuses({
+              jobs: Object.entries(config.jobs),
+              state,
+              defaultTimezone: config.timezone,
+              now,
+            }).map((job) => [job.name, jobCheck(job, now, context.secrets)] as const),
+          ),
+        }),
       );
       if (options.json) {
-        context.output.line(JSON.stringify(overview, null, 2));
+        const withHealth = {
+          ...overview,
+          jobs: overview.jobs.map((job) => {
+            const check = health.get(job.job);
+            return check === undefined
+              ? job
+              : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
+          }),
+        };
+        context.output.line(JSON.stringify(withHealth, null, 2));
         return;
       }
-      const now = Date.now();
       for (const job of overview.jobs) {
         const spec = config.jobs[job.job];
         const state =
@@ -41,8 +63,14 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
         const error = job.lastError
           ? `; last error ${ago(job.lastError.at, now)}: ${job.lastError.message}`
           : '';
+        const check = health.get(job.job);
+        const readiness =
+          check === undefined
+            ? ''
+            : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
+        // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
         context.output.line(
-          `${job.job.padEnd(16)} ${state.padEnd(9)} last success ${ago(job.lastSuccessAt, now)}; ` +
+          `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastProgressAt, now)}; ` +
             `dead letters ${job.openDeadLetters}${error}`,
         );
       }

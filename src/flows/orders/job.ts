@@ -8,6 +8,7 @@ import type { OrderSink } from '../../connectors/index.js';
 import type { Order } from '../../contract/index.js';
 import type { Mappings } from '../../daemon/flow-definition.js';
 import {
+  FailureTracker,
   pullIncremental,
   RunBudget,
   type Job,
@@ -127,11 +128,19 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     isStaleCursorError,
     // A webhook announced a change: write it before re-reading the look-back window.
     headFirst: ctx.trigger === 'webhook',
+    ...(ctx.errorThreshold === undefined ? {} : { errorThreshold: ctx.errorThreshold }),
   });
+  // Orders the flow leaves alone (drafts, orders not sent to us) were no work: judge dead letters against the
+  // orders it tried to write, so a run where every write failed is never "ok".
+  const work = new FailureTracker(ctx.errorThreshold);
+  work.succeeded(Math.max(0, result.counts['delivered'] - (counts['skipped'] ?? 0)));
+  work.failure(result.counts['deadLettered']);
+  const breach = result.outcome === 'ok' || result.outcome === 'partial' ? work.finalBreach() : null;
+  const error = breach ?? result.error;
   return {
-    outcome: result.outcome,
+    outcome: breach === null ? result.outcome : 'failed',
     counts: { ...result.counts, ...counts },
-    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(error === undefined ? {} : { error }),
   };
 }
 
