@@ -76,6 +76,7 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
       const schema = schemaForPath(raw, path, registry);
       return schema !== undefined && isArraySchema(schema);
     },
+    isDeclaredKey: (path, raw) => schemaForPath(raw, path, registry) !== undefined,
   });
   const issues: ConfigIssue[] = [...source.issues];
   const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
@@ -117,7 +118,9 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
   if (issues.length > 0) throw new ConfigError(issues);
   // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
-  const config = deepFreeze({ ...core, state, connectors, jobs }) as Config;
+  const caFile = core.api.ca_file;
+  const api = caFile === undefined ? core.api : { ...core.api, ca_file: resolve(dirname(file), caFile) };
+  const config = deepFreeze({ ...core, api, state, connectors, jobs }) as Config;
   return { file, config, warnings: blocks.warnings };
 }
 

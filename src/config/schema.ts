@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { duration } from './duration.js';
+import { caFileSchema, proxySchema } from './network-schema.js';
 import { secret } from './secret.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
@@ -43,6 +44,8 @@ const apiSchema = z
     client_id: z.string().min(1).optional(),
     timeout: duration().default(30_000),
     max_concurrency: z.number().int().min(1).max(64).default(4),
+    proxy: proxySchema.optional(),
+    ca_file: caFileSchema.optional(),
   })
   .superRefine((api, ctx) => {
     if ((api.base_url === undefined) === (api.sandbox === undefined)) {

@@ -1,0 +1,30 @@
+/** Config blocks for how the daemon reaches the API on a corporate network: a forward proxy and private CAs. */
+import { z } from 'zod';
+import { secret } from './secret.js';
+
+export const proxySchema = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/, error: 'expected a proxy URL like http://proxy.example.com:3128' })
+      .describe(
+        'Forward proxy for every API call, token exchange, upload and download; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY',
+      ),
+    username: z.string().min(1).optional().describe('Proxy user name (Basic proxy authentication)'),
+    password: secret('the proxy password')
+      .optional()
+      .describe('Proxy password, as ${ENV} or password_file; never printed'),
+    no_proxy: z
+      .string()
+      .optional()
+      .describe(
+        'Hosts reached directly, NO_PROXY syntax (host, .domain, host:port, *); the NO_PROXY variable does not apply when api.proxy is set',
+      ),
+  })
+  .describe('Outbound proxy; without it HTTPS_PROXY, HTTP_PROXY and NO_PROXY (any case) apply');
+
+export const caFileSchema = z
+  .string()
+  .min(1)
+  .describe(
+    'PEM file with one or more CA certificates trusted in addition to the system store (a TLS-inspecting proxy, a private API gateway); relative to the config file',
+  );
