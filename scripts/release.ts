@@ -60,6 +60,8 @@ function copyProductionModules(stage: string): number {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'ignore'],
+    // npm is a .cmd script on Windows, which only a shell runs.
+    shell: process.platform === 'win32',
     maxBuffer: 16 * 1024 * 1024,
   });
   const packages = listing
