@@ -28,3 +28,25 @@ export const caFileSchema = z
   .describe(
     'PEM file with one or more CA certificates trusted in addition to the system store (a TLS-inspecting proxy, a private API gateway); relative to the config file',
   );
+
+export const serverTlsSchema = z
+  .strictObject({
+    cert_file: z
+      .string()
+      .min(1)
+      .describe(
+        'PEM certificate (leaf first, then intermediates) the server presents; re-read when it changes',
+      ),
+    key_file: z
+      .string()
+      .min(1)
+      .describe('PEM private key of cert_file; re-read when it changes; must match the certificate'),
+    ca_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM CA certificates: when set, clients must present a certificate signed by one of them'),
+  })
+  .describe(
+    'Serve the webhook path and the operations endpoints over https; paths relative to the config file',
+  );

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { duration } from './duration.js';
-import { caFileSchema, proxySchema } from './network-schema.js';
+import { caFileSchema, proxySchema, serverTlsSchema } from './network-schema.js';
 import { secret } from './secret.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
@@ -84,6 +84,7 @@ const serverSchema = z.strictObject({
     .min(1024)
     .max(50 * 1024 * 1024)
     .default(1024 * 1024),
+  tls: serverTlsSchema.optional(),
 });
 
 const logSchema = z.strictObject({

@@ -5,6 +5,8 @@
 import type { LoadedConfig } from '../config/index.js';
 import { pruneState, runJob, type JobContext, type RunResult } from '../engine/index.js';
 import { createOpsMetrics, createOpsServer, type ConnectorCheck, type OpsMetrics } from '../ops/index.js';
+import { readServerTls, type ServerTlsFiles } from '../ops/tls.js';
+import { watchServerTls } from '../ops/tls-reload.js';
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from 'pino';
@@ -86,6 +88,13 @@ export interface Daemon {
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  // Unusable certificate files stop the start here, naming the key, before anything is opened.
+  const tlsConfig = options.loaded.config.server.tls;
+  const tlsFiles: ServerTlsFiles | undefined =
+    tlsConfig === undefined
+      ? undefined
+      : { certFile: tlsConfig.cert_file, keyFile: tlsConfig.key_file, caFile: tlsConfig.ca_file };
+  const serverTls = tlsFiles === undefined ? undefined : readServerTls(tlsFiles);
   // Gauges read the state store at scrape time; filled in once it is open.
   const gaugeSources: { state?: StateStore; clock?: Clock } = {};
   const metrics = createOpsMetrics({
@@ -224,6 +233,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const ops = createOpsServer({
     host: config.server.host,
     port: options.port ?? config.server.port,
+    tls: serverTls,
     metrics,
     webhook: { path: config.server.webhook_path, receiver },
     knownSecrets: env.secrets,
@@ -262,8 +272,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // Background loops run on the injected clock (a fake-clock soak run prunes too) and end with this signal.
   const background = new AbortController();
   let listening: { port: number; url: string };
+  let stopTlsWatch = (): void => undefined;
   try {
     listening = await ops.listen();
+    if (tlsFiles !== undefined && 'setSecureContext' in ops.server) {
+      stopTlsWatch = watchServerTls(ops.server, tlsFiles, { logger });
+    }
     await checkConnectors();
     const webhookUrl = `${listening.url}${config.server.webhook_path}`;
     if (env.endpoint.embedded) {
@@ -309,6 +323,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
       stop: async (timeoutMs = 30_000) => {
         background.abort();
+        stopTlsWatch();
         // Webhook intake stops first, so every event answered 2xx has been dispatched while the scheduler still
         // takes triggers; then running jobs reach a checkpoint; then connections close, within a bound, so a
         // driver stuck on a lock cannot keep the process alive.
@@ -325,6 +340,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     };
   } catch (error) {
     background.abort();
+    stopTlsWatch();
     await ops.close().catch(() => undefined);
     await inbox.close();
     await env.close();
