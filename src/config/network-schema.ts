@@ -1,4 +1,5 @@
 /** Config blocks for how the daemon reaches the API on a corporate network: a forward proxy and private CAs. */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { secret } from './secret.js';
 
@@ -50,3 +51,52 @@ export const serverTlsSchema = z
   .describe(
     'Serve the webhook path and the operations endpoints over https; paths relative to the config file',
   );
+
+export const opsAuthSchema = z
+  .strictObject({
+    token: secret('a bearer token')
+      .optional()
+      .describe(
+        'Bearer token accepted on /metrics and /status (Authorization: Bearer ...), as ${ENV} or token_file',
+      ),
+    username: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('User name for basic authentication on /metrics and /status'),
+    password: secret('a password')
+      .optional()
+      .describe('Password for basic authentication, as ${ENV} or password_file; never printed'),
+  })
+  .refine((auth) => auth.token !== undefined || auth.username !== undefined, {
+    error: 'expected token, or username and password',
+  })
+  .refine((auth) => (auth.username === undefined) === (auth.password === undefined), {
+    error: 'expected username and password together',
+  })
+  .describe(
+    'Protects /metrics and /status (HTML and JSON); /healthz, /readyz and the webhook path stay open',
+  );
+
+const CIDR_HINT = 'expected an address range like 203.0.113.0/24 or 2001:db8::/32';
+
+export const cidrSchema = z.string({ error: CIDR_HINT }).refine(
+  (value) => {
+    const [address = '', prefix, extra] = value.split('/');
+    const family = isIP(address);
+    if (family === 0 || prefix === undefined || extra !== undefined || !/^\d+$/.test(prefix)) return false;
+    return Number(prefix) <= (family === 4 ? 32 : 128);
+  },
+  { error: CIDR_HINT },
+);
+
+export const webhookListenerSchema = z
+  .strictObject({
+    allow_cidrs: z
+      .array(cidrSchema)
+      .default([])
+      .describe(
+        "Sender address ranges allowed on the webhook path (the API's published ranges); checked in addition to the signature, never instead",
+      ),
+  })
+  .describe('Webhook intake settings');

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { duration } from './duration.js';
-import { caFileSchema, proxySchema, serverTlsSchema } from './network-schema.js';
+import {
+  caFileSchema,
+  opsAuthSchema,
+  proxySchema,
+  serverTlsSchema,
+  webhookListenerSchema,
+} from './network-schema.js';
 import { secret } from './secret.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
@@ -85,6 +91,8 @@ const serverSchema = z.strictObject({
     .max(50 * 1024 * 1024)
     .default(1024 * 1024),
   tls: serverTlsSchema.optional(),
+  auth: opsAuthSchema.optional(),
+  webhooks: webhookListenerSchema.optional(),
 });
 
 const logSchema = z.strictObject({

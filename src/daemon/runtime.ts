@@ -5,6 +5,7 @@
 import type { LoadedConfig } from '../config/index.js';
 import { pruneState, runJob, type JobContext, type RunResult } from '../engine/index.js';
 import { createOpsMetrics, createOpsServer, type ConnectorCheck, type OpsMetrics } from '../ops/index.js';
+import { createOpsAccessCheck } from '../ops/auth.js';
 import { readServerTls, type ServerTlsFiles } from '../ops/tls.js';
 import { watchServerTls } from '../ops/tls-reload.js';
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
@@ -234,6 +235,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     host: config.server.host,
     port: options.port ?? config.server.port,
     tls: serverTls,
+    access: createOpsAccessCheck(
+      {
+        token: config.server.auth?.token,
+        username: config.server.auth?.username,
+        password: config.server.auth?.password,
+        webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
+      },
+      config.server.webhook_path,
+    ),
     metrics,
     webhook: { path: config.server.webhook_path, receiver },
     knownSecrets: env.secrets,

@@ -12,6 +12,7 @@ import type { OpsProviders, ReadinessPolicy } from './providers.js';
 import { DEFAULT_READINESS_POLICY } from './providers.js';
 import { evaluateReadiness } from './readiness.js';
 import { renderStatusHtml } from './status-html.js';
+import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { buildStatusSnapshot } from './status.js';
 
@@ -20,6 +21,8 @@ export interface OpsServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port: number;
+  /** Credentials and webhook sender ranges checked before any route (see auth.ts). */
+  access?: OpsAccessCheck | undefined;
   /** Serve https with this certificate (see tls.ts); plain http without it. */
   tls?: ServerTlsMaterial | undefined;
   providers: OpsProviders;
@@ -78,6 +81,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (options.access?.(req, path, res)) return;
     if (options.webhook !== undefined && path === options.webhook.path) {
       options.webhook.receiver.handle(req, res);
       return;
