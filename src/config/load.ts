@@ -120,18 +120,18 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
   const caFile = core.api.ca_file;
   const api = caFile === undefined ? core.api : { ...core.api, ca_file: resolve(dirname(file), caFile) };
-  const tls = core.server.tls;
-  const server =
-    tls === undefined
-      ? core.server
-      : {
-          ...core.server,
-          tls: {
-            cert_file: resolve(dirname(file), tls.cert_file),
-            key_file: resolve(dirname(file), tls.key_file),
-            ...(tls.ca_file === undefined ? {} : { ca_file: resolve(dirname(file), tls.ca_file) }),
-          },
-        };
+  type TlsFiles = NonNullable<typeof core.server.tls>;
+  const tlsPaths = (tls: TlsFiles): TlsFiles => ({
+    cert_file: resolve(dirname(file), tls.cert_file),
+    key_file: resolve(dirname(file), tls.key_file),
+    ...(tls.ca_file === undefined ? {} : { ca_file: resolve(dirname(file), tls.ca_file) }),
+  });
+  const { tls, webhooks } = core.server;
+  const server = {
+    ...core.server,
+    ...(tls === undefined ? {} : { tls: tlsPaths(tls) }),
+    ...(webhooks?.tls === undefined ? {} : { webhooks: { ...webhooks, tls: tlsPaths(webhooks.tls) } }),
+  };
   const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
   return { file, config, warnings: blocks.warnings };
 }

@@ -92,6 +92,23 @@ export const cidrSchema = z.string({ error: CIDR_HINT }).refine(
 
 export const webhookListenerSchema = z
   .strictObject({
+    host: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Interface of a separate webhook listener (with port); default server.host'),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65_535)
+      .optional()
+      .describe(
+        'Serve the webhook path on its own port (it can face the internet while /metrics and /status stay on server.host)',
+      ),
+    tls: serverTlsSchema
+      .optional()
+      .describe('TLS of the separate webhook listener (needs port); default plain http'),
     allow_cidrs: z
       .array(cidrSchema)
       .default([])
@@ -99,4 +116,10 @@ export const webhookListenerSchema = z
         "Sender address ranges allowed on the webhook path (the API's published ranges); checked in addition to the signature, never instead",
       ),
   })
+  .refine(
+    (webhooks) => webhooks.port !== undefined || (webhooks.host === undefined && webhooks.tls === undefined),
+    {
+      error: 'host and tls of server.webhooks apply to a separate listener: give port too',
+    },
+  )
   .describe('Webhook intake settings');

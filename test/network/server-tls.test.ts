@@ -207,6 +207,40 @@ describe('server.tls', () => {
     }
   });
 
+  it('serves the webhook path alone on a separate https listener, the operations endpoints stay on their port', async () => {
+    const daemon = await start(
+      writeConfig('separate', [
+        '  webhooks:',
+        '    host: 127.0.0.1',
+        '    port: 0',
+        '    tls:',
+        `      cert_file: ${first.certFile}`,
+        `      key_file: ${first.keyFile}`,
+      ]),
+    );
+    const agent = new Agent({ connect: { ca: ca.cert } });
+    try {
+      expect(daemon.opsUrl).toMatch(/^http:\/\//);
+      expect(daemon.webhookUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+      expect(new URL(daemon.webhookUrl).port).not.toBe(new URL(daemon.opsUrl).port);
+      const accepted = await signedPost(agent, daemon.webhookUrl, 'evt_separate');
+      expect(accepted.statusCode).toBe(200);
+      await accepted.body.dump();
+      expect(daemon.env.state.inbox.get('evt_separate')).not.toBeNull();
+      const onOpsPort = await fetch(`${daemon.opsUrl}/webhooks`, { method: 'POST', body: '{}' });
+      expect(onOpsPort.status).toBe(404);
+      for (const path of ['/metrics', '/status', '/healthz']) {
+        const response = await request(new URL(path, daemon.webhookUrl).href, { dispatcher: agent });
+        expect(response.statusCode, path).toBe(404);
+        await response.body.dump();
+      }
+      expect((await fetch(`${daemon.opsUrl}/metrics`)).status).toBe(200);
+    } finally {
+      await agent.close();
+      await daemon.stop(5_000);
+    }
+  });
+
   it('refuses to start with a missing certificate or a key of another certificate, naming the key', async () => {
     const missing = writeConfig('missing', [
       '  tls:',
