@@ -24,6 +24,8 @@ export async function openApi(config: Config): Promise<ApiAccess> {
       baseUrl: sandbox.baseUrl,
       apiKey: config.api.api_key ?? sandbox.keys.supplier,
       auth,
+      // In this process: reached directly, whatever proxy variables are set.
+      network: { env: {} },
     });
     return {
       api,

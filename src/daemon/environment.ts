@@ -128,7 +128,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
         rateLimit: { maxConcurrency: config.api.max_concurrency },
         retry: { deadlineMs: config.api.timeout },
         ...(endpoint.embedded ? { environment: 'sandbox' as const } : {}),
-        ...(network === undefined ? {} : { network }),
+        // The embedded sandbox is reached directly, whatever proxy variables are set.
+        network: network ?? { env: {} },
         ...(options.hooks?.onApiCall ? { onCall: (event) => options.hooks?.onApiCall?.(side, event) } : {}),
         ...(options.hooks?.onDrift ? { onDrift: options.hooks.onDrift } : {}),
       });

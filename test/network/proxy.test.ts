@@ -247,6 +247,22 @@ describe('doctor and the proxy', () => {
   );
 
   it(
+    'reaches the embedded sandbox directly whatever the proxy variables say',
+    { timeout: 60_000 },
+    async () => {
+      const file = join(dir, 'embedded.yaml');
+      writeFileSync(file, ['api:', '  sandbox: embedded', 'state:', '  path: embedded.db', ''].join('\n'));
+      const result = await runCli(['doctor', '--config', file], {
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+      });
+      expect(result.stdout).toMatch(
+        /^OK {3}api proxy {10}none: the embedded sandbox runs inside this process$/m,
+      );
+      expect(result.stdout).toMatch(/^OK {3}api {16}GET \/me at embedded sandbox/m);
+    },
+  );
+  it(
     'rejects an api.proxy.url that does not parse, naming the file and the key',
     { timeout: 30_000 },
     async () => {
