@@ -12,6 +12,7 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: only the compiled code, production dependencies and example configs; runs as a non-root user.
 # Mount the config at /etc/supply-sync/config.yaml with server.host: 0.0.0.0 and state.path under /var/lib/supply-sync.
+# `demo` keeps its state in /app/state, a link to the same volume: /app itself stays read-only for the node user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -20,7 +21,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY config ./config
-RUN mkdir -p /var/lib/supply-sync && chown node:node /var/lib/supply-sync
+RUN mkdir -p /var/lib/supply-sync && chown node:node /var/lib/supply-sync && ln -s /var/lib/supply-sync /app/state
 USER node
 VOLUME ["/var/lib/supply-sync"]
 EXPOSE 8080

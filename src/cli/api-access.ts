@@ -1,6 +1,7 @@
 /** Opens the API the config points at: a real base URL with its key, or the embedded sandbox for demos. */
 import { createApiClient, type ApiClient } from '../client/index.js';
 import type { Config } from '../config/index.js';
+import { apiNetworkOptions } from '../daemon/api-network.js';
 import { CliError, EXIT_USAGE } from './errors.js';
 
 export interface ApiAccess {
@@ -23,6 +24,8 @@ export async function openApi(config: Config): Promise<ApiAccess> {
       baseUrl: sandbox.baseUrl,
       apiKey: config.api.api_key ?? sandbox.keys.supplier,
       auth,
+      // In this process: reached directly, whatever proxy variables are set.
+      network: { env: {} },
     });
     return {
       api,
@@ -43,6 +46,7 @@ export async function openApi(config: Config): Promise<ApiAccess> {
     auth,
     rateLimit: { maxConcurrency: config.api.max_concurrency },
     retry: { deadlineMs: config.api.timeout },
+    network: apiNetworkOptions(config),
   });
   return { api, baseUrl: config.api.base_url, label: config.api.base_url, close: () => api.close() };
 }

@@ -1,6 +1,6 @@
 /** createApiClient: assembles transport, authentication, rate limiter and the endpoint modules. */
 import { randomUUID } from 'node:crypto';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { createAccountApi } from './areas/account.js';
@@ -24,6 +24,12 @@ import { createWebhooksApi } from './areas/webhooks.js';
 import { ApiKeyAuthenticator, ClientCredentialsAuthenticator, type AuthOptions } from './auth.js';
 import type { ClientContext } from './context.js';
 import { assertEnvironmentsMatch, type ApiEnvironment } from './environment.js';
+import {
+  createNetworkDispatcher,
+  proxySecrets,
+  resolveProxySettings,
+  type NetworkOptions,
+} from './network.js';
 import { DriftCounter, type DriftListener } from './parsing.js';
 import { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.js';
 import { Redactor } from './redact.js';
@@ -41,8 +47,10 @@ export interface ApiClientOptions {
   environment?: ApiEnvironment;
   /** Base URLs (prefixes) treated as sandbox when `environment` is not given. */
   sandboxBaseUrls?: readonly string[];
-  /** HTTP dispatcher; default a keep-alive Agent owned (and closed) by this client. */
+  /** HTTP dispatcher; default a keep-alive proxy-aware Agent owned (and closed) by this client. */
   dispatcher?: Dispatcher;
+  /** Proxy and private CAs of the default dispatcher (ignored with an injected one). */
+  network?: Pick<NetworkOptions, 'proxy' | 'extraCaCertificates' | 'env'>;
   clock?: Clock;
   /** Random source in [0, 1) for backoff jitter. */
   random?: () => number;
@@ -61,15 +69,12 @@ export interface ApiClientOptions {
   attemptTimeoutMs?: number;
 }
 
-function defaultAgent(options: ApiClientOptions): Agent {
-  const timeout = options.attemptTimeoutMs ?? 60_000;
-  return new Agent({
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-    connections: Math.max(1, options.rateLimit?.maxConcurrency ?? 8),
-    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-    headersTimeout: timeout,
-    bodyTimeout: timeout,
+function defaultDispatcher(options: ApiClientOptions): Dispatcher {
+  return createNetworkDispatcher({
+    ...options.network,
+    connections: options.rateLimit?.maxConcurrency ?? 8,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs: options.attemptTimeoutMs }),
   });
 }
 
@@ -79,10 +84,14 @@ export function createApiClient(options: ApiClientOptions) {
     ...(options.sandboxBaseUrls ? { sandboxBaseUrls: options.sandboxBaseUrls } : {}),
   });
   const clock = options.clock ?? systemClock;
-  let ownedAgent: Agent | undefined;
-  const dispatcher: Dispatcher = options.dispatcher ?? (ownedAgent = defaultAgent(options));
+  let ownedDispatcher: Dispatcher | undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownedDispatcher = defaultDispatcher(options));
   const redactor = new Redactor();
   redactor.add(options.apiKey);
+  if (options.dispatcher === undefined) {
+    const settings = resolveProxySettings(options.network ?? {});
+    for (const value of proxySecrets(settings, options.network?.proxy)) redactor.add(value);
+  }
   const limiter = new RateLimiter(clock, options.rateLimit);
   const drift = new DriftCounter(options.onDrift);
   const logger = options.logger?.child({ component: 'api-client', environment });
@@ -138,9 +147,11 @@ export function createApiClient(options: ApiClientOptions) {
     /** Quarantine and drift counts per resource since the client was created. */
     driftStats: (): Record<string, { quarantined: number; drift: number }> => drift.snapshot(),
     rateLimiterStats: (): RateLimiterStats => limiter.stats(),
-    /** Closes the client's own Agent (an injected dispatcher is left to its owner). */
+    /** The dispatcher of this client's calls, for downloads from signed URLs (same proxy and CAs). */
+    dispatcher,
+    /** Closes the client's own dispatcher (an injected one is left to its owner). */
     async close(): Promise<void> {
-      await ownedAgent?.close();
+      await ownedDispatcher?.close();
     },
   };
 }

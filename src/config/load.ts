@@ -76,6 +76,7 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
       const schema = schemaForPath(raw, path, registry);
       return schema !== undefined && isArraySchema(schema);
     },
+    isDeclaredKey: (path, raw) => schemaForPath(raw, path, registry) !== undefined,
   });
   const issues: ConfigIssue[] = [...source.issues];
   const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
@@ -117,7 +118,21 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
   if (issues.length > 0) throw new ConfigError(issues);
   // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
-  const config = deepFreeze({ ...core, state, connectors, jobs }) as Config;
+  const caFile = core.api.ca_file;
+  const api = caFile === undefined ? core.api : { ...core.api, ca_file: resolve(dirname(file), caFile) };
+  type TlsFiles = NonNullable<typeof core.server.tls>;
+  const tlsPaths = (tls: TlsFiles): TlsFiles => ({
+    cert_file: resolve(dirname(file), tls.cert_file),
+    key_file: resolve(dirname(file), tls.key_file),
+    ...(tls.ca_file === undefined ? {} : { ca_file: resolve(dirname(file), tls.ca_file) }),
+  });
+  const { tls, webhooks } = core.server;
+  const server = {
+    ...core.server,
+    ...(tls === undefined ? {} : { tls: tlsPaths(tls) }),
+    ...(webhooks?.tls === undefined ? {} : { webhooks: { ...webhooks, tls: tlsPaths(webhooks.tls) } }),
+  };
+  const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
   return { file, config, warnings: blocks.warnings };
 }
 

@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { duration } from './duration.js';
+import {
+  caFileSchema,
+  opsAuthSchema,
+  proxySchema,
+  serverTlsSchema,
+  webhookListenerSchema,
+} from './network-schema.js';
 import { secret } from './secret.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
@@ -43,6 +50,8 @@ const apiSchema = z
     client_id: z.string().min(1).optional(),
     timeout: duration().default(30_000),
     max_concurrency: z.number().int().min(1).max(64).default(4),
+    proxy: proxySchema.optional(),
+    ca_file: caFileSchema.optional(),
   })
   .superRefine((api, ctx) => {
     if ((api.base_url === undefined) === (api.sandbox === undefined)) {
@@ -81,6 +90,9 @@ const serverSchema = z.strictObject({
     .min(1024)
     .max(50 * 1024 * 1024)
     .default(1024 * 1024),
+  tls: serverTlsSchema.optional(),
+  auth: opsAuthSchema.optional(),
+  webhooks: webhookListenerSchema.optional(),
 });
 
 const logSchema = z.strictObject({

@@ -9,6 +9,8 @@ export interface SourceOptions {
   readonly readFile: (path: string) => string;
   /** Whether the value at a path is a list (a `*_file` then holds one entry per line). */
   readonly expectsList?: (path: readonly PathSegment[], raw: unknown) => boolean;
+  /** Whether the schema declares this key itself (api.ca_file is a path, not a secret read from a file). */
+  readonly isDeclaredKey?: (path: readonly PathSegment[], raw: unknown) => boolean;
 }
 
 export interface ConfigSource {
@@ -126,6 +128,7 @@ export function readConfigSource(file: string, text: string, options: SourceOpti
     for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...path, key]);
     for (const key of Object.keys(out)) {
       if (!key.endsWith('_file') || key.length <= 5) continue;
+      if (options.isDeclaredKey?.([...path, key], raw)) continue;
       const target = key.slice(0, -5);
       const filePath = out[key];
       if (typeof filePath !== 'string') continue;

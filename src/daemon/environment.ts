@@ -5,6 +5,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { createApiClient, type ApiClient, type ApiCallEvent, type DriftEvent } from '../client/index.js';
+import { proxySecrets, resolveProxySettings } from '../client/network.js';
 import { redactionPaths, secretValues, type LoadedConfig } from '../config/index.js';
 import type { Connector } from '../connectors/index.js';
 import type { Job } from '../engine/index.js';
@@ -12,6 +13,7 @@ import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { openStateStore, type StateStore } from '../state/index.js';
 import { openApiEndpoint, type ApiEndpoint } from './api-endpoint.js';
+import { apiNetworkOptions } from './api-network.js';
 import type { Registries } from './builtin.js';
 import type { ApiSide, FlowDefinition, Mappings } from './flow-definition.js';
 
@@ -105,6 +107,9 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
       return flow;
     };
 
+    // The embedded sandbox runs in this process: no proxy or private CA stands between them.
+    const network = endpoint.embedded ? undefined : apiNetworkOptions(config);
+    if (network !== undefined) apiKeys.push(...proxySecrets(resolveProxySettings(network), network.proxy));
     const apis = new Map<ApiSide, ApiClient>();
     const sides = new Set(enabledJobs.map(([jobName, job]) => flowOf(jobName, job.flow).side));
     // Without jobs the daemon still watches the API (readiness, doctor), with the supplier-side key.
@@ -125,6 +130,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
         rateLimit: { maxConcurrency: config.api.max_concurrency },
         retry: { deadlineMs: config.api.timeout },
         ...(endpoint.embedded ? { environment: 'sandbox' as const } : {}),
+        // The embedded sandbox is reached directly, whatever proxy variables are set.
+        network: network ?? { env: {} },
         ...(options.hooks?.onApiCall ? { onCall: (event) => options.hooks?.onApiCall?.(side, event) } : {}),
         ...(options.hooks?.onDrift ? { onDrift: options.hooks.onDrift } : {}),
       });

@@ -13,6 +13,10 @@ import {
   type OpsMetrics,
   type OpsProviders,
 } from '../ops/index.js';
+import { createOpsAccessCheck } from '../ops/auth.js';
+import { readServerTls, type ServerTlsFiles } from '../ops/tls.js';
+import { watchServerTls } from '../ops/tls-reload.js';
+import { createWebhookListener } from '../ops/webhook-listener.js';
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from 'pino';
@@ -104,6 +108,14 @@ export interface Daemon {
   stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
 }
 
+function tlsFilesOf(
+  tls: { cert_file: string; key_file: string; ca_file?: string | undefined } | undefined,
+): ServerTlsFiles | undefined {
+  return tls === undefined
+    ? undefined
+    : { certFile: tls.cert_file, keyFile: tls.key_file, caFile: tls.ca_file };
+}
+
 /** Starts the daemon; a start error names the config key to change and how (port in use, state locked...). */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   try {
@@ -114,6 +126,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
+  // Unusable certificate files stop the start here, naming the key, before anything is opened.
+  const tlsFiles = tlsFilesOf(options.loaded.config.server.tls);
+  const serverTls = tlsFiles === undefined ? undefined : readServerTls(tlsFiles);
+  const webhookListenerConfig = options.loaded.config.server.webhooks;
+  const webhookTlsFiles = tlsFilesOf(webhookListenerConfig?.tls);
+  const webhookTls =
+    webhookTlsFiles === undefined ? undefined : readServerTls(webhookTlsFiles, 'server.webhooks.tls');
   // Gauges read the state store and the health model at scrape time; filled in once they exist.
   const gaugeSources: {
     state?: StateStore;
@@ -301,11 +320,35 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
   gaugeSources.providers = providers;
   gaugeSources.secrets = env.secrets;
 
+  const access = createOpsAccessCheck(
+    {
+      token: config.server.auth?.token,
+      username: config.server.auth?.username,
+      password: config.server.auth?.password,
+      webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
+    },
+    config.server.webhook_path,
+  );
+  const webhookPort = webhookListenerConfig?.port;
+  const webhookListener =
+    webhookPort === undefined
+      ? undefined
+      : createWebhookListener({
+          host: webhookListenerConfig?.host ?? config.server.host,
+          port: webhookPort,
+          path: config.server.webhook_path,
+          receiver,
+          tls: webhookTls,
+          access,
+        });
   const ops = createOpsServer({
     host: config.server.host,
     port: options.port ?? config.server.port,
+    tls: serverTls,
+    access,
     metrics,
-    webhook: { path: config.server.webhook_path, receiver },
+    // With a separate webhook listener the webhook path is served there only.
+    ...(webhookListener === undefined ? { webhook: { path: config.server.webhook_path, receiver } } : {}),
     knownSecrets: env.secrets,
     clock,
     logger,
@@ -315,10 +358,27 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
   // Background loops run on the injected clock (a fake-clock soak run prunes too) and end with this signal.
   const background = new AbortController();
   let listening: { port: number; url: string };
+  let stopTlsWatch = (): void => undefined;
   try {
     listening = await ops.listen();
+    if (tlsFiles !== undefined && 'setSecureContext' in ops.server) {
+      stopTlsWatch = watchServerTls(ops.server, tlsFiles, { logger });
+    }
+    const webhookBase = webhookListener === undefined ? listening.url : (await webhookListener.listen()).url;
+    if (
+      webhookListener !== undefined &&
+      webhookTlsFiles !== undefined &&
+      'setSecureContext' in webhookListener.server
+    ) {
+      const stopOps = stopTlsWatch;
+      const stopWebhooks = watchServerTls(webhookListener.server, webhookTlsFiles, { logger });
+      stopTlsWatch = () => {
+        stopOps();
+        stopWebhooks();
+      };
+    }
     await connectorHealth.checkAll();
-    const webhookUrl = `${listening.url}${config.server.webhook_path}`;
+    const webhookUrl = `${webhookBase}${config.server.webhook_path}`;
     if (env.endpoint.embedded) {
       await registerEmbeddedWebhooks(env, webhookUrl, secrets, mapping);
     }
@@ -367,9 +427,11 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
       runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
       stop: async (timeoutMs = 30_000) => {
         background.abort();
+        stopTlsWatch();
         // Webhook intake stops first, so every event answered 2xx has been dispatched while the scheduler still
         // takes triggers; then running jobs reach a checkpoint; then connections close, within a bound, so a
         // driver stuck on a lock cannot keep the process alive.
+        await webhookListener?.close();
         await ops.close();
         await receiver.drain();
         await dispatcher.idle();
@@ -383,6 +445,8 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
     };
   } catch (error) {
     background.abort();
+    stopTlsWatch();
+    await webhookListener?.close().catch(() => undefined);
     await ops.close().catch(() => undefined);
     await inbox.close();
     await env.close();

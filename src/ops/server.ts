@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { scrubSecrets } from '../log/scrub.js';
@@ -11,6 +12,8 @@ import type { OpsProviders, ReadinessPolicy } from './providers.js';
 import { DEFAULT_READINESS_POLICY } from './providers.js';
 import { evaluateReadiness } from './readiness.js';
 import { renderStatusHtml } from './status-html.js';
+import type { OpsAccessCheck } from './auth.js';
+import type { ServerTlsMaterial } from './tls.js';
 import { buildStatusSnapshot } from './status.js';
 
 export interface OpsServerOptions {
@@ -18,6 +21,10 @@ export interface OpsServerOptions {
   host?: string;
   /** 0 picks a free port. */
   port: number;
+  /** Credentials and webhook sender ranges checked before any route (see auth.ts). */
+  access?: OpsAccessCheck | undefined;
+  /** Serve https with this certificate (see tls.ts); plain http without it. */
+  tls?: ServerTlsMaterial | undefined;
   providers: OpsProviders;
   metrics: OpsMetrics;
   /** The webhook receiver and the path it is mounted on (e.g. '/webhooks'). */
@@ -30,7 +37,7 @@ export interface OpsServerOptions {
 }
 
 export interface OpsServer {
-  server: Server;
+  server: Server | HttpsServer;
   /** Starts listening; resolves with the bound port and base URL. */
   listen(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
@@ -74,6 +81,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (options.access?.(req, path, res)) return;
     if (options.webhook !== undefined && path === options.webhook.path) {
       options.webhook.receiver.handle(req, res);
       return;
@@ -87,14 +95,27 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
     await route(req, res);
   };
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
       options.logger?.error({ err: error, url: req.url }, 'operations request failed');
       if (!res.headersSent) json(res, 500, { error: 'internal_error', detail: message });
       else res.destroy();
     });
-  });
+  };
+  const tls = options.tls;
+  const server =
+    tls === undefined
+      ? createServer(onRequest)
+      : createHttpsServer(
+          {
+            ...tls.context,
+            requestCert: tls.requireClientCertificate,
+            rejectUnauthorized: tls.requireClientCertificate,
+          },
+          onRequest,
+        );
+  const scheme = tls === undefined ? 'http' : 'https';
 
   return {
     server,
@@ -106,7 +127,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
           server.off('error', reject);
           const { port } = server.address() as AddressInfo;
           const shownHost = host.includes(':') ? `[${host}]` : host;
-          resolve({ port, url: `http://${shownHost}:${port}` });
+          resolve({ port, url: `${scheme}://${shownHost}:${port}` });
         });
       }),
     close: async () => {

@@ -1,8 +1,9 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../../client/index.js';
 import type { Config, SchemaRegistry } from '../../config/index.js';
 import { openApi } from '../api-access.js';
 import { check, type DoctorCheck } from './check.js';
+import { networkChecks } from './network-checks.js';
 
 const FIXES: Record<string, string> = {
   unauthorized: 'check api.api_key (or api_key_file): the key is wrong or incomplete',
@@ -15,9 +16,10 @@ const FIXES: Record<string, string> = {
 };
 
 /** Server clock offset from the Date header of an unauthenticated request (any status carries it). */
-async function clockSkew(baseUrl: string): Promise<number | undefined> {
+async function clockSkew(baseUrl: string, dispatcher: Dispatcher): Promise<number | undefined> {
   const before = Date.now();
   const response = await request(`${baseUrl}/me`, {
+    dispatcher,
     method: 'GET',
     headersTimeout: 10_000,
     bodyTimeout: 10_000,
@@ -65,15 +67,22 @@ function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck
 }
 
 export async function apiChecks(config: Config, registry: SchemaRegistry): Promise<DoctorCheck[]> {
+  const results: DoctorCheck[] = await networkChecks(config);
+  if (
+    results.some(
+      (item) => item.name === 'api ca_file' || (item.name === 'api proxy' && item.status === 'fail'),
+    )
+  ) {
+    return results;
+  }
   let access;
   try {
     access = await openApi(config);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);
-    return [check('fail', 'api', message, typeof code === 'string' ? FIXES[code] : undefined)];
+    return [...results, check('fail', 'api', message, typeof code === 'string' ? FIXES[code] : undefined)];
   }
-  const results: DoctorCheck[] = [];
   try {
     const me = await access.api.account.me();
     const keyPrefix = me.client.key_prefix ?? '';
@@ -132,7 +141,7 @@ export async function apiChecks(config: Config, registry: SchemaRegistry): Promi
     );
   }
   try {
-    const skew = await clockSkew(access.baseUrl);
+    const skew = await clockSkew(access.baseUrl, access.api.dispatcher);
     if (skew === undefined) results.push(check('warn', 'clock skew', 'the API sent no Date header'));
     else {
       // The Date header has whole seconds, so a difference of up to a second is noise.

@@ -33,6 +33,7 @@ export const mirrorFlow = defineFlow({
     return createMirrorJob({
       name: job.name,
       api: deps.api,
+      dispatcher: deps.api.dispatcher,
       sink: requireCapability(deps.connector(job.connector), 'mirrorSink', job.connector),
       options: job.options,
     });
