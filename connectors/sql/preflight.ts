@@ -18,6 +18,14 @@ function suggestion(name: string, candidates: readonly string[], prefix = ''): s
   return close === undefined ? '' : `; did you mean ${prefix}${close}?`;
 }
 
+/** A returned column that is probably the missing one: a near spelling, or a name that contains it (item_name). */
+function columnSuggestion(missing: string, unread: readonly string[]): string {
+  const lower = missing.toLowerCase();
+  const meant =
+    closestMatch(missing, unread) ?? unread.find((column) => column.toLowerCase().includes(lower));
+  return meant === undefined ? '' : `; did you mean ${meant}?`;
+}
+
 /** Parameters a statement uses that the flow never provides: knowable from the config alone. */
 function parameterProblems(statement: ConfiguredStatement): PreflightProblem[] {
   const { names } = compileNamedParams(statement.sql, 'question');
@@ -62,7 +70,7 @@ function columnProblems(
       status: 'fail',
       capability,
       key,
-      detail: `returns no column "${column}"${suggestion(column, unread)} (returned: ${columns.join(', ') || 'none'})`,
+      detail: `returns no column "${column}"${columnSuggestion(column, unread)} (returned: ${columns.join(', ') || 'none'})`,
       fix: COLUMN_FIX,
     }));
   if (contract.passesOtherColumns) return problems;

@@ -11,6 +11,7 @@ export function jobStatuses(
   now: number,
   isRunning: (job: string) => boolean,
   nextRuns: ReadonlyMap<string, number | undefined>,
+  preflightError: (job: string) => string | undefined = () => undefined,
 ): JobStatus[] {
   return [...jobs.entries()].map(([name, built]) => {
     const { schedule, freshness } = built.config;
@@ -32,6 +33,8 @@ export function jobStatuses(
       if (owedSince <= now) status.dueSince = owedSince;
     }
     if (freshness !== undefined) status.freshnessMs = freshness;
+    const heldBack = preflightError(name);
+    if (heldBack !== undefined) status.preflightError = heldBack;
     return status;
   });
 }

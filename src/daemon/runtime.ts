@@ -19,6 +19,7 @@ import {
 import type { Registries } from './builtin.js';
 import { buildEnvironment, type Environment } from './environment.js';
 import { jobStatuses } from './job-status.js';
+import { PreflightGate } from './preflight.js';
 import { registerEmbeddedWebhooks } from './embedded-webhooks.js';
 
 const CONNECTOR_CHECK_INTERVAL_MS = 5 * 60_000;
@@ -138,6 +139,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   state.runs.closeInterrupted();
   const secrets = new WebhookSecretStore(state.kv, () => clock.now());
   webhookSecrets.store = secrets;
+  // Jobs whose statements fail the pre-flight are held back with the reason; the others run.
+  const preflight = await PreflightGate.open(
+    { file: env.loaded.file, connectors: env.connectors, jobs: env.jobs },
+    logger,
+  );
 
   const runOne = async (name: string, trigger: SchedulerTrigger, signal: AbortSignal): Promise<RunResult> => {
     const built = env.jobs.get(name);
@@ -151,7 +157,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       state,
       trigger,
     };
-    const result = await runJob(built.job, ctx);
+    const result = await runJob(preflight.guard(name, built.job), ctx);
     metrics.runs.inc({ job: name, outcome: result.outcome });
     for (const [kind, count] of Object.entries(result.counts)) {
       if (count > 0) metrics.recordsProcessed.inc({ job: name, stream: kind }, count);
@@ -253,6 +259,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           clock.now(),
           (job) => scheduler.isRunning(job),
           scheduler.nextRuns(),
+          (job) => preflight.reason(job),
         ),
       outbox: () => state.outbox.depth(),
       deadLetters: () => ({ open: state.deadLetters.countOpen() }),
