@@ -9,6 +9,9 @@ import type {
 } from '../../src/connectors/orders.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
+import { closestMatch } from '../../src/config/did-you-mean.js';
+import { ConnectorError } from '../../src/connectors/errors.js';
+import { compileNamedParams } from './named-params.js';
 import { RowReader } from './row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';
 
@@ -76,6 +79,9 @@ export const orderContracts = {
  * ERP's own tables, and `find` looks it up inside the write transaction: a replayed order writes nothing.
  */
 export class SqlOrderSink implements OrderSink {
+  /** Statements the database has already prepared once in this process (dry runs prepare each only once). */
+  readonly #prepared = new Set<string>();
+
   constructor(
     private readonly driver: SqlDriver,
     private readonly statements: OrderStatements,
@@ -102,6 +108,57 @@ export class SqlOrderSink implements OrderSink {
       await this.#insertLines(tx, order, erpOrderNumber);
       return { erpOrderNumber, status: 'written' };
     });
+  }
+
+  /**
+   * writeOrder without the writes: `find` runs for real, and each insert is prepared on the database and given
+   * this order's parameters exactly as writeOrder binds them, without being executed.
+   */
+  async checkOrderWrite(order: ErpOrder): Promise<void> {
+    await this.#find(this.driver, order.apiOrderId);
+    const header = headerParams(order);
+    await this.#checkBinding(
+      orderContracts.insert_header,
+      this.statements.insert_header,
+      bound(orderContracts.insert_header, header),
+    );
+    for (const line of order.lines) {
+      await this.#checkBinding(
+        orderContracts.insert_line,
+        this.statements.insert_line,
+        // The ERP number is only known once the header is written; any value binds the same way.
+        bound(orderContracts.insert_line, { ...header, erp_order_number: '', ...lineParams(line) }),
+      );
+    }
+  }
+
+  async #checkBinding(
+    contract: StatementContract,
+    sql: string,
+    params: Readonly<Record<string, SqlValue>>,
+  ): Promise<void> {
+    const fail = (message: string, cause?: unknown) =>
+      new ConnectorError('connector_statement_failed', `statement ${contract.key}: ${message}`, {
+        connector: this.connectorName,
+        retryable: false,
+        ...(cause === undefined ? {} : { cause }),
+      });
+    if (!this.#prepared.has(sql)) {
+      try {
+        await this.driver.describe(sql);
+      } catch (error) {
+        if (error instanceof ConnectorError && error.retryable) throw error;
+        throw fail(error instanceof Error ? error.message : String(error), error);
+      }
+      this.#prepared.add(sql);
+    }
+    const unbound = compileNamedParams(sql, 'question').names.find((name) => params[name] === undefined);
+    if (unbound !== undefined) {
+      const meant = closestMatch(unbound, Object.keys(params));
+      throw fail(
+        `parameter :${unbound} has no value${meant === undefined ? '' : `; did you mean :${meant}?`}`,
+      );
+    }
   }
 
   applyOrderUpdate(order: ErpOrder): Promise<OrderUpdateResult> {

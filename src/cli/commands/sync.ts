@@ -29,7 +29,16 @@ export function registerSyncCommand(program: Command, context: CliContext): void
         const counts = Object.entries(result.counts)
           .map(([name, count]) => `${name}=${count}`)
           .join(' ');
-        context.output.line(`${job}: ${result.outcome}${counts ? ` (${counts})` : ''}`);
+        const outcome = options.dryRun ? `dry run ${result.outcome}` : result.outcome;
+        context.output.line(`${job}: ${outcome}${counts ? ` (${counts})` : ''}`);
+        if (options.dryRun) {
+          context.output.line(
+            `${job}: dry run: nothing was written and no run was recorded in the state file`,
+          );
+          if (result.outcome === 'failed' || result.error !== undefined) {
+            throw new CliError(`${job} dry run: ${result.error ?? 'see the log'}`, 'dry_run_problems');
+          }
+        }
         if (result.outcome === 'failed') {
           throw new CliError(`${job} failed: ${result.error ?? 'see the log'}`, 'run_failed');
         }
