@@ -79,6 +79,34 @@ describe('supply-sync doctor prepares the configured statements against the real
     },
   );
 
+  it(
+    'config validate catches, without a database, a parameter the flow never provides (exit 2)',
+    { timeout: 90_000 },
+    async () => {
+      const file = join(dir, 'static.yaml');
+      // No database file at all: this check reads the config only.
+      writeFileSync(file, configText(['driver: sqlite', `file: ${join(dir, 'absent.sqlite')}`]));
+      const { code, stdout, stderr } = await runCli(['config', 'validate', '--config', file]);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(
+        `${file}: connectors.erp.statements.orders.insert_line: parameter :unit_pricee is not one supply-sync provides to this statement; did you mean :unit_price?`,
+      );
+      expect(stderr).toContain('config is invalid: 1 problem');
+      expect(code).toBe(2);
+      const fixed = join(dir, 'static-fixed.yaml');
+      writeFileSync(
+        fixed,
+        configText(['driver: sqlite', `file: ${join(dir, 'absent.sqlite')}`]).replace(
+          ':unit_pricee',
+          ':unit_price',
+        ),
+      );
+      const ok = await runCli(['config', 'validate', '--config', fixed]);
+      expect(ok.stdout).toMatch(/: OK \(1 connectors, 2 jobs\)$/m);
+      expect(ok.code).toBe(0);
+    },
+  );
+
   const pgUrl = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `ss_doctor_${process.pid}`;
   const password = 'Doctor-Secret-pw-7731';
