@@ -7,7 +7,10 @@ export function registerSyncCommand(program: Command, context: CliContext): void
   program
     .command('sync')
     .argument('<job>', 'job name from the config')
-    .option('--dry-run', 'write previews only; change nothing in the API or the target system')
+    .option(
+      '--dry-run',
+      'report what a run would do; change nothing in the API, the target system or the state file',
+    )
     .description('run one job now and print its outcome')
     .action(async (job: string, options: { dryRun?: boolean }, command: Command) => {
       const { runJobOnce, buildRegistries } = await import('../../daemon/index.js');
