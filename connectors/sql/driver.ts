@@ -14,6 +14,12 @@ export interface SqlResult {
 
 export type SqlDialect = 'sqlite' | 'pg' | 'mssql';
 
+/** What the database says about a statement it has prepared but not run. */
+export interface StatementShape {
+  /** Names of the result columns, or null when the statement returns no result set. */
+  readonly columns: readonly string[] | null;
+}
+
 export interface SqlExecutor {
   /** Runs one statement written with `:name` or `@name` parameters. */
   query(sql: string, params?: SqlParams): Promise<SqlResult>;
@@ -27,5 +33,10 @@ export interface SqlDriver extends SqlExecutor {
   readonly dialect: SqlDialect;
   /** Runs `work` in one transaction: commit when it resolves, roll back entirely when it throws. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Prepares a statement without running it and reports its result columns; throws the database's error when it
+   * rejects the statement (unknown table or column, syntax). Changes no data.
+   */
+  describe(sql: string): Promise<StatementShape>;
   close(): Promise<void>;
 }

@@ -3,9 +3,32 @@ import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../s
 import type { SqlDriver } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from './row-reader.js';
+import { statementContract, type StatementContract } from './statement-contract.js';
 
 type CatalogStatements = NonNullable<ErpStatements['catalog']>;
 type CustomerStatements = NonNullable<ErpStatements['customers']>;
+
+export const catalogContracts = {
+  products: statementContract('catalog.products', {
+    columns: ['sku', 'name', 'unit'],
+    optionalColumns: ['package_quantity', 'category', 'barcode', 'vat_exempt', 'external_ref'],
+  }),
+  prices: statementContract('catalog.prices', {
+    columns: ['price_list', 'sku', 'price'],
+    optionalColumns: ['min_quantity', 'valid_from'],
+  }),
+  availability: statementContract('catalog.availability', {
+    columns: ['sku'],
+    optionalColumns: ['available', 'available_until'],
+  }),
+} satisfies Record<keyof CatalogStatements, StatementContract>;
+
+export const customerContracts = {
+  list: statementContract('customers.list', {
+    columns: ['customer_number', 'name'],
+    optionalColumns: ['tax_id', 'erp_ref', 'email', 'price_list'],
+  }),
+} satisfies Record<keyof CustomerStatements, StatementContract>;
 
 /** Full catalog snapshots; a statement left out of the config reads as an empty snapshot of that kind. */
 export class SqlCatalogSource implements CatalogSource {
@@ -17,7 +40,7 @@ export class SqlCatalogSource implements CatalogSource {
 
   async readProducts(): Promise<ErpProduct[]> {
     const { rows } = await this.driver.query(this.statements.products);
-    return readRows(this.connectorName, 'catalog.products', rows, (row) => ({
+    return readRows(this.connectorName, catalogContracts.products, rows, (row) => ({
       sku: row.text('sku'),
       name: row.text('name'),
       unit: row.text('unit'),
@@ -32,7 +55,7 @@ export class SqlCatalogSource implements CatalogSource {
   async readPrices(): Promise<ErpPrice[]> {
     if (this.statements.prices === undefined) return [];
     const { rows } = await this.driver.query(this.statements.prices);
-    return readRows(this.connectorName, 'catalog.prices', rows, (row) => ({
+    return readRows(this.connectorName, catalogContracts.prices, rows, (row) => ({
       priceList: row.text('price_list'),
       sku: row.text('sku'),
       price: row.decimal('price'),
@@ -44,7 +67,7 @@ export class SqlCatalogSource implements CatalogSource {
   async readAvailability(): Promise<ErpAvailability[]> {
     if (this.statements.availability === undefined) return [];
     const { rows } = await this.driver.query(this.statements.availability);
-    return readRows(this.connectorName, 'catalog.availability', rows, (row) => ({
+    return readRows(this.connectorName, catalogContracts.availability, rows, (row) => ({
       sku: row.text('sku'),
       available: row.boolean('available', true),
       availableUntil: row.optionalDate('available_until'),
@@ -61,7 +84,7 @@ export class SqlCustomerDirectory implements CustomerDirectory {
 
   async listCustomers(): Promise<ErpCustomer[]> {
     const { rows } = await this.driver.query(this.statements.list);
-    return readRows(this.connectorName, 'customers.list', rows, (row) => ({
+    return readRows(this.connectorName, customerContracts.list, rows, (row) => ({
       customerNumber: row.text('customer_number'),
       name: row.text('name'),
       taxId: row.optionalText('tax_id'),

@@ -2,9 +2,44 @@ import type { DocumentSource } from '../../src/connectors/capabilities.js';
 import type { ErpDocument, ErpDocumentLine } from '../../src/connectors/documents.js';
 import type { SqlDriver } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { readRows, type RowReader } from './row-reader.js';
+import { readRows, type ReaderOf } from './row-reader.js';
+import { bound, statementContract, type StatementContract } from './statement-contract.js';
 
 type DocumentStatements = NonNullable<ErpStatements['documents']>;
+
+export const documentContracts = {
+  pending: statementContract('documents.pending', {
+    columns: [
+      'ref',
+      'type',
+      'number',
+      'date',
+      'customer_number',
+      'total_before_vat',
+      'vat',
+      'total_with_vat',
+    ],
+    optionalColumns: [
+      'due_date',
+      'ship_to',
+      'purchase_type',
+      'allocation_number',
+      'currency',
+      'discount',
+      'attachment_path',
+      'api_order_id',
+    ],
+  }),
+  lines: statementContract('documents.lines', {
+    params: ['ref'],
+    columns: ['line_number', 'item_code', 'description', 'quantity', 'unit_price', 'total'],
+    optionalColumns: ['unit', 'discount_pct', 'vat_exempt', 'api_order_id', 'api_order_line_id'],
+  }),
+  mark_sent: statementContract('documents.mark_sent', { params: ['ref', 'api_document_id'] }),
+} satisfies Record<keyof DocumentStatements, StatementContract>;
+
+type HeaderReader = ReaderOf<typeof documentContracts.pending>;
+type LineReader = ReaderOf<typeof documentContracts.lines>;
 
 /** Documents the ERP issued and has not sent yet, with their lines and PDF path. */
 export class SqlDocumentSource implements DocumentSource {
@@ -16,11 +51,14 @@ export class SqlDocumentSource implements DocumentSource {
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const { rows } = await this.driver.query(this.statements.pending);
-    const headers = readRows(this.connectorName, 'documents.pending', rows, readHeader);
+    const headers = readRows(this.connectorName, documentContracts.pending, rows, readHeader);
     const documents: ErpDocument[] = [];
     for (const header of headers) {
-      const result = await this.driver.query(this.statements.lines, { ref: header.ref });
-      const lines = readRows(this.connectorName, 'documents.lines', result.rows, readLine);
+      const result = await this.driver.query(
+        this.statements.lines,
+        bound(documentContracts.lines, { ref: header.ref }),
+      );
+      const lines = readRows(this.connectorName, documentContracts.lines, result.rows, readLine);
       const apiOrderIds = [header.apiOrderId, ...lines.map((line) => line.apiOrderId)].filter(
         (id, index, all): id is string => id !== null && all.indexOf(id) === index,
       );
@@ -31,12 +69,15 @@ export class SqlDocumentSource implements DocumentSource {
   }
 
   async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
-    await this.driver.query(this.statements.mark_sent, { ref, api_document_id: apiDocumentId });
+    await this.driver.query(
+      this.statements.mark_sent,
+      bound(documentContracts.mark_sent, { ref, api_document_id: apiDocumentId }),
+    );
   }
 }
 
 function readHeader(
-  row: RowReader,
+  row: HeaderReader,
 ): Omit<ErpDocument, 'apiOrderIds' | 'lines'> & { apiOrderId: string | null } {
   return {
     ref: row.text('ref'),
@@ -58,7 +99,7 @@ function readHeader(
   };
 }
 
-function readLine(row: RowReader): ErpDocumentLine {
+function readLine(row: LineReader): ErpDocumentLine {
   return {
     lineNumber: row.integer('line_number'),
     itemCode: row.text('item_code'),

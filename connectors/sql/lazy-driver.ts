@@ -1,4 +1,4 @@
-import type { SqlDialect, SqlDriver, SqlExecutor, SqlParams, SqlResult } from './driver.js';
+import type { SqlDialect, SqlDriver, SqlExecutor, SqlParams, SqlResult, StatementShape } from './driver.js';
 
 /**
  * A driver whose database package is loaded on first use. The mssql package alone takes about half a second to
@@ -19,6 +19,10 @@ export class LazyDriver implements SqlDriver {
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return (await this.#open()).transaction(work);
+  }
+
+  async describe(sql: string): Promise<StatementShape> {
+    return (await this.#open()).describe(sql);
   }
 
   async close(): Promise<void> {

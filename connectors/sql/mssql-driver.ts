@@ -1,5 +1,13 @@
 import mssql from 'mssql';
-import type { SqlDriver, SqlExecutor, SqlParams, SqlResult, SqlRow, SqlValue } from './driver.js';
+import type {
+  SqlDriver,
+  SqlExecutor,
+  SqlParams,
+  SqlResult,
+  SqlRow,
+  SqlValue,
+  StatementShape,
+} from './driver.js';
 import { mssqlConfig } from './mssql-url.js';
 import { bindValues, compileNamedParams } from './named-params.js';
 import { toConnectorError } from './sql-errors.js';
@@ -50,6 +58,30 @@ export class MssqlDriver implements SqlDriver {
       await transaction.rollback().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * SQL Server analyses a statement without running it in sp_describe_undeclared_parameters (the parameters' types)
+   * and sp_describe_first_result_set (its result columns). No test runs this without MSSQL_URL: there is no SQL
+   * Server on the test machines and no other oracle for it.
+   */
+  async describe(sql: string): Promise<StatementShape> {
+    const tsql = compileNamedParams(sql, 'at').text;
+    const undeclared = await this.query('EXEC sp_describe_undeclared_parameters @tsql = :tsql', { tsql });
+    const declarations = undeclared.rows
+      .map((row) => `${String(row['name'])} ${String(row['suggested_system_type_name'])}`)
+      .join(', ');
+    const described =
+      declarations === ''
+        ? await this.query('EXEC sp_describe_first_result_set @tsql = :tsql', { tsql })
+        : await this.query('EXEC sp_describe_first_result_set @tsql = :tsql, @params = :declarations', {
+            tsql,
+            declarations,
+          });
+    const columns = described.rows
+      .filter((row) => row['is_hidden'] !== true && typeof row['name'] === 'string')
+      .map((row) => String(row['name']));
+    return { columns: columns.length === 0 ? null : columns };
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import type { SqlDriver, SqlExecutor, SqlParams, SqlResult, SqlRow } from './driver.js';
+import type { SqlDriver, SqlExecutor, SqlParams, SqlResult, SqlRow, StatementShape } from './driver.js';
 import { bindValues, compileNamedParams } from './named-params.js';
+import { PgDescribe } from './pg-describe.js';
 import { toConnectorError } from './sql-errors.js';
 
 const DATE_OID = 1082;
@@ -76,6 +77,20 @@ export class PgDriver implements SqlDriver {
       throw error;
     } finally {
       client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  async describe(sql: string): Promise<StatementShape> {
+    const client = await this.#pool.connect().catch((error: unknown) => {
+      throw toConnectorError('pg', this.#name, error);
+    });
+    try {
+      const describe = client.query(new PgDescribe(compileNamedParams(sql, 'dollar').text));
+      return { columns: await describe.done };
+    } catch (error) {
+      throw toConnectorError('pg', this.#name, error);
+    } finally {
+      client.release();
     }
   }
 

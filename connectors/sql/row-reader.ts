@@ -1,42 +1,49 @@
 import { ConnectorError } from '../../src/connectors/errors.js';
 import type { SqlRow } from './driver.js';
+import type { StatementContract } from './statement-contract.js';
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}/;
 
 /**
  * Reads typed values out of a result row, with errors that name the statement and column the user must fix.
- * Values are never echoed in errors: rows may hold personal or commercial data.
+ * Values are never echoed in errors: rows may hold personal or commercial data. Typed by the statement's contract:
+ * required reads take a column the contract requires (R), optional reads one it lists at all (R or O).
  */
-export class RowReader {
+export class RowReader<R extends string = string, O extends string = string> {
+  private readonly statement: string;
+
   constructor(
     private readonly connector: string,
-    private readonly statement: string,
+    /** The statement's contract, or a name for sources without one (CSV files). */
+    source: StatementContract<R, O, string> | string,
     private readonly row: SqlRow,
-  ) {}
+  ) {
+    this.statement = typeof source === 'string' ? source : source.key;
+  }
 
-  text(column: string): string {
+  text(column: R): string {
     const value = this.#toText(column, this.#get(column));
     if (value === null) throw this.#invalid(column, 'a non-empty value');
     return value;
   }
 
   /** Optional columns may be left out of the SELECT entirely. */
-  optionalText(column: string): string | null {
+  optionalText(column: R | O): string | null {
     return this.#toText(column, this.row[column]);
   }
 
-  decimal(column: string): string {
+  decimal(column: R): string {
     const value = this.#toDecimal(column, this.#get(column));
     if (value === null) throw this.#invalid(column, 'a decimal number');
     return value;
   }
 
-  optionalDecimal(column: string): string | null {
+  optionalDecimal(column: R | O): string | null {
     return this.#toDecimal(column, this.row[column]);
   }
 
-  integer(column: string): number {
+  integer(column: R): number {
     const value = this.#get(column);
     const number = typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value;
     if (typeof number !== 'number' || !Number.isSafeInteger(number))
@@ -44,7 +51,7 @@ export class RowReader {
     return number;
   }
 
-  boolean(column: string, fallback: boolean): boolean {
+  boolean(column: R | O, fallback: boolean): boolean {
     const value = this.row[column];
     if (value === null || value === undefined) return fallback;
     if (typeof value === 'boolean') return value;
@@ -57,14 +64,23 @@ export class RowReader {
     throw this.#invalid(column, 'a boolean (1/0, Y/N, true/false)');
   }
 
-  date(column: string): string {
+  date(column: R): string {
     const value = this.#toDate(column, this.#get(column));
     if (value === null) throw this.#invalid(column, 'a date');
     return value;
   }
 
-  optionalDate(column: string): string | null {
+  optionalDate(column: R | O): string | null {
     return this.#toDate(column, this.row[column]);
+  }
+
+  optionalInteger(column: R | O): number | null {
+    const value = this.row[column];
+    if (value === null || value === undefined || value === '') return null;
+    const number = typeof value === 'string' || typeof value === 'bigint' ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isSafeInteger(number))
+      throw this.#invalid(column, 'an integer');
+    return number;
   }
 
   #toText(column: string, value: unknown): string | null {
@@ -110,11 +126,14 @@ export class RowReader {
   }
 }
 
-export function readRows<T>(
+export function readRows<T, R extends string, O extends string>(
   connector: string,
-  statement: string,
+  source: StatementContract<R, O, string> | string,
   rows: readonly SqlRow[],
-  read: (reader: RowReader) => T,
+  read: (reader: RowReader<R, O>) => T,
 ): T[] {
-  return rows.map((row) => read(new RowReader(connector, statement, row)));
+  return rows.map((row) => read(new RowReader(connector, source, row)));
 }
+
+/** The reader a statement's contract allows. */
+export type ReaderOf<C> = C extends StatementContract<infer R, infer O, string> ? RowReader<R, O> : never;

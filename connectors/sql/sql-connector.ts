@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CapabilityMap } from '../../src/connectors/capabilities.js';
-import type { CheckResult, Connector } from '../../src/connectors/connector.js';
+import type { CheckResult, Connector, PreflightProblem } from '../../src/connectors/connector.js';
 import type { ConnectorDefinition } from '../../src/connectors/registry.js';
 import { SqlAccountingWriter } from './accounting-writer.js';
 import { describeConnection, openSqlDriver, sqlConnectionSchema } from './connection.js';
@@ -14,6 +14,7 @@ import { SqlConfirmationSource, SqlDocumentReactionSink } from './erp-reactions.
 import { SqlSalesSource } from './erp-sales.js';
 import { journalTableSchema, type JournalTableConfig } from './journal-config.js';
 import { SqlMirrorSink } from './mirror-sink.js';
+import { preflightStatements, staticStatementProblems } from './preflight.js';
 
 export const sqlConnectorConfigSchema = z.strictObject({
   connection: sqlConnectionSchema,
@@ -81,8 +82,13 @@ export class SqlConnector implements Connector {
     readonly capabilities: Partial<CapabilityMap>,
     private readonly where: string,
     private readonly journal: JournalTableConfig | undefined,
+    private readonly statements?: ErpStatements,
   ) {
     this.type = type;
+  }
+
+  preflight(): Promise<PreflightProblem[]> {
+    return preflightStatements(this.driver, this.statements);
   }
 
   async check(): Promise<CheckResult[]> {
@@ -151,7 +157,15 @@ export const sqlConnectorDefinition: ConnectorDefinition<typeof sqlConnectorConf
     const driver = openSqlDriver(config.connection, context.baseDir, context.name);
     const capabilities = sqlCapabilities(driver, config, context.name);
     return Promise.resolve(
-      new SqlConnector('sql', driver, capabilities, describeConnection(config.connection), config.journal),
+      new SqlConnector(
+        'sql',
+        driver,
+        capabilities,
+        describeConnection(config.connection),
+        config.journal,
+        config.statements,
+      ),
     );
   },
+  staticPreflight: (config) => staticStatementProblems(config.statements),
 };

@@ -1,5 +1,13 @@
 import Database from 'better-sqlite3';
-import type { SqlDriver, SqlExecutor, SqlParams, SqlResult, SqlRow, SqlValue } from './driver.js';
+import type {
+  SqlDriver,
+  SqlExecutor,
+  SqlParams,
+  SqlResult,
+  SqlRow,
+  SqlValue,
+  StatementShape,
+} from './driver.js';
 import { Mutex } from './mutex.js';
 import { bindValues, compileNamedParams, type CompiledStatement } from './named-params.js';
 import { toConnectorError } from './sql-errors.js';
@@ -41,6 +49,18 @@ export class SqliteDriver implements SqlDriver {
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw error;
+      }
+    });
+  }
+
+  /** SQLite compiles the statement against the schema in prepare(); nothing runs. */
+  describe(sql: string): Promise<StatementShape> {
+    return this.#lock.run(async () => {
+      try {
+        const statement = this.#db.prepare(compileNamedParams(sql, 'question').text);
+        return { columns: statement.reader ? statement.columns().map((column) => column.name) : null };
+      } catch (error) {
+        throw toConnectorError('sqlite', this.#name, error);
       }
     });
   }

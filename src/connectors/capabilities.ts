@@ -30,6 +30,11 @@ export interface OrderSink {
   applyOrderUpdate(order: ErpOrder): Promise<OrderUpdateResult>;
   cancelOrder(apiOrderId: string, reason: string): Promise<OrderCancelResult>;
   findOrder(apiOrderId: string): Promise<ErpOrderRef | null>;
+  /**
+   * For dry runs: everything writeOrder would do short of changing data (reads run for real, writes prepared and
+   * their parameters bound). Throws what writeOrder would throw for the order. Sinks that cannot tell leave it out.
+   */
+  checkOrderWrite?(order: ErpOrder): Promise<void>;
 }
 
 export interface DocumentSource {

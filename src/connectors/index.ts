@@ -8,7 +8,7 @@ export type * from './sales.js';
 export type * from './mirror.js';
 export type * from './capabilities.js';
 export { capabilityNames } from './capabilities.js';
-export type { CheckResult, Connector } from './connector.js';
+export type { CheckResult, Connector, PreflightProblem } from './connector.js';
 export { requireCapability } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';
 export { ConnectorRegistry, type ConnectorContext, type ConnectorDefinition } from './registry.js';

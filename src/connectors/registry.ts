@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CapabilityName } from './capabilities.js';
-import type { Connector } from './connector.js';
+import type { Connector, PreflightProblem } from './connector.js';
 import { ConnectorError } from './errors.js';
 
 export interface ConnectorContext {
@@ -18,6 +18,8 @@ export interface ConnectorDefinition<S extends z.ZodType = z.ZodType> {
   /** Capabilities an instance may offer; the actual set can depend on the config (statements given or not). */
   readonly capabilities: readonly CapabilityName[];
   create(config: z.output<S>, context: ConnectorContext): Promise<Connector>;
+  /** The part of the pre-flight knowable from the config alone (`config validate`), without opening anything. */
+  staticPreflight?(config: z.output<S>): PreflightProblem[];
 }
 
 /** Maps a connector `type` to its definition. One instance per daemon, filled at start; no module-level state. */
@@ -46,6 +48,12 @@ export class ConnectorRegistry {
 
   types(): string[] {
     return [...this.#definitions.keys()].sort();
+  }
+
+  /** Problems knowable from a connector block without opening it; the block must already be valid. */
+  staticPreflight(type: string, config: unknown): PreflightProblem[] {
+    const definition = this.get(type);
+    return definition.staticPreflight?.(definition.configSchema.parse(config)) ?? [];
   }
 
   /** Validates `config` with the type's schema (throws the zod error for the config loader to format). */

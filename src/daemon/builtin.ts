@@ -67,6 +67,7 @@ export function buildRegistries(
       options: flow.options,
       description: flow.description,
       scopes: flow.scopes,
+      side: flow.side,
     });
   }
   return { config, connectors, flows };

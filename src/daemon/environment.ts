@@ -50,6 +50,8 @@ export interface EnvironmentOptions {
   hooks?: EnvironmentHooks;
   /** Extra secrets to scrub (e.g. webhook secrets kept in the state file). */
   extraSecrets?: () => readonly string[];
+  /** The state store to use instead of the configured file (a dry run's private copy); closed by the caller. */
+  state?: StateStore;
 }
 
 export class UnknownFlowError extends Error {
@@ -90,8 +92,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   };
 
   try {
-    const state = openStateStore({ file: config.state.path, clock });
-    closers.push(() => state.close());
+    const state = options.state ?? openStateStore({ file: config.state.path, clock });
+    if (options.state === undefined) closers.push(() => state.close());
     const endpoint = await openApiEndpoint(config, dirname(config.state.path));
     closers.push(() => endpoint.close());
 

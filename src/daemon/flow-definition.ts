@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ApiClient } from '../client/index.js';
-import type { Connector } from '../connectors/index.js';
+import type { CapabilityName, Connector } from '../connectors/index.js';
 import type { Job } from '../engine/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/index.js';
@@ -42,6 +42,8 @@ export interface FlowDefinition<S extends z.ZodType = z.ZodType> {
   readonly side: ApiSide;
   /** API scopes the flow needs (checked by `doctor` against GET /me). */
   readonly scopes: readonly string[];
+  /** Connector capabilities the flow's jobs use: a pre-flight problem in one of them holds the job back. */
+  readonly capabilities: readonly CapabilityName[];
   /** Webhook event types that trigger an immediate run of jobs of this flow. */
   readonly triggerEvents: readonly string[];
   /** Schema of `jobs.<name>.options` (strict object; defaults filled in). */

@@ -14,6 +14,8 @@ export interface JobStatusInput {
   nextRuns?: ReadonlyMap<string, number | undefined>;
   /** When the daemon started; a job that never succeeded owes a run from then (from `now` without a daemon). */
   watchingSince?: number;
+  /** Why the statement pre-flight holds a job back, if it does. */
+  preflightError?: (job: string) => string | undefined;
 }
 
 export function jobStatuses(input: JobStatusInput): JobStatus[] {
@@ -46,6 +48,8 @@ export function jobStatuses(input: JobStatusInput): JobStatus[] {
       if (owedSince <= now) status.dueSince = owedSince;
     }
     if (freshness !== undefined) status.freshnessMs = freshness;
+    const heldBack = input.preflightError?.(name);
+    if (heldBack !== undefined) status.preflightError = heldBack;
     return status;
   });
 }

@@ -31,6 +31,7 @@ import {
 import type { Registries } from './builtin.js';
 import { buildEnvironment, type Environment } from './environment.js';
 import { jobStatuses } from './job-status.js';
+import { PreflightGate } from './preflight.js';
 import { registerEmbeddedWebhooks } from './embedded-webhooks.js';
 import { ConnectorHealth } from './connector-health.js';
 import { packageVersion } from './version.js';
@@ -218,6 +219,11 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
   const startedAt = clock.now();
   const secrets = new WebhookSecretStore(state.kv, () => clock.now());
   webhookSecrets.store = secrets;
+  // Jobs whose statements fail the pre-flight are held back with the reason; the others run.
+  const preflight = await PreflightGate.open(
+    { file: env.loaded.file, connectors: env.connectors, jobs: env.jobs },
+    logger,
+  );
 
   const runOne = async (name: string, trigger: SchedulerTrigger, signal: AbortSignal): Promise<RunResult> => {
     const built = env.jobs.get(name);
@@ -233,7 +239,7 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
       errorThreshold: errorThresholdFor(config, built.config),
     };
     const started = clock.now();
-    const result = await runJob(built.job, ctx);
+    const result = await runJob(preflight.guard(name, built.job), ctx);
     metrics.runs.inc({ sync_job: name, outcome: result.outcome });
     metrics.runDuration.observe({ sync_job: name }, (clock.now() - started) / 1000);
     for (const [kind, count] of Object.entries(result.counts)) {
@@ -312,6 +318,7 @@ async function launchDaemon(options: DaemonOptions): Promise<Daemon> {
         isRunning: (job) => scheduler.isRunning(job),
         nextRuns: scheduler.nextRuns(),
         watchingSince: startedAt,
+        preflightError: (job) => preflight.reason(job),
       }),
     outbox: () => state.outbox.depth(),
     deadLetters: () => deadLetterStatus(state),

@@ -1,7 +1,11 @@
 /** `supply-sync sync <job>`: one run of one job, outside the daemon (the state lock keeps the two apart). */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import { runJob, type RunResult } from '../engine/index.js';
+import { systemClock } from '../shared/clock.js';
 import type { Registries } from './builtin.js';
+import { openScratchState, type ScratchState } from './dry-run-state.js';
 import { buildEnvironment } from './environment.js';
 import { errorThresholdFor } from './error-threshold.js';
 
@@ -25,7 +29,26 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     const known = Object.keys(jobs).join(', ') || 'none';
     throw new UnknownJobError(`no job "${options.job}" in ${options.loaded.file} (jobs: ${known})`);
   }
-  const env = await buildEnvironment({ loaded: options.loaded, registries: options.registries });
+  const dryRun = options.dryRun ?? false;
+  // A dry run never touches the state file: no file created, no run recorded, no cursor or ledger moved.
+  const scratch: ScratchState | undefined = dryRun
+    ? await openScratchState(options.loaded.config.state.path, systemClock)
+    : undefined;
+  let env;
+  try {
+    // The embedded sandbox (demos) keeps the API's data beside the state file: a dry run reads the same data.
+    if (dryRun && options.loaded.config.api.sandbox === 'embedded') {
+      mkdirSync(dirname(resolve(options.loaded.config.state.path)), { recursive: true, mode: 0o700 });
+    }
+    env = await buildEnvironment({
+      loaded: options.loaded,
+      registries: options.registries,
+      ...(scratch === undefined ? {} : { state: scratch.store }),
+    });
+  } catch (error) {
+    await scratch?.dispose();
+    throw error;
+  }
   try {
     const built = env.jobs.get(options.job);
     if (built === undefined) {
@@ -34,7 +57,7 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     return await runJob(built.job, {
       signal: options.signal ?? new AbortController().signal,
       budgetMs: options.budgetMs ?? built.config.budget ?? 60 * 60_000,
-      dryRun: options.dryRun ?? false,
+      dryRun,
       logger: env.logger,
       clock: env.clock,
       state: env.state,
@@ -43,5 +66,6 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     });
   } finally {
     await env.close();
+    await scratch?.dispose();
   }
 }

@@ -27,6 +27,8 @@ export interface JobStatus {
   dueSince?: number;
   /** How long a job may owe a run before readiness fails; undefined: freshness not checked. */
   freshnessMs?: number;
+  /** Why the job is held back: its connector settings fail the pre-flight (file, config key, bad name). */
+  preflightError?: string;
 }
 
 export interface ConnectorCheck {

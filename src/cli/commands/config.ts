@@ -1,8 +1,25 @@
 /** `supply-sync config validate|schema`. */
 import type { Command } from 'commander';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
+import type { Config } from '../../config/index.js';
+import type { ConnectorRegistry } from '../../connectors/index.js';
+import { describePreflightProblem } from '../../daemon/preflight.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
-import { buildConfigRegistry } from '../plugins.js';
+import { CliError, EXIT_USAGE } from '../errors.js';
+import { buildConfigRegistry, buildConnectorRegistry } from '../plugins.js';
+
+/** What each connector can tell from its block alone (a statement parameter no flow provides), one line each. */
+function staticProblems(file: string, config: Config, registry: ConnectorRegistry): string[] {
+  const known = new Set(registry.types());
+  return Object.entries(config.connectors).flatMap(([name, block]) => {
+    const { type, ...settings } = block;
+    if (!known.has(type)) return [];
+    return registry
+      .staticPreflight(type, settings)
+      .filter((problem) => problem.status === 'fail')
+      .map((problem) => describePreflightProblem(file, name, problem));
+  });
+}
 
 export function registerConfigCommands(program: Command, context: CliContext): void {
   const config = program.command('config').description('check the config file, or print its JSON Schema');
@@ -15,6 +32,15 @@ export function registerConfigCommands(program: Command, context: CliContext): v
       const { config: file } = globalOptions(command);
       const loaded = await loadCliConfig(context, file);
       for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
+      const problems = staticProblems(file, loaded.config, await buildConnectorRegistry());
+      for (const problem of problems) context.output.note(problem);
+      if (problems.length > 0) {
+        throw new CliError(
+          `config is invalid: ${problems.length} problem${problems.length === 1 ? '' : 's'}; \`supply-sync doctor\` also checks the statements against the database`,
+          'config_invalid',
+          EXIT_USAGE,
+        );
+      }
       const { connectors, jobs } = loaded.config;
       context.output.line(
         `${file}: OK (${Object.keys(connectors).length} connectors, ${Object.keys(jobs).length} jobs)`,

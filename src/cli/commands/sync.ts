@@ -7,7 +7,10 @@ export function registerSyncCommand(program: Command, context: CliContext): void
   program
     .command('sync')
     .argument('<job>', 'job name from the config')
-    .option('--dry-run', 'write previews only; change nothing in the API or the target system')
+    .option(
+      '--dry-run',
+      'report what a run would do; change nothing in the API, the target system or the state file',
+    )
     .description('run one job now and print its outcome')
     .action(async (job: string, options: { dryRun?: boolean }, command: Command) => {
       const { runJobOnce, buildRegistries } = await import('../../daemon/index.js');
@@ -29,7 +32,16 @@ export function registerSyncCommand(program: Command, context: CliContext): void
         const counts = Object.entries(result.counts)
           .map(([name, count]) => `${name}=${count}`)
           .join(' ');
-        context.output.line(`${job}: ${result.outcome}${counts ? ` (${counts})` : ''}`);
+        const outcome = options.dryRun ? `dry run ${result.outcome}` : result.outcome;
+        context.output.line(`${job}: ${outcome}${counts ? ` (${counts})` : ''}`);
+        if (options.dryRun) {
+          context.output.line(
+            `${job}: dry run: nothing was written and no run was recorded in the state file`,
+          );
+          if (result.outcome === 'failed' || result.error !== undefined) {
+            throw new CliError(`${job} dry run: ${result.error ?? 'see the log'}`, 'dry_run_problems');
+          }
+        }
         if (result.outcome === 'failed') {
           throw new CliError(`${job} failed: ${result.error ?? 'see the log'}`, 'run_failed');
         }

@@ -1,7 +1,32 @@
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/index.js';
-import type { ConnectorRegistry } from '../../connectors/index.js';
+import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
+import { describePreflightProblem } from '../../daemon/preflight.js';
 import { check, type DoctorCheck } from './check.js';
+
+/** The connector's statements prepared against the real target, one line per problem. */
+async function preflightChecks(
+  connector: Connector,
+  name: string,
+  configFile: string,
+): Promise<DoctorCheck[]> {
+  if (connector.preflight === undefined) return [];
+  const label = `connector ${name}`;
+  try {
+    const problems = await connector.preflight();
+    if (problems.length === 0) {
+      return [
+        check('ok', label, 'statements: prepared; every parameter and column matches what the flows use'),
+      ];
+    }
+    return problems.map((problem) =>
+      check(problem.status, label, describePreflightProblem(configFile, name, problem), problem.fix),
+    );
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [check('warn', label, `statements not checked: ${message}`)];
+  }
+}
 
 export async function connectorChecks(
   config: Config,
@@ -23,8 +48,12 @@ export async function connectorChecks(
         baseDir: dirname(resolve(configFile)),
       });
       try {
-        for (const item of await connector.check()) {
+        const checks = await connector.check();
+        for (const item of checks) {
           results.push(check(item.status, `${label}`, `${item.name}: ${item.detail}`, item.fix));
+        }
+        if (!checks.some((item) => item.status === 'fail')) {
+          results.push(...(await preflightChecks(connector, name, configFile)));
         }
       } finally {
         await connector.close();

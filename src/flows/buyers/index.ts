@@ -23,6 +23,7 @@ export const buyersFlow = defineFlow({
     'Maps linked buyers to ERP customers (customer_number and erp_ref, written with If-Match) and optionally invites ERP customers that are not linked yet',
   side: 'supplier',
   scopes: BUYERS_SCOPES,
+  capabilities: ['customerDirectory'],
   triggerEvents: BUYERS_TRIGGER_EVENTS,
   options: buyersOptionsSchema,
   create(job, deps) {

@@ -9,6 +9,7 @@ export const catalogFlow = defineFlow({
   description: 'ERP catalog snapshot -> the API: only changed products, availability and prices',
   side: 'supplier',
   scopes: CATALOG_SCOPES,
+  capabilities: ['catalogSource', 'customerDirectory'],
   triggerEvents: CATALOG_TRIGGER_EVENTS,
   options: catalogOptionsSchema,
   create(job, deps) {

@@ -14,6 +14,7 @@ export const documentsFlow = defineFlow({
   description: 'ERP documents (with PDFs) -> the API once each; buyer reactions -> the ERP',
   side: 'supplier',
   scopes: DOCUMENTS_SCOPES,
+  capabilities: ['documentSource', 'documentReactionSink'],
   triggerEvents: DOCUMENTS_TRIGGER_EVENTS,
   options: documentsOptionsSchema,
   create(job, deps) {

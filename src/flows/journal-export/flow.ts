@@ -14,6 +14,7 @@ export const journalExportFlow = defineFlow({
     'approved journal lines into the accounting system (SQL table, Hashavshevet import files, CSV), then marked exported',
   side: 'buyer',
   scopes: JOURNAL_EXPORT_SCOPES,
+  capabilities: ['accountingWriter'],
   triggerEvents: JOURNAL_EXPORT_EVENT_TYPES,
   options: journalExportOptionsSchema,
   create: (job, deps) =>

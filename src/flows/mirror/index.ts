@@ -22,6 +22,7 @@ export const mirrorFlow = defineFlow({
     'Copies buyer API lists (orders, expenses, journal lines, reference data, sales, inventory counts) into SQL tables for BI tools, incrementally, with a bulk-export backfill on the first run',
   side: 'buyer',
   scopes: MIRROR_SCOPES,
+  capabilities: ['mirrorSink'],
   triggerEvents: [],
   options: mirrorOptionsSchema,
   create(job, deps) {

@@ -21,6 +21,7 @@ export const orderConfirmFlow = defineFlow({
     'Sends order confirmations (full, partial, substitutes) and rejections decided in the ERP to the API, then marks them sent in the ERP',
   side: 'supplier',
   scopes: ORDER_CONFIRM_SCOPES,
+  capabilities: ['confirmationSource'],
   triggerEvents: [],
   options: orderConfirmOptionsSchema,
   create(job, deps) {

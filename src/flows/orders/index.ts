@@ -24,6 +24,7 @@ export const ordersFlow = defineFlow({
     'Pulls new and changed orders from /supplier/orders, writes them to the ERP exactly once, applies updates and cancellations, and acknowledges each with the ERP order number',
   side: 'supplier',
   scopes: ORDERS_SCOPES,
+  capabilities: ['orderSink'],
   triggerEvents: ORDERS_TRIGGER_EVENTS,
   options: ordersOptionsSchema,
   create(job, deps) {

@@ -21,7 +21,7 @@ import { OrderBook } from './order-book.js';
 import { identifyListedOrder, isStaleCursorError, orderPageSource, type ListedOrder } from './listing.js';
 import { OrderMapper } from './mapping.js';
 import type { OrdersOptions } from './options.js';
-import { OrderProcessor } from './process.js';
+import { OrderProcessor, type OrderPreview } from './process.js';
 
 export interface OrdersJobInput {
   name: string;
@@ -34,6 +34,8 @@ export interface OrdersJobInput {
 
 /** A dry run reads at most this many pages. */
 const DRY_RUN_MAX_PAGES = 20;
+/** Dead-letter reasons a dry run names in its result (every one is logged). */
+const DRY_RUN_REASONS_SHOWN = 5;
 
 export function ordersStream(jobName: string): string {
   return `${jobName}:/supplier/orders`;
@@ -156,14 +158,34 @@ async function dryRun(
   const watermarkMs = ctx.state.cursors.get(ordersStream(input.name))?.watermarkMs ?? null;
   const since = watermarkMs === null ? null : new Date(watermarkMs - input.options.overlap_ms).toISOString();
   let cursor: string | null = null;
+  const failures: string[] = [];
   for (let pages = 0; pages < DRY_RUN_MAX_PAGES && !ctx.signal.aborted; pages += 1) {
     const page = await fetchPage({ cursor, updatedSince: since }, ctx.signal);
     for (const item of page.items) {
-      const verdict = item.kind === 'order' ? await processor.preview(item.order) : 'would_dead_letter';
-      counts[verdict] = (counts[verdict] ?? 0) + 1;
+      const preview: OrderPreview =
+        item.kind === 'order'
+          ? await processor.preview(item.order)
+          : {
+              verdict: 'would_dead_letter',
+              reason: `the API sent an order that does not match the contract: ${item.reason}`,
+            };
+      counts[preview.verdict] = (counts[preview.verdict] ?? 0) + 1;
+      if (preview.verdict === 'would_dead_letter') {
+        const order = identifyListedOrder(item).id;
+        const reason = preview.reason ?? 'unknown';
+        ctx.logger.warn({ job: input.name, order, reason }, 'dry run: this order would become a dead letter');
+        if (failures.length < DRY_RUN_REASONS_SHOWN) failures.push(`order ${order}: ${reason}`);
+      }
     }
     if (!page.hasMore || page.nextCursor === null) break;
     cursor = page.nextCursor;
   }
-  return { outcome: 'ok', counts };
+  const failed = counts['would_dead_letter'] ?? 0;
+  if (failed === 0) return { outcome: 'ok', counts };
+  const more = failed > failures.length ? `; and ${failed - failures.length} more` : '';
+  return {
+    outcome: 'ok',
+    counts,
+    error: `${failed} order${failed === 1 ? '' : 's'} would become dead letters: ${failures.join('; ')}${more}`,
+  };
 }

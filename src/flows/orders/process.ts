@@ -6,7 +6,7 @@
  * - ack accepted, not recorded: acknowledging again with the same external_ref is an idempotent 200 (G2).
  */
 import type { ApiClient } from '../../client/index.js';
-import type { OrderSink } from '../../connectors/index.js';
+import { ConnectorError, type OrderSink } from '../../connectors/index.js';
 import type { Order } from '../../contract/index.js';
 import { contentHash } from '../../engine/index.js';
 import { isConflict, RecordProblem } from './failures.js';
@@ -15,6 +15,11 @@ import type { OrderMapper } from './mapping.js';
 import type { OrdersOptions } from './options.js';
 
 export type OrderOutcome = 'written' | 'recovered' | 'updated' | 'cancelled' | 'unchanged' | 'skipped';
+
+export interface OrderPreview {
+  verdict: 'skipped' | 'already_in_erp' | 'would_write' | 'would_dead_letter';
+  reason?: string;
+}
 
 export interface ProcessedOrder {
   outcome: OrderOutcome;
@@ -110,12 +115,29 @@ export class OrderProcessor {
   }
 
   /** What process() would do with an order not yet in the ERP, without writing or sending anything. */
-  async preview(order: Order): Promise<'skipped' | 'already_in_erp' | 'would_write' | 'would_dead_letter'> {
-    if (NOT_SENT.has(order.status)) return 'skipped';
-    if (this.deps.book.erpNumber(order.id) !== null) return 'already_in_erp';
-    if (this.#leftAlone(order)) return 'skipped';
-    if (!this.#isKnown(order.status)) return 'would_dead_letter';
-    return (await this.deps.mapper.map(order)).ok ? 'would_write' : 'would_dead_letter';
+  /** What a real run would do with the order; for a failure, the reason the dead letter would carry. */
+  async preview(order: Order): Promise<OrderPreview> {
+    if (NOT_SENT.has(order.status)) return { verdict: 'skipped' };
+    if (this.deps.book.erpNumber(order.id) !== null) return { verdict: 'already_in_erp' };
+    if (this.#leftAlone(order)) return { verdict: 'skipped' };
+    if (!this.#isKnown(order.status)) {
+      return {
+        verdict: 'would_dead_letter',
+        reason: `order status ${order.status} is not one this build knows`,
+      };
+    }
+    const mapped = await this.deps.mapper.map(order);
+    if (!mapped.ok) return { verdict: 'would_dead_letter', reason: mapped.problems.join('; ') };
+    const check = this.deps.sink.checkOrderWrite;
+    if (check === undefined) return { verdict: 'would_write' };
+    try {
+      await check.call(this.deps.sink, mapped.order);
+    } catch (error) {
+      // A database that cannot be reached says nothing about the order: the dry run fails as a whole.
+      if (error instanceof ConnectorError && error.retryable) throw error;
+      return { verdict: 'would_dead_letter', reason: error instanceof Error ? error.message : String(error) };
+    }
+    return { verdict: 'would_write' };
   }
 
   async #update(order: Order, erpNumber: string, operatorRetry: boolean): Promise<OrderOutcome> {

@@ -21,6 +21,7 @@ export const salesPushFlow = defineFlow({
     'Pushes POS Z-reports and item sales from a connector (SQL statements or a CSV drop folder) to the API, keeping each item result and dead-lettering failed items',
   side: 'buyer',
   scopes: SALES_PUSH_SCOPES,
+  capabilities: ['salesSource'],
   triggerEvents: [],
   options: salesPushOptionsSchema,
   create(job, deps) {
