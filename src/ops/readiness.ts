@@ -48,6 +48,15 @@ export interface Readiness {
 export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly string[] = []): ReadinessCheck {
   const base = { check: 'job' as const, name: job.name };
   const lastError = job.lastError === undefined ? '' : `: ${scrubSecrets(job.lastError, knownSecrets)}`;
+  if (job.preflightError !== undefined) {
+    // Held back at start: its runs fail at once, so waiting for freshness to run out would only hide it.
+    return {
+      ...base,
+      ok: false,
+      state: 'failing',
+      detail: `held back by the statement pre-flight: ${scrubSecrets(job.preflightError, knownSecrets)}`,
+    };
+  }
   if (job.freshnessMs === undefined) return { ...base, ok: true, state: 'unchecked' };
   if (job.lastSuccessAt === undefined) {
     if (job.lastOutcome === 'failed') {

@@ -75,6 +75,25 @@ describe('jobCheck: a job that has never succeeded', () => {
   });
 });
 
+describe('jobCheck: a job held back by the statement pre-flight', () => {
+  it('fails at once with the reason, with or without a freshness setting, and scrubs secrets from it', () => {
+    const reason =
+      'c.yaml: connectors.erp.statements.orders.insert_line: parameter :unit_pricee (pw hunter2)';
+    const held = { name: 'orders', preflightError: reason, lastSuccessAt: NOW - 1000, freshnessMs: HOUR };
+    const check = jobCheck(held, NOW, ['hunter2']);
+    expect(check).toMatchObject({ ok: false, state: 'failing' });
+    expect(check.detail).toContain(':unit_pricee');
+    expect(check.detail).not.toContain('hunter2');
+    expect(jobCheck({ name: 'orders', preflightError: reason }, NOW)).toMatchObject({
+      ok: false,
+      state: 'failing',
+    });
+    expect(jobCheck({ name: 'orders', lastSuccessAt: NOW - 1000, freshnessMs: HOUR }, NOW)).toMatchObject({
+      ok: true,
+    });
+  });
+});
+
 describe('ApiHealth: only an authenticated answer counts as reached', () => {
   const call = (status: number | null, errorCode: string | null, route = '/me') => ({
     side: 'supplier',
