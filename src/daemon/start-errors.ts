@@ -1,4 +1,5 @@
 /** Errors of a daemon start, retold with the config key to change and how. */
+import { dirname, isAbsolute, relative } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
 import { StateLockedError } from '../state/index.js';
 
@@ -14,9 +15,15 @@ export class DaemonStartError extends Error {
   }
 }
 
-function errnoCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+interface SystemErrorFields {
+  code?: unknown;
+  syscall?: unknown;
+  port?: unknown;
+  path?: unknown;
+}
+
+function field(error: unknown, name: keyof SystemErrorFields): unknown {
+  return (error as SystemErrorFields | null)?.[name];
 }
 
 /**
@@ -33,16 +40,25 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
       { cause: error },
     );
   }
-  const code = errnoCode(error);
-  const port = portOverride ?? config.server.port;
-  const where = portOverride === undefined ? `${file}: server.port` : '--port';
-  const address = `${config.server.host}:${port}`;
+  const code = field(error, 'code');
+  if ((code === 'EACCES' || code === 'EPERM') && field(error, 'syscall') !== 'listen') {
+    return explainAccessError(error, loaded);
+  }
+  if (field(error, 'syscall') !== 'listen') return error;
+  // A separate webhook listener has its own port; the error's port says which listener failed.
+  const webhookPort = config.server.webhooks?.port;
+  const onWebhookListener = webhookPort !== undefined && field(error, 'port') === webhookPort;
+  const port = onWebhookListener ? webhookPort : (portOverride ?? config.server.port);
+  const portKey = onWebhookListener ? 'server.webhooks.port' : 'server.port';
+  const where = onWebhookListener || portOverride === undefined ? `${file}: ${portKey}` : '--port';
+  const host = onWebhookListener ? (config.server.webhooks?.host ?? config.server.host) : config.server.host;
+  const address = `${host}:${port}`;
   if (code === 'EADDRINUSE') {
     return new DaemonStartError(
-      `${where}: ${address} is already in use by another process; set ${portOverride === undefined ? 'server.port' : '--port'} ` +
+      `${where}: ${address} is already in use by another process; set ${where.endsWith('--port') ? '--port' : portKey} ` +
         `to a free port, or stop the process listening there (find it with: ss -ltnp 'sport = :${port}')`,
       'port_in_use',
-      'server.port',
+      portKey,
       { cause: error },
     );
   }
@@ -50,7 +66,7 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
     return new DaemonStartError(
       `${where}: not allowed to listen on ${address} (ports below 1024 need privileges); use a port of 1024 or above`,
       'port_not_allowed',
-      'server.port',
+      portKey,
       { cause: error },
     );
   }
@@ -63,4 +79,24 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
     );
   }
   return error;
+}
+
+/** A folder or file the daemon may not write: named, with the key that points there when it is the state's. */
+function explainAccessError(error: unknown, loaded: LoadedConfig): unknown {
+  const path = field(error, 'path');
+  if (typeof path !== 'string') return error;
+  const stateFolder = dirname(loaded.config.state.path);
+  if (path !== loaded.config.state.path && !isInside(path, stateFolder)) return error;
+  return new DaemonStartError(
+    `${loaded.file}: state.path: permission denied (${String(field(error, 'code'))}) on ${path}; give the daemon's user write access to ` +
+      `${stateFolder}, or set state.path to a folder it can write`,
+    'state_not_writable',
+    'state.path',
+    { cause: error },
+  );
+}
+
+function isInside(path: string, folder: string): boolean {
+  const fromFolder = relative(folder, path);
+  return fromFolder === '' || (!fromFolder.startsWith('..') && !isAbsolute(fromFolder));
 }

@@ -135,23 +135,21 @@ describe('run outcomes and dead letters', () => {
     await world.close();
   });
 
-  it('fails a run whose every order went to dead letters (a misspelt statement parameter)', async () => {
+  it('fails a run whose every order went to dead letters (no branch mapping for any order)', async () => {
     const erp = await openDemoErp(join(world.dir, 'erp'));
     await erp.driver.close();
     await world.sandbox.control.action('buyer_send_order', {});
     await world.sandbox.control.action('buyer_send_order', {});
-    const orders = demoErpStatements.orders;
-    if (orders === undefined) throw new Error('the demo ERP has order statements');
-    const statements = {
-      ...demoErpStatements,
-      orders: { ...orders, insert_line: orders.insert_line.replace(':unit_price', ':unit_pricee') },
-    };
     const daemon = await world.start({
       connectors: {
-        erp: { type: 'sql', connection: { driver: 'sqlite', file: join('erp', DEMO_ERP_FILE) }, statements },
+        erp: {
+          type: 'sql',
+          connection: { driver: 'sqlite', file: join('erp', DEMO_ERP_FILE) },
+          statements: demoErpStatements,
+        },
       },
       jobs: { orders: { flow: 'orders', connector: 'erp', freshness: '15m' } },
-      mappings: { branches: BRANCHES },
+      mappings: { branches: {} },
     });
     await daemon.runNow('orders');
 
@@ -170,6 +168,41 @@ describe('run outcomes and dead letters', () => {
     expect(sample(metrics, 'supply_sync_job_healthy{sync_job="orders"}')).toBe(0);
     expect(sample(metrics, 'supply_sync_runs_total{sync_job="orders",outcome="failed"}')).toBe(1);
     expect(sample(metrics, 'supply_sync_dead_letters_open{flow="orders"}')).toBe(deadLetters);
+    expect(sample(metrics, 'supply_sync_ready')).toBe(0);
+  });
+
+  it('holds back a job with a misspelt statement parameter: failing at once, nothing written or dead-lettered', async () => {
+    const erp = await openDemoErp(join(world.dir, 'erp'));
+    await erp.driver.close();
+    await world.sandbox.control.action('buyer_send_order', {});
+    const orders = demoErpStatements.orders;
+    if (orders === undefined) throw new Error('the demo ERP has order statements');
+    const statements = {
+      ...demoErpStatements,
+      orders: { ...orders, insert_line: orders.insert_line.replace(':unit_price', ':unit_pricee') },
+    };
+    const daemon = await world.start({
+      connectors: {
+        erp: { type: 'sql', connection: { driver: 'sqlite', file: join('erp', DEMO_ERP_FILE) }, statements },
+      },
+      jobs: { orders: { flow: 'orders', connector: 'erp', freshness: '15m' } },
+      mappings: { branches: BRANCHES },
+    });
+
+    // Before any run: readiness already names the statement and the bad parameter.
+    const before = await world.readyz(daemon);
+    expect(before.status).toBe(503);
+    const reason = before.body.reasons.find((r) => r.check === 'job' && r.name === 'orders');
+    expect(reason).toMatchObject({ state: 'failing' });
+    expect(reason?.detail).toMatch(/insert_line.*:unit_pricee/);
+
+    await daemon.runNow('orders');
+    const run = daemon.env.state.runs.last('orders');
+    expect(run).toMatchObject({ outcome: 'failed' });
+    expect(run?.error).toMatch(/:unit_pricee/);
+    expect(daemon.env.state.deadLetters.countOpen('orders')).toBe(0);
+    const metrics = await world.metrics(daemon);
+    expect(sample(metrics, 'supply_sync_job_healthy{sync_job="orders"}')).toBe(0);
     expect(sample(metrics, 'supply_sync_ready')).toBe(0);
   });
 });
