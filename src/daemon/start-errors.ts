@@ -14,9 +14,10 @@ export class DaemonStartError extends Error {
   }
 }
 
-function errnoCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+/** The errno code of a failed `listen` (the server's port or host); other failures (state files...) are not. */
+function listenErrorCode(error: unknown): string | undefined {
+  const { code, syscall } = (error as { code?: unknown; syscall?: unknown } | null) ?? {};
+  return typeof code === 'string' && syscall === 'listen' ? code : undefined;
 }
 
 /**
@@ -33,7 +34,7 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
       { cause: error },
     );
   }
-  const code = errnoCode(error);
+  const code = listenErrorCode(error);
   const port = portOverride ?? config.server.port;
   const where = portOverride === undefined ? `${file}: server.port` : '--port';
   const address = `${config.server.host}:${port}`;
