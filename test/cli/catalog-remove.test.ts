@@ -5,6 +5,7 @@
  * the API key is never printed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +158,40 @@ describe('supply-sync catalog remove', () => {
       writeConfig(sandbox.keys.supplier);
     }
   });
+
+  it(
+    'reports an unreachable API as failed for the SKU, and still prints the summary',
+    { timeout: 90_000 },
+    async () => {
+      const unreachable = join(dir, 'unreachable.yaml');
+      // A loopback port that was free a moment ago: nothing listens there, every connection is refused.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      writeFileSync(
+        unreachable,
+        [
+          'api:',
+          `  base_url: http://127.0.0.1:${port}/v2`,
+          `  api_key: ${sandbox.keys.supplier}`,
+          'state:',
+          '  path: state.db',
+          '',
+        ].join('\n'),
+      );
+      const list = join(dir, 'one.txt');
+      writeFileSync(list, 'OLD-3\n');
+      const result = await runCli(['catalog', 'remove', '--skus-file', list, '--config', unreachable]);
+      expect(result.code).toBe(1);
+      expect(result.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(/^failed {8}OLD-3 \(0 network_error: .*ECONNREFUSED/),
+        'deleted 0, already gone 0, skipped 0, failed 1',
+      ]);
+      expect(result.stderr).toContain('1 of 1 deletions failed');
+      expect(result.stdout + result.stderr).not.toContain(sandbox.keys.supplier);
+    },
+  );
 
   it(
     'refuses to run without the state file, naming state.path, unless --no-state-check says so',
