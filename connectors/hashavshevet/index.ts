@@ -5,13 +5,6 @@ export {
 } from './definition.js';
 export { hashavshevetConfigSchema, type HashavshevetConfig } from './config.js';
 export { HashavshevetWriter, type HashavshevetFiles } from './writer.js';
-export {
-  buildLayout,
-  layoutFileText,
-  FIELD_TABLE,
-  PRM_LINE_COUNT,
-  type DateFormat,
-  type RecordLayout,
-} from './layout.js';
+export { buildLayout, layoutFileText, type DateFormat, type RecordLayout } from './layout.js';
 export { TEXT_DIRECTIONS, type TextDirection } from './text-direction.js';
 export { SHARED_HEBREW_CHARACTERS, UnencodableTextError } from './encoding.js';

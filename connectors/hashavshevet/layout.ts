@@ -10,7 +10,7 @@ export type DateFormat = 'DDMMYY' | 'DDMMYYYY' | 'DD/MM/YY' | 'DD/MM/YYYY';
 export const DATE_FORMATS: readonly DateFormat[] = ['DDMMYY', 'DDMMYYYY', 'DD/MM/YY', 'DD/MM/YYYY'];
 
 /** The PRM file always has this many lines: the record length, then lines 2 to 35. */
-export const PRM_LINE_COUNT = 35;
+const PRM_LINE_COUNT = 35;
 
 export type FieldName =
   | 'movement_type'
@@ -57,7 +57,7 @@ export const COSTING_CODE_WIDTH = 8;
  * The fields this writer fills, by PRM line. Every other line (8 currency code, 18-21 foreign-currency amounts,
  * 22 date 3, 23 reference 3, 24 quantity, 25 file, 26-35 other than 29) is written as "0 0".
  */
-export const FIELD_TABLE: readonly FieldSpec[] = [
+const FIELD_TABLE: readonly FieldSpec[] = [
   { line: 2, name: 'movement_type', label: 'movement type code', kind: 'text', maxWidth: 3 },
   { line: 3, name: 'reference', label: 'reference 1', kind: 'digits', maxWidth: REFERENCE_DIGITS },
   { line: 4, name: 'reference2', label: 'reference 2', kind: 'digits', maxWidth: REFERENCE_DIGITS },

@@ -10,11 +10,14 @@ export interface WebhookUrlOptions {
   allowLoopbackHttp?: boolean;
 }
 
+/** The https-only rule as a JSON Schema pattern (the refine below does not reach JSON Schema). */
+export const WEBHOOK_URL_PATTERN = `^${LIMITS.webhook.urlScheme}//`;
+
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** Webhook endpoint URLs are https only (part 8); loopback http only when explicitly allowed. */
 export function webhookUrl(options: WebhookUrlOptions = {}) {
-  return z.url().refine(
+  const url = z.url().refine(
     (value) => {
       const url = new URL(value);
       if (url.protocol === LIMITS.webhook.urlScheme) return true;
@@ -24,6 +27,7 @@ export function webhookUrl(options: WebhookUrlOptions = {}) {
     },
     { message: 'must be an https:// URL', ...itemCodeParams('invalid_format') },
   );
+  return options.allowLoopbackHttp === true ? url : url.meta({ pattern: WEBHOOK_URL_PATTERN });
 }
 
 export function definePlatformRequests(k: SchemaKit, options: WebhookUrlOptions = {}) {

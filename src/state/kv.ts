@@ -92,6 +92,12 @@ export class HashStore {
     })();
   }
 
+  /** Every flow holding at least one hash. */
+  flows(): string[] {
+    const rows = this.db.prepare('SELECT DISTINCT flow FROM hashes').raw().all() as Array<[string]>;
+    return rows.map(([flow]) => flow);
+  }
+
   count(flow: string): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM hashes WHERE flow = ?').get(flow) as { n: number }).n;
   }

@@ -5,6 +5,7 @@
  * the API key is never printed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'supply-sync-catalog-remove-'));
 const configFile = join(dir, 'supply-sync.yaml');
 const skusFile = join(dir, 'skus.txt');
 
-function writeConfig(apiKey: string): void {
+function writeConfig(apiKey: string, statePath = 'state.db'): void {
   writeFileSync(
     configFile,
     [
@@ -29,7 +30,7 @@ function writeConfig(apiKey: string): void {
       `  base_url: ${sandbox.baseUrl}`,
       `  api_key: ${apiKey}`,
       'state:',
-      '  path: state.db',
+      `  path: ${statePath}`,
       'connectors:',
       '  erp:',
       '    type: sql',
@@ -140,18 +141,101 @@ describe('supply-sync catalog remove', () => {
     },
   );
 
-  it('reports each failed deletion, exits 1, and never prints the key', { timeout: 60_000 }, async () => {
+  it('stops at the first 401 naming api.api_key, and never prints the key', { timeout: 60_000 }, async () => {
     const wrongKey = 'svc_test_this-key-does-not-exist-0123456789';
     writeConfig(wrongKey);
     try {
       const failed = await cli('--skus-file', skusFile);
       expect(failed.code).toBe(1);
-      expect(failed.stdout).toMatch(/^failed {8}OLD-1 \(401 /m);
-      expect(failed.stdout).toMatch(/^deleted 0, already gone 0, skipped 2, failed 3$/m);
-      expect(failed.stderr).toContain('3 of 5 deletions failed');
+      expect(failed.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(/^failed {8}OLD-1 \(401 /),
+        'deleted 0, already gone 0, skipped 0, failed 1, not sent 4',
+      ]);
+      expect(failed.stderr).toContain('the API refused api.api_key (401');
+      expect(failed.stderr).toContain('4 SKUs not sent');
       expect(failed.stdout + failed.stderr).not.toContain(wrongKey);
     } finally {
       writeConfig(sandbox.keys.supplier);
     }
+  });
+
+  it(
+    'reports an unreachable API as failed for the SKU, and still prints the summary',
+    { timeout: 90_000 },
+    async () => {
+      const unreachable = join(dir, 'unreachable.yaml');
+      // A loopback port that was free a moment ago: nothing listens there, every connection is refused.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      writeFileSync(
+        unreachable,
+        [
+          'api:',
+          `  base_url: http://127.0.0.1:${port}/v2`,
+          `  api_key: ${sandbox.keys.supplier}`,
+          'state:',
+          '  path: state.db',
+          '',
+        ].join('\n'),
+      );
+      const list = join(dir, 'one.txt');
+      writeFileSync(list, 'OLD-3\n');
+      const result = await runCli(['catalog', 'remove', '--skus-file', list, '--config', unreachable]);
+      expect(result.code).toBe(1);
+      expect(result.stdout.trim().split('\n')).toEqual([
+        expect.stringMatching(/^failed {8}OLD-3 \(0 network_error: .*ECONNREFUSED/),
+        'deleted 0, already gone 0, skipped 0, failed 1',
+      ]);
+      expect(result.stderr).toContain('1 of 1 deletions failed');
+      expect(result.stdout + result.stderr).not.toContain(sandbox.keys.supplier);
+    },
+  );
+
+  it(
+    'refuses to run without the state file, naming state.path, unless --no-state-check says so',
+    { timeout: 60_000 },
+    async () => {
+      const list = join(dir, 'synced.txt');
+      writeFileSync(list, 'SYNCED-1\n');
+      writeConfig(sandbox.keys.supplier, 'elsewhere.db');
+      try {
+        const refused = await cli('--skus-file', list);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain('state.path');
+        expect(refused.stderr).toContain('elsewhere.db does not exist');
+        expect(refused.stderr).toContain('--no-state-check');
+        expect(refused.stdout).toBe('');
+        expect(await deletedAt('SYNCED-1')).toBeNull();
+
+        const unchecked = await cli('--skus-file', list, '--dry-run', '--no-state-check');
+        expect(unchecked.code, unchecked.stderr).toBe(0);
+        expect(unchecked.stdout.trim().split('\n')).toEqual([
+          expect.stringMatching(/^state check off \(--no-state-check\): SKUs the daemon synced/),
+          'would delete  SYNCED-1',
+          'dry run: would delete 1, skipped 0; nothing was sent',
+        ]);
+        expect(await deletedAt('SYNCED-1')).toBeNull();
+      } finally {
+        writeConfig(sandbox.keys.supplier);
+      }
+    },
+  );
+
+  it('leaves alone a SKU tracked by a catalog job no longer in the config', { timeout: 60_000 }, async () => {
+    const state = openStateStore({ file: join(dir, 'state.db'), clock: systemClock });
+    try {
+      state.hashes.setMany('retired:products', [['OLD-3', 'h3']]);
+    } finally {
+      state.close();
+    }
+    const list = join(dir, 'retired.txt');
+    writeFileSync(list, 'OLD-3\n');
+    const run = await cli('--skus-file', list);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^skipped {7}OLD-3 \(job retired synced it/m);
+    expect(run.stdout).toMatch(/^deleted 0, already gone 0, skipped 1, failed 0$/m);
+    expect(await deletedAt('OLD-3')).toBeNull();
   });
 });

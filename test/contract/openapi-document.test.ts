@@ -96,6 +96,25 @@ const PART_6_EVENTS = [
   'ping',
 ];
 
+/** Part 4, transcribed: the success statuses of operations whose status is not simply 200. */
+const PART_4_SUCCESS: readonly [operation: string, statuses: readonly string[]][] = [
+  ['PUT /supplier/products/{sku}', ['200', '201']],
+  ['DELETE /supplier/products/{sku}', ['204']],
+  ['DELETE /supplier/price-lists/{price_list_id}/buyers/{buyer_id}', ['204']],
+  ['DELETE /webhooks/{webhook_id}', ['204']],
+  ['POST /exports', ['202']],
+  ['POST /webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', ['202']],
+  ['POST /webhooks', ['201']],
+  ['POST /accounting/exports', ['201']],
+];
+
+/** Part 4, transcribed: "Header Idempotency-Key is required". */
+const PART_4_IDEMPOTENCY_REQUIRED = [
+  'POST /supplier/documents',
+  'POST /expenses',
+  'POST /accounting/exports',
+];
+
 const committed = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as Json;
 
 function operations(doc: Json): { key: string; op: Json }[] {
@@ -148,6 +167,50 @@ describe('docs/openapi.json', () => {
         expect(isJson(headers) && 'X-Request-Id' in headers, `${key} ${status}`).toBe(true);
       }
     }
+  });
+
+  it('answers the success statuses part 4 names', () => {
+    const present = new Map(operations(committed).map(({ key, op }) => [key, op]));
+    for (const [key, statuses] of PART_4_SUCCESS) {
+      const responses = present.get(key)?.['responses'] as Record<string, Json> | undefined;
+      const successes = Object.keys(responses ?? {}).filter((status) => status.startsWith('2'));
+      expect(successes.sort(), key).toEqual([...statuses].sort());
+    }
+  });
+
+  it('requires Idempotency-Key where part 4 says so', () => {
+    const present = new Map(operations(committed).map(({ key, op }) => [key, op]));
+    for (const key of PART_4_IDEMPOTENCY_REQUIRED) {
+      const parameters = ((present.get(key)?.['parameters'] as Json[] | undefined) ?? []).map((p) =>
+        resolve(committed, p),
+      );
+      const header = parameters.find((p) => p['in'] === 'header' && p['name'] === 'Idempotency-Key');
+      expect(header?.['required'], key).toBe(true);
+    }
+  });
+
+  it('lets POST /oauth/token be called without a credential, answering a malformed request 400 only', () => {
+    const token = operations(committed).find(({ key }) => key === 'POST /oauth/token')?.op;
+    expect(token?.['security']).toEqual([]);
+    const statuses = Object.keys((token?.['responses'] as Record<string, Json> | undefined) ?? {});
+    expect(statuses).toContain('400');
+    expect(statuses).not.toContain('422');
+  });
+
+  it('admits https webhook URLs only (part 4.16: "http is rejected")', () => {
+    const schemas = (committed['components'] as { schemas: Record<string, Json> }).schemas;
+    for (const name of ['CreateWebhookRequest', 'PatchWebhookRequest']) {
+      const url = (schemas[name]?.['properties'] as Record<string, Json> | undefined)?.['url'];
+      expect(url?.['pattern'], name).toBe('^https://');
+      const pattern = new RegExp(String(url?.['pattern']));
+      expect(pattern.test('https://erp.example.com/hooks'), name).toBe(true);
+      expect(pattern.test('http://erp.example.com/hooks'), name).toBe(false);
+    }
+  });
+
+  it('marks the JSON body size limit (413, not shown in part 8) as gap G22', () => {
+    const tooLarge = resolve(committed, { $ref: '#/components/responses/PayloadTooLarge' });
+    expect(tooLarge['x-contract-gap']).toBe('G22');
   });
 
   it('gives every list its paging parameters, with limit 1..200 defaulting to 50', () => {

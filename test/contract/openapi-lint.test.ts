@@ -42,6 +42,9 @@ describe('docs/openapi.json under independent OpenAPI checkers', () => {
             NO_COLOR: '1',
           },
           maxBuffer: 32 * 1024 * 1024,
+          // Below the test's own timeout, so a hung linter is killed and reported rather than left running.
+          timeout: 50_000,
+          killSignal: 'SIGKILL',
         }));
       } catch (error) {
         // A lint error exits non-zero; its JSON report is still on stdout.

@@ -62,6 +62,7 @@ describe.runIf(prismInstalled)('the sandbox through Prism validating against doc
   let prism: RunningPrism;
   let receiver: Server;
   let receiverUrl = '';
+  const prismStops: (() => Promise<void>)[] = [];
   const doc = JSON.parse(readFileSync(DOCUMENT_PATH, 'utf8')) as Json;
   const keyOf = (caller: ScenarioCaller | CallerName): string | null =>
     caller === 'none' ? null : caller === 'enterprise' ? sandbox.keys.enterprise : sandbox.keys[caller];
@@ -75,17 +76,21 @@ describe.runIf(prismInstalled)('the sandbox through Prism validating against doc
   beforeAll(async () => {
     receiver = createServer((_req, res) => res.writeHead(204).end());
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    // https only, as part 8 and the document's pattern say: the plain receiver makes each delivery fail at the
+    // TLS handshake, which the scenario tolerates (a test ping still answers 200 with the failed attempt).
+    receiverUrl = `https://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     sandbox = await startSandbox({
       seed: 'openapi-prism',
-      allowHttpWebhooks: true,
       rateLimitOverrides: { all: { per_minute: 1_000_000, per_day: null } },
     });
-    prism = await startPrism(prismScript ?? '', DOCUMENT_PATH, sandbox.baseUrl);
-  }, 60_000);
+    prism = await startPrism(prismScript ?? '', DOCUMENT_PATH, sandbox.baseUrl, {
+      track: (stop) => prismStops.push(stop),
+    });
+  }, 120_000);
 
   afterAll(async () => {
-    await prism?.stop();
+    // Every Prism spawned, ready or not (a slow start may outlive beforeAll).
+    await Promise.all(prismStops.map((stop) => stop()));
     await sandbox?.close();
     await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
   });
@@ -174,9 +179,15 @@ describe.runIf(prismInstalled)('the sandbox through Prism validating against doc
         if (minimal !== undefined) rounds[2]?.push(minimal);
       }
     }
-    const cases = rounds.flat().slice(0, MAX_GENERATED);
+    // Round 0 runs to the end whatever the time (bounded by its count: one request per operation and caller);
+    // the time budget only cuts the later rounds.
+    const started = Date.now();
+    const firstRound = (rounds[0] ?? []).slice(0, MAX_GENERATED);
+    const laterRounds = rounds
+      .slice(1)
+      .flat()
+      .slice(0, MAX_GENERATED - firstRound.length);
     const byId = new Map(operationsOf(doc).map((op) => [op.operationId, op]));
-    const deadline = Date.now() + TIME_BUDGET_MS;
     const problems: string[] = [];
     const forwardedOps = new Set<string>();
     const tally = { valid: 0, invalid: 0, success: 0, sandboxErrors: 0 };
@@ -201,15 +212,22 @@ describe.runIf(prismInstalled)('the sandbox through Prism validating against doc
           problems.push(`the sandbox did not refuse: ${describeCall(call, sandboxAnswer)}`);
       }
     };
-    let next = 0;
-    const worker = async () => {
-      while (next < cases.length && Date.now() < deadline) {
-        const call = cases[next];
-        next += 1;
-        if (call !== undefined) await check(call);
-      }
+    const runAll = async (cases: readonly RequestCase[], deadline: number) => {
+      let next = 0;
+      const worker = async () => {
+        while (next < cases.length && Date.now() < deadline) {
+          const call = cases[next];
+          next += 1;
+          if (call !== undefined) await check(call);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
     };
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+    await runAll(firstRound, Number.POSITIVE_INFINITY);
+    const firstRoundOps = new Set(forwardedOps);
+    const firstRoundSent = tally.valid + tally.invalid;
+    // The later rounds stop at their budget, and in any case 30 s before the test's own timeout.
+    await runAll(laterRounds, Math.min(Date.now() + TIME_BUDGET_MS, started + 90_000));
     const operations = operationsOf(doc).length;
     console.info(
       `openapi conformance: seed ${SEED}; ${operations} operations; ${tally.valid} valid requests ` +
@@ -217,9 +235,11 @@ describe.runIf(prismInstalled)('the sandbox through Prism validating against doc
         `${tally.invalid} invalid requests; ${forwardedOps.size} operations answered without violation`,
     );
     expect(problems).toEqual([]);
-    expect(tally.valid + tally.invalid).toBeGreaterThan(operations * 2);
-    expect(forwardedOps.size).toBe(operations);
-  }, 90_000);
+    // Coverage is asserted on round 0 only, which ran in full: every operation, both callers.
+    expect(firstRoundSent).toBe(firstRound.length);
+    expect(firstRound.length).toBeGreaterThanOrEqual(operations);
+    expect(firstRoundOps.size).toBe(operations);
+  }, 120_000);
 
   /** Real ids per path parameter, so generated requests reach existing resources as well as missing ones. */
   async function discoverIds(): Promise<KnownIds> {

@@ -79,8 +79,17 @@ describe('webhook deliveries of the sandbox against the document', () => {
     });
     const received = () => [...supplierReceiver.received, ...buyerReceiver.received];
     await waitFor(() => (received().length >= 10 ? true : undefined));
-    // Let deliveries still in flight arrive, then check everything received.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Let deliveries still in flight arrive: wait until no new one came for a second (at most 20 s), then check
+    // everything received. A fixed pause is too short on a busy machine.
+    let seen = -1;
+    let quietSince = Date.now();
+    await waitFor(() => {
+      if (received().length !== seen) {
+        seen = received().length;
+        quietSince = Date.now();
+      }
+      return Date.now() - quietSince >= 1_000 ? true : undefined;
+    }, 20_000);
 
     const validate = validatorFor();
     const signatureParameter = (webhooks['ping']?.post['parameters'] as Json[]).find(

@@ -107,8 +107,14 @@ describe('the release tarball', () => {
     expect(existsSync(join(unpacked, 'src'))).toBe(false);
   });
 
+  it('prints the package version with only node on PATH, from outside the repository', async () => {
+    const result = await run(join(unpacked, 'supply-sync'), ['--version'], { cwd: work, env: nodeOnly });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe(VERSION);
+    expect(result.code).toBe(0);
+  });
+
   it('validates an example config with only node on PATH, from outside the repository', async () => {
-    // `--version` belongs to another change; the launcher, the compiled CLI and the config loader are checked here.
     const result = await run(
       join(unpacked, 'supply-sync'),
       ['config', 'validate', '--config', join(unpacked, 'config/demo.yaml')],

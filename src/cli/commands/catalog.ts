@@ -2,17 +2,14 @@
  * `supply-sync catalog remove --skus-file FILE [--dry-run]`: deletes products the daemon never pushed itself
  * (see flows/catalog/remove-listed.ts), one line of output per SKU.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { Config } from '../../config/index.js';
-import { CATALOG_FLOW } from '../../flows/catalog/index.js';
-import { pendingFlow } from '../../flows/catalog/intents.js';
-import { hashFlow } from '../../flows/catalog/push-context.js';
 import {
   parseSkuList,
   removeListedProducts,
   SkuListError,
   type RemovalResult,
+  type RemovalRun,
 } from '../../flows/catalog/remove-listed.js';
 import type { StateStore } from '../../state/index.js';
 import { openApi } from '../api-access.js';
@@ -36,19 +33,20 @@ function readSkus(file: string): string[] {
   }
 }
 
-/** The catalog job whose state records the SKU (stored hash or pending intent), if any. */
-function trackerOf(config: Config, state: StateStore | undefined): (sku: string) => string | undefined {
-  const jobs = Object.entries(config.jobs)
-    .filter(([, job]) => job.flow === CATALOG_FLOW)
-    .map(([name]) => name);
-  return (sku) =>
-    state === undefined
-      ? undefined
-      : jobs.find(
-          (job) =>
-            state.hashes.get(hashFlow(job, 'products'), sku) !== undefined ||
-            state.hashes.get(pendingFlow(job, 'products'), sku) !== undefined,
-        );
+/** A catalog job's product hashes or pending product intents: `<job>:products` or `<job>:products:pending`. */
+const PRODUCT_FLOW = /^(.+):products(?::pending)?$/;
+
+/**
+ * The job whose state records the SKU (stored hash or pending intent), if any. Every catalog job found in the
+ * state counts, also one no longer in the config: its hashes still tell the daemon the API holds the SKU.
+ */
+function trackerOf(state: StateStore | undefined): (sku: string) => string | undefined {
+  if (state === undefined) return () => undefined;
+  const productFlows = state.hashes
+    .flows()
+    .map((flow) => ({ flow, job: PRODUCT_FLOW.exec(flow)?.[1] }))
+    .filter((entry): entry is { flow: string; job: string } => entry.job !== undefined);
+  return (sku) => productFlows.find(({ flow }) => state.hashes.get(flow, sku) !== undefined)?.job;
 }
 
 function describe(result: RemovalResult): string {
@@ -66,11 +64,33 @@ function describe(result: RemovalResult): string {
   }
 }
 
-function summary(results: readonly RemovalResult[], dryRun: boolean): string {
+function summary(run: RemovalRun, dryRun: boolean): string {
   const n = (outcome: RemovalResult['outcome']): number =>
-    results.filter((result) => result.outcome === outcome).length;
+    run.results.filter((result) => result.outcome === outcome).length;
   if (dryRun) return `dry run: would delete ${n('would_delete')}, skipped ${n('skipped')}; nothing was sent`;
-  return `deleted ${n('deleted')}, already gone ${n('already_gone')}, skipped ${n('skipped')}, failed ${n('failed')}`;
+  const counts = `deleted ${n('deleted')}, already gone ${n('already_gone')}, skipped ${n('skipped')}, failed ${n('failed')}`;
+  return run.refused === undefined ? counts : `${counts}, not sent ${run.refused.unsent}`;
+}
+
+const NO_STATE_CHECK_NOTE =
+  'state check off (--no-state-check): SKUs the daemon synced are not recognised and are deleted too; ' +
+  'the daemon will not send them again while its state holds their hashes';
+
+/** The daemon's state, read-only; a missing file is an error naming `state.path`, never "nothing tracked". */
+function openDaemonState(path: string): StateStore {
+  try {
+    return openStateForReading(path);
+  } catch (error) {
+    if (error instanceof CliError && error.code === 'state_missing') {
+      throw new CliError(
+        `state.path: ${error.message}. catalog remove reads it to leave alone the SKUs the daemon synced; ` +
+          "point state.path at the daemon's state file, or pass --no-state-check to delete without that check",
+        'state_missing',
+        EXIT_USAGE,
+      );
+    }
+    throw error;
+  }
 }
 
 export function registerCatalogCommands(program: Command, context: CliContext): void {
@@ -86,42 +106,56 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     )
     .requiredOption('--skus-file <file>', 'text file with one SKU a line (# starts a comment line)')
     .option('--dry-run', 'print what would be deleted; send nothing')
-    .action(async (options: { skusFile: string; dryRun?: boolean }, command: Command) => {
-      const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const skus = readSkus(options.skusFile);
-      const dryRun = options.dryRun === true;
-      if (config.api.sandbox === 'embedded') {
-        throw new CliError(
-          'catalog remove needs a lasting API; with `api.sandbox: embedded` there is no catalog to remove from',
-          'usage',
-          EXIT_USAGE,
-        );
-      }
-      const state = existsSync(config.state.path) ? openStateForReading(config.state.path) : undefined;
-      try {
-        const access = dryRun ? undefined : await openApi(config);
-        try {
-          const results = await removeListedProducts({
-            api: {
-              deleteProduct: (sku, callOptions) => {
-                if (access === undefined) throw new Error('a dry run sends nothing');
-                return access.api.catalog.deleteProduct(sku, callOptions);
-              },
-            },
-            skus,
-            dryRun,
-            trackedBy: trackerOf(config, state),
-            onResult: (result) => context.output.line(scrub(describe(result), context.secrets)),
-          });
-          context.output.line(summary(results, dryRun));
-          const failed = results.filter((result) => result.outcome === 'failed').length;
-          if (failed > 0)
-            throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
-        } finally {
-          await access?.close();
+    .option(
+      '--no-state-check',
+      "proceed without the daemon's state file (state.path): SKUs the daemon synced are deleted too",
+    )
+    .action(
+      async (options: { skusFile: string; dryRun?: boolean; stateCheck: boolean }, command: Command) => {
+        const { config } = await loadCliConfig(context, globalOptions(command).config);
+        const skus = readSkus(options.skusFile);
+        const dryRun = options.dryRun === true;
+        if (config.api.sandbox === 'embedded') {
+          throw new CliError(
+            'catalog remove needs a lasting API; with `api.sandbox: embedded` there is no catalog to remove from',
+            'usage',
+            EXIT_USAGE,
+          );
         }
-      } finally {
-        state?.close();
-      }
-    });
+        const state = options.stateCheck ? openDaemonState(config.state.path) : undefined;
+        if (state === undefined) context.output.line(NO_STATE_CHECK_NOTE);
+        try {
+          const access = dryRun ? undefined : await openApi(config);
+          try {
+            const run = await removeListedProducts({
+              api: {
+                deleteProduct: (sku, callOptions) => {
+                  if (access === undefined) throw new Error('a dry run sends nothing');
+                  return access.api.catalog.deleteProduct(sku, callOptions);
+                },
+              },
+              skus,
+              dryRun,
+              trackedBy: trackerOf(state),
+              onResult: (result) => context.output.line(scrub(describe(result), context.secrets)),
+            });
+            context.output.line(summary(run, dryRun));
+            if (run.refused !== undefined) {
+              const { status, code, unsent } = run.refused;
+              throw new CliError(
+                `the API refused api.api_key (${status} ${code}); stopped at the first refusal, ${unsent} SKUs not sent`,
+                'remove_failed',
+              );
+            }
+            const failed = run.results.filter((result) => result.outcome === 'failed').length;
+            if (failed > 0)
+              throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
+          } finally {
+            await access?.close();
+          }
+        } finally {
+          state?.close();
+        }
+      },
+    );
 }

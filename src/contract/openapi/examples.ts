@@ -5,6 +5,7 @@
 import { MONEY_PATTERN, QUANTITY_PATTERN } from '../../shared/decimal.js';
 import { ACCOUNTING_PERIOD_PATTERN } from '../formats.js';
 import { CURSOR_RULES } from '../gaps.js';
+import { WEBHOOK_URL_PATTERN } from '../requests-platform.js';
 import type { JsonObject } from './types.js';
 
 export const PATTERN_EXAMPLES: ReadonlyMap<string, string> = new Map([
@@ -14,6 +15,7 @@ export const PATTERN_EXAMPLES: ReadonlyMap<string, string> = new Map([
   ['^(?:[01]\\d|2[0-3]):[0-5]\\d$', '06:30'],
   ['^[0-9a-f]{64}$', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
   [CURSOR_RULES.pattern.source, 'eyJhdCI6MX0'],
+  [WEBHOOK_URL_PATTERN, 'https://localhost:8443/webhooks'],
 ]);
 
 /** Adds `examples` to every schema (nested anywhere in `node`) whose pattern has a known example. */

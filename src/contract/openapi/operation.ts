@@ -1,7 +1,8 @@
 /**
  * One operation of part 4 as data (OperationSpec), and its OpenAPI form. The builder adds what every operation
  * shares: the security requirement with its scope, X-Request-Id and RateLimit-* headers, the Idempotency-Key
- * header on POST, 401/403/429/5XX everywhere, 422 where parameters or a body can be invalid, 409 wherever an
+ * header on POST, 401/403/429/5XX everywhere, 422 where parameters or a body can be invalid (except the anonymous
+ * token request, whose invalid form is 400), 409 wherever an
  * Idempotency-Key may be reused and 413 wherever a JSON body is read.
  */
 import { schemaRef } from './components.js';
@@ -93,7 +94,8 @@ function errorStatuses(spec: OperationSpec): ErrorStatus[] {
   statuses.add(429);
   statuses.add('5XX');
   const hasQuery = (spec.parameters ?? []).some((p) => p['in'] === 'query' || '$ref' in p);
-  if (spec.body !== undefined || hasQuery) statuses.add(422);
+  // A malformed token request is 400 validation_error (part 4.1), never 422.
+  if ((spec.body !== undefined || hasQuery) && !spec.anonymous) statuses.add(422);
   if (spec.body !== undefined) statuses.add(413);
   if (spec.method === 'post' && !spec.anonymous) statuses.add(409);
   return [...statuses];

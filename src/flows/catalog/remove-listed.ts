@@ -30,14 +30,26 @@ export interface RemoveListedInput {
   signal?: AbortSignal;
 }
 
-/** Sends the deletions one SKU at a time (none in a dry run); a failure is reported and the next SKU goes on. */
-export async function removeListedProducts(input: RemoveListedInput): Promise<RemovalResult[]> {
+export interface RemovalRun {
+  results: RemovalResult[];
+  /** Set when the API refused the key (401/403): the run stopped there, later SKUs were not sent. */
+  refused?: { status: number; code: string; message: string; unsent: number };
+}
+
+const KEY_REFUSED: ReadonlySet<number> = new Set([401, 403]);
+
+/**
+ * Sends the deletions one SKU at a time (none in a dry run). A failure (an API error or no response) is reported
+ * and the next SKU goes on, except a refused key (401/403): every later DELETE would fail the same way, so the run
+ * stops there.
+ */
+export async function removeListedProducts(input: RemoveListedInput): Promise<RemovalRun> {
   const results: RemovalResult[] = [];
   const report = (result: RemovalResult): void => {
     results.push(result);
     input.onResult(result);
   };
-  for (const sku of input.skus) {
+  for (const [index, sku] of input.skus.entries()) {
     if (input.signal?.aborted === true) break;
     const job = input.trackedBy(sku);
     if (job !== undefined) {
@@ -56,13 +68,24 @@ export async function removeListedProducts(input: RemoveListedInput): Promise<Re
       await input.api.deleteProduct(sku, input.signal === undefined ? {} : { signal: input.signal });
       report({ sku, outcome: 'deleted' });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) report({ sku, outcome: 'already_gone' });
-      else if (error instanceof ApiError)
-        report({ sku, outcome: 'failed', reason: `${error.status} ${error.code}: ${error.message}` });
-      else throw error;
+      if (!(error instanceof Error)) throw error;
+      if (error instanceof ApiError && error.status === 404) {
+        report({ sku, outcome: 'already_gone' });
+        continue;
+      }
+      const reason =
+        error instanceof ApiError ? `${error.status} ${error.code}: ${error.message}` : error.message;
+      report({ sku, outcome: 'failed', reason });
+      if (error instanceof ApiError && KEY_REFUSED.has(error.status)) {
+        const unsent = input.skus.length - index - 1;
+        return {
+          results,
+          refused: { status: error.status, code: error.code, message: error.message, unsent },
+        };
+      }
     }
   }
-  return results;
+  return { results };
 }
 
 export class SkuListError extends Error {

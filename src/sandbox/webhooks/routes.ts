@@ -66,6 +66,13 @@ function descriptionProblems(raw: unknown, items: Item[]): void {
     items.push({ field: 'description', code: 'too_long', message: 'At most 200 characters.' });
 }
 
+/** Like every request body, webhook bodies refuse fields they do not define (422 unsupported_value). */
+function unknownFieldProblems(body: Record<string, unknown>, known: readonly string[], items: Item[]): void {
+  for (const field of Object.keys(body)) {
+    if (!known.includes(field)) items.push({ field, code: 'unsupported_value', message: 'unknown field' });
+  }
+}
+
 function asRecord(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body))
@@ -102,6 +109,7 @@ export function webhookRoutes(ctx: PlatformContext, dispatcher: WebhookDispatche
       handle(req) {
         const body = asRecord(req.body);
         const items: Item[] = [];
+        unknownFieldProblems(body, ['url', 'events', 'description'], items);
         urlProblems(ctx, body['url'], items);
         eventsProblems(body['events'], items);
         descriptionProblems(body['description'], items);
@@ -150,6 +158,7 @@ export function webhookRoutes(ctx: PlatformContext, dispatcher: WebhookDispatche
         const endpoint = owned(req);
         const body = asRecord(req.body);
         const items: Item[] = [];
+        unknownFieldProblems(body, ['url', 'events', 'status', 'description'], items);
         if ('url' in body) urlProblems(ctx, body['url'], items);
         if ('events' in body) eventsProblems(body['events'], items);
         descriptionProblems(body['description'], items);

@@ -33,18 +33,35 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-export async function startPrism(
+export interface StartPrismOptions {
+  timeoutMs?: number;
+  /**
+   * Called with a stop function as soon as a Prism process is spawned, before it is ready: a caller whose hook
+   * times out while Prism starts can still stop it.
+   */
+  track?: (stop: () => Promise<void>) => void;
+}
+
+interface Attempt {
+  prism?: RunningPrism;
+  output: string;
+}
+
+async function attemptStart(
   script: string,
   documentPath: string,
   upstream: string,
-  timeoutMs = 45_000,
-): Promise<RunningPrism> {
+  timeoutMs: number,
+  track: (stop: () => Promise<void>) => void,
+): Promise<Attempt> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
     [script, 'proxy', documentPath, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
   );
+  const stop = () => stopChild(child);
+  track(stop);
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -67,8 +84,28 @@ export async function startPrism(
     });
   });
   if (!ready) {
-    await stopChild(child);
-    throw new Error(`Prism did not start within ${timeoutMs} ms:\n${output.slice(-4000)}`);
+    await stop();
+    return { output };
   }
-  return { url: `http://127.0.0.1:${port}`, log: () => output, stop: () => stopChild(child) };
+  return { prism: { url: `http://127.0.0.1:${port}`, log: () => output, stop }, output };
+}
+
+/**
+ * Starts Prism on a free port. The port is found free and then handed to Prism, so another process may take it
+ * in between: on EADDRINUSE it tries once more with a new port.
+ */
+export async function startPrism(
+  script: string,
+  documentPath: string,
+  upstream: string,
+  options: StartPrismOptions = {},
+): Promise<RunningPrism> {
+  const timeoutMs = options.timeoutMs ?? 45_000;
+  const track = options.track ?? (() => undefined);
+  let attempt = await attemptStart(script, documentPath, upstream, timeoutMs, track);
+  if (attempt.prism === undefined && attempt.output.includes('EADDRINUSE'))
+    attempt = await attemptStart(script, documentPath, upstream, timeoutMs, track);
+  if (attempt.prism === undefined)
+    throw new Error(`Prism did not start within ${timeoutMs} ms:\n${attempt.output.slice(-4000)}`);
+  return attempt.prism;
 }

@@ -20,6 +20,7 @@ export interface ScenarioStep {
 export interface ScenarioContext {
   pendingOrderIds: readonly string[];
   journalLineIds: readonly string[];
+  /** An https:// receiver URL (the document, like part 8, admits https only). */
   receiverUrl: string;
   supplierClientId: string;
   supplierKey: string;
@@ -561,7 +562,17 @@ export function forbiddenSteps(ctx: ScenarioContext): ScenarioStep[] {
     unit_price: '32.00',
     total: '32.00',
   };
+  const plainHttp = new URL(ctx.receiverUrl);
+  plainHttp.protocol = 'http:';
   return [
+    {
+      name: 'webhook-plain-http',
+      caller: 'supplier',
+      method: 'POST',
+      target: '/webhooks',
+      body: json({ url: plainHttp.href, events: ['ping'] }),
+      expect: 422,
+    },
     {
       name: 'item-sales-unknown-field',
       caller: 'buyer',

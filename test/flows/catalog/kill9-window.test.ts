@@ -14,6 +14,8 @@ import type { SendLogEntry } from './child.js';
 import { addParts, erpSql } from './catalog-support.js';
 
 const CHILD = join(import.meta.dirname, 'child.ts');
+/** Each test has 60 s; a child hung past this guard is killed and reported before the test itself times out. */
+const CHILD_GUARD_MS = 40_000;
 
 let h: SupplierHarness | undefined;
 afterEach(async () => {
@@ -45,7 +47,7 @@ async function synced(): Promise<Setup> {
 }
 
 async function converge(base: Record<string, unknown>): Promise<string> {
-  const exit = await runChild(CHILD, 'CATALOG_CHILD', base, null);
+  const exit = await runChild(CHILD, 'CATALOG_CHILD', base, null, CHILD_GUARD_MS);
   expect(exit.code, exit.stdout + exit.stderr).toBe(0);
   expect(exit.stdout).toContain('converged');
   return exit.stdout;
@@ -53,7 +55,13 @@ async function converge(base: Record<string, unknown>): Promise<string> {
 
 /** Runs a child that dies right after the API answered the product batch carrying `sku`. */
 async function killAfterAnswer(setup: Setup, sku: string): Promise<void> {
-  const exit = await runChild(CHILD, 'CATALOG_CHILD', { ...setup.base, killAfterAnswerFor: sku }, null);
+  const exit = await runChild(
+    CHILD,
+    'CATALOG_CHILD',
+    { ...setup.base, killAfterAnswerFor: sku },
+    null,
+    CHILD_GUARD_MS,
+  );
   expect(exit.signal, exit.stdout + exit.stderr).toBe('SIGKILL');
 }
 

@@ -79,6 +79,25 @@ describe('sandbox webhooks (contract parts 4.16 and 6)', () => {
         body: { status: 'failing' },
       });
       expect(badStatus.status).toBe(422);
+      const unknownOnPatch = await call(`${url}/${id}`, {
+        key: sandbox.keys.supplier,
+        method: 'PATCH',
+        body: { status: 'active', colour: 'blue' },
+      });
+      expect(unknownOnPatch.status).toBe(422);
+      expect(field(unknownOnPatch.json, 'errors', 0)).toMatchObject({
+        field: 'colour',
+        code: 'unsupported_value',
+      });
+      const unknownOnCreate = await call(url, {
+        key: sandbox.keys.supplier,
+        body: { url: 'https://erp.example.test/other', events: ['ping'], colour: 'blue' },
+      });
+      expect(unknownOnCreate.status).toBe(422);
+      expect(field(unknownOnCreate.json, 'errors', 0)).toMatchObject({
+        field: 'colour',
+        code: 'unsupported_value',
+      });
       expect((await call(`${url}/${id}`, { key: sandbox.keys.buyer })).status).toBe(404);
       expect((await call(`${url}/${id}`, { key: sandbox.keys.supplier, method: 'DELETE' })).status).toBe(204);
       expect((await call(`${url}/${id}`, { key: sandbox.keys.supplier })).status).toBe(404);
