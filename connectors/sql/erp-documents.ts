@@ -2,7 +2,7 @@ import type { DocumentSource } from '../../src/connectors/capabilities.js';
 import type { ErpDocument, ErpDocumentLine } from '../../src/connectors/documents.js';
 import type { SqlDriver } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { readRows, type RowReader } from './row-reader.js';
+import { readRows, type RowReader } from '../../src/kit/row-reader.js';
 
 type DocumentStatements = NonNullable<ErpStatements['documents']>;
 

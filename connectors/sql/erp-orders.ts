@@ -9,7 +9,7 @@ import type {
 } from '../../src/connectors/orders.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { RowReader } from './row-reader.js';
+import { RowReader } from '../../src/kit/row-reader.js';
 
 type OrderStatements = NonNullable<ErpStatements['orders']>;
 

@@ -2,7 +2,7 @@ import type { ConfirmationSource, DocumentReactionSink } from '../../src/connect
 import type { ConfirmationLine, DocumentReaction, ErpConfirmation } from '../../src/connectors/documents.js';
 import type { SqlDriver } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { readRows, type RowReader } from './row-reader.js';
+import { readRows, type RowReader } from '../../src/kit/row-reader.js';
 
 type ReactionStatements = NonNullable<ErpStatements['reactions']>;
 type ConfirmationStatements = NonNullable<ErpStatements['confirmations']>;

@@ -1,5 +1,6 @@
-import { ConnectorError } from '../../src/connectors/errors.js';
-import type { SqlRow } from './driver.js';
+import { ConnectorError } from '../connectors/errors.js';
+/** One result row, keyed by column name (a SQL row, or a CSV record). */
+export type SqlRow = Readonly<Record<string, unknown>>;
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}/;
