@@ -2,10 +2,11 @@
  * How the suite splits between `npm test` (vitest.config.ts) and `npm run test:long` (vitest.long.config.ts).
  *
  * A long run is a test that kills processes, injects faults or simulates days, found by its path below. `npm test`
- * runs it too, at CI size (fewer kill points, a shorter kill phase) set through the size knobs each test already
- * reads; `npm run test:long` runs only the long runs, at the full size written in each test. A new test that
- * kills processes belongs here by its name (`kill9*.test.ts`, or under test/crash, test/fault or test/soak) and
- * should read its size from an environment variable listed in CI_SIZES.
+ * runs the crash and kill -9 tests too, at CI size (fewer kill points, a shorter kill phase) set through the size
+ * knobs each test already reads; the whole-daemon fault convergence and the week-long soak run only in
+ * `npm run test:long`, which runs every long run at the full size written in the test. A new test that kills
+ * processes belongs here by its name (`kill9*.test.ts`, or under test/crash, test/fault or test/soak) and should
+ * read its size from an environment variable listed in CI_SIZES.
  */
 
 /** Settings both runs share. */
@@ -35,6 +36,9 @@ export const LONG_RUNS: readonly string[] = [
   'test/flows/order-confirm/crash.test.ts',
   'test/webhooks/crash.test.ts',
 ];
+
+/** Long runs with no CI size: left out of `npm test`. */
+export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
 /**
  * The size of each long run in `npm test`: enough kill points that every scenario, crash window and check of the
