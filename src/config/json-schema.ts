@@ -28,21 +28,25 @@ function toJson(schema: z.ZodType): JsonObject {
 const isObject = (value: unknown): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** Calls `visit` on every subschema of `node` (itself first), following the keywords the exporter emits. */
-function eachSchema(node: unknown, visit: (schema: JsonObject) => void): void {
+/**
+ * Calls `visit` on every subschema of `node`, following the keywords the exporter emits: each schema before its
+ * subschemas, or after them with `order` "post".
+ */
+function eachSchema(node: unknown, visit: (schema: JsonObject) => void, order: 'pre' | 'post' = 'pre'): void {
   if (!isObject(node)) return;
-  visit(node);
+  if (order === 'pre') visit(node);
   for (const key of ['properties', 'patternProperties', '$defs']) {
     const map = node[key];
-    if (isObject(map)) for (const child of Object.values(map)) eachSchema(child, visit);
+    if (isObject(map)) for (const child of Object.values(map)) eachSchema(child, visit, order);
   }
   for (const key of ['additionalProperties', 'items', 'propertyNames', 'not', 'if', 'then', 'else']) {
-    eachSchema(node[key], visit);
+    eachSchema(node[key], visit, order);
   }
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
     const list = node[key];
-    if (Array.isArray(list)) for (const child of list) eachSchema(child, visit);
+    if (Array.isArray(list)) for (const child of list) eachSchema(child, visit, order);
   }
+  if (order === 'post') visit(node);
 }
 
 /** zod's `.meta({ secret: true })` becomes the `x-secret` annotation. */
@@ -114,26 +118,21 @@ function splitUnionTypes(root: JsonObject): void {
  * An example for every property that names none: its default, its constant or its first allowed value; for an
  * object, one made of its properties' examples (the required ones, or all when none is required).
  */
-function addDerivedExamples(node: unknown): void {
-  if (!isObject(node)) return;
-  for (const key of ['properties', 'patternProperties', '$defs']) {
-    const map = node[key];
-    if (isObject(map)) for (const child of Object.values(map)) addDerivedExamples(child);
-  }
-  for (const key of ['additionalProperties', 'items', 'propertyNames', 'not', 'if', 'then', 'else']) {
-    addDerivedExamples(node[key]);
-  }
-  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
-    const list = node[key];
-    if (Array.isArray(list)) for (const child of list) addDerivedExamples(child);
-  }
-  const properties = node['properties'];
-  if (!isObject(properties)) return;
-  for (const property of Object.values(properties)) {
-    if (!isObject(property) || Array.isArray(property['examples'])) continue;
-    const example = derivedExample(property);
-    if (example !== undefined) property['examples'] = [example];
-  }
+function addDerivedExamples(root: JsonObject): void {
+  // Innermost first, so that an object's example is made of its properties' examples.
+  eachSchema(
+    root,
+    (schema) => {
+      const properties = schema['properties'];
+      if (!isObject(properties)) return;
+      for (const property of Object.values(properties)) {
+        if (!isObject(property) || Array.isArray(property['examples'])) continue;
+        const example = derivedExample(property);
+        if (example !== undefined) property['examples'] = [example];
+      }
+    },
+    'post',
+  );
 }
 
 function firstExample(schema: JsonObject): unknown {
