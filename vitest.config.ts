@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { ciSizes, LONG_ONLY, SHARED_TEST_OPTIONS } from './test/support/suites.js';
 
@@ -14,5 +15,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'connectors/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...LONG_ONLY, ...(process.env['MSSQL_URL'] ? [] : [sqlServerSuite])],
     env: ciSizes(),
+    // Most of a test file's time is spent waiting (on child processes, kill delays, the sandbox's sockets), so
+    // two test processes share a 2-core machine well; vitest's default there is one.
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
   },
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { LONG_RUNS, SHARED_TEST_OPTIONS } from './test/support/suites.js';
 
@@ -8,5 +9,7 @@ export default defineConfig({
     ...SHARED_TEST_OPTIONS,
     include: [...LONG_RUNS],
     exclude: ['**/node_modules/**'],
+    // The long runs mostly wait on their child processes; two share a 2-core machine (see vitest.config.ts).
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
   },
 });
