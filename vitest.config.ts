@@ -1,4 +1,9 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { ciSizes, LONG_ONLY, SHARED_TEST_OPTIONS } from './test/support/suites.js';
+
+// `npm test`: every test but the fault convergence and soak runs, the crash and kill -9 runs at CI size (see
+// test/support/suites.ts). `npm run test:long` runs the long runs at full size (vitest.long.config.ts).
 
 // SQL Server cannot run on every machine: its copy of the shared SQL connector suite runs only where MSSQL_URL
 // points at one (SQLite and PostgreSQL run everywhere, the latter started by .ci/run).
@@ -6,10 +11,12 @@ const sqlServerSuite = 'test/connectors/mssql.test.ts';
 
 export default defineConfig({
   test: {
+    ...SHARED_TEST_OPTIONS,
     include: ['test/**/*.test.ts', 'connectors/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(process.env['MSSQL_URL'] ? [] : [sqlServerSuite])],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
+    exclude: ['**/node_modules/**', ...LONG_ONLY, ...(process.env['MSSQL_URL'] ? [] : [sqlServerSuite])],
+    env: ciSizes(),
+    // Most of a test file's time is spent waiting (on child processes, kill delays, the sandbox's sockets), so
+    // two test processes share a 2-core machine well; vitest's default there is one.
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
   },
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AccountingWriter } from '../../src/connectors/capabilities.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
 import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
-import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/flows/shared/atomic-file.js';
+import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { encodeSingleByte, toSharedHebrew } from '../hashavshevet/encoding.js';
 import type { CsvAccountingConfig } from './config.js';
 import { renderCsv } from './format.js';

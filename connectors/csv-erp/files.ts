@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { csvRecords } from './csv.js';
+import { csvRecords } from '../../src/kit/csv.js';
 
 export type FileEncoding = 'utf-8' | 'windows-1255';
 

@@ -9,7 +9,7 @@ import type {
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
 import type { ErpConfirmation, ErpDocument } from '../../src/connectors/documents.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import { readRows, RowReader } from '../sql/row-reader.js';
+import { readRows, RowReader } from '../../src/kit/row-reader.js';
 import type { CsvErpConfig } from './config.js';
 import { listCsvFiles, moveToDone, readRecords } from './files.js';
 

@@ -7,7 +7,7 @@ import { CsvInbound } from './inbound.js';
 import { CsvOrderSink } from './orders.js';
 
 export { csvErpConfigSchema, type CsvErpConfig } from './config.js';
-export { parseCsv, formatCsv, csvRecords } from './csv.js';
+export { parseCsv, formatCsv, csvRecords } from '../../src/kit/csv.js';
 export { CsvInbound } from './inbound.js';
 export { CsvOrderSink } from './orders.js';
 

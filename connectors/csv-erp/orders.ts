@@ -10,7 +10,7 @@ import type {
   OrderWriteResult,
 } from '../../src/connectors/orders.js';
 import type { CsvErpConfig } from './config.js';
-import { formatCsv } from './csv.js';
+import { formatCsv } from '../../src/kit/csv.js';
 import { deliverOnce, wasDelivered } from './files.js';
 
 const COLUMNS = [

@@ -9,7 +9,7 @@
  *             [, line_number, main_category, sub_category]
  */
 import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connectors/index.js';
-import { csvRecords } from '../csv-erp/csv.js';
+import { csvRecords } from '../../src/kit/csv.js';
 
 const Z_REQUIRED = ['branch_code', 'z_number', 'closed_at', 'total_before_vat'] as const;
 const ITEM_REQUIRED = [

@@ -11,10 +11,18 @@ export { demoErpJournal, demoErpStatements } from './statements.js';
 export { DEMO_PRICE_LIST, demoParts, demoSku, type DemoPart } from './seed.js';
 
 export const demoErpConfigSchema = z.strictObject({
-  /** Folder holding the demo ERP database and its PDF attachments; relative to the config file. */
-  data_dir: z.string().min(1).default('state/demo-erp'),
-  /** Also act as the accounting target (journal into the GLJOURNAL table). */
-  journal: z.boolean().default(true),
+  data_dir: z
+    .string()
+    .min(1)
+    .meta({
+      description:
+        'Folder holding the demo ERP database and its PDF attachments; relative to the config file',
+    })
+    .default('state/demo-erp'),
+  journal: z
+    .boolean()
+    .meta({ description: 'Also act as the accounting target (journal into the GLJOURNAL table)' })
+    .default(true),
 });
 
 export const demoErpConnectorDefinition: ConnectorDefinition<typeof demoErpConfigSchema> = {

@@ -7,24 +7,41 @@ import { SqliteDriver } from './sqlite-driver.js';
 
 export const sqlConnectionSchema = z.discriminatedUnion('driver', [
   z.strictObject({
-    driver: z.literal('sqlite'),
-    /** Database file; relative paths resolve against the config file's folder. */
-    file: z.string().min(1),
+    driver: z.literal('sqlite').meta({ description: 'SQLite database file' }),
+    file: z
+      .string()
+      .min(1)
+      .meta({
+        description: "Database file; relative paths resolve against the config file's folder",
+        examples: ['data/erp.db'],
+      }),
   }),
   z.strictObject({
-    driver: z.literal('pg'),
-    /** postgres://user:password@host:port/database */
-    url: markSecret(z.string().min(1)),
+    driver: z.literal('pg').meta({ description: 'PostgreSQL' }),
+    url: markSecret(z.string().min(1)).meta({
+      description: 'Connection URL, postgres://user:password@host:port/database',
+      examples: ['${BOOKS_DATABASE_URL}'],
+    }),
     schema: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .meta({ description: 'Schema searched for unqualified table names', examples: ['erp'] })
       .optional(),
-    pool_size: z.number().int().min(1).max(64).optional(),
+    pool_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .meta({ description: 'Most connections open at once', examples: [4] })
+      .optional(),
   }),
   z.strictObject({
-    driver: z.literal('mssql'),
-    /** mssql://user:password@host:port/database or an ADO-style "Server=...;Database=...;..." string. */
-    url: markSecret(z.string().min(1)),
+    driver: z.literal('mssql').meta({ description: 'Microsoft SQL Server' }),
+    url: markSecret(z.string().min(1)).meta({
+      description:
+        'mssql://user:password@host:port/database or an ADO-style "Server=...;Database=...;..." string',
+      examples: ['${ERP_DATABASE_URL}'],
+    }),
   }),
 ]);
 

@@ -2,7 +2,7 @@ import type { CatalogSource, CustomerDirectory } from '../../src/connectors/capa
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
 import type { SqlDriver } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { readRows } from './row-reader.js';
+import { readRows } from '../../src/kit/row-reader.js';
 import { statementContract, type StatementContract } from './statement-contract.js';
 
 type CatalogStatements = NonNullable<ErpStatements['catalog']>;

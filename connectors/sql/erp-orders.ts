@@ -12,7 +12,7 @@ import type { ErpStatements } from './erp-config.js';
 import { closestMatch } from '../../src/config/did-you-mean.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
 import { compileNamedParams } from './named-params.js';
-import { RowReader } from './row-reader.js';
+import { RowReader } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';
 
 type OrderStatements = NonNullable<ErpStatements['orders']>;

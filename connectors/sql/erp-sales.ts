@@ -2,7 +2,7 @@ import type { SalesSource } from '../../src/connectors/capabilities.js';
 import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connectors/sales.js';
 import type { SqlDriver, SqlRow } from './driver.js';
 import type { ErpStatements } from './erp-config.js';
-import { readRows } from './row-reader.js';
+import { readRows } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';
 
 type SalesStatements = NonNullable<ErpStatements['sales']>;

@@ -10,19 +10,39 @@ export type JournalColumnField = JournalEntryField;
 
 export const journalTableSchema = z
   .strictObject({
-    table: identifier,
-    /** Entry field -> column. Fields left out are not written. */
-    columns: z.partialRecord(z.enum(journalColumnFields), identifier),
-    /** Fixed values written on every row (a company code, a status the accounting system expects). */
-    constants: z.record(identifier, z.union([z.string(), z.number(), z.boolean()])).default({}),
-    /**
-     * Where the batch key is kept so a re-run can tell the batch was written: a companion table (default), or
-     * the `batch_key` column of every row.
-     */
-    batch_key_store: z.enum(['table', 'column']).default('table'),
-    batch_key_table: identifier.default('supply_sync_batches'),
-    /** Create the journal and companion tables when missing (demo and evaluation setups). */
-    create_tables: z.boolean().default(false),
+    table: identifier.meta({
+      description: 'Table the journal lines are inserted into, optionally schema-qualified',
+      examples: ['gl.import_lines'],
+    }),
+    columns: z.partialRecord(z.enum(journalColumnFields), identifier).meta({
+      description: 'Entry field -> column; fields left out are not written',
+      examples: [{ line_number: 'line_no', account: 'account', amount: 'amount', date: 'doc_date' }],
+    }),
+    constants: z
+      .record(identifier, z.union([z.string(), z.number(), z.boolean()]))
+      .meta({
+        description:
+          'Fixed values written on every row (a company code, a status the accounting system expects)',
+        examples: [{ company_code: '01' }],
+      })
+      .default({}),
+    batch_key_store: z
+      .enum(['table', 'column'])
+      .meta({
+        description:
+          'Where the batch key is kept so a re-run can tell the batch was written: a companion table, or the ' +
+          'batch_key column of every row',
+      })
+      .default('table'),
+    batch_key_table: identifier
+      .meta({ description: 'The companion table of written batch keys (batch_key_store: table)' })
+      .default('supply_sync_batches'),
+    create_tables: z
+      .boolean()
+      .meta({
+        description: 'Create the journal and companion tables when missing (demo and evaluation setups)',
+      })
+      .default(false),
   })
   .superRefine((value, ctx) => {
     if (value.batch_key_store === 'column' && value.columns.batch_key === undefined) {

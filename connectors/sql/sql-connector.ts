@@ -17,19 +17,27 @@ import { SqlMirrorSink } from './mirror-sink.js';
 import { preflightStatements, staticStatementProblems } from './preflight.js';
 
 export const sqlConnectorConfigSchema = z.strictObject({
-  connection: sqlConnectionSchema,
-  /** Accounting target: journal entries into a table of this database. */
-  journal: journalTableSchema.optional(),
-  /** ERP side: the statements the supplier flows run. */
-  statements: erpStatementsSchema.optional(),
-  /** Buyer mirror: tables created as `<table_prefix><resource>`. */
+  connection: sqlConnectionSchema.meta({
+    description: 'The database: a SQLite file, PostgreSQL or SQL Server',
+    examples: [{ driver: 'sqlite', file: 'data/erp.db' }],
+  }),
+  journal: journalTableSchema
+    .meta({ description: 'Accounting target: journal entries into a table of this database' })
+    .optional(),
+  statements: erpStatementsSchema
+    .meta({
+      description: 'ERP side: the statements the supplier flows run; a section left out is not offered',
+    })
+    .optional(),
   mirror: z
     .strictObject({
       table_prefix: z
         .string()
         .regex(/^[A-Za-z0-9_.]*$/)
+        .meta({ description: 'Tables are named <table_prefix><resource>, e.g. mirror_orders' })
         .default('mirror_'),
     })
+    .meta({ description: 'Buyer mirror: API resources kept as tables of this database', examples: [{}] })
     .optional(),
 });
 

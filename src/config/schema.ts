@@ -43,13 +43,45 @@ const apiSchema = z
       .url({ protocol: /^https?$/, error: 'expected an http(s) URL ending in /v2' })
       .refine((url) => /\/v2\/?$/.test(url), { error: 'expected an http(s) URL ending in /v2' })
       .transform((url) => url.replace(/\/$/, ''))
+      .meta({
+        description: 'Base URL of the Purchasing and Supply API, ending in /v2 (or use sandbox: embedded)',
+        examples: ['https://api.example.com/v2'],
+      })
       .optional(),
-    sandbox: z.literal('embedded', { error: 'expected "embedded" (start the built-in sandbox)' }).optional(),
-    api_key: secret('an API key (svc_test_... or svc_live_...)').optional(),
-    auth: z.enum(['api_key', 'oauth']).default('api_key'),
-    client_id: z.string().min(1).optional(),
-    timeout: duration().default(30_000),
-    max_concurrency: z.number().int().min(1).max(64).default(4),
+    sandbox: z
+      .literal('embedded', { error: 'expected "embedded" (start the built-in sandbox)' })
+      .meta({ description: 'Start the built-in sandbox and use its demo keys instead of a real API' })
+      .optional(),
+    api_key: secret('an API key (svc_test_... or svc_live_...)')
+      .meta({
+        description: 'API key of the supplier or buyer account; required with base_url',
+        examples: ['${SUPPLY_API_KEY}'],
+      })
+      .optional(),
+    auth: z
+      .enum(['api_key', 'oauth'])
+      .meta({
+        description: 'How requests authenticate: the API key itself, or OAuth tokens obtained with it',
+      })
+      .default('api_key'),
+    client_id: z
+      .string()
+      .min(1)
+      .meta({ description: 'OAuth client id; required when auth is oauth', examples: ['cli_0123456789'] })
+      .optional(),
+    timeout: duration()
+      .meta({
+        description: 'Time allowed for one request, including the waits between its retries',
+        examples: ['30s'],
+      })
+      .default(30_000),
+    max_concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .meta({ description: 'Requests in flight at once' })
+      .default(4),
     proxy: proxySchema.optional(),
     ca_file: caFileSchema.optional(),
   })
@@ -74,21 +106,48 @@ const apiSchema = z
   });
 
 /** Relative to the config file's folder. */
-const stateSchema = z.strictObject({ path: z.string().min(1).default('state/supply-sync.db') });
+const stateSchema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .meta({ description: 'SQLite file of checkpoints, cursors, run history and dead letters; back it up' })
+    .default('state/supply-sync.db'),
+});
 
 const serverSchema = z.strictObject({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.number().int().min(0).max(65_535).default(8080),
+  host: z
+    .string()
+    .min(1)
+    .meta({
+      description: 'Address the operations server listens on (health, metrics, status page, webhooks)',
+    })
+    .default('127.0.0.1'),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .meta({ description: 'Port of the operations server; 0 picks a free one' })
+    .default(8080),
   webhook_path: z
     .string()
-    .startsWith('/', { error: 'expected a path starting with "/"' })
+    .regex(/^\//, { error: 'expected a path starting with "/"' })
+    .meta({ description: 'Path the API delivers webhooks to' })
     .default('/webhooks'),
-  webhook_secrets: z.array(secret('a webhook signing secret')).default([]),
+  webhook_secrets: z
+    .array(secret('a webhook signing secret'))
+    .meta({
+      description:
+        'Extra webhook signing secrets, besides those kept in the state file by `supply-sync webhooks register`',
+      examples: [['${WEBHOOK_SECRET}']],
+    })
+    .default([]),
   max_body_bytes: z
     .number()
     .int()
     .min(1024)
     .max(50 * 1024 * 1024)
+    .meta({ description: 'Largest webhook body accepted, in bytes; larger ones get 413' })
     .default(1024 * 1024),
   tls: serverTlsSchema.optional(),
   auth: opsAuthSchema.optional(),
@@ -96,10 +155,17 @@ const serverSchema = z.strictObject({
 });
 
 const logSchema = z.strictObject({
-  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Human-readable lines; "auto" (the default) on a terminal only, JSON lines into pipes and files. */
+  level: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .meta({ description: 'Least severe level written' })
+    .default('info'),
   pretty: z
     .union([z.boolean(), z.literal('auto')], { error: 'expected true, false or "auto"' })
+    .meta({
+      description:
+        'Human-readable lines instead of JSON lines; "auto" (the default) on a terminal only, JSON into pipes and files',
+      examples: ['auto'],
+    })
     .default('auto'),
 });
 
@@ -111,41 +177,119 @@ const deadLetterShare = () =>
     .max(1, { error: 'expected a share between 0 and 1, e.g. 0.2 for 20%' });
 
 const healthSchema = z.strictObject({
-  /** How often each connector's check runs in the daemon. */
-  connector_check_interval: duration().default(30_000),
-  dead_letter_share: deadLetterShare().default(0.2),
+  connector_check_interval: duration()
+    .meta({ description: "How often each connector's check runs in the daemon", examples: ['30s'] })
+    .default(30_000),
+  dead_letter_share: deadLetterShare()
+    .meta({
+      description: "Share of a run's records that may go to dead letters before the run counts as failed",
+      examples: [0.2],
+    })
+    .default(0.2),
 });
 
-const connectorSchema = z.looseObject({
-  type: z.string({ error: 'expected the connector type, e.g. "sql" or "csv"' }).min(1),
-});
+const connectorSchema = z
+  .looseObject({
+    type: z
+      .string({ error: 'expected the connector type, e.g. "sql" or "csv"' })
+      .min(1)
+      .meta({ description: 'The connector type; the other keys depend on it', examples: ['sql'] }),
+  })
+  .meta({ description: 'A system on the company side (ERP, accounting, POS), named by its key' });
 
-const jobSchema = z.strictObject({
-  flow: z.string({ error: 'expected the flow this job runs, e.g. "orders" or "journal-export"' }).min(1),
-  connector: z.string().min(1).optional(),
-  schedule: cronExpression().optional(),
-  timezone: timeZone().optional(),
-  enabled: z.boolean().default(true),
-  jitter: duration().default(0),
-  budget: duration().optional(),
-  freshness: duration().optional(),
-  /** Overrides health.dead_letter_share for this job. */
-  dead_letter_share: deadLetterShare().optional(),
-  options: z.record(z.string(), z.unknown()).default({}),
-});
+const jobSchema = z
+  .strictObject({
+    flow: z
+      .string({ error: 'expected the flow this job runs, e.g. "orders" or "journal-export"' })
+      .min(1)
+      .meta({ description: 'The flow this job runs', examples: ['orders'] }),
+    connector: z
+      .string()
+      .min(1)
+      .meta({
+        description: 'Name of the connector (a key under connectors) the flow works with',
+        examples: ['erp'],
+      })
+      .optional(),
+    schedule: cronExpression()
+      .meta({
+        description: "When the job runs, as a cron expression in the job's time zone",
+        examples: ['*/5 * * * *'],
+      })
+      .optional(),
+    timezone: timeZone()
+      .meta({
+        description: 'Time zone of the schedule; the top-level timezone by default',
+        examples: ['Asia/Jerusalem'],
+      })
+      .optional(),
+    enabled: z
+      .boolean()
+      .meta({ description: 'false keeps the job configured but never runs it' })
+      .default(true),
+    jitter: duration()
+      .meta({ description: 'Random delay of up to this long before each scheduled run', examples: ['30s'] })
+      .default(0),
+    budget: duration()
+      .meta({ description: 'Longest a run may take before it stops at a safe point', examples: ['15m'] })
+      .optional(),
+    freshness: duration()
+      .meta({
+        description: 'Readiness fails when the last successful run is older than this',
+        examples: ['26h'],
+      })
+      .optional(),
+    dead_letter_share: deadLetterShare()
+      .meta({ description: 'Overrides health.dead_letter_share for this job', examples: [0.5] })
+      .optional(),
+    options: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'Settings of the flow; which keys are allowed depends on the flow' })
+      .default({}),
+  })
+  .meta({ description: 'A scheduled run of one flow, named by its key' });
 
-const mappingTable = z.record(z.string(), z.union([z.string(), z.number()]).transform(String));
+const mappingTable = z
+  .record(z.string(), z.union([z.string(), z.number()]).transform(String))
+  .meta({ description: 'One mapping table: API value -> value on the company side' });
 
 export const coreConfigSchema = z.strictObject({
-  api: apiSchema,
-  state: stateSchema.prefault({}),
-  server: serverSchema.prefault({}),
-  log: logSchema.prefault({}),
-  health: healthSchema.prefault({}),
-  timezone: timeZone().default(DEFAULT_TIMEZONE),
-  connectors: z.record(name, connectorSchema).default({}),
-  jobs: z.record(name, jobSchema).default({}),
-  mappings: z.record(z.string(), mappingTable).default({}),
+  api: apiSchema.meta({
+    description: 'The Purchasing and Supply API: where it is and how to authenticate',
+    examples: [
+      { base_url: 'https://api.example.com/v2', api_key: '${SUPPLY_API_KEY}' },
+      { sandbox: 'embedded' },
+    ],
+  }),
+  state: stateSchema.meta({ description: "The daemon's state file" }).prefault({}),
+  server: serverSchema
+    .meta({ description: 'Operations server: /healthz, /readyz, /metrics, /status and the webhook receiver' })
+    .prefault({}),
+  log: logSchema.meta({ description: 'Logging' }).prefault({}),
+  health: healthSchema
+    .meta({ description: 'How job outcomes and connector checks feed readiness' })
+    .prefault({}),
+  timezone: timeZone()
+    .meta({ description: 'Time zone schedules are read in, daylight-saving changes included' })
+    .default(DEFAULT_TIMEZONE),
+  connectors: z
+    .record(name, connectorSchema)
+    .meta({ description: 'Systems on the company side, by name; each block has a type' })
+    .default({}),
+  jobs: z
+    .record(name, jobSchema)
+    .meta({
+      description: 'Scheduled runs of flows, by name',
+      examples: [{ orders: { flow: 'orders', connector: 'erp', schedule: '*/5 * * * *' } }],
+    })
+    .default({}),
+  mappings: z
+    .record(z.string(), mappingTable)
+    .meta({
+      description: 'Mapping tables that flow options refer to by name',
+      examples: [{ accounts: { '6100': '61000' } }],
+    })
+    .default({}),
 });
 
 export type CoreConfig = z.output<typeof coreConfigSchema>;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { compiledEntry } from '../support/compiled-entry.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -9,10 +10,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI from source in a child process, as a user would, bounded in time. */
+/** Runs the CLI (compiled once, see test/support/compiled-entry.ts) in a child process, as a user would, bounded in time. */
 export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], {
+    const child = spawn(process.execPath, [compiledEntry(join(ROOT, 'src/cli/main.ts')), ...args], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,8 +16,14 @@ const SECRET_FILES: Record<string, string> = {
 describe('example configs', () => {
   const files = readdirSync(CONFIG_DIR).filter((file) => file.endsWith('.yaml'));
 
-  it('ships the three documented examples', () => {
-    expect(files.sort()).toEqual(['accountant-journal.yaml', 'demo.yaml', 'supplier-sqlserver.yaml']);
+  it('ships the documented examples', () => {
+    expect(files.sort()).toEqual([
+      'accountant-journal.yaml',
+      'buyer-mirror.yaml',
+      'demo.yaml',
+      'pos-sales.yaml',
+      'supplier-sqlserver.yaml',
+    ]);
   });
 
   for (const file of files) {
@@ -53,7 +59,7 @@ describe('JSON Schema for editors', () => {
     const sql = schema.properties['connectors']?.additionalProperties?.anyOf?.[0] as {
       properties: { type: unknown };
     };
-    expect(sql.properties.type).toEqual({ const: 'sql' });
+    expect(sql.properties.type).toMatchObject({ const: 'sql' });
     expect(JSON.stringify(schema)).toContain('url_file');
   });
 
@@ -62,12 +68,22 @@ describe('JSON Schema for editors', () => {
     registry.registerFlow({ flow: 'push', options: z.strictObject({ folder: z.string(), token: secret() }) });
     const schema = configJsonSchema(registry) as {
       properties: {
-        jobs: { additionalProperties: { properties: { options: { anyOf: Record<string, unknown>[] } } } };
+        jobs: {
+          additionalProperties: {
+            allOf: {
+              if: { properties: { flow: { const: string } } };
+              then: { properties: { options: unknown } };
+            }[];
+          };
+        };
       };
     };
-    const [options] = schema.properties.jobs.additionalProperties.properties.options.anyOf;
-    expect(options).toMatchObject({
-      properties: { folder: { type: 'string' }, token_file: { type: 'string' } },
+    // One rule per flow: a job whose flow is "push" has push's options.
+    const rule = schema.properties.jobs.additionalProperties.allOf.find(
+      (candidate) => candidate.if.properties.flow.const === 'push',
+    );
+    expect(rule?.then.properties.options).toMatchObject({
+      properties: { folder: { type: 'string' }, token: { 'x-secret': true }, token_file: { type: 'string' } },
     });
   });
 });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, type TempDir } from '../state/support.js';
+import { compiledEntry } from '../support/compiled-entry.js';
 import { MemorySource, serveSource } from './support/source.js';
 
 /**
@@ -40,7 +41,7 @@ interface RunningChild {
 function startChild(file: string, url: string): RunningChild {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', CHILD, file, url, String(OVERLAP_MS), String(PAGE_SIZE)],
+    [compiledEntry(CHILD), file, url, String(OVERLAP_MS), String(PAGE_SIZE)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { openDemoErp, type DemoErp } from '../../connectors/demo-erp/index.js';
 import { REPO_ROOT } from '../crash/harness/child.js';
+import { compiledEntry } from '../support/compiled-entry.js';
 import { createApiClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
@@ -30,7 +31,7 @@ const START = Date.UTC(2026, 2, 23, 22, 0, 0); // 2026-03-24 00:00 in Jerusalem 
 async function erpActivity(erpDir: string, now: number, seed: number): Promise<void> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'test/soak/erp-activity.ts', erpDir, String(now), String(seed)],
+    [compiledEntry(path.join(REPO_ROOT, 'test/soak/erp-activity.ts')), erpDir, String(now), String(seed)],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],

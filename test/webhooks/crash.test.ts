@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/webhooks/index.js';
+import { compiledEntry } from '../support/compiled-entry.js';
 import { eventBody } from './support.js';
 
 const SECRET = 'whsec_crash_test';
@@ -14,7 +15,7 @@ const CHILD = fileURLToPath(new URL('./fixtures/receiver-child.ts', import.meta.
 async function runAndKill(mode: 'wal' | 'sync'): Promise<{ acknowledged: string[]; stored: Set<string> }> {
   const dir = mkdtempSync(join(tmpdir(), 'supply-sync-crash-'));
   const file = join(dir, 'state.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, SECRET, mode], {
+  const child = spawn(process.execPath, [compiledEntry(CHILD), file, SECRET, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {

@@ -19,34 +19,57 @@ export const DOCUMENTS_TRIGGER_EVENTS = [
 ] as const;
 
 export const documentsOptionsSchema = z.strictObject({
-  /** Write the API document id back to the ERP once the document is created (DocumentSource.markDocumentSent). */
-  mark_sent: z.boolean().default(true),
-  /** A document without a PDF: send it without attachments, or file it as a dead letter. */
-  missing_attachment: z.enum(['send_without', 'dead_letter']).default('send_without'),
-  /**
-   * How long an uploaded, not yet referenced file id is reused after a crash. The API deletes unreferenced files
-   * after 24 hours, so this stays well below that.
-   */
+  mark_sent: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Write the API document id back to the ERP once the document is created (DocumentSource.markDocumentSent)',
+    ),
+  missing_attachment: z
+    .enum(['send_without', 'dead_letter'])
+    .default('send_without')
+    .describe('A document without a PDF: send it without attachments, or file it as a dead letter'),
   file_reuse_window_ms: z
     .number()
     .int()
     .min(0)
     .max(23 * 3_600_000)
-    .default(20 * 3_600_000),
-  /** API buyer id -> ERP customer number, for buyers whose customer_number / erp_ref do not match the ERP. */
-  customer_mapping: tableName.default('buyers'),
-  /** API branch id -> ERP ship-to code. */
-  ship_to_mapping: tableName.default('branches'),
-  /** A ship-to code without a branch: dead-letter the document, or send it without a branch. */
-  unmapped_ship_to: z.enum(['dead_letter', 'omit']).default('dead_letter'),
-  /** Write buyer reactions (received, differences, disputed, approved for export) back to the ERP. */
-  reactions: z.boolean().default(true),
-  /** Reactions for documents this job sent, or for every document of the supplier. */
-  reactions_scope: z.enum(['sent', 'all']).default('sent'),
-  /** Page size for GET /supplier/documents (1..200). */
-  page_size: z.number().int().min(1).max(200).default(100),
-  /** Look-back window re-read on every pass, covering rows committed late with earlier timestamps. */
-  overlap_ms: z.number().int().min(0).max(86_400_000).default(120_000),
+    .default(20 * 3_600_000)
+    .describe(
+      'How long an uploaded, not yet referenced file id is reused after a crash. The API deletes unreferenced files after 24 hours, so this stays well below that',
+    ),
+  customer_mapping: tableName
+    .default('buyers')
+    .describe(
+      'API buyer id -> ERP customer number, for buyers whose customer_number / erp_ref do not match the ERP',
+    ),
+  ship_to_mapping: tableName.default('branches').describe('API branch id -> ERP ship-to code'),
+  unmapped_ship_to: z
+    .enum(['dead_letter', 'omit'])
+    .default('dead_letter')
+    .describe('A ship-to code without a branch: dead-letter the document, or send it without a branch'),
+  reactions: z
+    .boolean()
+    .default(true)
+    .describe('Write buyer reactions (received, differences, disputed, approved for export) back to the ERP'),
+  reactions_scope: z
+    .enum(['sent', 'all'])
+    .default('sent')
+    .describe('Reactions for documents this job sent, or for every document of the supplier'),
+  page_size: z
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(100)
+    .describe('Page size for GET /supplier/documents (1..200)'),
+  overlap_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400_000)
+    .default(120_000)
+    .describe('Look-back window re-read on every pass, covering rows committed late with earlier timestamps'),
 });
 
 export type DocumentsOptions = z.output<typeof documentsOptionsSchema>;

@@ -28,43 +28,89 @@ export const DESCRIPTION_FIELDS = [
 ] as const;
 
 export const journalExportOptionsSchema = z.strictObject({
-  /** Only lines of this accounting period (YYYY-MM). */
   period: z
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, { error: 'expected an accounting period YYYY-MM' })
-    .optional(),
-  /** Only lines of these branches (API branch ids). */
-  branch_ids: z.array(z.string().min(1)).min(1).optional(),
-  /** Most lines in one batch (one import file / one transaction); a document is never split. */
-  max_lines_per_batch: z.number().int().min(1).max(50_000).default(5000),
-  /** The `target` label sent with the export call; defaults to the connector's name. */
-  target: z.string().min(1).max(200).optional(),
-  /** Where a dry run writes its preview (JSON); relative to the working folder. */
-  preview_path: z.string().min(1).default('journal-export-preview.json'),
-  /** Document types whose VAT line is a credit (credit notes reverse the input VAT). */
-  reversed_document_types: z.array(z.string().min(1)).default(['credit_note']),
-  /** The value date written to the target. doc_date_in_period: the document date, or the period's first day when
-   *  the document date lies outside the accounting period. */
+    .optional()
+    .meta({ description: 'Only lines of this accounting period (YYYY-MM)', examples: ['2026-03'] }),
+  branch_ids: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .meta({ description: 'Only lines of these branches (API branch ids)', examples: [['br_tlv_center']] }),
+  max_lines_per_batch: z
+    .number()
+    .int()
+    .min(1)
+    .max(50_000)
+    .default(5000)
+    .describe('Most lines in one batch (one import file / one transaction); a document is never split'),
+  target: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      description: "The `target` label sent with the export call; defaults to the connector's name",
+      examples: ['books'],
+    }),
+  preview_path: z
+    .string()
+    .min(1)
+    .default('journal-export-preview.json')
+    .describe('Where a dry run writes its preview (JSON); relative to the working folder'),
+  reversed_document_types: z
+    .array(z.string().min(1))
+    .default(['credit_note'])
+    .describe('Document types whose VAT line is a credit (credit notes reverse the input VAT)'),
   value_date: z
     .enum(['doc_date', 'doc_date_in_period', 'period_start', 'period_end'])
-    .default('doc_date_in_period'),
-  /** The API field that becomes the entry's reference. */
-  reference_from: z.enum(['reference', 'document_number']).default('reference'),
-  /** The API field that becomes the second reference. */
-  reference2_from: z.enum(['allocation_number', 'none']).default('allocation_number'),
-  /** Per-line description, e.g. "{document_type} {document_number} {description}". */
-  description_template: z.string().min(1).default('{description}'),
-  /** Names of tables under `mappings:` in the config. A configured table must hold every value it maps. */
+    .default('doc_date_in_period')
+    .describe(
+      "The value date written to the target. doc_date_in_period: the document date, or the period's first day when the document date lies outside the accounting period",
+    ),
+  reference_from: z
+    .enum(['reference', 'document_number'])
+    .default('reference')
+    .describe("The API field that becomes the entry's reference"),
+  reference2_from: z
+    .enum(['allocation_number', 'none'])
+    .default('allocation_number')
+    .describe('The API field that becomes the second reference'),
+  description_template: z
+    .string()
+    .min(1)
+    .default('{description}')
+    .describe('Per-line description, e.g. "{document_type} {document_number} {description}"'),
   mappings: z
     .strictObject({
-      /** API account -> target account (applies to account and counter account). */
-      accounts: z.string().min(1).optional(),
-      /** API branch_id -> branch code in the target. */
-      branches: z.string().min(1).optional(),
-      /** movement_type_code (or document_type when the line has none) -> movement type; "*" is the fallback. */
-      movement_types: z.string().min(1).optional(),
+      accounts: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({
+          description: 'API account -> target account (applies to account and counter account)',
+          examples: ['accounts'],
+        }),
+      branches: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({ description: 'API branch_id -> branch code in the target', examples: ['branches'] }),
+      movement_types: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({
+          description:
+            'movement_type_code (or document_type when the line has none) -> movement type; "*" is the fallback',
+          examples: ['movement_types'],
+        }),
     })
-    .default({}),
+    .default({})
+    .describe(
+      'Names of tables under `mappings:` in the config. A configured table must hold every value it maps',
+    ),
 });
 
 export type JournalExportOptions = z.output<typeof journalExportOptionsSchema>;

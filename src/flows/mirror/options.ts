@@ -25,8 +25,11 @@ const columnType = z.enum(['text', 'decimal', 'integer', 'boolean', 'date', 'tim
 const columnSource = z.union([
   z.string().regex(FIELD_PATH, { error: 'expected a field path such as totals.with_vat' }),
   z.strictObject({
-    path: z.string().regex(FIELD_PATH, { error: 'expected a field path such as totals.with_vat' }),
-    type: columnType.default('text'),
+    path: z
+      .string()
+      .regex(FIELD_PATH, { error: 'expected a field path such as totals.with_vat' })
+      .meta({ description: 'Dotted path of the field in the record', examples: ['totals.with_vat'] }),
+    type: columnType.default('text').describe('SQL type of the column'),
   }),
 ]);
 
@@ -40,24 +43,57 @@ const tableColumns = z
   );
 
 export const mirrorOptionsSchema = z.strictObject({
-  /** Which resources to mirror; all of them by default. */
   resources: z
     .array(z.enum(MIRROR_RESOURCES))
     .min(1)
-    .default([...MIRROR_RESOURCES]),
-  /** Flattened columns per resource, besides the full record as JSON. */
-  columns: z.partialRecord(z.enum(MIRROR_RESOURCES), tableColumns).default({}),
-  /** Look-back for rows committed late with an equal or earlier updated_at. */
-  overlap: duration().default(300_000),
-  /** Days re-read before the watermark for lists that have no updated_since (Z-reports, item sales, counts). */
-  window_days: z.number().int().min(0).max(366).default(7),
-  page_size: z.number().int().min(1).max(200).default(200),
-  /** First run: backfill through POST /exports when GET /me lists bulk_export (auto), or always page (never). */
-  backfill: z.enum(['auto', 'never']).default('auto'),
-  /** Longest wait for an export job before the run gives up (the next run resumes polling the same job). */
-  export_timeout: duration().default(1_800_000),
-  /** Rows per upsert transaction while loading export files. */
-  export_chunk_rows: z.number().int().min(1).max(10_000).default(500),
+    .default([...MIRROR_RESOURCES])
+    .describe('Which resources to mirror; all of them by default'),
+  columns: z
+    .partialRecord(z.enum(MIRROR_RESOURCES), tableColumns)
+    .default({})
+    .describe('Flattened columns per resource, besides the full record as JSON'),
+  overlap: duration()
+    .default(300_000)
+    .meta({
+      description: 'Look-back for rows committed late with an equal or earlier updated_at',
+      examples: ['5m'],
+    }),
+  window_days: z
+    .number()
+    .int()
+    .min(0)
+    .max(366)
+    .default(7)
+    .describe(
+      'Days re-read before the watermark for lists that have no updated_since (Z-reports, item sales, counts)',
+    ),
+  page_size: z
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(200)
+    .describe('Page size of the list requests (1..200)'),
+  backfill: z
+    .enum(['auto', 'never'])
+    .default('auto')
+    .describe(
+      'First run: backfill through POST /exports when GET /me lists bulk_export (auto), or always page (never)',
+    ),
+  export_timeout: duration()
+    .default(1_800_000)
+    .meta({
+      description:
+        'Longest wait for an export job before the run gives up (the next run resumes polling the same job)',
+      examples: ['30m'],
+    }),
+  export_chunk_rows: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(500)
+    .describe('Rows per upsert transaction while loading export files'),
 });
 
 export type MirrorOptions = z.output<typeof mirrorOptionsSchema>;

@@ -2,15 +2,26 @@ import { z } from 'zod';
 
 /** `jobs.<name>.options` of the order-confirm flow. */
 export const orderConfirmOptionsSchema = z.strictObject({
-  /** Most confirmations sent in one run; the rest wait for the next run. */
-  max_per_run: z.number().int().min(1).max(10_000).default(500),
-  /** Mapping table API SKU -> ERP item code (the orders flow's item_mapping), read backwards for substitutes. */
+  max_per_run: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(500)
+    .describe('Most confirmations sent in one run; the rest wait for the next run'),
   item_mapping: z
     .string()
     .regex(/^[a-z][a-z0-9_]*$/)
-    .default('skus'),
-  /** Reason sent with a rejection the ERP gives none for (1..500 characters). */
-  default_reject_reason: z.string().min(1).max(500).default('Rejected by the supplier'),
+    .default('skus')
+    .describe(
+      "Mapping table API SKU -> ERP item code (the orders flow's item_mapping), read backwards for substitutes",
+    ),
+  default_reject_reason: z
+    .string()
+    .min(1)
+    .max(500)
+    .default('Rejected by the supplier')
+    .describe('Reason sent with a rejection the ERP gives none for (1..500 characters)'),
 });
 
 export type OrderConfirmOptions = z.output<typeof orderConfirmOptionsSchema>;

@@ -3,69 +3,15 @@
  * its output kept for the failure message and its operations URL read from the "status at" note.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { compiledEntry } from '../../support/compiled-entry.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Under the project's node_modules, so that the compiled CLI resolves its packages from there. */
-const CLI_CACHE = path.join(REPO_ROOT, 'node_modules', '.cache', 'supply-sync-test-cli');
-let compiledCli: string | undefined;
-
-/**
- * The CLI compiled once per test process, as the deployed package runs it: JavaScript on plain `node`. Starting
- * it under the TypeScript loader instead costs about half a second per start, which the crash harness pays at
- * every kill point. Packages stay external, and the database drivers it loads lazily stay lazy (code splitting).
- */
+/** The CLI compiled once, as the deployed package runs it: JavaScript on plain `node` (see compiled-entry.ts). */
 export function compiledCliEntry(): string {
-  if (compiledCli !== undefined) return compiledCli;
-  removeStaleBuilds();
-  const outdir = path.join(CLI_CACHE, `${process.pid}-${Date.now()}`);
-  buildSync({
-    entryPoints: { main: path.join(REPO_ROOT, 'src', 'cli', 'main.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
-  compiledCli = path.join(outdir, 'main.mjs');
-  return compiledCli;
-}
-
-/**
- * Builds left behind by test processes that ended without running their exit handler (the test runner stops its
- * workers with a signal): a build whose owner, named by the folder, no longer runs.
- */
-function removeStaleBuilds(): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(CLI_CACHE);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const owner = Number.parseInt(entry, 10);
-    if (Number.isInteger(owner) && !isRunning(owner)) {
-      rmSync(path.join(CLI_CACHE, entry), { recursive: true, force: true });
-    }
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return compiledEntry(path.join(REPO_ROOT, 'src', 'cli', 'main.ts'));
 }
 
 export interface ExitInfo {

@@ -1,5 +1,6 @@
 /** Runs a flow's crash-test child process and reports how it ended (killed, converged, failed). */
 import { spawn } from 'node:child_process';
+import { compiledEntry } from '../../support/compiled-entry.js';
 
 export interface ChildExit {
   code: number | null;
@@ -11,7 +12,7 @@ export interface ChildExit {
 }
 
 /**
- * Starts `node --import tsx <file>` with its arguments in `envName`. With `killAfterStartMs`, the parent sends
+ * Starts `<file>` (compiled once, see test/support/compiled-entry.ts) with its arguments in `envName`. With `killAfterStartMs`, the parent sends
  * SIGKILL that long after the child printed "started".
  */
 export function runChild(
@@ -22,7 +23,7 @@ export function runChild(
   guardMs = 60_000,
 ): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [compiledEntry(file)], {
       env: { ...process.env, [envName]: JSON.stringify(args) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { compiledEntry } from '../../support/compiled-entry.js';
 import { sandboxExportBatches, sandboxLines, type Harness } from './harness.js';
 
 export const KILL_POINTS = Number(process.env['JOURNAL_KILL_POINTS'] ?? 26);
@@ -30,7 +31,7 @@ interface ChildExit {
 
 function runChild(env: Record<string, unknown>, killAfterStartMs: number | null): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    const child = spawn(process.execPath, [compiledEntry(CHILD)], {
       env: { ...process.env, JOURNAL_CHILD: JSON.stringify(env) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

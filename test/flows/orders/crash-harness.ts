@@ -1,6 +1,7 @@
 /** Starting, watching and killing the crash tests' child process (test/flows/orders/child.ts). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { compiledEntry } from '../../support/compiled-entry.js';
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
@@ -22,7 +23,7 @@ export interface ChildRun {
 }
 
 export function startChild(settings: Record<string, unknown>): ChildRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(settings)], {
+  const child = spawn(process.execPath, [compiledEntry(CHILD), JSON.stringify(settings)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

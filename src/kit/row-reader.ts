@@ -1,6 +1,16 @@
-import { ConnectorError } from '../../src/connectors/errors.js';
-import type { SqlRow } from './driver.js';
-import type { StatementContract } from './statement-contract.js';
+import { ConnectorError } from '../connectors/errors.js';
+/** One result row, keyed by column name (a SQL row, or a CSV record). */
+export type SqlRow = Readonly<Record<string, unknown>>;
+
+/**
+ * The columns a statement's contract lets a reader take: `R` required, `O` read when present. A SQL connector's
+ * statement contracts have this shape; CSV sources name themselves with a string instead.
+ */
+export interface ColumnContract<R extends string, O extends string> {
+  readonly key: string;
+  readonly columns: readonly R[];
+  readonly optionalColumns: readonly O[];
+}
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}/;
@@ -16,7 +26,7 @@ export class RowReader<R extends string = string, O extends string = string> {
   constructor(
     private readonly connector: string,
     /** The statement's contract, or a name for sources without one (CSV files). */
-    source: StatementContract<R, O, string> | string,
+    source: ColumnContract<R, O> | string,
     private readonly row: SqlRow,
   ) {
     this.statement = typeof source === 'string' ? source : source.key;
@@ -128,7 +138,7 @@ export class RowReader<R extends string = string, O extends string = string> {
 
 export function readRows<T, R extends string, O extends string>(
   connector: string,
-  source: StatementContract<R, O, string> | string,
+  source: ColumnContract<R, O> | string,
   rows: readonly SqlRow[],
   read: (reader: RowReader<R, O>) => T,
 ): T[] {
@@ -136,4 +146,4 @@ export function readRows<T, R extends string, O extends string>(
 }
 
 /** The reader a statement's contract allows. */
-export type ReaderOf<C> = C extends StatementContract<infer R, infer O, string> ? RowReader<R, O> : never;
+export type ReaderOf<C> = C extends ColumnContract<infer R, infer O> ? RowReader<R, O> : never;

@@ -1,0 +1,64 @@
+/**
+ * How the suite splits between `npm test` (vitest.config.ts) and `npm run test:long` (vitest.long.config.ts).
+ *
+ * A long run is a test that kills processes, injects faults or simulates days, found by its path below. `npm test`
+ * runs the crash and kill -9 tests too, at CI size (fewer kill points, a shorter kill phase) set through the size
+ * knobs each test already reads; the whole-daemon fault convergence and the week-long soak run only in
+ * `npm run test:long`, which runs every long run at the full size written in the test. A new test that kills
+ * processes belongs here by its name (`kill9*.test.ts`, or under test/crash, test/fault or test/soak) and should
+ * read its size from an environment variable listed in CI_SIZES.
+ */
+
+/** Settings both runs share. */
+export const SHARED_TEST_OPTIONS: {
+  testTimeout: number;
+  hookTimeout: number;
+  pool: 'forks';
+  globalSetup: string[];
+} = {
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  // Child processes, SQLite and real sockets: each test file in its own process.
+  pool: 'forks',
+  // Compiles the CLI and every child process entry once, for all test files.
+  globalSetup: ['test/support/global-setup.ts'],
+};
+
+/** The long runs, by path. */
+export const LONG_RUNS: readonly string[] = [
+  'test/crash/**/*.test.ts',
+  'test/fault/**/*.test.ts',
+  'test/soak/**/*.test.ts',
+  'test/**/kill9*.test.ts',
+  'test/flows/*/faults.test.ts',
+  // Real kill -9 tests named before the kill9 convention.
+  'test/flows/orders/crash.test.ts',
+  'test/flows/order-confirm/crash.test.ts',
+  'test/webhooks/crash.test.ts',
+];
+
+/** Long runs with no CI size: left out of `npm test`. */
+export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/soak/**/*.test.ts'];
+
+/**
+ * The size of each long run in `npm test`: enough kill points that every scenario, crash window and check of the
+ * test is exercised, and no more. A value set in the environment wins, so a run can be made larger by hand.
+ */
+const CI_SIZES: Readonly<Record<string, string>> = {
+  // Whole-daemon crash tests (supplier, buyer; capped by the phase below), and the orders and order-confirm kill
+  // tests. The orders test needs a buyer cancellation of an order already in the ERP: its seed rolls one at rounds
+  // 3 and 5, usually before any order got there, and next at round 24.
+  SUPPLY_SYNC_CRASH_POINTS: '25',
+  SUPPLY_SYNC_CRASH_PHASE_MS: '45000',
+  // Per-flow kill -9 tests.
+  BUYERS_KILL_POINTS: '9',
+  CATALOG_KILL_POINTS: '9',
+  DOCUMENTS_KILL_POINTS: '9',
+  JOURNAL_KILL_POINTS: '8',
+  MIRROR_KILL_POINTS: '16',
+  SALES_PUSH_KILL_POINTS: '9',
+};
+
+export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(CI_SIZES).map(([name, size]) => [name, env[name] ?? size]));
+}
