@@ -9,17 +9,25 @@ export const proxySchema = z
       .url({ protocol: /^https?$/, error: 'expected a proxy URL like http://proxy.example.com:3128' })
       .describe(
         'Forward proxy for every API call, token exchange, upload and download; overrides HTTPS_PROXY, HTTP_PROXY and NO_PROXY',
-      ),
-    username: z.string().min(1).optional().describe('Proxy user name (Basic proxy authentication)'),
+      )
+      .meta({ examples: ['http://proxy.example.com:3128'] }),
+    username: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Proxy user name (Basic proxy authentication)')
+      .meta({ examples: ['svc-supply-sync'] }),
     password: secret('the proxy password')
       .optional()
-      .describe('Proxy password, as ${ENV} or password_file; never printed'),
+      .describe('Proxy password, as ${ENV} or password_file; never printed')
+      .meta({ examples: ['${PROXY_PASSWORD}'] }),
     no_proxy: z
       .string()
       .optional()
       .describe(
         'Hosts reached directly, NO_PROXY syntax (host, .domain, host:port, *); the NO_PROXY variable does not apply when api.proxy is set',
-      ),
+      )
+      .meta({ examples: ['localhost,127.0.0.1,.corp.example.com'] }),
   })
   .describe('Outbound proxy; without it HTTPS_PROXY, HTTP_PROXY and NO_PROXY (any case) apply');
 
@@ -28,7 +36,8 @@ export const caFileSchema = z
   .min(1)
   .describe(
     'PEM file with one or more CA certificates trusted in addition to the system store (a TLS-inspecting proxy, a private API gateway); relative to the config file',
-  );
+  )
+  .meta({ examples: ['/etc/ssl/certs/corp-root-ca.pem'] });
 
 export const serverTlsSchema = z
   .strictObject({
@@ -37,16 +46,19 @@ export const serverTlsSchema = z
       .min(1)
       .describe(
         'PEM certificate (leaf first, then intermediates) the server presents; re-read when it changes',
-      ),
+      )
+      .meta({ examples: ['/etc/supply-sync/tls/server.crt'] }),
     key_file: z
       .string()
       .min(1)
-      .describe('PEM private key of cert_file; re-read when it changes; must match the certificate'),
+      .describe('PEM private key of cert_file; re-read when it changes; must match the certificate')
+      .meta({ examples: ['/etc/supply-sync/tls/server.key'] }),
     ca_file: z
       .string()
       .min(1)
       .optional()
-      .describe('PEM CA certificates: when set, clients must present a certificate signed by one of them'),
+      .describe('PEM CA certificates: when set, clients must present a certificate signed by one of them')
+      .meta({ examples: ['/etc/supply-sync/tls/clients-ca.pem'] }),
   })
   .describe(
     'Serve the webhook path and the operations endpoints over https; paths relative to the config file',
@@ -58,15 +70,18 @@ export const opsAuthSchema = z
       .optional()
       .describe(
         'Bearer token accepted on /metrics and /status (Authorization: Bearer ...), as ${ENV} or token_file',
-      ),
+      )
+      .meta({ examples: ['${OPS_TOKEN}'] }),
     username: z
       .string()
       .min(1)
       .optional()
-      .describe('User name for basic authentication on /metrics and /status'),
+      .describe('User name for basic authentication on /metrics and /status')
+      .meta({ examples: ['monitoring'] }),
     password: secret('a password')
       .optional()
-      .describe('Password for basic authentication, as ${ENV} or password_file; never printed'),
+      .describe('Password for basic authentication, as ${ENV} or password_file; never printed')
+      .meta({ examples: ['${OPS_PASSWORD}'] }),
   })
   .refine((auth) => auth.token !== undefined || auth.username !== undefined, {
     error: 'expected token, or username and password',
@@ -96,7 +111,8 @@ export const webhookListenerSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('Interface of a separate webhook listener (with port); default server.host'),
+      .describe('Interface of a separate webhook listener (with port); default server.host')
+      .meta({ examples: ['0.0.0.0'] }),
     port: z
       .number()
       .int()
@@ -105,7 +121,8 @@ export const webhookListenerSchema = z
       .optional()
       .describe(
         'Serve the webhook path on its own port (it can face the internet while /metrics and /status stay on server.host)',
-      ),
+      )
+      .meta({ examples: [8443] }),
     tls: serverTlsSchema
       .optional()
       .describe('TLS of the separate webhook listener (needs port); default plain http'),
