@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MssqlDriver } from '../../connectors/sql/mssql-driver.js';
+import { sharedPreflightSuite } from './shared-preflight-suite.js';
 import { sharedSqlSuite } from './shared-sql-suite.js';
 import { requireServices, serviceProbe, type ServiceProbe } from './services.js';
 
@@ -43,6 +44,32 @@ sharedSqlSuite(
                ALTER DATABASE [${database}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${database}];
              END`,
           );
+          await admin.close();
+        },
+      }
+    : undefined,
+  probe.reason,
+);
+
+/**
+ * The statement pre-flight (sp_describe_undeclared_parameters / sp_describe_first_result_set). No SQL Server runs
+ * on the test machines and there is no other oracle for these procedures, so without MSSQL_URL this path is not
+ * tested at all.
+ */
+const preflightDatabase = `ss_preflight_${process.pid}_${randomBytes(4).toString('hex')}`;
+sharedPreflightSuite(
+  'statement pre-flight on SQL Server (sp_describe_first_result_set)',
+  probe.available && url !== undefined
+    ? {
+        async open() {
+          const admin = new MssqlDriver(url);
+          await admin.query(`CREATE DATABASE [${preflightDatabase}]`);
+          await admin.close();
+          return new MssqlDriver(withDatabase(url, preflightDatabase));
+        },
+        async dispose() {
+          const admin = new MssqlDriver(url);
+          await admin.query(`DROP DATABASE IF EXISTS [${preflightDatabase}]`);
           await admin.close();
         },
       }

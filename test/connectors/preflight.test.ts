@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MssqlDriver } from '../../connectors/sql/mssql-driver.js';
 import { PgDriver } from '../../connectors/sql/pg-driver.js';
 import { SqliteDriver } from '../../connectors/sql/sqlite-driver.js';
-import { requireServices, serviceProbe, type ServiceProbe } from './services.js';
+import { requireServices, serviceProbe } from './services.js';
 import { sharedPreflightSuite } from './shared-preflight-suite.js';
 
 let dir: string | undefined;
@@ -54,43 +53,5 @@ sharedPreflightSuite(
   pgProbe.reason,
 );
 
-/**
- * SQL Server (sp_describe_undeclared_parameters / sp_describe_first_result_set) runs only where MSSQL_URL is set:
- * no SQL Server runs on the test machines and there is no other oracle for it, so without MSSQL_URL this path is
- * not tested at all.
- */
-const mssqlUrl = process.env['MSSQL_URL'];
-const database = `ss_preflight_${process.pid}_${randomBytes(4).toString('hex')}`;
-const mssqlProbe: ServiceProbe =
-  mssqlUrl === undefined
-    ? { service: 'SQL Server', available: false, reason: 'MSSQL_URL is not set' }
-    : await serviceProbe('SQL Server', mssqlUrl, async () => {
-        const admin = new MssqlDriver(mssqlUrl);
-        try {
-          await admin.query('SELECT 1 AS ok');
-        } finally {
-          await admin.close();
-        }
-      });
-if (mssqlUrl !== undefined) requireServices(mssqlProbe);
-sharedPreflightSuite(
-  'statement pre-flight on SQL Server (sp_describe_first_result_set)',
-  mssqlProbe.available && mssqlUrl !== undefined
-    ? {
-        async open() {
-          const admin = new MssqlDriver(mssqlUrl);
-          await admin.query(`CREATE DATABASE [${database}]`);
-          await admin.close();
-          const parsed = new URL(mssqlUrl);
-          parsed.pathname = `/${database}`;
-          return new MssqlDriver(parsed.toString());
-        },
-        async dispose() {
-          const admin = new MssqlDriver(mssqlUrl);
-          await admin.query(`DROP DATABASE IF EXISTS [${database}]`);
-          await admin.close();
-        },
-      }
-    : undefined,
-  mssqlProbe.reason,
-);
+// The SQL Server copy (sp_describe_undeclared_parameters / sp_describe_first_result_set) is in mssql.test.ts,
+// which runs only where MSSQL_URL points at a server.
