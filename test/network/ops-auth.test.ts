@@ -12,6 +12,7 @@ import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/inde
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
+import { writeDaemonConfig } from './helpers/daemon-config.js';
 
 const TOKEN = 'ops-token-7f3a9c1e5b2d4a6f';
 const PASSWORD = 'ops-password-b1c2d3e4f5';
@@ -31,24 +32,14 @@ afterAll(async () => {
 });
 
 async function start(name: string, serverLines: string[]): Promise<Daemon> {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      `  api_key: ${sandbox.keys.supplier}`,
-      'state:',
-      `  path: ${name}.db`,
-      'server:',
-      '  port: 0',
-      `  webhook_secrets: ['${SECRET}']`,
-      ...serverLines,
-      'log:',
-      '  level: silent',
-      '',
-    ].join('\n'),
-  );
+  const file = writeDaemonConfig({
+    dir,
+    name,
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.keys.supplier,
+    webhookSecret: SECRET,
+    serverLines,
+  });
   const registries = buildRegistries();
   return startDaemon({
     loaded: loadConfig(file, { registry: registries.config, env: { OPS_TOKEN: TOKEN } }),

@@ -5,7 +5,7 @@
  * unusable files stop the start with the key named.
  */
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -16,6 +16,7 @@ import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/inde
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
+import { writeDaemonConfig } from './helpers/daemon-config.js';
 import { makeTestCa, type Issued, type TestCa } from './helpers/pki.js';
 
 const SECRET = 'whsec_server_tls_test_secret_0123456789';
@@ -39,25 +40,14 @@ afterAll(async () => {
 });
 
 function writeConfig(name: string, tlsBlock: string[]): string {
-  const file = join(dir, `${name}.yaml`);
-  writeFileSync(
-    file,
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      `  api_key: ${sandbox.keys.supplier}`,
-      'state:',
-      `  path: ${name}.db`,
-      'server:',
-      '  port: 0',
-      `  webhook_secrets: ['${SECRET}']`,
-      ...tlsBlock,
-      'log:',
-      '  level: silent',
-      '',
-    ].join('\n'),
-  );
-  return file;
+  return writeDaemonConfig({
+    dir,
+    name,
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.keys.supplier,
+    webhookSecret: SECRET,
+    serverLines: tlsBlock,
+  });
 }
 
 async function start(file: string): Promise<Daemon> {
