@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongRunsFirst } from './test/support/sequencer.js';
 import { ciSizes, LONG_ONLY, SHARED_TEST_OPTIONS } from './test/support/suites.js';
 
 // `npm test`: every test but the fault convergence and soak runs, the crash and kill -9 runs at CI size (see
@@ -15,8 +16,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'connectors/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...LONG_ONLY, ...(process.env['MSSQL_URL'] ? [] : [sqlServerSuite])],
     env: ciSizes(),
-    // Most of a test file's time is spent waiting (on child processes, kill delays, the sandbox's sockets), so
-    // two test processes share a 2-core machine well; vitest's default there is one.
-    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
+    // Most of a test file's time is spent waiting (on child processes, kill delays, lease expiry, the sandbox's
+    // sockets), so three test processes share a 2-core machine well (two left one core idle half the time); vitest's
+    // default there is one.
+    poolOptions: { forks: { maxForks: Math.max(3, availableParallelism() + 1) } },
+    // The kill -9 and crash tests first, so that the last files to start are short ones.
+    sequence: { sequencer: LongRunsFirst },
   },
 });

@@ -8,7 +8,12 @@
  */
 import { join } from 'node:path';
 import type { ErpProduct } from '../src/connectors/index.js';
-import { createCatalogJob, planCatalog, type CatalogSnapshot } from '../src/flows/catalog/index.js';
+import {
+  createCatalogJob,
+  catalogOptionsSchema,
+  planCatalog,
+  type CatalogSnapshot,
+} from '../src/flows/catalog/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStateStore } from '../src/state/index.js';
 import { benchClient, jobContext, unthrottledSandbox } from './lib/harness.js';
@@ -77,7 +82,11 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
             readPrices: () => Promise.resolve([]),
           }),
           customers: () => undefined,
-          options: { availability: false, prices: false, assign_price_lists: false },
+          options: catalogOptionsSchema.parse({
+            availability: false,
+            prices: false,
+            assign_price_lists: false,
+          }),
         });
 
         options.log(`  first run: pushing ${skuCount} products to the sandbox`);

@@ -11,8 +11,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
-import { DEMO_ERP_FILE } from '../connectors/demo-erp/demo-erp.js';
-import { buildRegistries, startDaemon, type Daemon } from '../src/daemon/index.js';
+import { DEMO_ERP_FILE } from '../connectors/sql/demo-erp/demo-erp.js';
+import { buildRegistries, runDaemon, type Daemon } from '../src/daemon/index.js';
 import { ORDERS_TRIGGER_EVENTS } from '../src/flows/orders/index.js';
 import { listen } from './lib/bare-servers.js';
 import { benchClient } from './lib/harness.js';
@@ -115,8 +115,8 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         config({ baseUrl: sandbox.baseUrl, key: sandbox.keys.supplier }, endpoint.secret),
       );
       const registries = buildRegistries();
-      const loaded = loadConfig(configFile, { registry: registries.config });
-      daemon = await startDaemon({ loaded, registries, port: 0, catchUp: false });
+      const loaded = loadConfig(configFile, { registry: registries });
+      daemon = await runDaemon({ loaded, registries, port: 0, catchUp: false });
       await api.webhooks.update(endpoint.id, { url: daemon.webhookUrl });
       await api.webhooks.create({ url: `${bare.origin}${BARE_PATH}`, events: ['order.created'] });
       const control = sandbox.control;

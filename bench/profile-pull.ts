@@ -26,7 +26,11 @@ export const PULL_CATEGORIES: readonly CategoryRule[] = [
     pattern: /^sqliteTransaction /,
   },
   { category: 'seen-set and cursor (SQLite)', pattern: /src\/state\/cursors\.ts|^classifyPage / },
-  { category: 'staging (JSON.stringify + INSERT)', pattern: /^stageRecord |bench\/lib\/pull-runs\.ts/ },
+  {
+    category: "staging (the benchmark's stageRecord: INSERT of the item's JSON)",
+    pattern: /^stageRecord |bench\/lib\/pull-runs\.ts/,
+  },
+  { category: 'item texts (cut from the page body)', pattern: /src\/client\/item-texts\.ts/ },
   {
     category: 'HTTP client (undici, body, JSON.parse)',
     pattern: /node_modules\/undici\/|src\/client\/|node:internal\/deps\/undici/,

@@ -162,7 +162,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         },
         notes: [
           `${REPETITIONS} repetitions; in each, plain-loop and engine rounds alternate until the engine has run for at least ${minEngineMs / 1000} s (every engine round into a fresh state file). The ratio is the median of the repetitions' ratios; the spread is (max - min) / median.`,
-          'The pull parses every item leniently (schema drift counted), stages it in the page transaction with the seen-set and cursor (synchronous=FULL), and prefetches the next page while the current one commits. The sandbox runs in a child process.',
+          'The pull parses every item leniently (schema drift counted), stages its JSON as the API sent it in the page transaction with the seen-set and cursor (synchronous=FULL), and has the next page requested before the current one commits. The sandbox runs in a child process.',
           'Against the sandbox both sides wait mostly on the sandbox (see the sandbox serve row), so the second pair replays the recorded pages from a bare node:http server: that ratio shows what the client, the engine and SQLite cost per item.',
           'Where the time goes: bench/profiles.md (bench/profile-pull.ts).',
         ],

@@ -6,6 +6,8 @@ import { pull } from './pull.js';
 import { rateLimit } from './rate-limit.js';
 import { journalExport } from './journal-export.js';
 import { latency } from './latency.js';
+import { stateBackends } from './state-backends.js';
+import { failover } from './failover.js';
 import type { Benchmark } from './lib/types.js';
 
 export const benchmarks: readonly Benchmark[] = [
@@ -16,4 +18,6 @@ export const benchmarks: readonly Benchmark[] = [
   catalog,
   rateLimit,
   latency,
+  stateBackends,
+  failover,
 ];

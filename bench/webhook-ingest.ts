@@ -51,7 +51,7 @@ async function measureReceiver(
   load: LoadConfig,
 ): Promise<ReceiverRun> {
   const state = openStateStore({ file, clock: systemClock });
-  // The daemon's own choice (src/daemon/runtime.ts), or the state store inbox on the shared connection.
+  // The daemon's own choice (src/daemon/services/inbox-service.ts), or the state store inbox on the shared connection.
   const inbox: ClosableInbox =
     inboxKind === 'wal-synced'
       ? openDaemonInbox(state, systemClock)

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../connectors/hashavshevet/index.js';
-import { createJournalExportJob } from '../../src/flows/journal-export/index.js';
+import { createJournalExportJob, journalExportOptionsSchema } from '../../src/flows/journal-export/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
 import { benchClient, jobContext } from './harness.js';
@@ -60,7 +60,13 @@ async function flow(args: JournalChildArgs): Promise<{ outcome: string; counts: 
       }),
       'books',
     );
-    const job = createJournalExportJob({ name: 'journal-bench', api, writer, connectorName: 'books' });
+    const job = createJournalExportJob({
+      name: 'journal-bench',
+      api,
+      writer,
+      connectorName: 'books',
+      options: journalExportOptionsSchema.parse({}),
+    });
     const stop = new AbortController();
     const timer = setTimeout(
       () => stop.abort(new Error('benchmark time cap reached')),

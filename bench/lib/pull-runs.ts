@@ -66,7 +66,16 @@ export interface PullRun {
   outcome: string;
 }
 
-/** The engine's pull of GET /supplier/orders into a fresh state file, staging each order in the page transaction. */
+/** A listed order with its JSON as the API sent it. */
+interface ListedOrder {
+  order: Order;
+  json: string;
+}
+
+/**
+ * The engine's pull of GET /supplier/orders into a fresh state file, staging each order (its JSON as received) in
+ * the page transaction.
+ */
 export async function enginePull(file: string, baseUrl: string, key: string): Promise<PullRun> {
   const state = openStateStore({ file, clock: systemClock });
   const api = benchClient(baseUrl, key);
@@ -79,7 +88,7 @@ export async function enginePull(file: string, baseUrl: string, key: string): Pr
         'ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, body = excluded.body',
     );
     const started = performance.now();
-    const result = await pullIncremental<Order>({
+    const result = await pullIncremental<ListedOrder>({
       state,
       stream: 'bench:/supplier/orders',
       fetchPage: async ({ cursor, updatedSince }, signal) => {
@@ -90,12 +99,14 @@ export async function enginePull(file: string, baseUrl: string, key: string): Pr
             ...(updatedSince === null ? {} : { updated_since: updatedSince }),
             signal,
           })
-          .firstPage();
-        return { items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
+          .firstPage({ itemTexts: true });
+        const texts = page.itemTexts ?? [];
+        const items = page.items.map((order, i) => ({ order, json: texts[i] ?? JSON.stringify(order) }));
+        return { items, nextCursor: page.nextCursor, hasMore: page.hasMore };
       },
-      identify: (order) => ({ id: order.id, updatedAt: order.updated_at }),
-      stageRecord: (order) => {
-        insert.run(order.id, order.updated_at, JSON.stringify(order));
+      identify: ({ order }) => ({ id: order.id, updatedAt: order.updated_at }),
+      stageRecord: ({ order, json }) => {
+        insert.run(order.id, order.updated_at, json);
       },
       overlapMs: 5_000,
       budget: new RunBudget(systemClock, 10 * 60_000, new AbortController().signal),

@@ -1,8 +1,4 @@
-export {
-  csvAccountingConnectorDefinition,
-  csvAccountingConfigRegistration,
-  CSV_ACCOUNTING_TYPE,
-} from './definition.js';
+export { csvAccountingConnectorDefinition, CSV_ACCOUNTING_TYPE } from './definition.js';
 export {
   csvAccountingConfigSchema,
   CSV_ENTRY_FIELDS,

@@ -5,7 +5,7 @@ import type { AccountingWriter } from '../../src/connectors/capabilities.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
 import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
-import { encodeSingleByte, toSharedHebrew } from '../hashavshevet/encoding.js';
+import { encodeSingleByte, toSharedHebrew } from '../../src/kit/single-byte-hebrew.js';
 import type { CsvAccountingConfig } from './config.js';
 import { renderCsv } from './format.js';
 

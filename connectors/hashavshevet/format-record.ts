@@ -4,8 +4,8 @@
  * when the connector config asks for it).
  */
 import type { JournalEntry } from '../../src/connectors/journal.js';
+import { toSharedHebrew } from '../../src/kit/single-byte-hebrew.js';
 import type { CostingCodeSource } from './config.js';
-import { toSharedHebrew } from './encoding.js';
 import {
   AMOUNT_WIDTH,
   MAX_AMOUNT_AGOROT,

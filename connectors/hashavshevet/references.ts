@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isNotFound, writeFileAtomic } from '../../src/flows/shared/atomic-file.js';
+import { isNotFound, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { REFERENCE_DIGITS } from './layout.js';
 
 export type LongReferenceRule = 'refuse' | 'last_digits' | 'sequence';

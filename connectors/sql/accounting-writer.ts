@@ -2,8 +2,13 @@ import type { AccountingWriter } from '../../src/connectors/capabilities.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
 import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
-import { createTableIfMissing, quoteIdentifier, type ColumnSpec, type ColumnType } from './dialect.js';
-import type { SqlDriver, SqlExecutor, SqlValue } from './driver.js';
+import {
+  createTableIfMissing,
+  quoteIdentifier,
+  type ColumnSpec,
+  type ColumnType,
+} from '../../src/kit/sql/dialect.js';
+import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.js';
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;

@@ -1,6 +1,6 @@
 import type { CatalogSource, CustomerDirectory } from '../../src/connectors/capabilities.js';
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
-import type { SqlDriver } from './driver.js';
+import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from '../../src/kit/row-reader.js';
 import { statementContract, type StatementContract } from './statement-contract.js';

@@ -1,6 +1,6 @@
 import type { DocumentSource } from '../../src/connectors/capabilities.js';
 import type { ErpDocument, ErpDocumentLine } from '../../src/connectors/documents.js';
-import type { SqlDriver } from './driver.js';
+import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows, type ReaderOf } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';

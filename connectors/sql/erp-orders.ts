@@ -7,11 +7,11 @@ import type {
   OrderUpdateResult,
   OrderWriteResult,
 } from '../../src/connectors/orders.js';
-import type { SqlDriver, SqlExecutor, SqlValue } from './driver.js';
+import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { closestMatch } from '../../src/config/did-you-mean.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import { compileNamedParams } from './named-params.js';
+import { compileNamedParams } from '../../src/kit/sql/named-params.js';
 import { RowReader } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';
 

@@ -1,6 +1,6 @@
 import type { SalesSource } from '../../src/connectors/capabilities.js';
 import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connectors/sales.js';
-import type { SqlDriver, SqlRow } from './driver.js';
+import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';

@@ -1,7 +1,7 @@
 import type { MirrorSink } from '../../src/connectors/capabilities.js';
 import type { MirrorRow, MirrorTableSpec } from '../../src/connectors/mirror.js';
-import { createTableIfMissing, upsertStatement, type ColumnSpec } from './dialect.js';
-import type { SqlDriver, SqlValue } from './driver.js';
+import { createTableIfMissing, upsertStatement, type ColumnSpec } from '../../src/kit/sql/dialect.js';
+import type { SqlDriver, SqlValue } from '../../src/kit/sql/driver.js';
 
 /** Mirror tables for BI tools: `id` primary key plus configured columns, upserted in one transaction per call. */
 export class SqlMirrorSink implements MirrorSink {

@@ -1,10 +1,10 @@
 import { closestMatch } from '../../src/config/did-you-mean.js';
 import type { PreflightProblem } from '../../src/connectors/connector.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import type { SqlDriver } from './driver.js';
+import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { configuredStatements, type ConfiguredStatement } from './erp-contracts.js';
-import { compileNamedParams } from './named-params.js';
+import { compileNamedParams } from '../../src/kit/sql/named-params.js';
 
 const PARAMETER_FIX = 'use only the parameters listed for this statement in connectors/sql/README.md';
 const COLUMN_FIX = 'alias the column with AS <name> in the SELECT (see connectors/sql/README.md)';

@@ -1,4 +1,4 @@
-import type { SqlValue } from './driver.js';
+import type { SqlValue } from '../../src/kit/sql/driver.js';
 
 /**
  * What the connector binds to one configured statement and which result columns it reads. Each erp-*.ts module

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { loadConfig, secretValues, type LoadedConfig } from '../config/index.js';
 import type { Output } from './output.js';
-import { buildConfigRegistry } from './plugins.js';
+import { buildPluginRegistry } from './plugins.js';
 
 export const DEFAULT_CONFIG = 'config/supply-sync.yaml';
 
@@ -24,7 +24,7 @@ export function globalOptions(command: Command): GlobalOptions {
 }
 
 export async function loadCliConfig(context: CliContext, file: string): Promise<LoadedConfig> {
-  const registry = await buildConfigRegistry();
+  const registry = await buildPluginRegistry();
   const loaded = loadConfig(file, { env: context.env, registry });
   context.secrets.push(...secretValues(loaded.config, registry));
   return loaded;

@@ -1,4 +1,5 @@
 /** Errors the CLI reports as one line with a stable code, and the exit codes they map to. */
+import { ApiEndpointError } from '../api-access/index.js';
 import { ConfigError } from '../config/index.js';
 
 export const EXIT_OK = 0;
@@ -49,5 +50,6 @@ export function reportError(error: unknown, options: ReportOptions): number {
   options.write(`error: ${scrub(message, options.secrets)} (${code})\n`);
   if (options.debug && error instanceof Error && error.stack)
     options.write(`${scrub(error.stack, options.secrets)}\n`);
+  if (error instanceof ApiEndpointError) return EXIT_USAGE; // the config lacks the API's address or key
   return error instanceof CliError ? error.exitCode : EXIT_FAILURE;
 }

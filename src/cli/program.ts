@@ -9,6 +9,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerStateCommands } from './commands/state.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerSyncCommand } from './commands/sync.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
@@ -34,6 +35,7 @@ export function buildProgram(context: CliContext): Command {
   registerStatusCommand(program, context);
   registerConfigCommands(program, context);
   registerCursorCommands(program, context);
+  registerStateCommands(program, context);
   registerCatalogCommands(program, context);
   registerDeadLetterCommands(program, context);
   registerWebhookCommands(program, context);

@@ -24,7 +24,7 @@ export type { AuthOptions } from './auth.js';
 export type { ApiCallEvent, CallOptions } from './transport.js';
 export type { RetryOptions } from './retry-policy.js';
 export type { RateLimiterOptions, RateLimiterStats } from './rate-limiter.js';
-export type { Page, Paginated, ListResult, ItemsOptions, PageQuery } from './pagination.js';
+export type { Page, PageOptions, Paginated, ListResult, ItemsOptions, PageQuery } from './pagination.js';
 export { MAX_PAGE_SIZE } from './pagination.js';
 export type { QuarantinedItem, DriftEvent, DriftListener } from './parsing.js';
 export type { WithMeta } from './context.js';

@@ -39,6 +39,8 @@ export interface RawResponse {
   header: HeaderLookup;
   /** Parsed JSON body, or undefined for an empty body (204). */
   body: unknown;
+  /** The body as received (for Page.itemTexts). */
+  text?: string;
   requestId: string | null;
 }
 

@@ -222,7 +222,7 @@ export class Transport {
         });
       }
     }
-    return { status: outcome.status, header: outcome.header, body, requestId };
+    return { status: outcome.status, header: outcome.header, body, text: outcome.text, requestId };
   }
 
   private warnOnDeprecation(spec: RequestSpec, header: HeaderLookup): void {

@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { closestMatch } from './did-you-mean.js';
 import { formatPath, type ConfigIssue } from './errors.js';
 import { configErrorMap, toConfigIssues, type IssueContext } from './issues.js';
-import type { SchemaRegistry } from './registry.js';
-import { objectKeys, schemaAtPath, type PathSegment } from './schema-walk.js';
+import type { FlowSchema, PluginSchemas } from './plugin-schemas.js';
+import { schemaAtPath, type PathSegment } from './schema-walk.js';
 import type { ConfigSource } from './source.js';
 
 export interface ConnectorBlock {
@@ -15,7 +15,8 @@ export interface ConnectorBlock {
 export interface JobBlock {
   readonly flow: string;
   readonly connector?: string | undefined;
-  readonly options: Record<string, unknown>;
+  /** As written in the file; once validated, what the flow's options schema made of it. */
+  readonly options: unknown;
 }
 
 export class BlockValidator {
@@ -23,7 +24,7 @@ export class BlockValidator {
 
   constructor(
     private readonly source: ConfigSource,
-    private readonly registry: SchemaRegistry,
+    private readonly registry: PluginSchemas,
     private readonly issues: ConfigIssue[],
     private readonly reported: ReadonlySet<string>,
   ) {}
@@ -74,33 +75,37 @@ export class BlockValidator {
         out[name] = block;
         continue;
       }
-      // Connector schemas normally describe the block without `type`; accept ones that include it too.
+      // Connector schemas describe the block without `type`.
       const { type, ...settings } = block;
-      const input = objectKeys(registration.schema).includes('type') ? block : settings;
-      const parsed = this.validate(registration.schema, input, ['connectors', name]);
+      const parsed = this.validate(registration.configSchema, settings, ['connectors', name]);
       if (parsed !== undefined) out[name] = { ...(parsed as Record<string, unknown>), type };
     }
     return out;
   }
 
+  /**
+   * Checks each job's connector reference, its options (replaced by what the flow's schema made of them, so they
+   * are parsed here once) and that its connector offers the capabilities its flow requires.
+   */
   jobs<J extends JobBlock>(
     jobs: Record<string, J>,
+    rawConnectors: Record<string, ConnectorBlock>,
     connectors: Record<string, ConnectorBlock>,
   ): Record<string, J> {
     const out: Record<string, J> = {};
     for (const [name, job] of Object.entries(jobs)) {
       out[name] = job;
-      if (job.connector !== undefined && !(job.connector in connectors)) {
-        const defined = Object.keys(connectors);
+      if (job.connector !== undefined && !(job.connector in rawConnectors)) {
+        const defined = Object.keys(rawConnectors);
         const suggestion = closestMatch(job.connector, defined);
         const hint = suggestion
           ? `; did you mean "${suggestion}"?`
           : ` (defined: ${defined.join(', ') || 'none'})`;
         this.issueAt(['jobs', name, 'connector'], `no connector named "${job.connector}"${hint}`);
       }
-      const registration = this.registry.flow(job.flow);
-      if (!registration) {
-        const suggestion = closestMatch(job.flow, this.registry.flows());
+      const flow = this.registry.flow(job.flow);
+      if (!flow) {
+        const suggestion = closestMatch(job.flow, this.registry.flowNames());
         if (suggestion)
           this.issueAt(['jobs', name, 'flow'], `unknown flow "${job.flow}"; did you mean "${suggestion}"?`);
         else
@@ -109,18 +114,43 @@ export class BlockValidator {
           );
         continue;
       }
-      const connectorType = job.connector === undefined ? undefined : connectors[job.connector]?.type;
-      const allowed = registration.connectorTypes ?? [];
-      if (connectorType !== undefined && allowed.length > 0 && !allowed.includes(connectorType)) {
-        this.issueAt(
-          ['jobs', name, 'connector'],
-          `flow ${job.flow} works with connector types ${allowed.join(', ')}, not "${connectorType}"`,
-        );
-      }
-      const options = this.validate(registration.options, job.options, ['jobs', name, 'options']);
-      if (options !== undefined) out[name] = { ...job, options: options as Record<string, unknown> };
+      this.capabilities(name, job, flow, connectors);
+      const options = this.validate(flow.options, job.options, ['jobs', name, 'options']);
+      if (options !== undefined) out[name] = { ...job, options: options as J['options'] };
     }
     return out;
+  }
+
+  /** The job's connector must offer what its flow requires (as far as the connector's block tells). */
+  private capabilities(
+    jobName: string,
+    job: JobBlock,
+    flow: FlowSchema,
+    connectors: Record<string, ConnectorBlock>,
+  ): void {
+    if (flow.requires.length === 0) return;
+    const path = ['jobs', jobName, 'connector'];
+    if (job.connector === undefined) {
+      const defined = Object.keys(connectors);
+      this.issueAt(
+        path,
+        `the ${flow.flow} flow needs a connector offering ${flow.requires.join(', ')}; name one of the connectors: entries (defined: ${defined.join(', ') || 'none'})`,
+        true,
+      );
+      return;
+    }
+    const block = connectors[job.connector];
+    // An unknown connector, an unregistered type or an invalid block is reported already.
+    if (block === undefined || this.registry.connector(block.type) === undefined) return;
+    const { type, ...settings } = block;
+    const offered = this.registry.offeredCapabilities(type, settings);
+    const missing = flow.requires.filter((capability) => !offered.includes(capability));
+    if (missing.length === 0) return;
+    this.issueAt(
+      path,
+      `connector "${job.connector}" (type ${type}) does not offer ${missing.join(', ')}, which the ${flow.flow} flow requires; ` +
+        `it offers ${offered.join(', ') || 'nothing'} as configured. Configure connectors.${job.connector} to offer it or name a connector that does`,
+    );
   }
 }
 

@@ -1,18 +1,7 @@
 export { ConfigError, formatIssue, type ConfigIssue } from './errors.js';
 export { duration, parseDuration, DURATION_HINT } from './duration.js';
 export { secret, markSecret, REDACTED } from './secret.js';
-export {
-  configRegistry,
-  registerConnectorType,
-  registerFlow,
-  addConnectorDefinitions,
-  addFlowDefinitions,
-  SchemaRegistry,
-  type ConnectorDefinitionLike,
-  type ConnectorRegistration,
-  type ConnectorCheckResult,
-  type FlowRegistration,
-} from './registry.js';
+export { NO_PLUGINS, type ConnectorSchema, type FlowSchema, type PluginSchemas } from './plugin-schemas.js';
 export {
   coreConfigSchema,
   cronExpression,

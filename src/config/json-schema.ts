@@ -5,7 +5,7 @@
  * declared, as editors and CI checks do with their own vocabulary: with ajv, `ajv.addVocabulary(['x-secret'])`.
  */
 import { z } from 'zod';
-import { configRegistry, type SchemaRegistry } from './registry.js';
+import { NO_PLUGINS, type PluginSchemas } from './plugin-schemas.js';
 import { coreConfigSchema } from './schema.js';
 
 type JsonObject = Record<string, unknown>;
@@ -166,10 +166,10 @@ function derivedExample(schema: JsonObject): unknown {
   return example;
 }
 
-function connectorBlocks(registry: SchemaRegistry): JsonObject[] {
+function connectorBlocks(registry: PluginSchemas): JsonObject[] {
   return registry.connectorTypes().map((type) => {
     const registration = registry.connector(type);
-    const block = toJson(registration?.schema ?? z.object({}));
+    const block = toJson(registration?.configSchema ?? z.object({}));
     delete block['$schema'];
     const blockProperties = isObject(block['properties']) ? block['properties'] : {};
     const required = Array.isArray(block['required']) ? (block['required'] as string[]) : [];
@@ -186,8 +186,8 @@ function connectorBlocks(registry: SchemaRegistry): JsonObject[] {
 }
 
 /** One `if flow is X then options are X's` rule per registered flow, so an editor checks the right options. */
-function flowOptionRules(registry: SchemaRegistry): JsonObject[] {
-  return registry.flows().map((flow) => {
+function flowOptionRules(registry: PluginSchemas): JsonObject[] {
+  return registry.flowNames().map((flow) => {
     const registration = registry.flow(flow);
     const options = toJson(registration?.options ?? z.object({}));
     delete options['$schema'];
@@ -203,7 +203,7 @@ function flowOptionRules(registry: SchemaRegistry): JsonObject[] {
   });
 }
 
-export function configJsonSchema(registry: SchemaRegistry = configRegistry): JsonObject {
+export function configJsonSchema(registry: PluginSchemas = NO_PLUGINS): JsonObject {
   const root = toJson(coreConfigSchema);
   const properties = root['properties'] as Record<string, JsonObject>;
   const connectors = properties['connectors'];

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { BlockValidator, rawBlocks } from './blocks.js';
 import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import { deepFreeze, type DeepReadonly } from './freeze.js';
-import { configRegistry, type SchemaRegistry } from './registry.js';
+import { NO_PLUGINS, type PluginSchemas } from './plugin-schemas.js';
 import { coreConfigSchema, type CoreConfig } from './schema.js';
 import { childSchema, isSecretSchema, schemaAtPath, unwrap, type PathSegment } from './schema-walk.js';
 
@@ -28,12 +28,21 @@ export interface LoadedConfig {
   readonly config: Config;
   /** Blocks that could not be checked (for example a connector type nobody registered yet). */
   readonly warnings: readonly string[];
+  /**
+   * The connector types and flows that parsed the connector blocks and job options (NO_PLUGINS when the loader was
+   * given none): what builds connectors and jobs from this config checks it parsed them.
+   */
+  readonly parsedBy: PluginSchemas;
 }
 
 export interface LoadOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly readFile?: (path: string) => string;
-  readonly registry?: SchemaRegistry;
+  /**
+   * The connector types and flows of this build; without it only the core config is checked, and building a daemon
+   * from the result fails (its connector blocks and job options were not parsed).
+   */
+  readonly registry?: PluginSchemas;
 }
 
 function connectorTypeOf(raw: unknown, name: PathSegment | undefined): string | undefined {
@@ -52,12 +61,12 @@ function flowOf(raw: unknown, name: PathSegment | undefined): string | undefined
 function schemaForPath(
   raw: unknown,
   path: readonly PathSegment[],
-  registry: SchemaRegistry,
+  registry: PluginSchemas,
 ): z.ZodType | undefined {
   if (path[0] === 'connectors' && path.length >= 3) {
     const type = connectorTypeOf(raw, path[1]);
     const registration = type === undefined ? undefined : registry.connector(type);
-    return registration ? schemaAtPath(registration.schema, path.slice(2)) : undefined;
+    return registration ? schemaAtPath(registration.configSchema, path.slice(2)) : undefined;
   }
   if (path[0] === 'jobs' && path[2] === 'options' && path.length >= 3) {
     const flow = flowOf(raw, path[1]);
@@ -68,7 +77,7 @@ function schemaForPath(
 }
 
 export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
-  const registry = options.registry ?? configRegistry;
+  const registry = options.registry ?? NO_PLUGINS;
   const source = readConfigSource(file, text, {
     env: options.env ?? process.env,
     readFile: options.readFile ?? ((path) => readFileSync(path, 'utf8')),
@@ -114,7 +123,7 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
     throw new ConfigError(issues);
   }
   const connectors = blocks.connectors(core.connectors);
-  const jobs = blocks.jobs(core.jobs, core.connectors);
+  const jobs = blocks.jobs(core.jobs, core.connectors, connectors);
   if (issues.length > 0) throw new ConfigError(issues);
   // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
@@ -133,7 +142,7 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
     ...(webhooks?.tls === undefined ? {} : { webhooks: { ...webhooks, tls: tlsPaths(webhooks.tls) } }),
   };
   const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
-  return { file, config, warnings: blocks.warnings };
+  return { file, config, warnings: blocks.warnings, parsedBy: registry };
 }
 
 /** Reads and validates a config file. Throws ConfigError (never with a secret in it) when it cannot be used. */

@@ -1,5 +1,5 @@
 /** Secret handling for logs and dumps, derived from the `secret()` marks in the schemas. */
-import { configRegistry, type SchemaRegistry } from './registry.js';
+import { NO_PLUGINS, type PluginSchemas } from './plugin-schemas.js';
 import { coreConfigSchema } from './schema.js';
 import { REDACTED } from './secret.js';
 import { secretPathsOf } from './schema-walk.js';
@@ -8,13 +8,13 @@ import { secretPathsOf } from './schema-walk.js';
 const SECRET_LIKE_KEY = /pass(word)?|secret|token|api_?key|credential|private/i;
 
 /** Secret paths of the whole config, with `*` for any connector, job, record key or list index. */
-export function configSecretPaths(registry: SchemaRegistry = configRegistry): string[][] {
+export function configSecretPaths(registry: PluginSchemas = NO_PLUGINS): string[][] {
   const paths = secretPathsOf(coreConfigSchema);
   for (const type of registry.connectorTypes()) {
     const registration = registry.connector(type);
-    if (registration) paths.push(...secretPathsOf(registration.schema, ['connectors', '*']));
+    if (registration) paths.push(...secretPathsOf(registration.configSchema, ['connectors', '*']));
   }
-  for (const flow of registry.flows()) {
+  for (const flow of registry.flowNames()) {
     const registration = registry.flow(flow);
     if (registration) paths.push(...secretPathsOf(registration.options, ['jobs', '*', 'options']));
   }
@@ -29,7 +29,7 @@ export function configSecretPaths(registry: SchemaRegistry = configRegistry): st
  * Paths for pino's `redact` option. `prefix` is where the config sits in the logged object (e.g. `config`);
  * secrets logged elsewhere must be redacted by their own paths.
  */
-export function redactionPaths(options: { prefix?: string; registry?: SchemaRegistry } = {}): string[] {
+export function redactionPaths(options: { prefix?: string; registry?: PluginSchemas } = {}): string[] {
   const prefix = options.prefix ? `${options.prefix}.` : '';
   return configSecretPaths(options.registry).map((path) => prefix + path.join('.'));
 }
@@ -41,7 +41,7 @@ function matches(pattern: readonly string[], path: readonly string[]): boolean {
 }
 
 /** A copy of the config with every secret replaced by "[redacted]", for `config validate --print` and status. */
-export function redactConfig(config: unknown, registry: SchemaRegistry = configRegistry): unknown {
+export function redactConfig(config: unknown, registry: PluginSchemas = NO_PLUGINS): unknown {
   const patterns = configSecretPaths(registry);
   const walk = (value: unknown, path: string[], unchecked: boolean): unknown => {
     if (patterns.some((pattern) => matches(pattern, path))) return REDACTED;
@@ -62,7 +62,7 @@ export function redactConfig(config: unknown, registry: SchemaRegistry = configR
 }
 
 /** Every secret string in a loaded config, so output paths can scrub them as a last line of defence. */
-export function secretValues(config: unknown, registry: SchemaRegistry = configRegistry): string[] {
+export function secretValues(config: unknown, registry: PluginSchemas = NO_PLUGINS): string[] {
   const values: string[] = [];
   const redacted = redactConfig(config, registry);
   const collect = (original: unknown, masked: unknown): void => {

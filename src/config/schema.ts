@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
+import { haConfigSchema } from './ha-schema.js';
 import { duration } from './duration.js';
 import {
   caFileSchema,
@@ -10,7 +11,7 @@ import {
   serverTlsSchema,
   webhookListenerSchema,
 } from './network-schema.js';
-import { secret } from './secret.js';
+import { markSecret, secret } from './secret.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
 const CRON_HINT = 'expected a cron expression like "*/5 * * * *"';
@@ -112,6 +113,19 @@ const stateSchema = z.strictObject({
     .min(1)
     .meta({ description: 'SQLite file of checkpoints, cursors, run history and dead letters; back it up' })
     .default('state/supply-sync.db'),
+  url: markSecret(
+    z.string().regex(/^postgres(ql)?:\/\/[^/]/, {
+      error: 'expected a PostgreSQL URL, postgres://user:password@host:port/database',
+    }),
+  )
+    .meta({
+      description:
+        'PostgreSQL database holding the state instead of the SQLite file at path (for two instances sharing one state); ' +
+        'give the password as ${ENV} or url_file, never in the file itself',
+      // The whole URL may also come from one variable (url: ${STATE_URL}); an example must match the pattern.
+      examples: ['postgres://supply_sync:${STATE_DB_PASSWORD}@db.internal:5432/supply_sync'],
+    })
+    .optional(),
 });
 
 const serverSchema = z.strictObject({
@@ -253,44 +267,59 @@ const mappingTable = z
   .record(z.string(), z.union([z.string(), z.number()]).transform(String))
   .meta({ description: 'One mapping table: API value -> value on the company side' });
 
-export const coreConfigSchema = z.strictObject({
-  api: apiSchema.meta({
-    description: 'The Purchasing and Supply API: where it is and how to authenticate',
-    examples: [
-      { base_url: 'https://api.example.com/v2', api_key: '${SUPPLY_API_KEY}' },
-      { sandbox: 'embedded' },
-    ],
-  }),
-  state: stateSchema.meta({ description: "The daemon's state file" }).prefault({}),
-  server: serverSchema
-    .meta({ description: 'Operations server: /healthz, /readyz, /metrics, /status and the webhook receiver' })
-    .prefault({}),
-  log: logSchema.meta({ description: 'Logging' }).prefault({}),
-  health: healthSchema
-    .meta({ description: 'How job outcomes and connector checks feed readiness' })
-    .prefault({}),
-  timezone: timeZone()
-    .meta({ description: 'Time zone schedules are read in, daylight-saving changes included' })
-    .default(DEFAULT_TIMEZONE),
-  connectors: z
-    .record(name, connectorSchema)
-    .meta({ description: 'Systems on the company side, by name; each block has a type' })
-    .default({}),
-  jobs: z
-    .record(name, jobSchema)
-    .meta({
-      description: 'Scheduled runs of flows, by name',
-      examples: [{ orders: { flow: 'orders', connector: 'erp', schedule: '*/5 * * * *' } }],
-    })
-    .default({}),
-  mappings: z
-    .record(z.string(), mappingTable)
-    .meta({
-      description: 'Mapping tables that flow options refer to by name',
-      examples: [{ accounts: { '6100': '61000' } }],
-    })
-    .default({}),
-});
+export const coreConfigSchema = z
+  .strictObject({
+    api: apiSchema.meta({
+      description: 'The Purchasing and Supply API: where it is and how to authenticate',
+      examples: [
+        { base_url: 'https://api.example.com/v2', api_key: '${SUPPLY_API_KEY}' },
+        { sandbox: 'embedded' },
+      ],
+    }),
+    state: stateSchema.meta({ description: "The daemon's state file" }).prefault({}),
+    ha: haConfigSchema.optional(),
+    server: serverSchema
+      .meta({
+        description: 'Operations server: /healthz, /readyz, /metrics, /status and the webhook receiver',
+      })
+      .prefault({}),
+    log: logSchema.meta({ description: 'Logging' }).prefault({}),
+    health: healthSchema
+      .meta({ description: 'How job outcomes and connector checks feed readiness' })
+      .prefault({}),
+    timezone: timeZone()
+      .meta({ description: 'Time zone schedules are read in, daylight-saving changes included' })
+      .default(DEFAULT_TIMEZONE),
+    connectors: z
+      .record(name, connectorSchema)
+      .meta({ description: 'Systems on the company side, by name; each block has a type' })
+      .default({}),
+    jobs: z
+      .record(name, jobSchema)
+      .meta({
+        description: 'Scheduled runs of flows, by name',
+        examples: [{ orders: { flow: 'orders', connector: 'erp', schedule: '*/5 * * * *' } }],
+      })
+      .default({}),
+    mappings: z
+      .record(z.string(), mappingTable)
+      .meta({
+        description: 'Mapping tables that flow options refer to by name',
+        examples: [{ accounts: { '6100': '61000' } }],
+      })
+      .default({}),
+  })
+  .superRefine((config, ctx) => {
+    // Election runs on the shared PostgreSQL state; a SQLite file is kept to one daemon by its lock.
+    if (config.ha !== undefined && config.state.url === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ha'],
+        message:
+          'ha (leader election) needs a shared PostgreSQL state: set state.url, or remove the ha block to run one instance on the SQLite file',
+      });
+    }
+  });
 
 export type CoreConfig = z.output<typeof coreConfigSchema>;
 export type JobConfig = CoreConfig['jobs'][string];

@@ -33,18 +33,3 @@ export interface Connector {
   preflight?(): Promise<PreflightProblem[]>;
   close(): Promise<void>;
 }
-
-/** Returns the capability or throws a clear error naming the connector and what the job needs. */
-export function requireCapability<K extends CapabilityName>(
-  connector: Connector,
-  name: K,
-  connectorName: string,
-): CapabilityMap[K] {
-  const capability = connector.capabilities[name];
-  if (capability === undefined) {
-    throw new Error(
-      `connector "${connectorName}" (type ${connector.type}) does not offer ${name}; configure the statements or choose a connector type that does`,
-    );
-  }
-  return capability as CapabilityMap[K];
-}

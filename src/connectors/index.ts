@@ -9,6 +9,4 @@ export type * from './mirror.js';
 export type * from './capabilities.js';
 export { capabilityNames } from './capabilities.js';
 export type { CheckResult, Connector, PreflightProblem } from './connector.js';
-export { requireCapability } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';
-export { ConnectorRegistry, type ConnectorContext, type ConnectorDefinition } from './registry.js';

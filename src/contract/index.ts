@@ -36,3 +36,4 @@ export {
   type JsonSchema,
 } from './json-schema.js';
 export type * from './types.js';
+export type { ApiSide } from './side.js';

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Connector } from '../connectors/index.js';
 import { errorMessage } from '../engine/index.js';
 import type { ConnectorCheck } from '../ops/index.js';
+import { untilAborted } from '../shared/abortable.js';
 import type { Clock } from '../shared/clock.js';
 
 export class ConnectorHealth {
@@ -23,19 +24,22 @@ export class ConnectorHealth {
     return this.latest;
   }
 
-  async checkAll(): Promise<void> {
+  /** Checks each connector in turn; once `signal` aborts, a check under way is given up and nothing is recorded. */
+  async checkAll(signal?: AbortSignal): Promise<void> {
     const results: ConnectorCheck[] = [];
     for (const [name, connector] of this.connectors) {
-      const result = await this.checkOne(name, connector);
+      signal?.throwIfAborted();
+      const result = await this.checkOne(name, connector, signal);
       this.report(result);
       results.push(result);
     }
     this.latest = results;
   }
 
-  private async checkOne(name: string, connector: Connector): Promise<ConnectorCheck> {
+  private async checkOne(name: string, connector: Connector, signal?: AbortSignal): Promise<ConnectorCheck> {
     try {
-      const checks = await connector.check();
+      // The connector contract's check() takes no signal: a check given up goes on unobserved until it ends.
+      const checks = await untilAborted(connector.check(), signal);
       const failed = checks.filter((check) => check.status === 'fail');
       return {
         name,
@@ -44,6 +48,7 @@ export class ConnectorHealth {
         detail: failed.map((check) => `${check.name}: ${check.detail}`).join('; ') || 'ok',
       };
     } catch (error) {
+      if (signal?.aborted === true) throw error; // given up: says nothing about the connector
       return { name, ok: false, checkedAt: this.clock.now(), detail: errorMessage(error) };
     }
   }

@@ -6,10 +6,10 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { sandboxControl } from '../sandbox/control/client.js';
-import { openDemoErp, simulateErpActivity } from '../../connectors/demo-erp/index.js';
+import { openDemoErp, simulateErpActivity } from '../../connectors/sql/demo-erp/index.js';
 import { buildRegistries } from './builtin.js';
 import { packageRoot } from './package-root.js';
-import { startDaemon, type Daemon } from './runtime.js';
+import { runDaemon, type Daemon } from './run-daemon.js';
 
 export interface DemoOptions {
   configPath?: string;
@@ -31,8 +31,8 @@ export function defaultDemoConfigPath(): string {
 export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const registries = buildRegistries();
-  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry: registries.config });
-  const daemon = await startDaemon({
+  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry: registries });
+  const daemon = await runDaemon({
     loaded,
     registries,
     ...(options.port === undefined ? {} : { port: options.port }),

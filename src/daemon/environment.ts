@@ -2,20 +2,21 @@
  * Everything a job needs, built from a loaded config: state store, logger, API clients per side, connectors, and
  * the jobs themselves. Shared by `run` (the daemon), `sync` (one job once) and `demo`.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { createApiClient, type ApiClient, type ApiCallEvent, type DriftEvent } from '../client/index.js';
+import { apiClientFor, openApiEndpoint, type ApiEndpoint } from '../api-access/index.js';
+import type { ApiClient, ApiCallEvent, DriftEvent } from '../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../client/network.js';
 import { redactionPaths, secretValues, type LoadedConfig } from '../config/index.js';
 import type { Connector } from '../connectors/index.js';
 import type { Job } from '../engine/index.js';
 import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import { openStateStore, type StateStore } from '../state/index.js';
-import { openApiEndpoint, type ApiEndpoint } from './api-endpoint.js';
-import { apiNetworkOptions } from './api-network.js';
+import { openConfiguredState, type StateStore } from '../state/index.js';
+import { stateSessionOptions } from './leadership-settings.js';
 import type { Registries } from './builtin.js';
-import type { ApiSide, FlowDefinition, Mappings } from './flow-definition.js';
+import { ConfigNotBuildableError, requireParsedBy } from './parsed-config.js';
+import type { ApiSide, FlowDefinition, Mappings } from '../plugin/index.js';
 
 export interface BuiltJob {
   readonly job: Job;
@@ -61,10 +62,11 @@ export class UnknownFlowError extends Error {
 export async function buildEnvironment(options: EnvironmentOptions): Promise<Environment> {
   const { loaded, registries } = options;
   const { config } = loaded;
+  requireParsedBy(loaded, registries);
   const clock = options.clock ?? systemClock;
   const closers: (() => Promise<void> | void)[] = [];
   const apiKeys: string[] = [];
-  const configSecrets = secretValues(config, registries.config);
+  const configSecrets = secretValues(config, registries);
   const secrets = (): readonly string[] => [
     ...configSecrets,
     ...apiKeys,
@@ -77,7 +79,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
       name: 'supply-sync',
       pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
       timeZone: config.timezone,
-      redactPaths: redactionPaths({ registry: registries.config, prefix: 'config' }),
+      redactPaths: redactionPaths({ registry: registries, prefix: 'config' }),
       knownSecrets: secrets,
     });
 
@@ -92,16 +94,19 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   };
 
   try {
-    const state = options.state ?? openStateStore({ file: config.state.path, clock });
+    const state = options.state ?? openConfiguredState(config.state, clock, stateSessionOptions(config));
     if (options.state === undefined) closers.push(() => state.close());
-    const endpoint = await openApiEndpoint(config, dirname(config.state.path));
+    const endpoint = await openApiEndpoint(config, {
+      statePath: join(dirname(config.state.path), 'sandbox.db'),
+      allowHttpWebhooks: true,
+    });
     closers.push(() => endpoint.close());
 
     const enabledJobs = Object.entries(config.jobs).filter(([, job]) => job.enabled);
     const flowOf = (jobName: string, flowName: string): FlowDefinition => {
-      const flow = registries.flows.get(flowName);
+      const flow = registries.flow(flowName);
       if (flow === undefined) {
-        const known = [...registries.flows.keys()].join(', ') || 'none';
+        const known = registries.flowNames().join(', ') || 'none';
         throw new UnknownFlowError(
           `${loaded.file}: jobs.${jobName}.flow: unknown flow "${flowName}" (known flows: ${known})`,
         );
@@ -109,32 +114,19 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
       return flow;
     };
 
-    // The embedded sandbox runs in this process: no proxy or private CA stands between them.
-    const network = endpoint.embedded ? undefined : apiNetworkOptions(config);
+    const network = endpoint.network;
     if (network !== undefined) apiKeys.push(...proxySecrets(resolveProxySettings(network), network.proxy));
     const apis = new Map<ApiSide, ApiClient>();
     const sides = new Set(enabledJobs.map(([jobName, job]) => flowOf(jobName, job.flow).side));
     // Without jobs the daemon still watches the API (readiness, doctor), with the supplier-side key.
     if (sides.size === 0) sides.add('supplier');
     for (const side of sides) {
-      const apiKey = endpoint.keyFor(side);
-      apiKeys.push(apiKey);
-      const auth =
-        config.api.auth === 'oauth' && config.api.client_id !== undefined
-          ? ({ mode: 'client_credentials', clientId: config.api.client_id } as const)
-          : ({ mode: 'api_key' } as const);
-      const api = createApiClient({
-        baseUrl: endpoint.baseUrl,
-        apiKey,
-        auth,
+      apiKeys.push(endpoint.keyFor(side));
+      const onApiCall = options.hooks?.onApiCall;
+      const api = apiClientFor(config, endpoint, side, {
         clock,
         logger: logger.child({ api: side }),
-        rateLimit: { maxConcurrency: config.api.max_concurrency },
-        retry: { deadlineMs: config.api.timeout },
-        ...(endpoint.embedded ? { environment: 'sandbox' as const } : {}),
-        // The embedded sandbox is reached directly, whatever proxy variables are set.
-        network: network ?? { env: {} },
-        ...(options.hooks?.onApiCall ? { onCall: (event) => options.hooks?.onApiCall?.(side, event) } : {}),
+        ...(onApiCall ? { onCall: (event: ApiCallEvent) => onApiCall(side, event) } : {}),
         ...(options.hooks?.onDrift ? { onDrift: options.hooks.onDrift } : {}),
       });
       apis.set(side, api);
@@ -144,16 +136,16 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
     const baseDir = dirname(resolve(loaded.file));
     const connectors = new Map<string, Connector>();
     for (const [name, block] of Object.entries(config.connectors)) {
-      const { type, ...rest } = block;
-      const connector = await registries.connectors.create(type, rest, { name, baseDir });
+      const { type, ...parsed } = block; // parsed by the type's schema when the config was loaded
+      const connector = await registries.createParsedConnector(type, parsed, { name, baseDir });
       connectors.set(name, connector);
       closers.push(() => connector.close());
     }
     const connectorByName = (name: string): Connector => {
       const connector = connectors.get(name);
       if (connector === undefined) {
-        throw new UnknownFlowError(
-          `connector "${name}" is not configured under connectors in ${loaded.file}`,
+        throw new ConfigNotBuildableError(
+          `${loaded.file}: connectors: no connector named "${name}" (configured: ${[...connectors.keys()].join(', ') || 'none'})`,
         );
       }
       return connector;
@@ -168,7 +160,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
         {
           name: jobName,
           ...(jobConfig.connector === undefined ? {} : { connector: jobConfig.connector }),
-          options: flow.options.parse(jobConfig.options),
+          // Parsed by the flow's schema when the config was loaded.
+          options: jobConfig.options,
         },
         {
           api,

@@ -1,14 +1,17 @@
-export { startDaemon, type Daemon, type DaemonOptions } from './runtime.js';
+export { runDaemon, type Daemon, type DaemonOptions } from './run-daemon.js';
+export type { Service, StopOptions } from './services/service.js';
+export {
+  Lifecycle,
+  ServicesStopError,
+  StartAbortedError,
+  startServices,
+  type LifecycleObserver,
+} from './services/lifecycle.js';
+export { ServiceGroup, type ServiceGroupState } from './services/service-group.js';
 export { runJobOnce, UnknownJobError, type SyncOnceOptions } from './sync-once.js';
 export { buildEnvironment, type Environment, type BuiltJob } from './environment.js';
-export { buildRegistries, builtinConnectorDefinitions, builtinFlows, type Registries } from './builtin.js';
-export {
-  defineFlow,
-  type FlowDefinition,
-  type FlowDeps,
-  type FlowJobConfig,
-  type ApiSide,
-  type Mappings,
-} from './flow-definition.js';
-export { openApiEndpoint, type ApiEndpoint } from './api-endpoint.js';
+export { buildRegistries, builtinPlugins, type Registries } from './builtin.js';
+export { openApiEndpoint, type ApiEndpoint } from '../api-access/index.js';
 export { runDemo, defaultDemoConfigPath, type DemoOptions } from './demo.js';
+export { leadershipSettings } from './leadership-settings.js';
+export { takeOnceLease, type OnceLease } from './once-lease.js';

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Connector, PreflightProblem } from '../connectors/index.js';
 import type { Job, JobContext, RunResult } from '../engine/index.js';
+import { capabilitiesUsed } from '../plugin/index.js';
 import type { BuiltJob } from './environment.js';
 
 export interface PreflightInput {
@@ -50,7 +51,7 @@ export async function preflightJobs(
     if (connectorName === undefined || connector?.preflight === undefined) continue;
     const problems = await problemsOf(connectorName, () => connector.preflight?.() ?? Promise.resolve([]));
     const failing = (problems ?? []).filter(
-      (problem) => problem.status === 'fail' && built.flow.capabilities.includes(problem.capability),
+      (problem) => problem.status === 'fail' && capabilitiesUsed(built.flow).includes(problem.capability),
     );
     if (failing.length === 0) continue;
     reasons.set(

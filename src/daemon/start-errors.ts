@@ -1,7 +1,7 @@
 /** Errors of a daemon start, retold with the config key to change and how. */
 import { dirname, isAbsolute, relative } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
-import { StateLockedError } from '../state/index.js';
+import { StateDatabaseError, StateLockedError, StateSchemaTooNewError } from '../state/index.js';
 
 export class DaemonStartError extends Error {
   override readonly name = 'DaemonStartError';
@@ -39,6 +39,10 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
       'state.path',
       { cause: error },
     );
+  }
+  if (error instanceof StateDatabaseError || error instanceof StateSchemaTooNewError) {
+    // The message starts with state.url and says where it points, never with the password.
+    return new DaemonStartError(`${file}: ${error.message}`, error.code, 'state.url', { cause: error });
   }
   const code = field(error, 'code');
   if ((code === 'EACCES' || code === 'EPERM') && field(error, 'syscall') !== 'listen') {

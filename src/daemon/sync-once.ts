@@ -1,13 +1,21 @@
-/** `supply-sync sync <job>`: one run of one job, outside the daemon (the state lock keeps the two apart). */
+/**
+ * `supply-sync sync <job>`: one run of one job, outside the daemon (the state file's lock, or on PostgreSQL the
+ * leadership lease, keeps the two apart).
+ */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/index.js';
-import { runJob, type RunResult } from '../engine/index.js';
+import type { RunResult } from '../engine/index.js';
+import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
+import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import type { Registries } from './builtin.js';
+import { DaemonStartError } from './start-errors.js';
 import { openScratchState, type ScratchState } from './dry-run-state.js';
 import { buildEnvironment } from './environment.js';
-import { errorThresholdFor } from './error-threshold.js';
+import { jobRun } from './job-run.js';
+import { leadershipSettings } from './leadership-settings.js';
+import { takeOnceLease, type OnceLease } from './once-lease.js';
 
 export class UnknownJobError extends Error {
   readonly code = 'unknown_job';
@@ -30,6 +38,15 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     throw new UnknownJobError(`no job "${options.job}" in ${options.loaded.file} (jobs: ${known})`);
   }
   const dryRun = options.dryRun ?? false;
+  if (dryRun && options.loaded.config.state.url !== undefined) {
+    // A dry run works on a private copy of the state file; a copy of a PostgreSQL state is not built yet, and a run
+    // on an empty copy would show writes the real state would skip.
+    throw new DaemonStartError(
+      `${options.loaded.file}: state.url: a dry run needs a state file to copy; it is not available with a PostgreSQL state yet`,
+      'dry_run_unavailable',
+      'state.url',
+    );
+  }
   // A dry run never touches the state file: no file created, no run recorded, no cursor or ledger moved.
   const scratch: ScratchState | undefined = dryRun
     ? await openScratchState(options.loaded.config.state.path, systemClock)
@@ -49,23 +66,61 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     await scratch?.dispose();
     throw error;
   }
+  let lease: OnceLease | undefined;
   try {
-    const built = env.jobs.get(options.job);
-    if (built === undefined) {
+    if (!env.jobs.has(options.job)) {
       throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
     }
-    return await runJob(built.job, {
-      signal: options.signal ?? new AbortController().signal,
-      budgetMs: options.budgetMs ?? built.config.budget ?? 60 * 60_000,
-      dryRun,
-      logger: env.logger,
-      clock: env.clock,
-      state: env.state,
-      trigger: 'cli',
-      errorThreshold: errorThresholdFor(options.loaded.config, built.config),
-    });
+    // On a shared PostgreSQL state the run holds the leadership lease throughout, or is refused while one leads.
+    const election = leadershipSettings(env.loaded.config);
+    const { url } = env.loaded.config.state;
+    if (!dryRun && election !== null && url !== undefined) {
+      lease = await takeOnceLease({
+        url,
+        settings: election,
+        state: env.state,
+        purpose: `sync ${options.job}`,
+      });
+    }
+    const run = jobRun({ env, dryRun, defaultBudgetMs: 60 * 60_000, budgetMs: options.budgetMs });
+    return await runOnDemand(options.job, env.clock, (trigger, signal) =>
+      run(
+        options.job,
+        trigger,
+        options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
+      ),
+    );
   } finally {
+    await lease?.release();
     await env.close();
     await scratch?.dispose();
   }
+}
+
+/**
+ * One run through the same single-flight the daemon's scheduled and webhook runs take (the scheduler's), so a
+ * once-run obeys the same one-run-per-job rule; the state file's lock keeps it apart from a running daemon.
+ */
+async function runOnDemand(
+  job: string,
+  clock: Clock,
+  run: (trigger: SchedulerTrigger, signal: AbortSignal) => Promise<RunResult>,
+): Promise<RunResult> {
+  let outcome: { result: RunResult } | { error: unknown } | undefined;
+  const scheduler = new Scheduler({
+    jobs: [{ name: job }],
+    clock,
+    run: async (_job, trigger, signal) => {
+      try {
+        outcome = { result: await run(trigger, signal) };
+      } catch (error) {
+        outcome = { error };
+      }
+    },
+  });
+  await scheduler.runNow(job, 'cli');
+  await scheduler.stop(0);
+  if (outcome === undefined) throw new Error(`job "${job}" did not run`);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.result;
 }

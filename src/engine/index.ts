@@ -1,5 +1,5 @@
 export type { Job, JobContext, RunResult, RunOutcome, RunTrigger } from './job.js';
-export { JobRunner, runJob, recordRun } from './run-job.js';
+export { runJob } from './run-job.js';
 export {
   RunBudget,
   FailureTracker,

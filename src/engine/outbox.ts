@@ -110,6 +110,9 @@ export async function drainOutbox(options: DrainOptions): Promise<DrainResult> {
     for (const entry of batch) {
       if (budget.stopReason()) return result;
       tried.add(entry.id);
+      // A leader that lost its term sends nothing more (throws LeadershipLostError). A send already under way when
+      // the term ends is sent again by the next leader with the same idempotency key.
+      state.checkFence();
       try {
         const response = await options.send(
           { method: entry.method, path: entry.path, idempotencyKey: entry.idempotencyKey, body: entry.body },

@@ -36,10 +36,15 @@ export async function deliverHead<T>(options: PullOptions<T>, signal: AbortSigna
   const delivered = fresh.filter((entry) => !failed.has(entry.item));
   const flow = options.flow ?? stream;
   state.transaction(() => {
-    for (const entry of delivered) {
-      state.deadLetters.resolve(flow, entry.id);
-      state.seen.add(stream, entry.id, entry.updatedAt, entry.updatedMs);
-    }
+    for (const entry of delivered) state.deadLetters.resolve(flow, entry.id);
+    state.seen.addMany(
+      stream,
+      delivered.map((entry) => ({
+        recordId: entry.id,
+        updatedAt: entry.updatedAt,
+        updatedMs: entry.updatedMs,
+      })),
+    );
   });
   return { fetched: page.items.length, delivered: delivered.length };
 }

@@ -1,4 +1,4 @@
-import type { CursorState } from '../state/cursors.js';
+import type { CursorState, SeenVersion } from '../state/cursors.js';
 import { errorMessage } from './outcome.js';
 import type { Page, PageRequest, PullOptions, RecordFailure } from './pull-types.js';
 
@@ -22,34 +22,44 @@ function fallbackKey(item: unknown): string {
   return `invalid:${text.slice(0, 120)}`;
 }
 
-/** Splits a page into new versions, versions already delivered (overlap or redelivery) and unreadable items. */
+/**
+ * Splits a page into new versions, versions already delivered (overlap or redelivery) and unreadable items.
+ * The seen-set is read in one read transaction (not one per lookup), and only for versions not newer than its
+ * newest: a version updated after every version in the set cannot be in it, which on a first pass or past the
+ * look-back window is most of a page.
+ */
 export function classifyPage<T>(options: PullOptions<T>, page: Page<T>): ClassifiedPage<T> {
-  const result: ClassifiedPage<T> = { fresh: [], duplicates: 0, invalid: [], maxMs: null };
-  const inPage = new Set<string>();
-  for (const item of page.items) {
-    let id: string;
-    let updatedAt: string;
-    try {
-      ({ id, updatedAt } = options.identify(item));
-    } catch (error) {
-      result.invalid.push({ item, key: fallbackKey(item), reason: errorMessage(error) });
-      continue;
+  const { state, stream } = options;
+  return state.db.transaction(() => {
+    const result: ClassifiedPage<T> = { fresh: [], duplicates: 0, invalid: [], maxMs: null };
+    const inPage = new Set<string>();
+    const newestSeenMs = state.seen.newestMs(stream);
+    for (const item of page.items) {
+      let id: string;
+      let updatedAt: string;
+      try {
+        ({ id, updatedAt } = options.identify(item));
+      } catch (error) {
+        result.invalid.push({ item, key: fallbackKey(item), reason: errorMessage(error) });
+        continue;
+      }
+      const updatedMs = Date.parse(updatedAt);
+      if (!Number.isFinite(updatedMs)) {
+        result.invalid.push({ item, key: id, reason: `unreadable updated_at ${JSON.stringify(updatedAt)}` });
+        continue;
+      }
+      result.maxMs = result.maxMs === null ? updatedMs : Math.max(result.maxMs, updatedMs);
+      const versionKey = `${id}\u0000${updatedAt}`;
+      const maybeSeen = newestSeenMs !== null && updatedMs <= newestSeenMs;
+      if (inPage.has(versionKey) || (maybeSeen && state.seen.has(stream, id, updatedAt))) {
+        result.duplicates += 1;
+        continue;
+      }
+      inPage.add(versionKey);
+      result.fresh.push({ item, id, updatedAt, updatedMs });
     }
-    const updatedMs = Date.parse(updatedAt);
-    if (!Number.isFinite(updatedMs)) {
-      result.invalid.push({ item, key: id, reason: `unreadable updated_at ${JSON.stringify(updatedAt)}` });
-      continue;
-    }
-    result.maxMs = result.maxMs === null ? updatedMs : Math.max(result.maxMs, updatedMs);
-    const versionKey = `${id}\u0000${updatedAt}`;
-    if (inPage.has(versionKey) || options.state.seen.has(options.stream, id, updatedAt)) {
-      result.duplicates += 1;
-      continue;
-    }
-    inPage.add(versionKey);
-    result.fresh.push({ item, id, updatedAt, updatedMs });
-  }
-  return result;
+    return result;
+  })();
 }
 
 export interface CommitInput<T> {
@@ -92,8 +102,8 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
         state.deadLetters.add(flow, entry.id, entry.item, reason);
         deadLettered += 1;
       }
-      state.seen.add(stream, entry.id, entry.updatedAt, entry.updatedMs);
     }
+    state.seen.addMany(stream, input.classified.fresh.map(seenVersion));
     for (const bad of input.classified.invalid) {
       state.deadLetters.add(flow, bad.key, bad.item, bad.reason);
       deadLettered += 1;
@@ -130,6 +140,10 @@ function stageRecords<T>(options: PullOptions<T>, items: readonly T[]): Map<T, s
     }
     return failures;
   }
+}
+
+function seenVersion<T>(entry: ClassifiedItem<T>): SeenVersion {
+  return { recordId: entry.id, updatedAt: entry.updatedAt, updatedMs: entry.updatedMs };
 }
 
 function saveCursor<T>(options: PullOptions<T>, input: CommitInput<T>, passComplete: boolean): void {

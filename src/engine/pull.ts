@@ -1,3 +1,4 @@
+import { requestSent } from '../shared/request-sent.js';
 import { FailureTracker, decideOutcome, errorMessage, type StopReason } from './outcome.js';
 import { deliverHead } from './pull-head.js';
 import { classifyPage, commitPage } from './pull-page.js';
@@ -102,6 +103,7 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
         const ahead = options.fetchPage(next, budget.signal);
         ahead.catch(() => undefined); // awaited on the next turn, or dropped if the run stops first
         prefetched = { request: next, page: ahead };
+        await requestSent();
       }
       const classified = classifyPage(options, page);
       let deliveryFailures: readonly RecordFailure<T>[] = [];

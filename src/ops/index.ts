@@ -21,4 +21,4 @@ export { ApiHealth, CREDENTIAL_CODES } from './api-health.js';
 export type { ApiCall, CredentialCode, CredentialFailure } from './api-health.js';
 export type { HealthReading } from './metrics.js';
 export { jobNeedsAttention } from './readiness.js';
-export type { DaemonInfo, DeadLetterFlow, DeadLetterReason } from './providers.js';
+export type { DaemonInfo, DeadLetterFlow, DeadLetterReason, LeadershipStatus } from './providers.js';

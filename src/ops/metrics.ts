@@ -11,13 +11,15 @@ export interface HealthReading {
 }
 
 export interface MetricSources {
-  /** Read at scrape time. */
-  outboxDepth?: () => number;
-  /** Open dead letters per flow. */
-  deadLettersOpen?: () => Readonly<Record<string, number>>;
-  /** Seconds each stream's cursor is behind now. */
-  lagSeconds?: () => Readonly<Record<string, number>>;
+  /** Read at scrape time; undefined when the state cannot be read (the gauge keeps its last value). */
+  outboxDepth?: () => number | undefined;
+  /** Open dead letters per flow; undefined when the state cannot be read. */
+  deadLettersOpen?: () => Readonly<Record<string, number>> | undefined;
+  /** Seconds each stream's cursor is behind now; undefined when the state cannot be read. */
+  lagSeconds?: () => Readonly<Record<string, number>> | undefined;
   health?: () => Promise<HealthReading>;
+  /** 1 while this instance leads (runs the jobs), 0 on a standby; a single instance always leads. */
+  leader?: () => number;
   /** The running version, for supply_sync_build_info. */
   version?: string;
   /** Node's process metrics (CPU, memory, event loop); on by default. */
@@ -83,7 +85,8 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
     help: 'API writes waiting in the outbox',
     registers,
     collect() {
-      if (sources.outboxDepth) this.set(sources.outboxDepth());
+      const depth = sources.outboxDepth?.();
+      if (depth !== undefined) this.set(depth);
     },
   });
   const deadLettersOpen = new Gauge<'flow'>({
@@ -110,6 +113,17 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
     labelNames: ['version'],
     registers,
   }).set({ version: sources.version ?? 'unknown' }, 1);
+  const leader = sources.leader;
+  if (leader !== undefined) {
+    new Gauge({
+      name: `${PREFIX}leader`,
+      help: '1 while this instance leads and runs the jobs, 0 while it stands by',
+      registers,
+      collect() {
+        this.set(leader());
+      },
+    });
+  }
   registerHealthGauges(registry, sources.health);
 
   const webhooksReceived = counter('webhooks_received_total', 'Verified webhook events stored', ['type']);

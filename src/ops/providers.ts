@@ -83,6 +83,19 @@ export interface OpsProviders {
   outbox?(): MaybePromise<OutboxStatus>;
   deadLetters?(): MaybePromise<DeadLetterStatus>;
   info?(): DaemonInfo;
+  /** Who leads, where instances share a PostgreSQL state; absent on a single instance (SQLite). */
+  leadership?(): LeadershipStatus;
+}
+
+/** This instance's role in leader election and the leader it last saw. */
+export interface LeadershipStatus {
+  role: 'leader' | 'standby';
+  /** This instance's name (ha.instance). */
+  instance: string;
+  /** The current leader; null when none leads or the state database cannot be reached. */
+  leader: { instance: string; since: string; epoch: number } | null;
+  /** Why the state database could not be used for election (names state.url, no password); null when it can. */
+  lastError: string | null;
 }
 
 export interface ReadinessPolicy {

@@ -4,6 +4,7 @@ import type {
   ConnectorCheck,
   DeadLetterStatus,
   JobStatus,
+  LeadershipStatus,
   OpsProviders,
   OutboxStatus,
 } from './providers.js';
@@ -42,6 +43,12 @@ export interface StatusSnapshot {
   timezone: string | null;
   startedAt: string | null;
   ready: boolean;
+  /** Whether this instance runs the jobs; a single instance (SQLite state) always leads. */
+  role: 'leader' | 'standby';
+  /** This instance's name in leader election; null on a single instance. */
+  instance: string | null;
+  /** The instance that leads, as this one last saw it; null on a single instance or when none leads. */
+  leader: LeadershipStatus['leader'];
   reasons: Readiness['reasons'];
   jobs: JobView[];
   deadLetters: DeadLetterStatus | null;
@@ -127,6 +134,7 @@ export async function buildStatusSnapshot(
   ]);
   const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
   const info = providers.info?.();
+  const leadership = providers.leadership?.();
   const snapshot: StatusSnapshot = {
     generatedAt: new Date(now).toISOString(),
     headline: headlineFor(readiness, jobViews, connectors ?? []),
@@ -134,6 +142,9 @@ export async function buildStatusSnapshot(
     timezone: info?.timezone ?? null,
     startedAt: iso(info?.startedAt),
     ready: readiness.ready,
+    role: leadership?.role ?? 'leader',
+    instance: leadership?.instance ?? null,
+    leader: leadership?.leader ?? null,
     reasons: readiness.reasons,
     jobs: jobViews,
     deadLetters,

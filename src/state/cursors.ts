@@ -1,5 +1,6 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import type { SyncSqlPort, SyncStatement } from './sql-port.js';
+import { cachedStatements, type StatementCache } from './statements.js';
 
 /**
  * Where an incremental stream stands. `watermarkMs`: every record updated at or before it has been processed
@@ -36,10 +37,14 @@ function fromRow(row: CursorRow): CursorState {
 }
 
 export class CursorStore {
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: Database.Database,
+    db: SyncSqlPort,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   get(stream: string): CursorState | null {
     const row = this.db.prepare('SELECT * FROM cursors WHERE stream = ?').get(stream) as CursorRow | undefined;
@@ -55,12 +60,19 @@ export class CursorStore {
     this.db
       .prepare(
         `INSERT INTO cursors (stream, watermark_ms, pass_cursor, pass_since, pass_max_ms, updated_at)
-         VALUES (@stream, @watermarkMs, @passCursor, @passSince, @passMaxMs, @updatedAt)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (stream) DO UPDATE SET watermark_ms = excluded.watermark_ms,
            pass_cursor = excluded.pass_cursor, pass_since = excluded.pass_since,
            pass_max_ms = excluded.pass_max_ms, updated_at = excluded.updated_at`,
       )
-      .run({ ...state, updatedAt: this.clock.now() });
+      .run(
+        state.stream,
+        state.watermarkMs,
+        state.passCursor,
+        state.passSince,
+        state.passMaxMs,
+        this.clock.now(),
+      );
   }
 
   /** Forgets a stream's position and seen-set: the next run starts a full pass. */
@@ -72,17 +84,32 @@ export class CursorStore {
   }
 }
 
+/** A version of a record a stream has delivered. */
+export interface SeenVersion {
+  recordId: string;
+  updatedAt: string;
+  /** Date.parse(updatedAt): the same function must compute it for every row, see newestMs. */
+  updatedMs: number;
+}
+
+/** Rows per multi-row INSERT of addMany: 4 parameters each, far below SQLite's and PostgreSQL's limits. */
+const ADD_CHUNK = 50;
+
 /** The (id, updated_at) versions a stream has already delivered, kept for the overlap window. */
 export class SeenStore {
   // Prepared once: these run for every record of every page.
-  private readonly hasStatement: Database.Statement;
-  private readonly addStatement: Database.Statement;
+  private readonly hasStatement: SyncStatement;
+  private readonly addStatement: SyncStatement;
+  private readonly newestStatement: SyncStatement;
+  /** Multi-row inserts by row count, prepared on first use. */
+  private readonly addManyStatements = new Map<number, SyncStatement>();
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SyncSqlPort) {
     this.hasStatement = db.prepare('SELECT 1 FROM pull_seen WHERE stream = ? AND record_id = ? AND updated_at = ?');
     this.addStatement = db.prepare(
-      'INSERT OR IGNORE INTO pull_seen (stream, record_id, updated_at, updated_ms) VALUES (?, ?, ?, ?)',
+      'INSERT INTO pull_seen (stream, record_id, updated_at, updated_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
+    this.newestStatement = db.prepare('SELECT max(updated_ms) AS newest FROM pull_seen WHERE stream = ?');
   }
 
   has(stream: string, recordId: string, updatedAt: string): boolean {
@@ -91,6 +118,37 @@ export class SeenStore {
 
   add(stream: string, recordId: string, updatedAt: string, updatedMs: number): void {
     this.addStatement.run(stream, recordId, updatedAt, updatedMs);
+  }
+
+  /**
+   * The highest updated_ms of the stream's versions (one index lookup), or null for none: a version whose
+   * Date.parse(updated_at) is above it cannot be in the set, so the pull looks up only those at or below it.
+   */
+  newestMs(stream: string): number | null {
+    const row = this.newestStatement.get(stream) as { newest: number | string | null } | undefined;
+    return row?.newest === null || row?.newest === undefined ? null : Number(row.newest);
+  }
+
+  /** Adds a page of versions with a few multi-row statements instead of one statement per version. */
+  addMany(stream: string, versions: readonly SeenVersion[]): void {
+    for (let start = 0; start < versions.length; start += ADD_CHUNK) {
+      const chunk = versions.slice(start, start + ADD_CHUNK);
+      const values: Array<string | number> = [];
+      for (const v of chunk) values.push(stream, v.recordId, v.updatedAt, v.updatedMs);
+      this.addManyStatement(chunk.length).run(...values);
+    }
+  }
+
+  private addManyStatement(rows: number): SyncStatement {
+    let statement = this.addManyStatements.get(rows);
+    if (statement === undefined) {
+      const tuples = Array.from({ length: rows }, () => '(?, ?, ?, ?)').join(', ');
+      statement = this.db.prepare(
+        `INSERT INTO pull_seen (stream, record_id, updated_at, updated_ms) VALUES ${tuples} ON CONFLICT DO NOTHING`,
+      );
+      this.addManyStatements.set(rows, statement);
+    }
+    return statement;
   }
 
   /** Drops versions older than `beforeMs`; a query with updated_since at or after it can never return them. */

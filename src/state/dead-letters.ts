@@ -1,6 +1,6 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
-import { cachedStatements, type StatementCache } from './statements.js';
+import type { SyncSqlPort } from './sql-port.js';
+import { cachedStatements, optional, type StatementCache } from './statements.js';
 
 /** open: waiting for a fix; retrying: queued for the flow's next run; resolved: a retry succeeded. */
 export type DeadLetterStatus = 'open' | 'retrying' | 'discarded' | 'resolved';
@@ -54,7 +54,7 @@ export class DeadLetterStore {
   private readonly db: StatementCache;
 
   constructor(
-    db: Database.Database,
+    db: SyncSqlPort,
     private readonly clock: Clock,
   ) {
     this.db = cachedStatements(db);
@@ -68,7 +68,7 @@ export class DeadLetterStore {
         `INSERT INTO dead_letters (flow, record_key, record, reason, first_seen, last_seen, attempts, status)
          VALUES (?, ?, ?, ?, ?, ?, 1, 'open')
          ON CONFLICT (flow, record_key) DO UPDATE SET record = excluded.record, reason = excluded.reason,
-           last_seen = excluded.last_seen, attempts = attempts + 1, status = 'open'`,
+           last_seen = excluded.last_seen, attempts = dead_letters.attempts + 1, status = 'open'`,
       )
       .run(flow, recordKey, JSON.stringify(record ?? null), reason, now, now);
     const letter = this.get(flow, recordKey);
@@ -91,12 +91,12 @@ export class DeadLetterStore {
   list(filter: DeadLetterFilter = {}): DeadLetter[] {
     const statuses = filter.statuses ?? ['open', 'retrying'];
     const placeholders = statuses.map(() => '?').join(', ');
+    const byFlow = filter.flow === undefined ? '' : 'AND flow = ?';
     const rows = this.db
       .prepare(
-        `SELECT * FROM dead_letters WHERE status IN (${placeholders}) AND (? IS NULL OR flow = ?)
-         ORDER BY first_seen, id LIMIT ?`,
+        `SELECT * FROM dead_letters WHERE status IN (${placeholders}) ${byFlow} ORDER BY first_seen, id LIMIT ?`,
       )
-      .all(...statuses, filter.flow ?? null, filter.flow ?? null, filter.limit ?? 1000) as DeadLetterRow[];
+      .all(...statuses, ...optional(filter.flow), filter.limit ?? 1000) as DeadLetterRow[];
     return rows.map(fromRow);
   }
 
@@ -162,9 +162,9 @@ export class DeadLetterStore {
   countOpen(flow?: string): number {
     const row = this.db
       .prepare(
-        "SELECT COUNT(*) AS n FROM dead_letters WHERE status IN ('open', 'retrying') AND (? IS NULL OR flow = ?)",
+        `SELECT COUNT(*) AS n FROM dead_letters WHERE status IN ('open', 'retrying') ${flow === undefined ? '' : 'AND flow = ?'}`,
       )
-      .get(flow ?? null, flow ?? null) as { n: number };
+      .get(...optional(flow)) as { n: number };
     return row.n;
   }
 }

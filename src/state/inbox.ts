@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import type { SyncSqlPort } from './sql-port.js';
 
 export const INBOX_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -47,7 +47,7 @@ export class InboxStore {
   private insertGroup: ((events: readonly InboxEventInput[]) => boolean[]) | undefined;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SyncSqlPort,
     private readonly clock: Clock,
   ) {}
 
@@ -62,7 +62,8 @@ export class InboxStore {
 
   private prepareInsertGroup(): (events: readonly InboxEventInput[]) => boolean[] {
     const insert = this.db.prepare(
-      `INSERT OR IGNORE INTO inbox (event_id, type, payload, received_at, status) VALUES (?, ?, ?, ?, 'pending')`,
+      `INSERT INTO inbox (event_id, type, payload, received_at, status) VALUES (?, ?, ?, ?, 'pending')
+       ON CONFLICT DO NOTHING`,
     );
     return this.db.transaction((events: readonly InboxEventInput[]) => {
       const now = this.clock.now();

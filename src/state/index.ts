@@ -1,4 +1,11 @@
-export { StateStore, openStateStore, type OpenStateOptions, type SyncMode } from './store.js';
+export { StateStore } from './state-store.js';
+export { openConfiguredState, type StateLocation } from './open.js';
+export { PgStateStore, openPgStateStore, type OpenPgStateOptions } from './postgres/store.js';
+export { StateDatabaseError } from './postgres/errors.js';
+export { StateSchemaTooNewError } from './postgres/migrations.js';
+export { SqliteStateStore, openStateStore, type OpenStateOptions, type SyncMode } from './store.js';
+export { LeadershipLostError, type Fence, type SqlRunResult, type SyncSqlPort, type SyncStatement } from './sql-port.js';
+export type { StateBackend, StateDialect } from './dialect.js';
 export { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, runMigrations, currentSchemaVersion, type Migration } from './migrations.js';

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import type { SyncSqlPort } from './sql-port.js';
 import { cachedStatements, type StatementCache } from './statements.js';
 
 /** Small per-flow values (a webhook secret, a last-seen marker), JSON-encoded. */
@@ -7,7 +7,7 @@ export class KeyValueStore {
   private readonly db: StatementCache;
 
   constructor(
-    db: Database.Database,
+    db: SyncSqlPort,
     private readonly clock: Clock,
   ) {
     this.db = cachedStatements(db);
@@ -46,7 +46,7 @@ export class HashStore {
   private readonly db: StatementCache;
 
   constructor(
-    db: Database.Database,
+    db: SyncSqlPort,
     private readonly clock: Clock,
   ) {
     this.db = cachedStatements(db);

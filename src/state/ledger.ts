@@ -1,6 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
-import { cachedStatements, type StatementCache } from './statements.js';
+import type { SyncSqlPort } from './sql-port.js';
+import { SQLITE_DIALECT, type StateDialect } from './dialect.js';
+import { cachedStatements, optional, type StatementCache } from './statements.js';
 
 export interface LedgerEntry {
   flow: string;
@@ -44,8 +45,9 @@ export class LedgerStore {
   private readonly db: StatementCache;
 
   constructor(
-    db: Database.Database,
+    db: SyncSqlPort,
     private readonly clock: Clock,
+    private readonly dialect: StateDialect = SQLITE_DIALECT,
   ) {
     this.db = cachedStatements(db);
   }
@@ -62,14 +64,14 @@ export class LedgerStore {
   }
 
   /**
-   * The version recorded last for a record, if any. Ordered by insertion (rowid), not by written_at: two writes
+   * The version recorded last for a record, if any. Ordered by insertion (SQLite's rowid), not by written_at: two writes
    * within one millisecond, or a clock set back, must not swap which one is current.
    */
   latest(flow: string, connector: string, recordKey: string): LedgerEntry | null {
     const row = this.db
       .prepare(
         `SELECT * FROM ledger WHERE flow = ? AND connector = ? AND record_key = ?
-         ORDER BY rowid DESC LIMIT 1`,
+         ORDER BY ${this.dialect.insertionOrder} DESC LIMIT 1`,
       )
       .get(flow, connector, recordKey) as LedgerRow | undefined;
     return row ? fromRow(row) : null;
@@ -80,8 +82,8 @@ export class LedgerStore {
     return (
       this.db
         .prepare(
-          `INSERT OR IGNORE INTO ledger (flow, connector, record_key, version, external_ref, written_at)
-           VALUES (?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO ledger (flow, connector, record_key, version, external_ref, written_at)
+           VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
         )
         .run(key.flow, key.connector, key.recordKey, key.version, externalRef, this.clock.now()).changes > 0
     );
@@ -111,8 +113,8 @@ export class LedgerStore {
 
   count(flow?: string): number {
     const row = this.db
-      .prepare('SELECT COUNT(*) AS n FROM ledger WHERE (? IS NULL OR flow = ?)')
-      .get(flow ?? null, flow ?? null) as { n: number };
+      .prepare(`SELECT COUNT(*) AS n FROM ledger ${flow === undefined ? '' : 'WHERE flow = ?'}`)
+      .get(...optional(flow)) as { n: number };
     return row.n;
   }
 }

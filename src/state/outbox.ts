@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import type { SyncSqlPort } from './sql-port.js';
+import { optional } from './statements.js';
 
 export type OutboxStatus = 'pending' | 'done' | 'dead';
 
@@ -80,7 +81,7 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
 
 export class OutboxStore {
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SyncSqlPort,
     private readonly clock: Clock,
   ) {}
 
@@ -98,12 +99,12 @@ export class OutboxStore {
         return existing;
       }
       const now = this.clock.now();
-      const info = this.db
+      const inserted = this.db
         .prepare(
           `INSERT INTO outbox (stream, idempotency_key, method, path, body, next_attempt_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
         )
-        .run(
+        .get(
           input.stream,
           input.idempotencyKey,
           input.method,
@@ -113,7 +114,7 @@ export class OutboxStore {
           now,
           now,
         );
-      const created = this.get(Number(info.lastInsertRowid));
+      const created = this.get((inserted as { id: number }).id);
       if (!created) throw new Error('outbox insert did not persist');
       return created;
     })();
@@ -135,10 +136,10 @@ export class OutboxStore {
   due(options: { stream?: string; limit?: number } = {}): OutboxEntry[] {
     const rows = this.db
       .prepare(
-        `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? AND (? IS NULL OR stream = ?)
-         ORDER BY next_attempt_at, id LIMIT ?`,
+        `SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ?
+         ${options.stream === undefined ? '' : 'AND stream = ?'} ORDER BY next_attempt_at, id LIMIT ?`,
       )
-      .all(this.clock.now(), options.stream ?? null, options.stream ?? null, options.limit ?? 100) as OutboxRow[];
+      .all(this.clock.now(), ...optional(options.stream), options.limit ?? 100) as OutboxRow[];
     return rows.map(fromRow);
   }
 
@@ -179,17 +180,14 @@ export class OutboxStore {
   }
 
   list(options: { status?: OutboxStatus; stream?: string; limit?: number } = {}): OutboxEntry[] {
+    const conditions = [
+      ...(options.status === undefined ? [] : ['status = ?']),
+      ...(options.stream === undefined ? [] : ['stream = ?']),
+    ];
+    const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
     const rows = this.db
-      .prepare(
-        `SELECT * FROM outbox WHERE (? IS NULL OR status = ?) AND (? IS NULL OR stream = ?) ORDER BY id LIMIT ?`,
-      )
-      .all(
-        options.status ?? null,
-        options.status ?? null,
-        options.stream ?? null,
-        options.stream ?? null,
-        options.limit ?? 1000,
-      ) as OutboxRow[];
+      .prepare(`SELECT * FROM outbox ${where} ORDER BY id LIMIT ?`)
+      .all(...optional(options.status), ...optional(options.stream), options.limit ?? 1000) as OutboxRow[];
     return rows.map(fromRow);
   }
 

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import type { SyncSqlPort } from './sql-port.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'skipped';
 export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up';
@@ -40,10 +40,14 @@ function fromRow(row: RunRow): RunRecord {
 }
 
 /** Run history per job: what ran, when, how it ended. A run with no end was cut off by a crash. */
+/** Commits a write that need not be synced on its own (see RunStore.start); the backend decides how. */
+export type WriteWithoutSync = (write: () => number) => number;
+
 export class RunStore {
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SyncSqlPort,
     private readonly clock: Clock,
+    private readonly withoutSync: WriteWithoutSync = (write) => write(),
   ) {}
 
   /**
@@ -52,21 +56,13 @@ export class RunStore {
    * run's first synced commit, which would have made it durable.
    */
   start(job: string, trigger: RunTrigger): number {
-    const insert = () =>
-      this.db
-        .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?)')
-        .run(job, trigger, this.clock.now());
-    // The safety level cannot change inside a transaction, and NORMAL is only crash-safe in WAL mode.
-    if (this.db.inTransaction || this.db.pragma('journal_mode', { simple: true }) !== 'wal') {
-      return Number(insert().lastInsertRowid);
-    }
-    const level = this.db.pragma('synchronous', { simple: true }) as number;
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return Number(insert().lastInsertRowid);
-    } finally {
-      this.db.pragma(`synchronous = ${level}`);
-    }
+    const insert = () => {
+      const row = this.db
+        .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?) RETURNING id')
+        .get(job, trigger, this.clock.now()) as { id: number };
+      return row.id;
+    };
+    return this.db.inTransaction ? insert() : this.withoutSync(insert);
   }
 
   finish(id: number, outcome: RunOutcome, counts: Record<string, number>, error: string | null): void {
@@ -113,7 +109,7 @@ export class RunStore {
       .prepare(
         `DELETE FROM runs WHERE id IN (
            SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY job ORDER BY started_at DESC, id DESC) AS rn
-                           FROM runs) WHERE rn > ?)`,
+                           FROM runs) AS ranked WHERE rn > ?)`,
       )
       .run(keepPerJob).changes;
   }

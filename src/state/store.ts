@@ -2,16 +2,15 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
-import { CursorStore, SeenStore } from './cursors.js';
-import { DeadLetterStore } from './dead-letters.js';
+import { SQLITE_DIALECT } from './dialect.js';
 import { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
-import { InboxStore } from './inbox.js';
-import { HashStore, KeyValueStore } from './kv.js';
-import { LedgerStore } from './ledger.js';
 import { acquireDaemonLock, readLockHolder, type AcquiredLock, type LockHolder } from './lock.js';
 import { LATEST_SCHEMA_VERSION, currentSchemaVersion, runMigrations } from './migrations.js';
-import { OutboxStore } from './outbox.js';
-import { RunStore } from './runs.js';
+import type { Fence } from './sql-port.js';
+import { sqliteWriteWithoutSync } from './sqlite-durability.js';
+import { StateStore } from './state-store.js';
+
+export { StateStore };
 
 /**
  * synchronous=FULL by default: the webhook receiver answers 2xx only once an event is durable, and the ledger and
@@ -34,39 +33,27 @@ export interface OpenStateOptions {
   busyTimeoutMs?: number;
 }
 
-export class StateStore {
-  readonly cursors: CursorStore;
-  readonly seen: SeenStore;
-  readonly inbox: InboxStore;
-  readonly outbox: OutboxStore;
-  readonly ledger: LedgerStore;
-  readonly deadLetters: DeadLetterStore;
-  readonly kv: KeyValueStore;
-  readonly hashes: HashStore;
-  readonly runs: RunStore;
+/** The state in a SQLite file; better-sqlite3's connection is the SQL port itself. */
+export class SqliteStateStore extends StateStore {
+  declare readonly db: Database.Database;
 
   constructor(
-    /** The raw connection, for flows that stage their own rows inside a checkpoint transaction. */
-    readonly db: Database.Database,
+    db: Database.Database,
     readonly file: string,
-    readonly clock: Clock,
-    readonly readOnly: boolean,
+    clock: Clock,
+    readOnly: boolean,
     private readonly lock: AcquiredLock | null,
   ) {
-    this.cursors = new CursorStore(db, clock);
-    this.seen = new SeenStore(db);
-    this.inbox = new InboxStore(db, clock);
-    this.outbox = new OutboxStore(db, clock);
-    this.ledger = new LedgerStore(db, clock);
-    this.deadLetters = new DeadLetterStore(db, clock);
-    this.kv = new KeyValueStore(db, clock);
-    this.hashes = new HashStore(db, clock);
-    this.runs = new RunStore(db, clock);
+    super({ db, dialect: SQLITE_DIALECT, clock, readOnly, location: file, writeWithoutSync: sqliteWriteWithoutSync(db) });
   }
 
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
+  }
+
+  setFence(fence: Fence | null): void {
+    if (fence !== null) throw new Error('a SQLite state file has no leadership fence: its lock keeps it to one daemon');
   }
 
   schemaVersion(): number {
@@ -77,7 +64,6 @@ export class StateStore {
     return readLockHolder(this.db);
   }
 
-  /** Checks that the file still accepts writes (for readiness). */
   isWritable(): boolean {
     if (this.readOnly || !this.db.open) return false;
     try {
@@ -96,7 +82,7 @@ export class StateStore {
   }
 }
 
-function openReadOnly(file: string, clock: Clock, busyTimeoutMs: number): StateStore {
+function openReadOnly(file: string, clock: Clock, busyTimeoutMs: number): SqliteStateStore {
   if (!existsSync(file)) throw new Error(`state file ${file} does not exist; start the daemon once to create it`);
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   const version = currentSchemaVersion(db);
@@ -107,11 +93,11 @@ function openReadOnly(file: string, clock: Clock, busyTimeoutMs: number): StateS
         'start the daemon once to migrate it',
     );
   }
-  return new StateStore(db, file, clock, true, null);
+  return new SqliteStateStore(db, file, clock, true, null);
 }
 
 /** Opens (creating and migrating if needed) the state file; read-write opens take the single-daemon lock. */
-export function openStateStore(options: OpenStateOptions): StateStore {
+export function openStateStore(options: OpenStateOptions): SqliteStateStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const requested = resolve(options.file ?? DEFAULT_STATE_FILE);
   if (options.readOnly) return openReadOnly(requested, options.clock, busyTimeoutMs);
@@ -127,7 +113,7 @@ export function openStateStore(options: OpenStateOptions): StateStore {
     const migrate = () => void runMigrations(db, options.clock);
     if (options.lock === false) migrate();
     else lock = acquireDaemonLock(db, file, options.clock, migrate);
-    return new StateStore(db, file, options.clock, false, lock);
+    return new SqliteStateStore(db, file, options.clock, false, lock);
   } catch (error) {
     db.close();
     throw error;

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import type { StateStore } from '../state/index.js';
+import { SqliteStateStore, type StateStore } from '../state/index.js';
 import type { InboxStore } from './inbox.js';
 import { stateInbox } from './state-inbox.js';
 import { WalSyncedInbox } from './wal-synced-inbox.js';
@@ -13,13 +13,11 @@ export interface ClosableInbox extends InboxStore {
 /**
  * The inbox the daemon's receiver writes to: the WAL-synced inbox on its own connection; or, when the state file
  * is not in WAL mode (SQLite falls back silently on file systems without shared memory), the state store's own
- * inbox, whose commits are durable through the shared synchronous=FULL connection.
+ * inbox, whose commits are durable through the shared synchronous=FULL connection. On PostgreSQL the state's own
+ * inbox: a commit returns once the server has made it durable.
  */
-export function openDaemonInbox(
-  state: Pick<StateStore, 'db' | 'file' | 'inbox'>,
-  clock: Clock,
-): ClosableInbox {
-  if (state.db.pragma('journal_mode', { simple: true }) !== 'wal') {
+export function openDaemonInbox(state: StateStore, clock: Clock): ClosableInbox {
+  if (!(state instanceof SqliteStateStore) || state.db.pragma('journal_mode', { simple: true }) !== 'wal') {
     return { ...stateInbox(state.inbox), durabilityFailure: () => null, close: () => Promise.resolve() };
   }
   return WalSyncedInbox.open({ file: state.file, clock });

@@ -35,6 +35,7 @@ function writeConfig(apiKey: string, statePath = 'state.db'): void {
       '  erp:',
       '    type: sql',
       '    connection: { driver: sqlite, file: erp.db }',
+      "    statements: { catalog: { products: 'SELECT code AS sku, name FROM items' } }",
       'jobs:',
       '  catalog:',
       '    flow: catalog',

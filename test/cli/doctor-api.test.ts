@@ -1,22 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseConfig, SchemaRegistry } from '../../src/config/index.js';
+import { parseConfig, type PluginSchemas } from '../../src/config/index.js';
+import { PluginRegistry } from '../../src/plugin/index.js';
+import { optionsOnlyFlow } from '../config/fixtures.js';
 import { apiChecks } from '../../src/cli/doctor/api-checks.js';
 import { buildRegistries } from '../../src/daemon/builtin.js';
 import { formatCheck } from '../../src/cli/doctor/check.js';
 
-function configWith(registry: SchemaRegistry) {
+function configWith(registry: PluginSchemas) {
   const text = [
     'api:',
     '  sandbox: embedded',
+    'connectors:',
+    '  erp:',
+    '    type: demo-erp',
     'jobs:',
     '  journal:',
     '    flow: journal-export',
+    '    connector: erp',
     "    schedule: '0 1 * * *'",
     '  orders:',
     '    flow: orders',
+    '    connector: erp',
     '  backfill:',
     '    flow: orders',
+    '    connector: erp',
     '    enabled: false',
     '',
   ].join('\n');
@@ -29,7 +37,7 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
     { timeout: 60_000 },
     async () => {
       // The real composition root: side and scopes come from each flow's own definition, nothing set by hand.
-      const registry = buildRegistries().config;
+      const registry = buildRegistries();
       expect(registry.flow('journal-export')?.side).toBe('buyer');
       expect(registry.flow('orders')?.side).toBe('supplier');
       const lines = (await apiChecks(configWith(registry), registry)).map(formatCheck);
@@ -44,10 +52,11 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
   );
 
   it('passes when the enabled jobs need only what the key has', { timeout: 60_000 }, async () => {
-    const registry = new SchemaRegistry();
     const options = z.strictObject({});
-    registry.registerFlow({ flow: 'orders', options, side: 'supplier', scopes: ['supplier.orders:read'] });
-    registry.registerFlow({ flow: 'journal-export', options, side: 'supplier', scopes: [] });
+    const registry = new PluginRegistry([
+      optionsOnlyFlow('orders', options, { side: 'supplier', scopes: ['supplier.orders:read'] }),
+      optionsOnlyFlow('journal-export', options, { side: 'supplier', scopes: [] }),
+    ]);
     const results = await apiChecks(configWith(registry), registry);
     expect(results.filter((r) => r.status === 'fail')).toEqual([]);
     expect(results.map(formatCheck).join('\n')).toMatch(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgDriver } from '../../connectors/sql/pg-driver.js';
+import { PgDriver } from '../../src/kit/sql/pg-driver.js';
 import { serviceProbe } from '../connectors/services.js';
 import { runCli, STACK_LINE } from './run-cli.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon } from '../../src/daemon/index.js';
 import { prettyLine, wantsPretty } from '../../src/log/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -98,8 +98,8 @@ describe('errors of run at start', () => {
       '  level: silent',
     ]);
     const registries = buildRegistries();
-    const holder = await startDaemon({
-      loaded: loadConfig(file, { registry: registries.config }),
+    const holder = await runDaemon({
+      loaded: loadConfig(file, { registry: registries }),
       registries,
     });
     try {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { configJsonSchema, loadConfig, secret } from '../../src/config/index.js';
-import { buildConfigRegistry } from '../../src/cli/plugins.js';
-import { registryWithConnectors } from './fixtures.js';
+import { buildPluginRegistry } from '../../src/cli/plugins.js';
+import { optionsOnlyFlow, registryWithConnectors } from './fixtures.js';
 
 const CONFIG_DIR = join(import.meta.dirname, '../../config');
 const ENV = { SUPPLY_API_KEY: 'svc_test_example', ERP_DATABASE_URL: 'mssql://sync:pw@127.0.0.1:1433/erp' };
@@ -31,7 +31,7 @@ describe('example configs', () => {
       const { readFileSync } = await import('node:fs');
       const { config, warnings } = loadConfig(join(CONFIG_DIR, file), {
         env: ENV,
-        registry: await buildConfigRegistry(),
+        registry: await buildPluginRegistry(),
         readFile: (path) => SECRET_FILES[path] ?? readFileSync(path, 'utf8'),
       });
       expect(Object.keys(config.jobs).length).toBeGreaterThan(0);
@@ -52,7 +52,7 @@ describe('JSON Schema for editors', () => {
       additionalProperties: boolean;
     };
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['api', 'connectors', 'health', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
+      ['api', 'connectors', 'ha', 'health', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
     );
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties['api']?.properties).toHaveProperty('api_key_file');
@@ -64,8 +64,9 @@ describe('JSON Schema for editors', () => {
   });
 
   it('describes job options of registered flows', () => {
-    const registry = registryWithConnectors();
-    registry.registerFlow({ flow: 'push', options: z.strictObject({ folder: z.string(), token: secret() }) });
+    const registry = registryWithConnectors().register(
+      optionsOnlyFlow('push', z.strictObject({ folder: z.string(), token: secret() })),
+    );
     const schema = configJsonSchema(registry) as {
       properties: {
         jobs: {

@@ -3,13 +3,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
-import { addConnectorDefinitions, SchemaRegistry } from '../../src/config/index.js';
+import type { z } from 'zod';
+import { defineFlow, PluginRegistry, type FlowDefinition } from '../../src/plugin/index.js';
 
 /** A registry holding the sql connector type, for tests of the core loader. */
-export function registryWithConnectors(): SchemaRegistry {
-  const registry = new SchemaRegistry();
-  addConnectorDefinitions(registry, [sqlConnectorDefinition]);
-  return registry;
+export function registryWithConnectors(): PluginRegistry {
+  return new PluginRegistry([sqlConnectorDefinition]);
+}
+
+/** A flow that only contributes its options schema (and what `extra` sets); its jobs are never built. */
+export function optionsOnlyFlow<S extends z.ZodType>(
+  flow: string,
+  options: S,
+  extra: Partial<Pick<FlowDefinition, 'side' | 'scopes' | 'requires'>> = {},
+): FlowDefinition<S> {
+  return defineFlow({
+    flow,
+    description: `the ${flow} flow`,
+    side: 'supplier',
+    scopes: [],
+    requires: [],
+    triggerEvents: [],
+    options,
+    create: () => {
+      throw new Error(`the ${flow} flow builds no jobs in this test`);
+    },
+    ...extra,
+  });
 }
 
 const dirs: string[] = [];

@@ -9,7 +9,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildConfigRegistry } from '../../src/cli/plugins.js';
+import { buildPluginRegistry } from '../../src/cli/plugins.js';
 import { configJsonSchema, loadConfig } from '../../src/config/index.js';
 
 const CONFIG_DIR = join(import.meta.dirname, '../../config');
@@ -61,7 +61,7 @@ describe('config JSON Schema under a strict validator', () => {
   let ajv: Ajv2020;
 
   beforeAll(async () => {
-    schema = configJsonSchema(await buildConfigRegistry());
+    schema = configJsonSchema(await buildPluginRegistry());
     ajv = strictAjv();
   });
 
@@ -132,7 +132,7 @@ describe('config JSON Schema under a strict validator', () => {
 
   it('rejects what the loader rejects: an unknown key, a missing required secret, options of another flow', async () => {
     const validate = ajv.compile(schema);
-    const registry = await buildConfigRegistry();
+    const registry = await buildPluginRegistry();
     const cases: { name: string; config: JsonObject }[] = [
       { name: 'unknown top-level key', config: { api: { sandbox: 'embedded' }, apis: {} } },
       {

@@ -5,15 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requireCapability, type Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connectors/connector.js';
+import { capabilityOf } from '../support/capability.js';
 import type { ErpOrder } from '../../src/connectors/orders.js';
-import { ConnectorRegistry } from '../../src/connectors/registry.js';
-import {
-  csvErpConnectorDefinition,
-  csvRecords,
-  formatCsv,
-  parseCsv,
-} from '../../connectors/csv-erp/index.js';
+import { PluginRegistry } from '../../src/plugin/index.js';
+import { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
+import { csvRecords, formatCsv, parseCsv } from '../../src/kit/csv.js';
 
 describe('CSV format', () => {
   it('round-trips any cells through format and parse', () => {
@@ -79,8 +76,8 @@ describe('csv-erp connector', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'supply-sync-csv-erp-'));
-    const registry = new ConnectorRegistry().register(csvErpConnectorDefinition);
-    connector = await registry.create(
+    const registry = new PluginRegistry().register(csvErpConnectorDefinition);
+    connector = await registry.createConnector(
       'csv-erp',
       { in_dir: 'from-erp', out_dir: 'to-erp', separator: ';', encoding: 'windows-1255' },
       { name: 'erp', baseDir: dir },
@@ -96,7 +93,7 @@ describe('csv-erp connector', () => {
     writeFile(path.join(inDir(), name), iconv.encode(text, 'windows-1255'));
 
   it('reads catalog snapshots in windows-1255 and refuses a missing products file', async () => {
-    const catalog = requireCapability(connector, 'catalogSource', 'erp');
+    const catalog = capabilityOf(connector, 'catalogSource', 'erp');
     await expect(catalog.readProducts()).rejects.toMatchObject({ code: 'connector_input_invalid' });
     await put('products.csv', 'sku;name;unit;vat_exempt\r\nVEG-001-1;עגבניות;kg;Y\r\n');
     await put('prices.csv', 'price_list;sku;price\r\nPL-STD;VEG-001-1;6.90\r\n');
@@ -118,7 +115,7 @@ describe('csv-erp connector', () => {
         'invoice;7001;2026-11-22;C-10042;69.00;0.00;69.00;1;VEG-001-1;עגבניות;3;23.00;69.00;ord_1\r\n',
     );
     await writeFile(path.join(inDir(), 'documents', 'IV7001.pdf'), '%PDF-1.4');
-    const documents = requireCapability(connector, 'documentSource', 'erp');
+    const documents = capabilityOf(connector, 'documentSource', 'erp');
     const [document] = await documents.listPendingDocuments();
     expect(document).toMatchObject({
       ref: 'IV7001.csv',
@@ -141,7 +138,7 @@ describe('csv-erp connector', () => {
       'confirmations/c1.csv',
       'api_order_id;kind;reason;item_code;quantity_confirmed\r\nord_9;reject;סגור;;\r\n',
     );
-    const source = requireCapability(connector, 'confirmationSource', 'erp');
+    const source = capabilityOf(connector, 'confirmationSource', 'erp');
     expect(await source.listPendingConfirmations()).toEqual([
       { ref: 'c1.csv', apiOrderId: 'ord_9', erpOrderNumber: null, kind: 'reject', reason: 'סגור', lines: [] },
     ]);
@@ -150,7 +147,7 @@ describe('csv-erp connector', () => {
   });
 
   it('delivers an order file exactly once, even after the ERP consumed it', async () => {
-    const sink = requireCapability(connector, 'orderSink', 'erp');
+    const sink = capabilityOf(connector, 'orderSink', 'erp');
     expect(await sink.findOrder('ord_1')).toBeNull();
     expect(await sink.writeOrder(order('ord_1'))).toEqual({ erpOrderNumber: 'PO-1001', status: 'written' });
     const file = path.join(ordersDir(), 'ord_1.csv');
@@ -173,7 +170,7 @@ describe('csv-erp connector', () => {
   });
 
   it('completes a delivery interrupted between its marker and its rename', async () => {
-    const sink = requireCapability(connector, 'orderSink', 'erp');
+    const sink = capabilityOf(connector, 'orderSink', 'erp');
     await mkdir(path.join(ordersDir(), '.supply-sync', 'tmp'), { recursive: true });
     await mkdir(path.join(ordersDir(), '.supply-sync', 'sent'), { recursive: true });
     await writeFile(path.join(ordersDir(), '.supply-sync', 'tmp', 'ord_2.csv'), 'interrupted content');
@@ -183,7 +180,7 @@ describe('csv-erp connector', () => {
   });
 
   it('writes updates and cancellations once each, only for orders it delivered', async () => {
-    const sink = requireCapability(connector, 'orderSink', 'erp');
+    const sink = capabilityOf(connector, 'orderSink', 'erp');
     expect(await sink.cancelOrder('ord_x', 'no')).toEqual({ status: 'not_found' });
     await sink.writeOrder(order('ord_3'));
     const changed = { ...order('ord_3'), deliveryDate: '2026-11-25' };

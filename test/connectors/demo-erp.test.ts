@@ -2,19 +2,19 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { requireCapability } from '../../src/connectors/connector.js';
+import { capabilityOf } from '../support/capability.js';
 import type { ErpOrder } from '../../src/connectors/orders.js';
-import { ConnectorRegistry } from '../../src/connectors/registry.js';
-import { DEMO_CUSTOMER_NUMBER, BRANCH_SEEDS } from '../../src/sandbox/domain/seed/reference.js';
+import { PluginRegistry } from '../../src/plugin/index.js';
+import { DEMO_CUSTOMER_NUMBER, BRANCH_SEEDS } from '../../src/demo-data/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { parseMoney, sumMoney } from '../../src/shared/decimal.js';
 import {
   demoErpConnectorDefinition,
   demoParts,
   simulateErpActivity,
-} from '../../connectors/demo-erp/index.js';
+} from '../../connectors/sql/demo-erp/index.js';
 import type { Connector } from '../../src/connectors/connector.js';
-import { openDemoErp, type DemoErp } from '../../connectors/demo-erp/demo-erp.js';
+import { openDemoErp, type DemoErp } from '../../connectors/sql/demo-erp/demo-erp.js';
 
 const fixedClock: Clock = { now: () => Date.parse('2026-11-22T08:00:00Z'), sleep: () => Promise.resolve() };
 
@@ -65,8 +65,12 @@ describe('demo ERP', () => {
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'supply-sync-demo-erp-'));
-    const registry = new ConnectorRegistry().register(demoErpConnectorDefinition);
-    connector = await registry.create('demo-erp', { data_dir: 'erp' }, { name: 'erp', baseDir: dir });
+    const registry = new PluginRegistry().register(demoErpConnectorDefinition);
+    connector = await registry.createConnector(
+      'demo-erp',
+      { data_dir: 'erp' },
+      { name: 'erp', baseDir: dir },
+    );
     erp = await openDemoErp(path.join(dir, 'erp'));
   });
   afterEach(async () => {
@@ -76,7 +80,7 @@ describe('demo ERP', () => {
   });
 
   it('is seeded with the sandbox catalog families, prices and the demo buyer as a customer', async () => {
-    const catalog = requireCapability(connector, 'catalogSource', 'erp');
+    const catalog = capabilityOf(connector, 'catalogSource', 'erp');
     const products = await catalog.readProducts();
     expect(products.map((p) => p.sku)).toEqual(
       demoParts()
@@ -89,13 +93,13 @@ describe('demo ERP', () => {
     expect(prices.every((p) => /^\d+\.\d{2}$/.test(p.price) && parseMoney(p.price) > 0n)).toBe(true);
     const availability = await catalog.readAvailability();
     expect(availability.some((a) => !a.available)).toBe(true);
-    const customers = await requireCapability(connector, 'customerDirectory', 'erp').listCustomers();
+    const customers = await capabilityOf(connector, 'customerDirectory', 'erp').listCustomers();
     expect(customers.map((c) => c.customerNumber)).toContain(DEMO_CUSTOMER_NUMBER);
     expect((await connector.check()).map((c) => c.status)).toEqual(['ok']);
   });
 
   it('takes an order once, then confirms and invoices it with a PDF through simulate()', async () => {
-    const sink = requireCapability(connector, 'orderSink', 'erp');
+    const sink = capabilityOf(connector, 'orderSink', 'erp');
     const skus = demoParts()
       .slice(0, 2)
       .map((p) => p.sku);
@@ -115,14 +119,14 @@ describe('demo ERP', () => {
     expect(result.confirmations).toHaveLength(1);
     expect(result.documents).toHaveLength(2);
 
-    const confirmations = requireCapability(connector, 'confirmationSource', 'erp');
+    const confirmations = capabilityOf(connector, 'confirmationSource', 'erp');
     const [confirmation] = await confirmations.listPendingConfirmations();
     expect(confirmation).toMatchObject({ apiOrderId: 'ord_demo_1', erpOrderNumber: 'SO000001' });
     expect(confirmation?.lines.map((l) => l.apiLineId)).toEqual(['ord_demo_1_l1', 'ord_demo_1_l2']);
     await confirmations.markConfirmationSent(confirmation?.ref ?? '');
     expect(await confirmations.listPendingConfirmations()).toEqual([]);
 
-    const documents = requireCapability(connector, 'documentSource', 'erp');
+    const documents = capabilityOf(connector, 'documentSource', 'erp');
     const pending = await documents.listPendingDocuments();
     expect(pending).toHaveLength(2);
     const invoice = pending.find((d) => d.apiOrderIds.includes('ord_demo_1'));
@@ -144,7 +148,7 @@ describe('demo ERP', () => {
     await documents.markDocumentSent(pending[0]?.ref ?? '', 'doc_1');
     expect((await documents.listPendingDocuments()).map((d) => d.ref)).toEqual([pending[1]?.ref]);
 
-    const reactions = requireCapability(connector, 'documentReactionSink', 'erp');
+    const reactions = capabilityOf(connector, 'documentReactionSink', 'erp');
     const reaction = {
       apiDocumentId: 'doc_1',
       documentType: 'invoice',
@@ -178,7 +182,7 @@ describe('demo ERP', () => {
   });
 
   it('changes prices and availability so the next catalog snapshot differs', async () => {
-    const catalog = requireCapability(connector, 'catalogSource', 'erp');
+    const catalog = capabilityOf(connector, 'catalogSource', 'erp');
     const before = [
       JSON.stringify(await catalog.readPrices()),
       JSON.stringify(await catalog.readAvailability()),
@@ -199,7 +203,7 @@ describe('demo ERP', () => {
   });
 
   it('writes journal batches into its GL table exactly once', async () => {
-    const books = requireCapability(connector, 'accountingWriter', 'erp');
+    const books = capabilityOf(connector, 'accountingWriter', 'erp');
     const batch = {
       batchKey: 'jb-2026-11-22-1',
       entries: (['debit', 'credit'] as const).map((side, index) => ({

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MssqlDriver } from '../../connectors/sql/mssql-driver.js';
+import { MssqlDriver } from '../../src/kit/sql/mssql-driver.js';
 import { sharedPreflightSuite } from './shared-preflight-suite.js';
 import { sharedSqlSuite } from './shared-sql-suite.js';
 import { requireServices, serviceProbe, type ServiceProbe } from './services.js';

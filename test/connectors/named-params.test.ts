@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bindValues, compileNamedParams } from '../../connectors/sql/named-params.js';
+import { bindValues, compileNamedParams } from '../../src/kit/sql/named-params.js';
 
 describe('compileNamedParams', () => {
   it('numbers distinct names for PostgreSQL and reuses the number for a repeated name', () => {

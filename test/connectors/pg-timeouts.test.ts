@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConnectorError } from '../../src/connectors/index.js';
-import { PgDriver } from '../../connectors/sql/pg-driver.js';
+import { PgDriver } from '../../src/kit/sql/pg-driver.js';
 import { requireServices, serviceProbe } from './services.js';
 
 const url = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PgDriver } from '../../connectors/sql/pg-driver.js';
+import { PgDriver } from '../../src/kit/sql/pg-driver.js';
 import { sharedSqlSuite } from './shared-sql-suite.js';
 import { requireServices, serviceProbe } from './services.js';
 

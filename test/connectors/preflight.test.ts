@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PgDriver } from '../../connectors/sql/pg-driver.js';
-import { SqliteDriver } from '../../connectors/sql/sqlite-driver.js';
+import { PgDriver } from '../../src/kit/sql/pg-driver.js';
+import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { requireServices, serviceProbe } from './services.js';
 import { sharedPreflightSuite } from './shared-preflight-suite.js';
 

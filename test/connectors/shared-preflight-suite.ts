@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlDriver } from '../../connectors/sql/driver.js';
+import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from '../../connectors/sql/erp-config.js';
 import { preflightStatements } from '../../connectors/sql/preflight.js';
 import type { PreflightProblem } from '../../src/connectors/connector.js';

@@ -4,17 +4,17 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z, ZodError } from 'zod';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import { ConnectorRegistry } from '../../src/connectors/registry.js';
-import { requireCapability } from '../../src/connectors/connector.js';
-import { mssqlConfig } from '../../connectors/sql/mssql-url.js';
-import { PgDriver } from '../../connectors/sql/pg-driver.js';
-import { SqliteDriver } from '../../connectors/sql/sqlite-driver.js';
+import { PluginRegistry } from '../../src/plugin/index.js';
+import { capabilityOf } from '../support/capability.js';
+import { mssqlConfig } from '../../src/kit/sql/mssql-url.js';
+import { PgDriver } from '../../src/kit/sql/pg-driver.js';
+import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { sqlConnectorDefinition } from '../../connectors/sql/sql-connector.js';
-import { sqlConnectionSchema } from '../../connectors/sql/connection.js';
+import { sqlConnectionSchema } from '../../src/kit/sql/connection.js';
 
 describe('sql connector definition', () => {
   let dir: string;
-  const registry = new ConnectorRegistry().register(sqlConnectorDefinition);
+  const registry = new PluginRegistry().register(sqlConnectorDefinition);
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'supply-sync-sql-connector-'));
   });
@@ -23,7 +23,7 @@ describe('sql connector definition', () => {
   });
 
   it('offers only the capabilities its config enables', async () => {
-    const connector = await registry.create(
+    const connector = await registry.createConnector(
       'sql',
       {
         connection: { driver: 'sqlite', file: 'books.sqlite' },
@@ -33,7 +33,7 @@ describe('sql connector definition', () => {
     );
     try {
       expect(Object.keys(connector.capabilities)).toEqual(['accountingWriter']);
-      expect(() => requireCapability(connector, 'orderSink', 'books')).toThrow(
+      expect(() => capabilityOf(connector, 'orderSink', 'books')).toThrow(
         /connector "books" \(type sql\) does not offer orderSink/,
       );
       expect((await connector.check()).map((c) => [c.name, c.status])).toEqual([
@@ -47,10 +47,14 @@ describe('sql connector definition', () => {
   it('rejects unknown keys and a column-mode batch key without its column', async () => {
     const context = { name: 'books', baseDir: dir };
     await expect(
-      registry.create('sql', { connection: { driver: 'sqlite', file: 'x.sqlite', flie: 1 } }, context),
+      registry.createConnector(
+        'sql',
+        { connection: { driver: 'sqlite', file: 'x.sqlite', flie: 1 } },
+        context,
+      ),
     ).rejects.toBeInstanceOf(ZodError);
     const error: unknown = await registry
-      .create(
+      .createConnector(
         'sql',
         {
           connection: { driver: 'sqlite', file: 'x.sqlite' },
@@ -66,11 +70,11 @@ describe('sql connector definition', () => {
         message: 'batch_key_store "column" needs columns.batch_key',
       }),
     );
-    await expect(registry.create('sqll', {}, context)).rejects.toBeInstanceOf(ConnectorError);
+    await expect(registry.createConnector('sqll', {}, context)).rejects.toBeInstanceOf(ConnectorError);
   });
 
   it('reports an unreachable database in check() without its password', async () => {
-    const connector = await registry.create(
+    const connector = await registry.createConnector(
       'sql',
       { connection: { driver: 'pg', url: 'postgres://app:hunter2@127.0.0.1:1/erp' } },
       { name: 'erp', baseDir: dir },
@@ -93,11 +97,11 @@ describe('sql connector definition', () => {
   });
 });
 
-describe('ConnectorRegistry', () => {
+describe('PluginRegistry', () => {
   it('refuses a type registered twice and lists the known types for an unknown one', async () => {
-    const registry = new ConnectorRegistry().register(sqlConnectorDefinition);
+    const registry = new PluginRegistry().register(sqlConnectorDefinition);
     expect(() => registry.register(sqlConnectorDefinition)).toThrow(/registered twice/);
-    await expect(registry.create('sqll', {}, { name: 'x', baseDir: '.' })).rejects.toThrow(
+    await expect(registry.createConnector('sqll', {}, { name: 'x', baseDir: '.' })).rejects.toThrow(
       /unknown connector type "sqll"; known types: sql/,
     );
   });

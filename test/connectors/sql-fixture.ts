@@ -1,5 +1,5 @@
-import { createTableIfMissing, type ColumnSpec } from '../../connectors/sql/dialect.js';
-import type { SqlDriver } from '../../connectors/sql/driver.js';
+import { createTableIfMissing, type ColumnSpec } from '../../src/kit/sql/dialect.js';
+import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from '../../connectors/sql/erp-config.js';
 
 /** A small ERP-like schema built with portable types, so the same statements run on every dialect. */

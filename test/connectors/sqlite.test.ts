@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteDriver } from '../../connectors/sql/sqlite-driver.js';
+import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { sharedSqlSuite } from './shared-sql-suite.js';
 
 let dir: string | undefined;

@@ -59,7 +59,7 @@ describe.skipIf(missingFlows(supplierScenario).length > 0)('daemon SIGTERM', () 
     }
     // Whatever the stops left unfinished, the next runs of each job finish, without doing anything twice.
     for (let attempt = 0; attempt < 5 && !(await session.settled()); attempt += 1) {
-      for (const job of supplierScenario.jobs) {
+      for (const job of supplierScenario.convergeOrder ?? supplierScenario.jobs) {
         const sync = spawnCli(['sync', job, '--config', world.configFile]);
         child = sync;
         expect((await sync.exited).code, sync.output()).toBe(0);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
@@ -66,8 +66,8 @@ export async function openHealthWorld(): Promise<HealthWorld> {
       // JSON is YAML: the loader reads it as any config file.
       await writeFile(file, JSON.stringify({ ...base, ...config }, null, 2));
       const registries = buildRegistries();
-      const daemon = await startDaemon({
-        loaded: loadConfig(file, { registry: registries.config }),
+      const daemon = await runDaemon({
+        loaded: loadConfig(file, { registry: registries }),
         registries,
         catchUp: false,
         logger: createLogger({ level: 'debug', destination: capture }),

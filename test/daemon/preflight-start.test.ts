@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -59,8 +59,8 @@ describe('daemon start with a statement that fails the pre-flight', () => {
       ].join('\n'),
     );
     const registries = buildRegistries();
-    daemon = await startDaemon({
-      loaded: loadConfig(file, { registry: registries.config }),
+    daemon = await runDaemon({
+      loaded: loadConfig(file, { registry: registries }),
       registries,
       catchUp: false,
     });

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { demoErpStatements, openDemoErp, DEMO_ERP_FILE } from '../../connectors/demo-erp/index.js';
+import { demoErpStatements, openDemoErp, DEMO_ERP_FILE } from '../../connectors/sql/demo-erp/index.js';
 import { eventually, openHealthWorld, sample, type HealthWorld } from './health-support.js';
 
 const BRANCHES = {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDemoErp } from '../../connectors/demo-erp/index.js';
+import { openDemoErp } from '../../connectors/sql/demo-erp/index.js';
 import { openHealthWorld, type HealthWorld } from './health-support.js';
 
 const run = promisify(execFile);

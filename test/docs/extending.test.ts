@@ -3,20 +3,14 @@
  * describes: its connector type and flow added to the built-in ones, a config that uses both, one run against
  * the sandbox over HTTP.
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import {
-  buildRegistries,
-  builtinConnectorDefinitions,
-  builtinFlows,
-  runJobOnce,
-} from '../../src/daemon/index.js';
-import type { ConnectorDefinition } from '../../src/connectors/index.js';
-import type { FlowDefinition } from '../../src/daemon/flow-definition.js';
+import { buildRegistries, builtinPlugins, runJobOnce } from '../../src/daemon/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { customerFileConnectorDefinition } from './extending/customer-file-connector.js';
 import { unlinkedCustomersFlow } from './extending/unlinked-customers-flow.js';
@@ -71,13 +65,14 @@ describe('docs/extending.md worked example', () => {
       ].join('\n'),
     );
 
-    // The one registration line each: the definitions join the built-in lists (src/daemon/builtin.ts).
-    const registries = buildRegistries(
-      [...builtinConnectorDefinitions(), customerFileConnectorDefinition as unknown as ConnectorDefinition],
-      [...builtinFlows(), unlinkedCustomersFlow as unknown as FlowDefinition],
-    );
+    // What the one registration line each in src/daemon/builtin-plugins.ts does: join the built-in plugins.
+    const registries = buildRegistries([
+      ...builtinPlugins(),
+      customerFileConnectorDefinition,
+      unlinkedCustomersFlow,
+    ]);
     const loaded = loadConfig(configFile, {
-      registry: registries.config,
+      registry: registries,
       env: { SUPPLY_API_KEY: sandbox.keys.supplier },
     });
     expect(loaded.warnings).toEqual([]);
@@ -87,17 +82,33 @@ describe('docs/extending.md worked example', () => {
   });
 
   it('rejects an unknown option of the new flow, naming the file and the key', async () => {
-    const registries = buildRegistries(
-      [...builtinConnectorDefinitions(), customerFileConnectorDefinition as unknown as ConnectorDefinition],
-      [...builtinFlows(), unlinkedCustomersFlow as unknown as FlowDefinition],
-    );
+    const registries = buildRegistries([
+      ...builtinPlugins(),
+      customerFileConnectorDefinition,
+      unlinkedCustomersFlow,
+    ]);
     const text = [
       'api: { sandbox: embedded }',
       'connectors: { erp: { type: customer-file, file: customers.json } }',
       'jobs: { unlinked: { flow: unlinked-customers, connector: erp, options: { include_inactiv: true } } }',
     ].join('\n');
     expect(() =>
-      loadConfig('/virtual/extending.yaml', { registry: registries.config, readFile: () => text }),
+      loadConfig('/virtual/extending.yaml', { registry: registries, readFile: () => text }),
     ).toThrow(/extending\.yaml.*include_inactiv/s);
+  });
+
+  it('registers each built-in plugin with one line, the one place the document names', () => {
+    const listFile = new URL('../../src/daemon/builtin-plugins.ts', import.meta.url);
+    const code = readFileSync(listFile, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    for (const line of code) expect(line).toMatch(/^export \{ \w+ \} from '[^']+\/index\.js';$/);
+    const plugins = builtinPlugins();
+    expect(plugins).toHaveLength(code.length);
+    expect(plugins.filter((plugin) => plugin.kind === 'connector').length).toBeGreaterThan(0);
+    expect(plugins.filter((plugin) => plugin.kind === 'flow').length).toBeGreaterThan(0);
+    const doc = readFileSync(new URL('../../docs/extending.md', import.meta.url), 'utf8');
+    expect(doc.match(/one line in `src\/daemon\/builtin-plugins\.ts`/g)).toHaveLength(2);
   });
 });

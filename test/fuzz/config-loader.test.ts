@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../crash/harness/child.js';
 
 const DEMO_FILE = path.join(REPO_ROOT, 'config', 'demo.yaml');
 const DEMO_TEXT = readFileSync(DEMO_FILE, 'utf8');
-const registry = buildRegistries().config;
+const registry = buildRegistries();
 
 /** Loads text as DEMO_FILE; returns the ConfigError, null when it loaded, and fails on any other exception. */
 function load(text: string): ConfigError | null {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 
 export const FUZZ_SECRET = 'whsec_fuzz_0123456789abcdef0123456789abcdef';
@@ -37,8 +37,8 @@ export async function startFuzzDaemon(): Promise<DaemonFixture> {
       ].join('\n'),
     );
     const registries = buildRegistries();
-    const daemon = await startDaemon({
-      loaded: loadConfig(file, { registry: registries.config }),
+    const daemon = await runDaemon({
+      loaded: loadConfig(file, { registry: registries }),
       registries,
     });
     return {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { requireServices } from '../connectors/services.js';
@@ -70,7 +70,7 @@ beforeAll(async () => {
     ].join('\n'),
   );
   const registries = buildRegistries();
-  daemon = await startDaemon({ loaded: loadConfig(config, { registry: registries.config }), registries });
+  daemon = await runDaemon({ loaded: loadConfig(config, { registry: registries }), registries });
   const daemonPort = new URL(daemon.opsUrl).port;
   const listenPort = await freePort();
   // The recipe as shipped, with only the addresses and certificate paths of this test put in.

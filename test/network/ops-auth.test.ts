@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
@@ -41,8 +41,8 @@ async function start(name: string, serverLines: string[]): Promise<Daemon> {
     serverLines,
   });
   const registries = buildRegistries();
-  return startDaemon({
-    loaded: loadConfig(file, { registry: registries.config, env: { OPS_TOKEN: TOKEN } }),
+  return runDaemon({
+    loaded: loadConfig(file, { registry: registries, env: { OPS_TOKEN: TOKEN } }),
     registries,
   });
 }
@@ -145,7 +145,7 @@ describe('server.webhooks.allow_cidrs', () => {
       ),
     );
     const registries = buildRegistries();
-    expect(() => loadConfig(file, { registry: registries.config })).toThrow(
+    expect(() => loadConfig(file, { registry: registries })).toThrow(
       /bad-cidr\.yaml:5:\d+ server\.webhooks\.allow_cidrs\[0\]: expected an address range like 203\.0\.113\.0\/24/,
     );
   });

@@ -12,7 +12,7 @@ import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
@@ -52,7 +52,7 @@ function writeConfig(name: string, tlsBlock: string[]): string {
 
 async function start(file: string): Promise<Daemon> {
   const registries = buildRegistries();
-  return startDaemon({ loaded: loadConfig(file, { registry: registries.config }), registries });
+  return runDaemon({ loaded: loadConfig(file, { registry: registries }), registries });
 }
 
 function signedPost(agent: Agent, url: string, id: string) {

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { openDemoErp, type DemoErp } from '../../connectors/demo-erp/index.js';
+import { openDemoErp, type DemoErp } from '../../connectors/sql/demo-erp/index.js';
 import { REPO_ROOT } from '../crash/harness/child.js';
 import { compiledEntry } from '../support/compiled-entry.js';
 import { createApiClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { createManualClock, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { forceGc, localDate, settleRuns } from './soak-support.js';
 
@@ -43,7 +43,9 @@ async function erpActivity(erpDir: string, now: number, seed: number): Promise<v
   if (code !== 0) throw new Error(`ERP activity failed (${String(code)}): ${errors}`);
 }
 
-const hasFlows = ['orders', 'documents', 'catalog'].every((flow) => buildRegistries().flows.has(flow));
+const hasFlows = ['orders', 'documents', 'catalog'].every(
+  (flow) => buildRegistries().flow(flow) !== undefined,
+);
 
 describe.skipIf(!hasFlows)('a week of the daemon on a fake clock', () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -113,8 +115,8 @@ describe.skipIf(!hasFlows)('a week of the daemon on a fake clock', () => {
         ].join('\n'),
       );
       const registries = buildRegistries();
-      const daemon: Daemon = await startDaemon({
-        loaded: loadConfig(configFile, { registry: registries.config }),
+      const daemon: Daemon = await runDaemon({
+        loaded: loadConfig(configFile, { registry: registries }),
         registries,
         clock,
         port: 0,

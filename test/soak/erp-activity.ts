@@ -3,7 +3,7 @@
  * write from the daemon's own process would share its event loop with the daemon's busy waits.
  * Usage: node --import tsx test/soak/erp-activity.ts <erp dir> <now ms> <seed>
  */
-import { openDemoErp, simulateErpActivity } from '../../connectors/demo-erp/index.js';
+import { openDemoErp, simulateErpActivity } from '../../connectors/sql/demo-erp/index.js';
 import { seededPrng } from '../crash/harness/prng.js';
 
 const [dir, nowText, seedText] = process.argv.slice(2);

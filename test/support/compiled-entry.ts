@@ -31,6 +31,8 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/flows/mirror/child.ts',
   'test/flows/orders/child.ts',
   'test/flows/sales-push/child.ts',
+  'test/ha/support/elector-child.ts',
+  'test/ha/support/sync-pg-worker.ts',
   'test/soak/erp-activity.ts',
   'test/webhooks/fixtures/receiver-child.ts',
 ];
@@ -42,7 +44,11 @@ export const CHILD_ENTRIES: readonly string[] = [
 export function compileEntries(entries: readonly string[], outdir: string): Record<string, string> {
   const names = new Map(entries.map((entry) => [entryName(entry), entry]));
   buildSync({
-    entryPoints: Object.fromEntries([...names].map(([name, entry]) => [name, entry])),
+    entryPoints: {
+      ...Object.fromEntries([...names].map(([name, entry]) => [name, entry])),
+      // The PostgreSQL state's worker thread is started from a file beside the chunks (src/state/postgres/channel.ts).
+      'state-worker': path.join(REPO_ROOT, 'src/state/postgres/state-worker.ts'),
+    },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

@@ -46,9 +46,12 @@ export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/so
  */
 const CI_SIZES: Readonly<Record<string, string>> = {
   // Whole-daemon crash tests (supplier, buyer; capped by the phase below), and the orders and order-confirm kill
-  // tests. The orders test needs a buyer cancellation of an order already in the ERP: its seed rolls one at rounds
-  // 3 and 5, usually before any order got there, and next at round 24.
-  SUPPLY_SYNC_CRASH_POINTS: '25',
+  // tests. With their seeds, 12 rounds of the orders test send 28 orders, touch a timestamp group (round 1) and
+  // cancel an order the ERP holds (as soon as it holds one), and 12 rounds of the order-confirm test decide 16
+  // orders of all three kinds (full, partial, reject by round 4); in both the kill delays already span the
+  // whole 0-400 ms range after the child is ready. Every step window of each flow is covered by its in-process
+  // crash-window tests; the whole-daemon runs reach 12 kill points per flow or the phase cap.
+  SUPPLY_SYNC_CRASH_POINTS: '12',
   SUPPLY_SYNC_CRASH_PHASE_MS: '45000',
   // Per-flow kill -9 tests.
   BUYERS_KILL_POINTS: '9',
@@ -57,6 +60,10 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   JOURNAL_KILL_POINTS: '8',
   MIRROR_KILL_POINTS: '16',
   SALES_PUSH_KILL_POINTS: '9',
+  // Leader failovers: between elector processes, alternating SIGKILL and SIGSTOP (test/ha/kill9-failover.test.ts);
+  // between two whole daemons, supplier and buyer, SIGKILL, SIGSTOP and a cut from the database in turn, two of each
+  // (test/failover/kill9-*.test.ts).
+  HA_FAILOVER_POINTS: '4',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {

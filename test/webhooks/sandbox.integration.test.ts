@@ -9,7 +9,7 @@ import type { OpsServer } from '../../src/ops/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { openStateStore } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { SqliteStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import {
   createWebhookReceiver,
@@ -25,7 +25,7 @@ import {
 describe('webhook commands and receiver against the sandbox', () => {
   let sandbox: RunningSandbox;
   let dir: string;
-  let state: StateStore;
+  let state: SqliteStateStore;
   let inbox: WalSyncedInbox;
   let ops: OpsServer;
   let client: ApiClient;

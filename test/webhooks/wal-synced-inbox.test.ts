@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateStore } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { SqliteStateStore } from '../../src/state/index.js';
 import type { InboxStore, WebhookEvent } from '../../src/webhooks/index.js';
 import {
   createWebhookReceiver,
@@ -27,7 +27,7 @@ const event = (id: string): WebhookEvent => ({
 describe('WalSyncedInbox', () => {
   const clock = fixedClock(NOW_S * 1000);
   let dir: string;
-  let state: StateStore;
+  let state: SqliteStateStore;
   let inbox: WalSyncedInbox;
 
   beforeEach(() => {

@@ -11,8 +11,8 @@ import {
   type RemovalResult,
   type RemovalRun,
 } from '../../flows/catalog/remove-listed.js';
-import type { StateStore } from '../../state/index.js';
-import { openApi } from '../api-access.js';
+import type { StateLocation, StateStore } from '../../state/index.js';
+import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE, scrub } from '../errors.js';
 import { openStateForReading } from '../state-access.js';
@@ -77,9 +77,9 @@ const NO_STATE_CHECK_NOTE =
   'the daemon will not send them again while its state holds their hashes';
 
 /** The daemon's state, read-only; a missing file is an error naming `state.path`, never "nothing tracked". */
-function openDaemonState(path: string): StateStore {
+function openDaemonState(location: StateLocation): StateStore {
   try {
-    return openStateForReading(path);
+    return openStateForReading(location);
   } catch (error) {
     if (error instanceof CliError && error.code === 'state_missing') {
       throw new CliError(
@@ -122,7 +122,7 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
             EXIT_USAGE,
           );
         }
-        const state = options.stateCheck ? openDaemonState(config.state.path) : undefined;
+        const state = options.stateCheck ? openDaemonState(config.state) : undefined;
         if (state === undefined) context.output.line(NO_STATE_CHECK_NOTE);
         try {
           const access = dryRun ? undefined : await openApi(config);

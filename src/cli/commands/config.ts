@@ -2,15 +2,15 @@
 import type { Command } from 'commander';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import type { ConnectorRegistry } from '../../connectors/index.js';
 import { describePreflightProblem } from '../../daemon/preflight.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
-import { buildConfigRegistry, buildConnectorRegistry } from '../plugins.js';
+import type { PluginRegistry } from '../../plugin/index.js';
+import { buildPluginRegistry } from '../plugins.js';
 
 /** What each connector can tell from its block alone (a statement parameter no flow provides), one line each. */
-function staticProblems(file: string, config: Config, registry: ConnectorRegistry): string[] {
-  const known = new Set(registry.types());
+function staticProblems(file: string, config: Config, registry: PluginRegistry): string[] {
+  const known = new Set(registry.connectorTypes());
   return Object.entries(config.connectors).flatMap(([name, block]) => {
     const { type, ...settings } = block;
     if (!known.has(type)) return [];
@@ -32,7 +32,7 @@ export function registerConfigCommands(program: Command, context: CliContext): v
       const { config: file } = globalOptions(command);
       const loaded = await loadCliConfig(context, file);
       for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
-      const problems = staticProblems(file, loaded.config, await buildConnectorRegistry());
+      const problems = staticProblems(file, loaded.config, await buildPluginRegistry());
       for (const problem of problems) context.output.note(problem);
       if (problems.length > 0) {
         throw new CliError(
@@ -46,7 +46,7 @@ export function registerConfigCommands(program: Command, context: CliContext): v
         `${file}: OK (${Object.keys(connectors).length} connectors, ${Object.keys(jobs).length} jobs)`,
       );
       if (options.print) {
-        const registry = await buildConfigRegistry();
+        const registry = await buildPluginRegistry();
         context.output.line(JSON.stringify(redactConfig(loaded.config, registry), null, 2));
       }
     });
@@ -55,7 +55,7 @@ export function registerConfigCommands(program: Command, context: CliContext): v
     .command('schema')
     .description('print the JSON Schema of the config file (for editor completion and checks)')
     .action(async () => {
-      const registry = await buildConfigRegistry();
+      const registry = await buildPluginRegistry();
       context.output.line(JSON.stringify(configJsonSchema(registry), null, 2));
     });
 }

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
-import { openStateForChange, openStateForReading, withState } from '../state-access.js';
+import { openStateForReading, withState, withStateChange } from '../state-access.js';
 
 function iso(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString();
@@ -20,7 +20,7 @@ export function registerCursorCommands(program: Command, context: CliContext): v
     .action(async (options: { json?: boolean }, command: Command) => {
       const { config } = await loadCliConfig(context, globalOptions(command).config);
       const cursors = await withState(
-        () => openStateForReading(config.state.path),
+        () => openStateForReading(config.state),
         (state) => state.cursors.list(),
       );
       if (options.json) return context.output.line(JSON.stringify(cursors, null, 2));
@@ -41,10 +41,7 @@ export function registerCursorCommands(program: Command, context: CliContext): v
     )
     .action(async (stream: string, _options: unknown, command: Command) => {
       const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const removed = await withState(
-        () => openStateForChange(config.state.path),
-        (state) => state.cursors.reset(stream),
-      );
+      const removed = await withStateChange(config, 'cursor reset', (state) => state.cursors.reset(stream));
       if (!removed)
         throw new CliError(
           `no cursor named "${stream}"; see \`supply-sync cursor list\``,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
-import { openStateForChange, openStateForReading, withState } from '../state-access.js';
+import { openStateForReading, withState, withStateChange } from '../state-access.js';
 
 type Target = { id: number } | { flow: string };
 
@@ -26,7 +26,7 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
     .action(async (options: { flow?: string; all?: boolean; json?: boolean }, command: Command) => {
       const { config } = await loadCliConfig(context, globalOptions(command).config);
       const letters = await withState(
-        () => openStateForReading(config.state.path),
+        () => openStateForReading(config.state),
         (state) =>
           state.deadLetters.list({
             ...(options.flow === undefined ? {} : { flow: options.flow }),
@@ -54,9 +54,8 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
       .action(async (id: string | undefined, options: { flow?: string }, command: Command) => {
         const which = target(id, options.flow);
         const { config } = await loadCliConfig(context, globalOptions(command).config);
-        const count = await withState(
-          () => openStateForChange(config.state.path),
-          (state) => (name === 'retry' ? state.deadLetters.replay(which) : state.deadLetters.discard(which)),
+        const count = await withStateChange(config, `dead-letters ${name}`, (state) =>
+          name === 'retry' ? state.deadLetters.replay(which) : state.deadLetters.discard(which),
         );
         if (count === 0) throw new CliError('no matching open dead letters', 'dead_letter_not_found');
         context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);

@@ -7,7 +7,7 @@ import { check, formatCheck, type DoctorCheck } from '../doctor/check.js';
 import { connectorChecks } from '../doctor/connector-checks.js';
 import { stateChecks } from '../doctor/state-checks.js';
 import { CliError } from '../errors.js';
-import { buildConfigRegistry, buildConnectorRegistry } from '../plugins.js';
+import { buildPluginRegistry } from '../plugins.js';
 
 export function registerDoctorCommand(program: Command, context: CliContext): void {
   program
@@ -49,16 +49,16 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
         ),
       ]);
       add(loaded.warnings.map((warning) => check('warn', 'config', warning)));
-      add(stateChecks(config.state.path));
+      add(stateChecks(config.state));
       if (options.offline) add([check('warn', 'api', 'skipped (--offline)')]);
       else {
         context.output.progress('checking the API...');
-        const apiResults = await apiChecks(config, await buildConfigRegistry());
+        const apiResults = await apiChecks(config, await buildPluginRegistry());
         context.output.done();
         add(apiResults);
       }
       context.output.progress('checking connectors...');
-      const connectorResults = await connectorChecks(config, file, await buildConnectorRegistry());
+      const connectorResults = await connectorChecks(config, file, await buildPluginRegistry());
       context.output.done();
       add(connectorResults);
       const failed = results.filter((item) => item.status === 'fail').length;

@@ -26,7 +26,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
       const now = Date.now();
       // The job-health model /readyz and the status page use, read from the state file.
       const { overview, health } = await withState(
-        () => openStateForReading(config.state.path),
+        () => openStateForReading(config.state),
         (state) => ({
           overview: stateOverview(state, jobs),
           health: new Map(

@@ -8,10 +8,10 @@ import {
   registerWebhook,
   testWebhook,
 } from '../../webhooks/index.js';
-import { openApi } from '../api-access.js';
+import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
-import { openStateForChange, withState } from '../state-access.js';
+import { withStateChange } from '../state-access.js';
 import type { StateStore } from '../../state/index.js';
 
 /** The endpoint this daemon registered: the one whose secret the state file holds (or the one given). */
@@ -44,9 +44,8 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     }
     const access = await openApi(config);
     try {
-      return await withState(
-        () => openStateForChange(config.state.path),
-        (state) => use(state, webhookApiFromClient(access.api.webhooks)),
+      return await withStateChange(config, `webhooks ${command.name()}`, (state) =>
+        use(state, webhookApiFromClient(access.api.webhooks)),
       );
     } finally {
       await access.close();
@@ -85,9 +84,8 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     )
     .action(async (_options: unknown, command: Command) => {
       const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const retired = await withState(
-        () => openStateForChange(config.state.path),
-        (state) => new WebhookSecretStore(state.kv).retireOlder(),
+      const retired = await withStateChange(config, 'webhooks retire-secrets', (state) =>
+        new WebhookSecretStore(state.kv).retireOlder(),
       );
       context.output.line(`retired ${retired} older signing secret${retired === 1 ? '' : 's'}`);
     });

@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../../client/index.js';
-import type { Config, SchemaRegistry } from '../../config/index.js';
-import { openApi } from '../api-access.js';
+import type { Config, PluginSchemas } from '../../config/index.js';
+import { openApi, type ApiSide } from '../../api-access/index.js';
 import { check, type DoctorCheck } from './check.js';
 import { networkChecks } from './network-checks.js';
 
@@ -35,10 +35,10 @@ interface FlowNeeds {
   scopes: Set<string>;
   unknownFlows: string[];
   /** Jobs per account side their flow speaks for. */
-  sides: Map<'supplier' | 'buyer', string[]>;
+  sides: Map<ApiSide, string[]>;
 }
 
-function flowNeeds(config: Config, registry: SchemaRegistry): FlowNeeds {
+function flowNeeds(config: Config, registry: PluginSchemas): FlowNeeds {
   const needs: FlowNeeds = { scopes: new Set(), unknownFlows: [], sides: new Map() };
   for (const [name, job] of Object.entries(config.jobs)) {
     if (!job.enabled) continue;
@@ -47,8 +47,8 @@ function flowNeeds(config: Config, registry: SchemaRegistry): FlowNeeds {
       needs.unknownFlows.push(job.flow);
       continue;
     }
-    for (const scope of flow.scopes ?? []) needs.scopes.add(scope);
-    if (flow.side) needs.sides.set(flow.side, [...(needs.sides.get(flow.side) ?? []), name]);
+    for (const scope of flow.scopes) needs.scopes.add(scope);
+    needs.sides.set(flow.side, [...(needs.sides.get(flow.side) ?? []), name]);
   }
   return needs;
 }
@@ -66,7 +66,7 @@ function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck
   return results;
 }
 
-export async function apiChecks(config: Config, registry: SchemaRegistry): Promise<DoctorCheck[]> {
+export async function apiChecks(config: Config, registry: PluginSchemas): Promise<DoctorCheck[]> {
   const results: DoctorCheck[] = await networkChecks(config);
   if (
     results.some(

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/index.js';
-import type { Connector, ConnectorRegistry } from '../../connectors/index.js';
+import type { Connector } from '../../connectors/index.js';
+import type { PluginRegistry } from '../../plugin/index.js';
 import { describePreflightProblem } from '../../daemon/preflight.js';
 import { check, type DoctorCheck } from './check.js';
 
@@ -31,10 +32,10 @@ async function preflightChecks(
 export async function connectorChecks(
   config: Config,
   configFile: string,
-  registry: ConnectorRegistry,
+  registry: PluginRegistry,
 ): Promise<DoctorCheck[]> {
   const results: DoctorCheck[] = [];
-  const known = new Set(registry.types());
+  const known = new Set(registry.connectorTypes());
   for (const [name, block] of Object.entries(config.connectors)) {
     const label = `connector ${name}`;
     if (!known.has(block.type)) {
@@ -43,7 +44,7 @@ export async function connectorChecks(
     }
     const { type, ...settings } = block;
     try {
-      const connector = await registry.create(type, settings, {
+      const connector = await registry.createParsedConnector(type, settings, {
         name,
         baseDir: dirname(resolve(configFile)),
       });

@@ -6,7 +6,7 @@ import {
   type ProxySettings,
 } from '../../client/network.js';
 import type { Config } from '../../config/index.js';
-import { apiNetworkOptions } from '../../daemon/api-network.js';
+import { apiNetworkOptions } from '../../api-access/index.js';
 import { check, type DoctorCheck } from './check.js';
 import { probePeerCertificate } from './tls-probe.js';
 

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { openStateStore } from '../../state/index.js';
+import { openPgStateStore, openStateStore, type StateLocation } from '../../state/index.js';
+import { StateSchemaOutdatedError } from '../../state/postgres/migrations.js';
 import { systemClock } from '../../shared/clock.js';
 import { check, type DoctorCheck } from './check.js';
 
@@ -10,7 +11,27 @@ function nearestExistingDir(path: string): string {
   return dir;
 }
 
-export function stateChecks(path: string): DoctorCheck[] {
+/** The PostgreSQL state: reachable, with this release's schema (the daemon migrates a fresh database at start). */
+function databaseChecks(url: string): DoctorCheck[] {
+  try {
+    const state = openPgStateStore({ url, clock: systemClock, readOnly: true });
+    try {
+      return [check('ok', 'state database', `${state.location} (schema version ${state.schemaVersion()})`)];
+    } finally {
+      state.close();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof StateSchemaOutdatedError) {
+      return [check('warn', 'state database', message, 'the daemon migrates it when it starts')];
+    }
+    return [check('fail', 'state database', message, 'correct state.url, or make the database reachable')];
+  }
+}
+
+export function stateChecks(location: StateLocation): DoctorCheck[] {
+  if (location.url !== undefined) return databaseChecks(location.url);
+  const { path } = location;
   if (!existsSync(path)) {
     const dir = nearestExistingDir(path);
     try {

@@ -1,7 +1,5 @@
 /** The `buyers` flow: linked buyers mapped to ERP customers, and ERP customers invited once. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
-import { requireConnectorName } from '../orders/index.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createBuyersJob } from './job.js';
 import { BUYERS_FLOW, BUYERS_SCOPES, BUYERS_TRIGGER_EVENTS, buyersOptionsSchema } from './options.js';
 
@@ -23,16 +21,16 @@ export const buyersFlow = defineFlow({
     'Maps linked buyers to ERP customers (customer_number and erp_ref, written with If-Match) and optionally invites ERP customers that are not linked yet',
   side: 'supplier',
   scopes: BUYERS_SCOPES,
-  capabilities: ['customerDirectory'],
+  requires: ['customerDirectory'],
   triggerEvents: BUYERS_TRIGGER_EVENTS,
   options: buyersOptionsSchema,
   create(job, deps) {
-    const connectorName = requireConnectorName(BUYERS_FLOW, job);
+    const erp = jobConnector(BUYERS_FLOW, job, deps);
     return createBuyersJob({
       name: job.name,
-      connectorName,
+      connectorName: erp.name,
       api: deps.api,
-      directory: requireCapability(deps.connector(connectorName), 'customerDirectory', connectorName),
+      directory: erp.require('customerDirectory'),
       options: job.options,
       mappings: deps.mappings,
     });

@@ -5,10 +5,10 @@
  */
 import type { ApiClient, BuyerInvitationBody } from '../../client/index.js';
 import type { ErpCustomer } from '../../connectors/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import { idempotencyKey } from '../../engine/index.js';
 import type { LedgerKey, StateStore } from '../../state/index.js';
-import { isConflict } from '../orders/index.js';
+import { isConflict } from '../shared/failures.js';
 import type { BuyersOptions } from './options.js';
 
 export interface InviteContext {

@@ -2,9 +2,9 @@
 import type { ApiClient } from '../../client/index.js';
 import type { CustomerDirectory } from '../../connectors/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
-import { recordFailureReason } from '../orders/index.js';
+import { recordFailureReason } from '../shared/failures.js';
 import { inviteCandidates, inviteCustomer, wasInvited } from './invite.js';
 import { linkBuyer } from './link.js';
 import { CustomerMatcher } from './match.js';

@@ -6,7 +6,7 @@ import type { ApiClient, PatchSupplierBuyerBody } from '../../client/index.js';
 import type { ErpCustomer } from '../../connectors/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
 import { isApiError } from '../../client/index.js';
-import { RecordProblem } from '../orders/index.js';
+import { RecordProblem } from '../shared/failures.js';
 
 function patchFor(buyer: SupplierBuyer, customer: ErpCustomer): PatchSupplierBuyerBody | null {
   const body: PatchSupplierBuyerBody = {};

@@ -1,7 +1,7 @@
 /** Linked buyer -> ERP customer, by the configured rules in order; an unmatched buyer gets a reason naming them. */
 import type { ErpCustomer } from '../../connectors/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import type { BuyersOptions } from './options.js';
 
 export type MatchResult = { ok: true; customer: ErpCustomer; rule: string } | { ok: false; reason: string };

@@ -1,6 +1,5 @@
 /** The `catalog` flow: ERP products, availability, prices and price-list assignments -> the API, changes only. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createCatalogJob } from './job.js';
 import { CATALOG_FLOW, CATALOG_SCOPES, CATALOG_TRIGGER_EVENTS, catalogOptionsSchema } from './options.js';
 
@@ -9,19 +8,17 @@ export const catalogFlow = defineFlow({
   description: 'ERP catalog snapshot -> the API: only changed products, availability and prices',
   side: 'supplier',
   scopes: CATALOG_SCOPES,
-  capabilities: ['catalogSource', 'customerDirectory'],
+  requires: ['catalogSource'],
+  optional: ['customerDirectory'],
   triggerEvents: CATALOG_TRIGGER_EVENTS,
   options: catalogOptionsSchema,
   create(job, deps) {
-    const connectorName = job.connector;
-    if (connectorName === undefined) {
-      throw new Error(`jobs.${job.name}.connector is required: the ERP connector the catalog comes from`);
-    }
+    const erp = jobConnector(CATALOG_FLOW, job, deps);
     return createCatalogJob({
       name: job.name,
       api: deps.api,
-      source: () => requireCapability(deps.connector(connectorName), 'catalogSource', connectorName),
-      customers: () => deps.connector(connectorName).capabilities.customerDirectory,
+      source: () => erp.require('catalogSource'),
+      customers: () => erp.offered('customerDirectory'),
       options: job.options,
       mappings: deps.mappings,
     });

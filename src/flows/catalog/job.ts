@@ -4,12 +4,12 @@
  * (prices and availability need the product to exist).
  */
 import type { CatalogSource, CustomerDirectory } from '../../connectors/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import type { CatalogApi } from './api.js';
 import { assignPriceLists } from './assignments.js';
 import { pushAvailability } from './availability.js';
-import { catalogOptionsSchema, type CatalogOptions, type CatalogOptionsInput } from './options.js';
+import type { CatalogOptions } from './options.js';
 import { deletionGuard, planCatalog, type CatalogPlan } from './plan.js';
 import { forgetRemovedPrices, pushPrices } from './prices.js';
 import { deleteProducts, pushProducts } from './products.js';
@@ -22,7 +22,8 @@ export interface CatalogJobInput {
   /** Looked up at run time, so a connector that is down fails the run, not the daemon's start. */
   readonly source: () => CatalogSource;
   readonly customers: () => CustomerDirectory | undefined;
-  readonly options?: CatalogOptionsInput;
+  /** jobs.<name>.options as catalogOptionsSchema parsed them. */
+  readonly options: CatalogOptions;
   readonly mappings?: Mappings;
 }
 
@@ -38,7 +39,7 @@ export function priceListResolver(
 }
 
 export function createCatalogJob(input: CatalogJobInput): Job {
-  const options = catalogOptionsSchema.parse(input.options ?? {});
+  const { options } = input;
   const mappings = input.mappings ?? {};
   const priceListIdOf = priceListResolver(options, mappings);
 

@@ -3,7 +3,8 @@
  * rows, one array per row (what a row-by-row read allocates) is most of a diff's cost; one string split in place
  * is a fraction of it. This reads the state's `hashes` table directly; whenever the result cannot be trusted
  * (the query fails, or a key or hash holds a separator character so the row count does not match), it falls
- * back to `state.hashes.all`.
+ * back to `state.hashes.all`. On PostgreSQL it is `state.hashes.all` directly: the query is SQLite's, and a failed
+ * statement there would abort the transaction it runs in.
  */
 import type { StateStore } from '../../state/index.js';
 
@@ -11,6 +12,7 @@ const ROW = '\u001e';
 const FIELD = '\u001d';
 
 export function loadStoredHashes(state: StateStore, flow: string): Map<string, string> {
+  if (state.backend !== 'sqlite') return state.hashes.all(flow);
   try {
     const row = state.db
       .prepare(

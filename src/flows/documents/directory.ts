@@ -4,7 +4,7 @@
  * erp_ref is the fallback.
  */
 import type { SupplierBuyer } from '../../contract/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import type { DocumentsApi } from './api.js';
 
 export interface BuyerDirectory {

@@ -1,6 +1,5 @@
 /** The `documents` flow: ERP delivery notes, invoices and credit notes -> the API; buyer reactions -> the ERP. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createDocumentsJob } from './job.js';
 import {
   DOCUMENTS_FLOW,
@@ -14,20 +13,18 @@ export const documentsFlow = defineFlow({
   description: 'ERP documents (with PDFs) -> the API once each; buyer reactions -> the ERP',
   side: 'supplier',
   scopes: DOCUMENTS_SCOPES,
-  capabilities: ['documentSource', 'documentReactionSink'],
+  requires: ['documentSource'],
+  optional: ['documentReactionSink'],
   triggerEvents: DOCUMENTS_TRIGGER_EVENTS,
   options: documentsOptionsSchema,
   create(job, deps) {
-    const connectorName = job.connector;
-    if (connectorName === undefined) {
-      throw new Error(`jobs.${job.name}.connector is required: the ERP connector the documents come from`);
-    }
+    const erp = jobConnector(DOCUMENTS_FLOW, job, deps);
     return createDocumentsJob({
       name: job.name,
       api: deps.api,
-      source: () => requireCapability(deps.connector(connectorName), 'documentSource', connectorName),
-      reactionSink: () => deps.connector(connectorName).capabilities.documentReactionSink,
-      connectorName,
+      source: () => erp.require('documentSource'),
+      reactionSink: () => erp.offered('documentReactionSink'),
+      connectorName: erp.name,
       options: job.options,
       mappings: deps.mappings,
     });

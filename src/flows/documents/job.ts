@@ -3,7 +3,7 @@
  * buyer reactions back into the ERP (reactions.ts).
  */
 import type { DocumentReactionSink, DocumentSource, ErpDocument } from '../../connectors/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import {
   contentHash,
   errorMessage,
@@ -15,7 +15,7 @@ import {
 import type { DocumentsApi } from './api.js';
 import { buildDocumentBody, type BodyContext } from './body.js';
 import { loadBuyerDirectory } from './directory.js';
-import { documentsOptionsSchema, type DocumentsOptionsInput } from './options.js';
+import type { DocumentsOptions } from './options.js';
 import { documentKey, ProgressStore } from './progress.js';
 import { pullReactions } from './reactions.js';
 import { sendDocument, type SendContext } from './send.js';
@@ -27,7 +27,8 @@ export interface DocumentsJobInput {
   readonly source: () => DocumentSource;
   readonly reactionSink: () => DocumentReactionSink | undefined;
   readonly connectorName: string;
-  readonly options?: DocumentsOptionsInput;
+  /** jobs.<name>.options as documentsOptionsSchema parsed them. */
+  readonly options: DocumentsOptions;
   readonly mappings?: Mappings;
 }
 
@@ -44,7 +45,7 @@ const add = (counts: Record<string, number>, name: string, n = 1): void => {
 };
 
 export function createDocumentsJob(input: DocumentsJobInput): Job {
-  const options = documentsOptionsSchema.parse(input.options ?? {});
+  const { options } = input;
   const mappings = input.mappings ?? {};
 
   async function run(ctx: JobContext): Promise<RunResult> {

@@ -37,8 +37,8 @@ export async function stageApprovedLines(
         ...(options.period === undefined ? {} : { period: options.period }),
         ...(branch === undefined ? {} : { branch_id: branch }),
       })
-      .pages();
-    for await (const page of prefetched(pages)) {
+      .pages({ readAhead: true });
+    for await (const page of pages) {
       signal.throwIfAborted();
       quarantined += page.quarantined.length;
       const approved = page.items.filter((line) => line.status === 'approved_for_export');
@@ -47,24 +47,6 @@ export async function stageApprovedLines(
     }
   }
   return { listed, quarantined };
-}
-
-/** Asks for the next item before handing out the current one, so the API prepares a page while this one is staged. */
-async function* prefetched<T>(
-  source: AsyncGenerator<T, void, undefined>,
-): AsyncGenerator<T, void, undefined> {
-  let next = source.next();
-  try {
-    for (;;) {
-      const result = await next;
-      if (result.done === true) return;
-      next = source.next();
-      yield result.value;
-    }
-  } finally {
-    // Left early: the page asked for in advance is never read, and its failure must not go unhandled.
-    next.catch(() => undefined);
-  }
 }
 
 /** The lines among `ids` in each status, found by reading the given accounting periods. */

@@ -4,9 +4,8 @@
  * mapping or the source is enough to let them through; documents the target refused wait until someone asks for a
  * retry, so they do not hold up the batch of every run.
  */
-import type Database from 'better-sqlite3';
 import type { JournalLine } from '../../contract/index.js';
-import type { DeadLetterStatus, StateStore } from '../../state/index.js';
+import type { DeadLetterStatus, StateStore, SyncStatement } from '../../state/index.js';
 import type { StagedLine } from './staging.js';
 
 /**
@@ -40,7 +39,7 @@ export interface LetterState {
 
 export class DeadLetterBook {
   /** Prepared once per book: a run may look up every line it sees. */
-  #lineLetter: Database.Statement<[string, string]> | undefined;
+  #lineLetter: SyncStatement | undefined;
 
   constructor(
     private readonly state: StateStore,

@@ -1,6 +1,6 @@
 /** The journal-export flow as the daemon registers it. */
-import { defineFlow } from '../../daemon/flow-definition.js';
-import { journalExportJobFromConfig } from './from-config.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
+import { createJournalExportJob } from './job.js';
 import {
   JOURNAL_EXPORT_EVENT_TYPES,
   JOURNAL_EXPORT_FLOW,
@@ -14,15 +14,18 @@ export const journalExportFlow = defineFlow({
     'approved journal lines into the accounting system (SQL table, Hashavshevet import files, CSV), then marked exported',
   side: 'buyer',
   scopes: JOURNAL_EXPORT_SCOPES,
-  capabilities: ['accountingWriter'],
+  requires: ['accountingWriter'],
   triggerEvents: JOURNAL_EXPORT_EVENT_TYPES,
   options: journalExportOptionsSchema,
-  create: (job, deps) =>
-    journalExportJobFromConfig({
+  create(job, deps) {
+    const books = jobConnector(JOURNAL_EXPORT_FLOW, job, deps);
+    return createJournalExportJob({
       name: job.name,
-      job: { connector: job.connector, options: job.options },
-      mappings: deps.mappings,
       api: deps.api,
-      connector: deps.connector,
-    }),
+      writer: books.require('accountingWriter'),
+      options: job.options,
+      mappings: deps.mappings,
+      connectorName: books.name,
+    });
+  },
 });

@@ -1,7 +1,6 @@
 export { createJournalExportJob, type JournalExportJobInput } from './job.js';
 export {
   journalExportOptionsSchema,
-  registerJournalExportFlow,
   JOURNAL_EXPORT_FLOW,
   JOURNAL_EXPORT_SCOPES,
   JOURNAL_EXPORT_EVENT_TYPES,
@@ -16,5 +15,4 @@ export { batchKeyFor, exportKeyFor, type BatchPlan } from './plans.js';
 export { LEDGER_FLOW } from './commit.js';
 export type { EntryPrecheck } from './select.js';
 export type { DeadLetterKind, DeadLetterRecord } from './dead-letters.js';
-export { journalExportJobFromConfig, type JournalExportFromConfig } from './from-config.js';
 export { journalExportFlow } from './flow.js';

@@ -11,7 +11,7 @@ import type { JournalExportApi } from './api.js';
 import { commitPlan, type CommitContext } from './commit.js';
 import { DeadLetterBook, type LetterState } from './dead-letters.js';
 import { documentGroup, GroupMapper, type MappingTables } from './mapping.js';
-import { journalExportOptionsSchema, type JournalExportOptionsInput } from './options.js';
+import type { JournalExportOptions } from './options.js';
 import { CommitPipeline } from './pipeline.js';
 import { previewRun } from './dry-run.js';
 import {
@@ -31,8 +31,8 @@ export interface JournalExportJobInput {
   readonly name: string;
   readonly api: JournalExportApi;
   readonly writer: AccountingWriter;
-  /** jobs.<name>.options, validated here with journalExportOptionsSchema. */
-  readonly options?: JournalExportOptionsInput;
+  /** jobs.<name>.options as journalExportOptionsSchema parsed them. */
+  readonly options: JournalExportOptions;
   /** The config's `mappings:` tables. */
   readonly mappings?: MappingTables;
   /** The accounting connector's name, for the ledger and the export's `target` label. Defaults to the job name. */
@@ -49,7 +49,7 @@ interface Planned {
 }
 
 export function createJournalExportJob(input: JournalExportJobInput): Job {
-  const options = journalExportOptionsSchema.parse(input.options ?? {});
+  const { options } = input;
   const mapper = new GroupMapper(options, input.mappings ?? {});
   const connectorName = input.connectorName ?? input.name;
   const target = options.target ?? connectorName;

@@ -6,7 +6,7 @@
 import type { JournalEntry } from '../../connectors/journal.js';
 import type { StagedLine } from './staging.js';
 import { formatMoney, parseMoney } from '../../shared/decimal.js';
-import { compileTemplate } from '../shared/template.js';
+import { compileTemplate } from './template.js';
 import { DESCRIPTION_FIELDS, type JournalExportOptions } from './options.js';
 
 export type MappingTables = Readonly<Record<string, Readonly<Record<string, string>>>>;

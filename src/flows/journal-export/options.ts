@@ -1,6 +1,5 @@
-/** Options of a `journal-export` job (jobs.<name>.options in the config) and the flow's registration. */
+/** Options of a `journal-export` job (jobs.<name>.options in the config). */
 import { z } from 'zod';
-import { configRegistry, type SchemaRegistry } from '../../config/index.js';
 
 export const JOURNAL_EXPORT_FLOW = 'journal-export';
 export const JOURNAL_EXPORT_SCOPES = ['buyer.accounting:read', 'buyer.accounting:write'] as const;
@@ -115,15 +114,3 @@ export const journalExportOptionsSchema = z.strictObject({
 
 export type JournalExportOptions = z.output<typeof journalExportOptionsSchema>;
 export type JournalExportOptionsInput = z.input<typeof journalExportOptionsSchema>;
-
-/** Registers the flow's options schema and scopes; safe to call more than once. */
-export function registerJournalExportFlow(registry: SchemaRegistry = configRegistry): void {
-  if (registry.flow(JOURNAL_EXPORT_FLOW)) return;
-  registry.registerFlow({
-    flow: JOURNAL_EXPORT_FLOW,
-    options: journalExportOptionsSchema,
-    description: 'approved journal lines -> accounting target, then marked exported',
-    scopes: JOURNAL_EXPORT_SCOPES,
-    connectorTypes: ['hashavshevet', 'csv', 'sql', 'demo-erp'],
-  });
-}

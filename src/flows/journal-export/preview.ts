@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { syncFolder, TEMP_PREFIX } from '../shared/atomic-file.js';
+import { syncFolder, TEMP_PREFIX } from '../../kit/atomic-file.js';
 import type { BatchPlan } from './plans.js';
 import type { FailedGroup } from './select.js';
 

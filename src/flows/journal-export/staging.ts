@@ -11,29 +11,34 @@
 import Database from 'better-sqlite3';
 import type { JournalLine } from '../../contract/index.js';
 
-/** The fields of a journal line the mapper and the dead letters read. */
-const STAGED_FIELDS = [
-  'document_type',
-  'document_number',
-  'source',
-  'side',
-  'account',
-  'counter_account',
-  'amount',
-  'currency',
-  'description',
-  'vendor_id',
-  'vendor_tax_id',
-  'branch_id',
-  'purchase_type',
-  'reference',
-  'allocation_number',
-  'doc_date',
-  'accounting_period',
-  'movement_type_code',
-] as const satisfies readonly (keyof JournalLine)[];
-
-type StagedField = (typeof STAGED_FIELDS)[number];
+/**
+ * The fields of a journal line the mapper and the dead letters read, in the order they are staged (encodeFields
+ * and decodeLine spell them out in this order; the types check each value against its field's type).
+ */
+type StagedFields = FieldList<
+  [
+    'document_type',
+    'document_number',
+    'source',
+    'side',
+    'account',
+    'counter_account',
+    'amount',
+    'currency',
+    'description',
+    'vendor_id',
+    'vendor_tax_id',
+    'branch_id',
+    'purchase_type',
+    'reference',
+    'allocation_number',
+    'doc_date',
+    'accounting_period',
+    'movement_type_code',
+  ]
+>;
+type FieldList<Fields extends readonly (keyof JournalLine)[]> = Fields;
+type StagedField = StagedFields[number];
 
 /** A journal line as staged: its id, its document and the fields the export reads (absent ones are null). */
 export type StagedLine = Pick<JournalLine, 'id' | 'document_id' | StagedField>;
@@ -54,6 +59,10 @@ export class LineStaging {
     this.#db = new Database('');
     this.#db.pragma('journal_mode = OFF');
     this.#db.pragma('synchronous = OFF');
+    // The page cache (16 MB by default in this build) also sizes the sorter's in-memory runs: with both at 4 MB
+    // the peak RSS of a 1,000,000-line export fell from 257-262 to 228-234 MiB, at no measurable cost in CPU; the
+    // rest of the staging and the sort's runs go to the temporary file.
+    this.#db.pragma('cache_size = -4000');
     this.#db.exec(
       'CREATE TABLE lines (document_id TEXT NOT NULL, line_id TEXT NOT NULL, fields TEXT NOT NULL)',
     );
@@ -100,14 +109,60 @@ export class LineStaging {
 }
 
 function encodeFields(line: JournalLine): string {
-  const values: unknown[] = [];
-  for (const field of STAGED_FIELDS) values.push(line[field] ?? null);
+  // Spelled out like decodeLine; absent optional fields are staged as null.
+  const values: StagedValues = [
+    line.document_type,
+    line.document_number,
+    line.source,
+    line.side,
+    line.account,
+    line.counter_account ?? null,
+    line.amount,
+    line.currency,
+    line.description,
+    line.vendor_id,
+    line.vendor_tax_id ?? null,
+    line.branch_id,
+    line.purchase_type ?? null,
+    line.reference,
+    line.allocation_number ?? null,
+    line.doc_date,
+    line.accounting_period,
+    line.movement_type_code ?? null,
+  ];
   return JSON.stringify(values);
 }
 
+/** The staged values, in StagedFields order. */
+type StagedValues = ValuesOf<StagedFields>;
+type ValuesOf<Fields extends readonly StagedField[]> = {
+  readonly [I in keyof Fields]: StagedLine[Fields[I] & StagedField];
+};
+
+// One object literal of a fixed shape, not keys added in a loop: the walk decodes every line, and reading back a
+// million staged lines took 1.6 s this way against 2.5 to 2.8 s key by key.
 function decodeLine(id: string, documentId: string, fields: string): StagedLine {
-  const values = JSON.parse(fields) as unknown[];
-  const line: Record<string, unknown> = { id, document_id: documentId };
-  for (let i = 0; i < STAGED_FIELDS.length; i += 1) line[STAGED_FIELDS[i] as StagedField] = values[i] ?? null;
-  return line as StagedLine;
+  const v = JSON.parse(fields) as StagedValues;
+  return {
+    id,
+    document_id: documentId,
+    document_type: v[0],
+    document_number: v[1],
+    source: v[2],
+    side: v[3],
+    account: v[4],
+    counter_account: v[5],
+    amount: v[6],
+    currency: v[7],
+    description: v[8],
+    vendor_id: v[9],
+    vendor_tax_id: v[10],
+    branch_id: v[11],
+    purchase_type: v[12],
+    reference: v[13],
+    allocation_number: v[14],
+    doc_date: v[15],
+    accounting_period: v[16],
+    movement_type_code: v[17],
+  };
 }

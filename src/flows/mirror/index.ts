@@ -1,6 +1,5 @@
 /** The `mirror` flow: buyer API lists copied into SQL tables for BI tools. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createMirrorJob } from './job.js';
 import { MIRROR_FLOW, MIRROR_SCOPES, mirrorOptionsSchema } from './options.js';
 
@@ -22,20 +21,16 @@ export const mirrorFlow = defineFlow({
     'Copies buyer API lists (orders, expenses, journal lines, reference data, sales, inventory counts) into SQL tables for BI tools, incrementally, with a bulk-export backfill on the first run',
   side: 'buyer',
   scopes: MIRROR_SCOPES,
-  capabilities: ['mirrorSink'],
+  requires: ['mirrorSink'],
   triggerEvents: [],
   options: mirrorOptionsSchema,
   create(job, deps) {
-    if (job.connector === undefined || job.connector === '') {
-      throw new Error(
-        `jobs.${job.name}.connector: the mirror flow needs a sql connector with a mirror: block`,
-      );
-    }
+    const database = jobConnector(MIRROR_FLOW, job, deps);
     return createMirrorJob({
       name: job.name,
       api: deps.api,
       dispatcher: deps.api.dispatcher,
-      sink: requireCapability(deps.connector(job.connector), 'mirrorSink', job.connector),
+      sink: database.require('mirrorSink'),
       options: job.options,
     });
   },

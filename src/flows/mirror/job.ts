@@ -7,7 +7,7 @@ import type { ApiClient } from '../../client/index.js';
 import type { MirrorSink } from '../../connectors/index.js';
 import { RunBudget, errorMessage, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import { runBackfill, type BackfillTarget } from './backfill.js';
-import { mirrorOptionsSchema, type MirrorOptions, type MirrorOptionsInput } from './options.js';
+import type { MirrorOptions } from './options.js';
 import { pullResource } from './pull-stream.js';
 import { refreshList } from './refresh-list.js';
 import { mirrorResource, type MirrorResource, type PagedResource } from './resources.js';
@@ -18,7 +18,8 @@ export interface MirrorJobInput {
   readonly name: string;
   readonly api: ApiClient;
   readonly sink: MirrorSink;
-  readonly options?: MirrorOptionsInput;
+  /** jobs.<name>.options as mirrorOptionsSchema parsed them. */
+  readonly options: MirrorOptions;
   /** For export downloads; undici's global dispatcher by default. */
   readonly dispatcher?: Dispatcher;
 }
@@ -45,7 +46,7 @@ function combine(outcomes: readonly Outcome[]): Outcome {
 }
 
 export function createMirrorJob(input: MirrorJobInput): Job {
-  const options: MirrorOptions = mirrorOptionsSchema.parse(input.options ?? {});
+  const { options } = input;
   const selected: Selected[] = [...new Set(options.resources)].map((name) => ({
     resource: mirrorResource(name),
     table: mirrorTable(options, name),

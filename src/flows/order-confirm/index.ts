@@ -1,7 +1,5 @@
 /** The `order-confirm` flow: confirmations and rejections decided in the ERP, sent to the API once. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
-import { requireConnectorName } from '../orders/index.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createOrderConfirmJob } from './job.js';
 import { ORDER_CONFIRM_FLOW, ORDER_CONFIRM_SCOPES, orderConfirmOptionsSchema } from './options.js';
 
@@ -21,16 +19,16 @@ export const orderConfirmFlow = defineFlow({
     'Sends order confirmations (full, partial, substitutes) and rejections decided in the ERP to the API, then marks them sent in the ERP',
   side: 'supplier',
   scopes: ORDER_CONFIRM_SCOPES,
-  capabilities: ['confirmationSource'],
+  requires: ['confirmationSource'],
   triggerEvents: [],
   options: orderConfirmOptionsSchema,
   create(job, deps) {
-    const connectorName = requireConnectorName(ORDER_CONFIRM_FLOW, job);
+    const erp = jobConnector(ORDER_CONFIRM_FLOW, job, deps);
     return createOrderConfirmJob({
       name: job.name,
-      connectorName,
+      connectorName: erp.name,
       api: deps.api,
-      source: requireCapability(deps.connector(connectorName), 'confirmationSource', connectorName),
+      source: erp.require('confirmationSource'),
       options: job.options,
       mappings: deps.mappings,
     });

@@ -1,9 +1,9 @@
 /** The order-confirm job: every pending ERP confirmation is sent once, then marked sent in the ERP. */
 import type { ApiClient } from '../../client/index.js';
 import type { ConfirmationSource } from '../../connectors/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
-import { recordFailureReason } from '../orders/index.js';
+import { recordFailureReason } from '../shared/failures.js';
 import type { OrderConfirmOptions } from './options.js';
 import { buildRequest, skuOfItem } from './request.js';
 import { ConfirmationSender } from './send.js';

@@ -1,8 +1,8 @@
 /** ERP confirmation -> the API request that carries it (G1 confirm body, or G3 reject). */
 import type { ConfirmOrderBody, RejectOrderBody } from '../../client/index.js';
 import type { ErpConfirmation } from '../../connectors/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
-import { RecordProblem } from '../orders/index.js';
+import type { Mappings } from '../../plugin/index.js';
+import { RecordProblem } from '../shared/failures.js';
 import type { OrderConfirmOptions } from './options.js';
 
 export type ConfirmationRequest =

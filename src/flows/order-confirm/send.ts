@@ -11,7 +11,7 @@ import type { ConfirmationSource, ErpConfirmation } from '../../connectors/index
 import type { Order } from '../../contract/index.js';
 import { contentHash, idempotencyKey } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
-import { isConflict, isNotFound, RecordProblem } from '../orders/index.js';
+import { isConflict, isNotFound, RecordProblem } from '../shared/failures.js';
 import type { ConfirmationRequest } from './request.js';
 
 export type SendOutcome = 'sent' | 'reconciled' | 'marked';

@@ -1,7 +1,5 @@
 /** The `orders` flow: buyers' orders from the API into the ERP, acknowledged with the ERP's order number. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
-import { requireConnectorName } from './connector-name.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createOrdersJob } from './job.js';
 import { ORDERS_FLOW, ORDERS_SCOPES, ORDERS_TRIGGER_EVENTS, ordersOptionsSchema } from './options.js';
 
@@ -15,8 +13,6 @@ export {
   type OrdersOptionsInput,
 } from './options.js';
 export { OrderMapper, type MappingResult, type BuyerErpRefLookup } from './mapping.js';
-export { RecordProblem, isTransient, recordFailureReason, isConflict, isNotFound } from './failures.js';
-export { requireConnectorName } from './connector-name.js';
 
 export const ordersFlow = defineFlow({
   flow: ORDERS_FLOW,
@@ -24,11 +20,11 @@ export const ordersFlow = defineFlow({
     'Pulls new and changed orders from /supplier/orders, writes them to the ERP exactly once, applies updates and cancellations, and acknowledges each with the ERP order number',
   side: 'supplier',
   scopes: ORDERS_SCOPES,
-  capabilities: ['orderSink'],
+  requires: ['orderSink'],
   triggerEvents: ORDERS_TRIGGER_EVENTS,
   options: ordersOptionsSchema,
   create(job, deps) {
-    const connectorName = requireConnectorName(ORDERS_FLOW, job);
+    const erp = jobConnector(ORDERS_FLOW, job, deps);
     if (deps.mappings[job.options.ship_to_mapping] === undefined) {
       deps.logger.warn(
         { job: job.name },
@@ -37,9 +33,9 @@ export const ordersFlow = defineFlow({
     }
     return createOrdersJob({
       name: job.name,
-      connectorName,
+      connectorName: erp.name,
       api: deps.api,
-      sink: requireCapability(deps.connector(connectorName), 'orderSink', connectorName),
+      sink: erp.require('orderSink'),
       options: job.options,
       mappings: deps.mappings,
     });

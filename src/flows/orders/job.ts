@@ -6,7 +6,7 @@
 import type { ApiClient } from '../../client/index.js';
 import type { OrderSink } from '../../connectors/index.js';
 import type { Order } from '../../contract/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import {
   FailureTracker,
   pullIncremental,
@@ -16,7 +16,7 @@ import {
   type RecordFailure,
   type RunResult,
 } from '../../engine/index.js';
-import { isNotFound, RecordProblem, recordFailureReason } from './failures.js';
+import { isNotFound, RecordProblem, recordFailureReason } from '../shared/failures.js';
 import { OrderBook } from './order-book.js';
 import { identifyListedOrder, isStaleCursorError, orderPageSource, type ListedOrder } from './listing.js';
 import { OrderMapper } from './mapping.js';

@@ -4,7 +4,7 @@
  */
 import type { ErpOrder, ErpOrderLine } from '../../connectors/index.js';
 import type { Order } from '../../contract/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import type { OrdersOptions } from './options.js';
 
 /** Reads a linked buyer's erp_ref (null when the buyer has none or is unknown); cached by the caller per run. */

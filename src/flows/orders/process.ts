@@ -9,7 +9,7 @@ import type { ApiClient } from '../../client/index.js';
 import { ConnectorError, type OrderSink } from '../../connectors/index.js';
 import type { Order } from '../../contract/index.js';
 import { contentHash } from '../../engine/index.js';
-import { isConflict, RecordProblem } from './failures.js';
+import { isConflict, RecordProblem } from '../shared/failures.js';
 import type { OrderBook } from './order-book.js';
 import type { OrderMapper } from './mapping.js';
 import type { OrdersOptions } from './options.js';

@@ -1,6 +1,5 @@
 /** The `sales-push` flow: POS Z-reports and item sales from a connector (SQL or a CSV drop folder) to the API. */
-import { requireCapability } from '../../connectors/index.js';
-import { defineFlow } from '../../daemon/flow-definition.js';
+import { defineFlow, jobConnector } from '../../plugin/index.js';
 import { createSalesPushJob } from './job.js';
 import { SALES_PUSH_FLOW, SALES_PUSH_SCOPES, salesPushOptionsSchema } from './options.js';
 
@@ -21,20 +20,16 @@ export const salesPushFlow = defineFlow({
     'Pushes POS Z-reports and item sales from a connector (SQL statements or a CSV drop folder) to the API, keeping each item result and dead-lettering failed items',
   side: 'buyer',
   scopes: SALES_PUSH_SCOPES,
-  capabilities: ['salesSource'],
+  requires: ['salesSource'],
   triggerEvents: [],
   options: salesPushOptionsSchema,
   create(job, deps) {
-    if (job.connector === undefined || job.connector === '') {
-      throw new Error(
-        `jobs.${job.name}.connector: the sales-push flow needs a sales source (a sql connector with sales statements, or csv-sales)`,
-      );
-    }
+    const pos = jobConnector(SALES_PUSH_FLOW, job, deps);
     return createSalesPushJob({
       name: job.name,
       api: deps.api,
-      source: requireCapability(deps.connector(job.connector), 'salesSource', job.connector),
-      connectorName: job.connector,
+      source: pos.require('salesSource'),
+      connectorName: pos.name,
       options: job.options,
       mappings: deps.mappings,
     });

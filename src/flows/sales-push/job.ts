@@ -18,7 +18,7 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
-import type { Mappings } from '../../daemon/flow-definition.js';
+import type { Mappings } from '../../plugin/index.js';
 import { BranchResolver } from './branches.js';
 import {
   itemSaleItem,
@@ -28,7 +28,7 @@ import {
   type SalesItem,
   type ZReportItem,
 } from './bodies.js';
-import { salesPushOptionsSchema, type SalesPushOptionsInput } from './options.js';
+import type { SalesPushOptions } from './options.js';
 import {
   deadLetterFailure,
   pushItems,
@@ -44,7 +44,8 @@ export interface SalesPushJobInput {
   readonly source: SalesSource;
   /** The source connector's name, for the ledger. */
   readonly connectorName: string;
-  readonly options?: SalesPushOptionsInput;
+  /** jobs.<name>.options as salesPushOptionsSchema parsed them. */
+  readonly options: SalesPushOptions;
   readonly mappings?: Mappings;
 }
 
@@ -62,7 +63,7 @@ interface Prepared {
 }
 
 export function createSalesPushJob(input: SalesPushJobInput): Job {
-  const options = salesPushOptionsSchema.parse(input.options ?? {});
+  const { options } = input;
   const mapping =
     options.branch_mapping === undefined ? {} : (input.mappings?.[options.branch_mapping] ?? null);
   if (mapping === null) {

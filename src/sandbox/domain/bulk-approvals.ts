@@ -12,7 +12,7 @@ import { noteRowsWritten } from './list-index.js';
 import type { JournalLine, PurchaseDocument } from './types.js';
 import { invalidField } from './errors.js';
 import { cents, money, sum, vatOf } from './money.js';
-import { DEMO_BUYER_ID } from './seed/reference.js';
+import { DEMO_BUYER_ID } from '../../demo-data/index.js';
 import { today } from './env.js';
 
 /** Families booked to four distinct purchase accounts, so a document's debit lines can be counted exactly. */

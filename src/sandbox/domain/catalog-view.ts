@@ -1,7 +1,7 @@
 /** The buyer's view of the supplier catalog (GET /products), derived from products and the assigned prices. */
 import type { DomainEnv } from './env.js';
 import { pricesFor, productCategoryId } from './lookup.js';
-import { DEMO_BUYER_ID, DEMO_SUPPLIER_ID } from './seed/reference.js';
+import { DEMO_BUYER_ID, DEMO_SUPPLIER_ID } from '../../demo-data/index.js';
 import type { CatalogProduct } from './types.js';
 
 const NON_INVENTORY_CATEGORIES = new Set(['Cleaning', 'Packaging']);

@@ -6,7 +6,7 @@ import { conflict } from './errors.js';
 import { announceApproved, buildJournalLines, groupDebits } from './journal.js';
 import { cents, milli, quantity } from './money.js';
 import { buyerActor, historyEntry } from './orders.js';
-import { DEMO_SUPPLIER_ID } from './seed/reference.js';
+import { DEMO_SUPPLIER_ID } from '../../demo-data/index.js';
 import type { Difference, JournalLine, PurchaseDocument } from './types.js';
 
 const RECEIVED = new Set(['received', 'received_with_differences']);

@@ -26,7 +26,7 @@ import { supplierOrderRoutes } from './routes/supplier-orders.js';
 import { expireInvitations } from './buyers.js';
 import { DEFAULT_SEED, seedState } from './seed/index.js';
 import { isDomainState } from './state.js';
-import { DEMO_BUYER_NAME, DEMO_SUPPLIER_NAME } from './seed/reference.js';
+import { DEMO_BUYER_NAME, DEMO_SUPPLIER_NAME } from '../../demo-data/index.js';
 
 export { DEFAULT_SEED } from './seed/index.js';
 export * from './seed/reference.js';

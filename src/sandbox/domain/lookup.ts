@@ -1,12 +1,8 @@
 /** Reads shared by several modules: references, mappings, prices. */
 import type { DomainEnv } from './env.js';
 import { notFound } from './errors.js';
-import {
-  DEMO_BUYER_ID,
-  DEMO_SUPPLIER_ID,
-  DEMO_SUPPLIER_NAME,
-  FALLBACK_PURCHASE_ACCOUNT,
-} from './seed/reference.js';
+import { DEMO_BUYER_ID, DEMO_SUPPLIER_ID, DEMO_SUPPLIER_NAME } from '../../demo-data/index.js';
+import { FALLBACK_PURCHASE_ACCOUNT } from './seed/reference.js';
 import type { BranchRef, PartyRef, Product, SupplierBuyer, Vendor } from './types.js';
 
 export const supplierParty = (): PartyRef => ({ id: DEMO_SUPPLIER_ID, name: DEMO_SUPPLIER_NAME });

@@ -1,7 +1,7 @@
 /** The facts the reports add up, drawn from the sandbox's own documents, expenses and Z-reports. */
 import type { DomainEnv } from './env.js';
 import { cents } from './money.js';
-import { DEMO_SUPPLIER_ID } from './seed/reference.js';
+import { DEMO_SUPPLIER_ID } from '../../demo-data/index.js';
 
 export interface PurchaseFact {
   date: string;

@@ -2,11 +2,10 @@ import { mkdtemp, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SchemaRegistry } from '../../../src/config/index.js';
-import { ConnectorError, ConnectorRegistry } from '../../../src/connectors/index.js';
+import { ConnectorError } from '../../../src/connectors/index.js';
+import { PluginRegistry } from '../../../src/plugin/index.js';
 import {
   CsvAccountingWriter,
-  csvAccountingConfigRegistration,
   csvAccountingConfigSchema,
   csvAccountingConnectorDefinition,
 } from '../../../connectors/csv-accounting/index.js';
@@ -158,14 +157,15 @@ describe('csv accounting writer', () => {
     expect(await readdir(dir)).toEqual(['done']);
   });
 
-  it('registers as type csv with both registries and rejects unknown keys', async () => {
-    const connector = await new ConnectorRegistry()
-      .register(csvAccountingConnectorDefinition)
-      .create('csv', { output_dir: 'out' }, { name: 'books', baseDir: dir });
+  it('registers as type csv and rejects unknown keys', async () => {
+    const registry = new PluginRegistry([csvAccountingConnectorDefinition]);
+    const connector = await registry.createConnector(
+      'csv',
+      { output_dir: 'out' },
+      { name: 'books', baseDir: dir },
+    );
     expect(connector.capabilities.accountingWriter).toBeInstanceOf(CsvAccountingWriter);
-    const schemas = new SchemaRegistry();
-    schemas.registerConnector(csvAccountingConfigRegistration);
-    expect(schemas.connector('csv')).toBeDefined();
+    expect(registry.connector('csv')?.configSchema).toBe(csvAccountingConfigSchema);
     expect(() => csvAccountingConfigSchema.parse({ output_dir: dir, seperator: ';' })).toThrow(/seperator/);
     expect(() => csvAccountingConfigSchema.parse({ output_dir: dir, date_format: 'tomorrow' })).toThrow();
   });

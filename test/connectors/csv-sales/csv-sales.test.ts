@@ -13,7 +13,7 @@ import {
   salesFolders,
   SalesFileError,
 } from '../../../connectors/csv-sales/index.js';
-import { ConnectorRegistry } from '../../../src/connectors/index.js';
+import { PluginRegistry } from '../../../src/plugin/index.js';
 
 const Z_FILE = [
   'branch_code,z_number,closed_at,total_before_vat,tips,orders_count',
@@ -148,14 +148,18 @@ describe('CsvSalesSource', () => {
   });
 
   it('is created through the connector registry with a strict config and checks its folder', async () => {
-    const registry = new ConnectorRegistry().register(csvSalesConnectorDefinition);
+    const registry = new PluginRegistry().register(csvSalesConnectorDefinition);
     await expect(
-      registry.create('csv-sales', { in_dir: 'in', unknown_key: 1 }, { name: 'pos', baseDir: dir }),
+      registry.createConnector('csv-sales', { in_dir: 'in', unknown_key: 1 }, { name: 'pos', baseDir: dir }),
     ).rejects.toThrow(/unknown_key|Unrecognized/);
-    const missing = await registry.create('csv-sales', { in_dir: 'in' }, { name: 'pos', baseDir: dir });
+    const missing = await registry.createConnector(
+      'csv-sales',
+      { in_dir: 'in' },
+      { name: 'pos', baseDir: dir },
+    );
     expect((await missing.check())[0]?.status).toBe('fail');
     await drop('z.csv', Z_FILE);
-    const connector = await registry.create(
+    const connector = await registry.createConnector(
       'csv-sales',
       { in_dir: 'in', min_age: 0 },
       { name: 'pos', baseDir: dir },

@@ -2,11 +2,10 @@ import { mkdtemp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SchemaRegistry } from '../../../src/config/index.js';
-import { ConnectorError, ConnectorRegistry } from '../../../src/connectors/index.js';
+import { ConnectorError } from '../../../src/connectors/index.js';
+import { PluginRegistry } from '../../../src/plugin/index.js';
 import {
   HashavshevetWriter,
-  hashavshevetConfigRegistration,
   hashavshevetConfigSchema,
   hashavshevetConnectorDefinition,
 } from '../../../connectors/hashavshevet/index.js';
@@ -309,18 +308,16 @@ describe('hashavshevet batches and files', () => {
     expect((huge as Error).message).toMatch(/9\.2/);
   });
 
-  it('registers with the connector registry and the config schema registry', async () => {
-    const connectors = new ConnectorRegistry().register(hashavshevetConnectorDefinition);
-    const connector = await connectors.create(
+  it('registers with the plugin registry, which also holds its config schema', async () => {
+    const registry = new PluginRegistry([hashavshevetConnectorDefinition]);
+    const connector = await registry.createConnector(
       'hashavshevet',
       { import_dir: 'imports' },
       { name: 'books', baseDir: dir },
     );
     expect(connector.capabilities.accountingWriter).toBeInstanceOf(HashavshevetWriter);
     expect(await connector.check()).toEqual([expect.objectContaining({ status: 'ok' })]);
-    const schemas = new SchemaRegistry();
-    schemas.registerConnector(hashavshevetConfigRegistration);
-    expect(schemas.connector('hashavshevet')).toBeDefined();
+    expect(registry.connector('hashavshevet')?.configSchema).toBe(hashavshevetConfigSchema);
     expect(() => hashavshevetConfigSchema.parse({ import_dir: dir, date_fromat: 'DDMMYY' })).toThrow(
       /date_fromat/,
     );

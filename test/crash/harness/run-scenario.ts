@@ -3,7 +3,7 @@
  * stop it with SIGTERM and hold it to the shutdown bound), add more work, repeat; then restart until everything
  * made has arrived and check that it arrived exactly once.
  */
-import { builtinFlows } from '../../../src/daemon/index.js';
+import { buildRegistries } from '../../../src/daemon/index.js';
 import path from 'node:path';
 import { killAndWait, spawnCli, type CliChild, type ExitInfo } from './child.js';
 import { RunWatcher } from './open-runs.js';
@@ -53,7 +53,7 @@ export interface CrashRunReport {
 export class HarnessError extends Error {}
 
 export function missingFlows(scenario: CrashScenario): string[] {
-  const registered = new Set(builtinFlows().map((flow) => flow.flow));
+  const registered = new Set(buildRegistries().flowNames());
   return scenario.requiredFlows.filter((flow) => !registered.has(flow));
 }
 
@@ -182,7 +182,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         throw new HarnessError(`${scenario.name} did not converge: ${await live.pending()}`);
       }
       convergeRounds += 1;
-      for (const job of scenario.jobs) await syncToEnd(world, job);
+      for (const job of scenario.convergeOrder ?? scenario.jobs) await syncToEnd(world, job);
     } while (!(await live.settled()));
     // Faults off for the final read-back: the end state is compared, not the way there.
     if (options.faults !== undefined) await world.sandbox.control.clearFaults();

@@ -34,11 +34,16 @@ export interface CrashScenario {
   readonly side: ApiSide;
   /** The flows this scenario's config runs: a `sync <job>` target per job, named like the flow. */
   readonly jobs: readonly string[];
+  /**
+   * The order in which the convergence restarts the jobs (default `jobs`): a job whose writes give another one work
+   * runs before it, so that one round usually finishes everything.
+   */
+  readonly convergeOrder?: readonly string[];
   /** Webhook events the daemon is subscribed to. */
   readonly events: readonly string[];
   /** Config text after the api/state/server/log blocks. `startFrom` is the moment the scenario began. */
   configBody(dir: string, startFrom: string): string;
-  /** Flow names this scenario needs registered in builtinFlows(); missing ones make it skip. */
+  /** Flow names this scenario needs registered in src/daemon/builtin-plugins.ts; missing ones make it skip. */
   readonly requiredFlows: readonly string[];
   open(world: CrashWorld): Promise<ScenarioSession>;
   /**

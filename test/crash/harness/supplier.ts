@@ -5,7 +5,7 @@
  * uses).
  */
 import path from 'node:path';
-import { openDemoErp, simulateErpActivity, type DemoErp } from '../../../connectors/demo-erp/index.js';
+import { openDemoErp, simulateErpActivity, type DemoErp } from '../../../connectors/sql/demo-erp/index.js';
 import { moneyEquals } from '../../../src/shared/decimal.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from './scenario.js';
@@ -56,6 +56,8 @@ export const supplierScenario: CrashScenario = {
   name: 'supplier',
   side: 'supplier',
   jobs: ['orders', 'order-confirm', 'documents', 'catalog'],
+  // A confirmation sent with notes comes back as an order update, which the orders flow then applies to the ERP.
+  convergeOrder: ['order-confirm', 'orders', 'documents', 'catalog'],
   requiredFlows: ['orders', 'order-confirm', 'documents', 'catalog'],
   events: ['order.created', 'order.updated', 'order.cancelled', 'document.received'],
   writeCounts: {

@@ -7,9 +7,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
+import type { ApiSide } from '../../../src/contract/index.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 
-export type ApiSide = 'supplier' | 'buyer';
+export type { ApiSide };
 
 export interface CrashWorld {
   readonly dir: string;

@@ -5,12 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type {
-  CheckResult,
-  Connector,
-  ConnectorDefinition,
-  ErpCustomer,
-} from '../../../src/connectors/index.js';
+import type { CheckResult, Connector, ErpCustomer } from '../../../src/connectors/index.js';
+import { defineConnector } from '../../../src/plugin/index.js';
 
 export const customerFileConfigSchema = z.strictObject({
   file: z
@@ -28,7 +24,7 @@ const customerRow = z.object({
   email: z.string().nullable(),
 });
 
-export const customerFileConnectorDefinition: ConnectorDefinition<typeof customerFileConfigSchema> = {
+export const customerFileConnectorDefinition = defineConnector({
   type: 'customer-file',
   description: 'ERP customers read from a JSON file',
   configSchema: customerFileConfigSchema,
@@ -67,4 +63,4 @@ export const customerFileConnectorDefinition: ConnectorDefinition<typeof custome
     };
     return Promise.resolve(connector);
   },
-};
+});

@@ -4,8 +4,7 @@
  * customers no buyer is linked to. A real one lives in src/flows/<flow>/.
  */
 import { z } from 'zod';
-import { requireCapability } from '../../../src/connectors/index.js';
-import { defineFlow } from '../../../src/daemon/flow-definition.js';
+import { defineFlow, jobConnector } from '../../../src/plugin/index.js';
 
 export const unlinkedCustomersOptionsSchema = z.strictObject({
   include_inactive: z
@@ -20,11 +19,10 @@ export const unlinkedCustomersFlow = defineFlow({
   side: 'supplier',
   scopes: ['supplier.buyers:read'],
   triggerEvents: ['buyer.linked'],
-  capabilities: ['customerDirectory'],
+  requires: ['customerDirectory'],
   options: unlinkedCustomersOptionsSchema,
   create(job, deps) {
-    if (job.connector === undefined) throw new Error(`job ${job.name}: set connector`);
-    const customers = requireCapability(deps.connector(job.connector), 'customerDirectory', job.connector);
+    const customers = jobConnector('unlinked-customers', job, deps).require('customerDirectory');
     return {
       name: job.name,
       async run(ctx) {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/client/index.js';
-import type { Mappings } from '../../../src/daemon/flow-definition.js';
+import type { Mappings } from '../../../src/plugin/index.js';
 import { buyersFlow, createBuyersJob, buyersOptionsSchema } from '../../../src/flows/buyers/index.js';
 import { openOrdersWorld, type OrdersWorld } from '../orders/harness.js';
 

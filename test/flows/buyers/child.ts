@@ -10,9 +10,9 @@ import { createBuyersJob } from '../../../src/flows/buyers/job.js';
 import { buyersOptionsSchema } from '../../../src/flows/buyers/options.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
-import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
+import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
 import { SqlCustomerDirectory } from '../../../connectors/sql/erp-catalog.js';
-import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import {
   childApiClient,
   childSettings,

@@ -1,9 +1,10 @@
 /** Shared pieces of the catalog flow's tests: a job on the demo ERP, an API that records its writes, ERP edits. */
-import type { SqlParams } from '../../../connectors/sql/driver.js';
+import type { SqlParams } from '../../../src/kit/sql/driver.js';
 import type { ApiClient } from '../../../src/client/index.js';
 import type { CatalogSource } from '../../../src/connectors/index.js';
 import {
   createCatalogJob,
+  catalogOptionsSchema,
   type CatalogApi,
   type CatalogOptionsInput,
 } from '../../../src/flows/catalog/index.js';
@@ -63,7 +64,7 @@ export function catalogJob(harness: SupplierHarness, api: CatalogApi, options: C
     api,
     source: () => catalogSource(harness),
     customers: () => harness.connector.capabilities.customerDirectory,
-    options: { price_lists: DEMO_PRICE_LISTS, ...options },
+    options: catalogOptionsSchema.parse({ price_lists: DEMO_PRICE_LISTS, ...options }),
   });
 }
 

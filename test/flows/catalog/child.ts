@@ -10,11 +10,12 @@ import { appendFileSync } from 'node:fs';
 import { createApiClient } from '../../../src/client/index.js';
 import type { CatalogApi } from '../../../src/flows/catalog/api.js';
 import { createCatalogJob } from '../../../src/flows/catalog/job.js';
+import { catalogOptionsSchema } from '../../../src/flows/catalog/options.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
-import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
+import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
 import { SqlCatalogSource } from '../../../connectors/sql/erp-catalog.js';
-import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import { jobContext } from '../job-context.js';
 
 interface ChildArgs {
@@ -99,7 +100,7 @@ const job = createCatalogJob({
   api,
   source: () => source,
   customers: () => undefined,
-  options: { price_lists: { 'PL-STD': 'pl_standard' }, max_delete_share: 0.5 },
+  options: catalogOptionsSchema.parse({ price_lists: { 'PL-STD': 'pl_standard' }, max_delete_share: 0.5 }),
 });
 for (let run = 0; run < 20; run += 1) {
   const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'schedule' }));

@@ -7,13 +7,14 @@
 import { createApiClient } from '../../../src/client/index.js';
 import type { DocumentReactionSink, DocumentSource } from '../../../src/connectors/index.js';
 import { createDocumentsJob } from '../../../src/flows/documents/job.js';
+import { documentsOptionsSchema } from '../../../src/flows/documents/options.js';
 import type { DocumentsApi } from '../../../src/flows/documents/api.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
-import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
+import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
 import { SqlDocumentSource } from '../../../connectors/sql/erp-documents.js';
 import { SqlDocumentReactionSink } from '../../../connectors/sql/erp-reactions.js';
-import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import { jobContext } from '../job-context.js';
 
 interface ChildArgs {
@@ -74,7 +75,7 @@ const job = createDocumentsJob({
   source: () => source,
   reactionSink: () => sink,
   connectorName: 'erp',
-  options: { overlap_ms: 5_000 },
+  options: documentsOptionsSchema.parse({ overlap_ms: 5_000 }),
 });
 for (let run = 0; run < 20; run += 1) {
   const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'schedule' }));

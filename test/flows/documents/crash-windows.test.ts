@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateErpActivity } from '../../../connectors/demo-erp/index.js';
+import { simulateErpActivity } from '../../../connectors/sql/demo-erp/index.js';
 import type { DocumentSource } from '../../../src/connectors/index.js';
 import {
   createDocumentsJob,
+  documentsOptionsSchema,
   documentIdempotencyKey,
   type DocumentsApi,
 } from '../../../src/flows/documents/index.js';
@@ -40,6 +41,7 @@ function jobWith(
     source: () => source,
     reactionSink: () => undefined,
     connectorName: 'erp',
+    options: documentsOptionsSchema.parse({}),
   });
 }
 

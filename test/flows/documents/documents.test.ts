@@ -4,9 +4,13 @@
  * reactions are written back once.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SqlParams } from '../../../connectors/sql/driver.js';
+import type { SqlParams } from '../../../src/kit/sql/driver.js';
 import type { DocumentReaction, DocumentReactionSink } from '../../../src/connectors/index.js';
-import { createDocumentsJob, type DocumentsOptionsInput } from '../../../src/flows/documents/index.js';
+import {
+  createDocumentsJob,
+  documentsOptionsSchema,
+  type DocumentsOptionsInput,
+} from '../../../src/flows/documents/index.js';
 import {
   documentSourceOf,
   issueDocuments,
@@ -48,7 +52,7 @@ function documentsJob(
       source: () => documentSourceOf(harness),
       reactionSink: () => sink,
       connectorName: 'erp',
-      options,
+      options: documentsOptionsSchema.parse(options),
     }),
   };
 }

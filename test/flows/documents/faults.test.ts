@@ -3,8 +3,8 @@
  * converge to the fault-free end state, each document created once with its file, each reaction in the ERP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateErpActivity } from '../../../connectors/demo-erp/index.js';
-import { createDocumentsJob } from '../../../src/flows/documents/index.js';
+import { simulateErpActivity } from '../../../connectors/sql/demo-erp/index.js';
+import { createDocumentsJob, documentsOptionsSchema } from '../../../src/flows/documents/index.js';
 import type { RunResult } from '../../../src/engine/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import {
@@ -51,6 +51,7 @@ describe('documents flow under injected faults', () => {
       source: () => source,
       reactionSink: () => sink,
       connectorName: 'erp',
+      options: documentsOptionsSchema.parse({}),
     });
     await harness.sandbox.control.setFaults({
       error_rate: 0.1,

@@ -1,8 +1,8 @@
 /** The documents and catalog flows through the daemon's seam: defineFlow definitions built with FlowDeps. */
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateErpActivity } from '../../../connectors/demo-erp/index.js';
-import type { FlowDeps } from '../../../src/daemon/flow-definition.js';
+import { simulateErpActivity } from '../../../connectors/sql/demo-erp/index.js';
+import type { FlowDeps } from '../../../src/plugin/index.js';
 import { catalogFlow } from '../../../src/flows/catalog/index.js';
 import { documentsFlow } from '../../../src/flows/documents/index.js';
 import { systemClock } from '../../../src/shared/clock.js';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulateErpActivity } from '../../../connectors/demo-erp/index.js';
+import { simulateErpActivity } from '../../../connectors/sql/demo-erp/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { runChild } from './crash-process.js';
 import {

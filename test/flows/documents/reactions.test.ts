@@ -12,6 +12,7 @@ import type {
 import type { Document } from '../../../src/contract/index.js';
 import {
   createDocumentsJob,
+  documentsOptionsSchema,
   type DocumentsApi,
   type DocumentsOptionsInput,
 } from '../../../src/flows/documents/index.js';
@@ -54,7 +55,7 @@ function jobWith(
     source: () => source,
     reactionSink: () => sink,
     connectorName: 'erp',
-    options,
+    options: documentsOptionsSchema.parse(options),
   });
 }
 

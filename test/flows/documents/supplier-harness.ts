@@ -13,7 +13,7 @@ import {
   openDemoErp,
   simulateErpActivity,
   type DemoErp,
-} from '../../../connectors/demo-erp/index.js';
+} from '../../../connectors/sql/demo-erp/index.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 

@@ -5,7 +5,11 @@
  */
 import { createApiClient } from '../../../src/client/index.js';
 import type { AccountingWriter } from '../../../src/connectors/index.js';
-import { createJournalExportJob, type JournalExportApi } from '../../../src/flows/journal-export/index.js';
+import {
+  createJournalExportJob,
+  journalExportOptionsSchema,
+  type JournalExportApi,
+} from '../../../src/flows/journal-export/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { jobContext } from '../job-context.js';
@@ -29,7 +33,7 @@ function point(): void {
 /** Loads only the target's own modules, so a restart stays quick (the SQL index would load every driver). */
 async function openTarget(): Promise<AccountingWriter> {
   if (args.target === 'sql') {
-    const { SqliteDriver } = await import('../../../connectors/sql/sqlite-driver.js');
+    const { SqliteDriver } = await import('../../../src/kit/sql/sqlite-driver.js');
     const { SqlAccountingWriter } = await import('../../../connectors/sql/accounting-writer.js');
     const { journalTableSchema } = await import('../../../connectors/sql/journal-config.js');
     const config = journalTableSchema.parse({
@@ -88,7 +92,7 @@ const job = createJournalExportJob({
   api,
   writer,
   connectorName: 'books',
-  options: { max_lines_per_batch: 9 },
+  options: journalExportOptionsSchema.parse({ max_lines_per_batch: 9 }),
 });
 for (;;) {
   const result = await job.run(jobContext(state, { budgetMs: 60_000, trigger: 'cli' }));

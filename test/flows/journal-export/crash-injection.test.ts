@@ -6,6 +6,7 @@ import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { AccountingWriter } from '../../../src/connectors/index.js';
 import {
   createJournalExportJob,
+  journalExportOptionsSchema,
   LEDGER_FLOW,
   type JournalExportApi,
 } from '../../../src/flows/journal-export/index.js';
@@ -91,13 +92,19 @@ describe('journal-export crash injection', () => {
       name: 'journal',
       api: h.api,
       writer: faultyWriter(h.writer, mode, h.importDir),
+      options: journalExportOptionsSchema.parse({}),
     });
     const first = await crashing.run(jobContext(h.state));
     expect(first.outcome).toBe('failed');
     expect(first.error).toMatch(/crash/);
     expect(h.state.kv.keys('journal-export:journal:plans')).toHaveLength(1);
 
-    const clean = createJournalExportJob({ name: 'journal', api: h.api, writer: h.writer });
+    const clean = createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    });
     const second = await clean.run(jobContext(h.state));
     expect(second.outcome).toBe('ok');
     expect(second.counts['batches_resumed']).toBe(1);
@@ -114,6 +121,7 @@ describe('journal-export crash injection', () => {
       name: 'journal',
       api: lostExportResponse(h.api),
       writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(first.outcome).toBe('failed');
     const second = await createJournalExportJob({
@@ -121,6 +129,7 @@ describe('journal-export crash injection', () => {
       api: h.api,
       writer: h.writer,
       connectorName: 'books',
+      options: journalExportOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(second.outcome).toBe('ok');
     expect(second.counts['reconciled']).toBeUndefined();
@@ -151,7 +160,7 @@ describe('journal-export crash injection', () => {
       name: 'journal',
       api: proxiedApi,
       writer: h.writer,
-      options,
+      options: journalExportOptionsSchema.parse(options),
     }).run(jobContext(h.state));
     expect(first.outcome).toBe('failed');
     expect(proxy.lost()).toBeGreaterThanOrEqual(1);
@@ -159,7 +168,7 @@ describe('journal-export crash injection', () => {
       name: 'journal',
       api: h.api,
       writer: h.writer,
-      options,
+      options: journalExportOptionsSchema.parse(options),
     }).run(jobContext(h.state));
     expect(second.outcome).toBe('ok');
     const { ours, totals } = await expectExactlyOnce(h, approved);
@@ -176,14 +185,20 @@ describe('journal-export crash injection', () => {
       apiKey: h.sandbox.keys.buyer,
       retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 20, deadlineMs: 20_000 },
     });
-    const first = await createJournalExportJob({ name: 'journal', api: proxiedApi, writer: h.writer }).run(
-      jobContext(h.state),
-    );
+    const first = await createJournalExportJob({
+      name: 'journal',
+      api: proxiedApi,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(first.outcome).toBe('failed');
     await h.sandbox.control.advanceClock(25 * 3_600_000);
-    const second = await createJournalExportJob({ name: 'journal', api: h.api, writer: h.writer }).run(
-      jobContext(h.state),
-    );
+    const second = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(second.outcome).toBe('ok');
     expect(second.counts['reconciled']).toBe(1);
     // The first run noted the write, so the re-run goes straight to the export call.
@@ -211,9 +226,12 @@ describe('journal-export crash injection', () => {
         return harness.writer.writeJournalBatch(batch);
       },
     };
-    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer: racing }).run(
-      jobContext(h.state),
-    );
+    const run = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: racing,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(run.outcome).toBe('ok');
     expect(run.counts['reconciled']).toBe(1);
     expect(run.counts['lines_exported_elsewhere']).toBe(3);
@@ -235,15 +253,21 @@ describe('journal-export crash injection', () => {
         return harness.writer.writeJournalBatch(batch);
       },
     };
-    const first = await createJournalExportJob({ name: 'journal', api: h.api, writer: approving }).run(
-      jobContext(h.state),
-    );
+    const first = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: approving,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(first.counts['lines_exported']).toBe(approved.length);
     const late = (await sandboxLines(h.sandbox)).filter((line) => line.status === 'approved_for_export');
     expect(late).toHaveLength(6);
-    const second = await createJournalExportJob({ name: 'journal', api: h.api, writer: h.writer }).run(
-      jobContext(h.state),
-    );
+    const second = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(second.counts['lines_exported']).toBe(6);
     const { totals } = await expectExactlyOnce(h, [...approved, ...late]);
     expect(totals.files).toHaveLength(2);

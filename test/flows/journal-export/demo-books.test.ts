@@ -4,11 +4,13 @@
  * line table accepts, holding exactly the lines the sandbox reports as exported.
  */
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { defaultDemoConfigPath } from '../../../src/daemon/demo.js';
 import { buildRegistries } from '../../../src/daemon/builtin.js';
-import { journalExportJobFromConfig } from '../../../src/flows/journal-export/index.js';
+import { journalExportFlow, type JournalExportOptions } from '../../../src/flows/journal-export/index.js';
+import { systemClock } from '../../../src/shared/clock.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
 import { jobContext, sandboxExportBatches, sandboxLines, startHarness, type Harness } from './harness.js';
 
@@ -21,7 +23,7 @@ afterEach(async () => {
 describe("the demo's Hashavshevet output", () => {
   it('reads back with the published reader and matches the lines the sandbox marked exported', async () => {
     const registries = buildRegistries();
-    const { config } = loadConfig(defaultDemoConfigPath(), { registry: registries.config });
+    const { config } = loadConfig(defaultDemoConfigPath(), { registry: registries });
     const { type, ...books } = config.connectors['books'] ?? {};
     const journal = config.jobs['journal'];
     expect(type).toBe('hashavshevet');
@@ -31,19 +33,25 @@ describe("the demo's Hashavshevet output", () => {
     const harness = h;
     const importDir = join(harness.dir, 'demo-books');
     // The demo's own connector settings; only the folder moves into this test's temporary directory.
-    const connector = await registries.connectors.create(
+    const connector = await registries.createConnector(
       String(type),
       { ...books, import_dir: importDir },
       { name: 'books', baseDir: harness.dir },
     );
     await harness.sandbox.control.action('approve_journal_lines', { count: 40 });
-    const job = journalExportJobFromConfig({
-      name: 'journal',
-      job: { connector: 'books', options: journal?.options ?? {} },
-      mappings: config.mappings,
-      api: harness.api,
-      connector: () => connector,
-    });
+    // The flow as the daemon builds it, handed the options the config loader parsed.
+    const job = journalExportFlow.create(
+      { name: 'journal', connector: 'books', options: journal?.options as JournalExportOptions },
+      {
+        api: harness.api,
+        connector: () => connector,
+        state: harness.state,
+        mappings: config.mappings,
+        logger: pino({ level: 'silent' }),
+        clock: systemClock,
+        workDir: harness.dir,
+      },
+    );
     const run = await job.run(jobContext(harness.state));
     expect(run.outcome, run.error).toBe('ok');
     expect(run.counts['dead_lettered'] ?? 0).toBe(0);

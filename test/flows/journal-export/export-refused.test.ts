@@ -4,7 +4,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ValidationApiError, type ApiClient } from '../../../src/client/index.js';
-import { createJournalExportJob, type JournalExportApi } from '../../../src/flows/journal-export/index.js';
+import {
+  createJournalExportJob,
+  journalExportOptionsSchema,
+  type JournalExportApi,
+} from '../../../src/flows/journal-export/index.js';
 import { jobContext, sandboxLines, startHarness, type Harness } from './harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
 
@@ -66,15 +70,19 @@ describe('journal-export when a written line can no longer be marked exported', 
       name: 'journal',
       api: linesWentBack(h.api, wentBack),
       writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(first.outcome, first.error).not.toBe('failed');
     for (const id of wentBack) expect(h.state.deadLetters.get('journal', `line:${id}`)?.status).toBe('open');
     expect(h.state.kv.keys('journal-export:journal:plans')).toEqual([]);
 
     // The line is approved again in the API (it never left it in the sandbox): the next run must skip it.
-    const second = await createJournalExportJob({ name: 'journal', api: h.api, writer: h.writer }).run(
-      jobContext(h.state),
-    );
+    const second = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(second.outcome, second.error).toBe('ok');
 
     const totals = hashavshevetTotals(h.importDir);

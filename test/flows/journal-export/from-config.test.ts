@@ -1,27 +1,42 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { SchemaRegistry } from '../../../src/config/index.js';
-import { ConnectorRegistry, type Connector } from '../../../src/connectors/index.js';
+import type { ApiClient } from '../../../src/client/index.js';
+import type { Connector } from '../../../src/connectors/index.js';
 import {
   JOURNAL_EXPORT_EVENT_TYPES,
   JOURNAL_EXPORT_SCOPES,
-  journalExportJobFromConfig,
-  registerJournalExportFlow,
-  type JournalExportApi,
+  journalExportFlow,
 } from '../../../src/flows/journal-export/index.js';
+import { PluginRegistry, type FlowDeps } from '../../../src/plugin/index.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import type { StateStore } from '../../../src/state/index.js';
 import { hashavshevetConnectorDefinition } from '../../../connectors/hashavshevet/index.js';
 
-const unusedApi = {} as JournalExportApi;
+/** Building a job touches neither the API nor the state store; a run would. */
+function deps(connectors: Record<string, Connector>): FlowDeps {
+  return {
+    api: {} as ApiClient,
+    connector(name) {
+      const connector = connectors[name];
+      if (connector === undefined) throw new Error(`no connector named ${name}`);
+      return connector;
+    },
+    state: {} as StateStore,
+    mappings: {},
+    logger: pino({ level: 'silent' }),
+    clock: systemClock,
+    workDir: tmpdir(),
+  };
+}
 
 describe('journal-export wiring', () => {
-  it('registers its options schema and scopes once, and rejects unknown option keys', () => {
-    const registry = new SchemaRegistry();
-    registerJournalExportFlow(registry);
-    registerJournalExportFlow(registry);
-    const flow = registry.flow('journal-export');
+  it('declares its options schema, scopes and the capability it requires, and rejects unknown option keys', () => {
+    const flow = new PluginRegistry([journalExportFlow]).flow('journal-export');
     expect(flow?.scopes).toEqual([...JOURNAL_EXPORT_SCOPES]);
+    expect(flow?.requires).toEqual(['accountingWriter']);
     expect(() => flow?.options.parse({ max_lines_per_bacth: 10 })).toThrow(/max_lines_per_bacth/);
     expect(() => flow?.options.parse({ period: '2026-13' })).toThrow(/YYYY-MM/);
     expect(JOURNAL_EXPORT_EVENT_TYPES).toEqual(['journal_lines.approved_for_export']);
@@ -30,26 +45,17 @@ describe('journal-export wiring', () => {
   it('builds the job from a config block and a live connector, naming what is missing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'journal-wiring-'));
     try {
-      const books = await new ConnectorRegistry()
-        .register(hashavshevetConnectorDefinition)
-        .create('hashavshevet', { import_dir: 'imports' }, { name: 'books', baseDir: dir });
-      const job = journalExportJobFromConfig({
-        name: 'journal',
-        job: { connector: 'books', options: { max_lines_per_batch: 100 } },
-        mappings: {},
-        api: unusedApi,
-        connector: () => books,
-      });
+      const books = await new PluginRegistry([hashavshevetConnectorDefinition]).createConnector(
+        'hashavshevet',
+        { import_dir: 'imports' },
+        { name: 'books', baseDir: dir },
+      );
+      const options = journalExportFlow.options.parse({ max_lines_per_batch: 100 });
+      const job = journalExportFlow.create({ name: 'journal', connector: 'books', options }, deps({ books }));
       expect(job.name).toBe('journal');
-      expect(() =>
-        journalExportJobFromConfig({
-          name: 'journal',
-          job: {},
-          mappings: {},
-          api: unusedApi,
-          connector: () => books,
-        }),
-      ).toThrow(/jobs\.journal\.connector/);
+      expect(() => journalExportFlow.create({ name: 'journal', options }, deps({ books }))).toThrow(
+        /jobs\.journal\.connector is required: the journal-export flow/,
+      );
       const erp: Connector = {
         type: 'sql',
         capabilities: {},
@@ -57,14 +63,10 @@ describe('journal-export wiring', () => {
         close: () => Promise.resolve(),
       };
       expect(() =>
-        journalExportJobFromConfig({
-          name: 'journal',
-          job: { connector: 'erp' },
-          mappings: {},
-          api: unusedApi,
-          connector: () => erp,
-        }),
-      ).toThrow(/does not offer accountingWriter/);
+        journalExportFlow.create({ name: 'journal', connector: 'erp', options }, deps({ erp })),
+      ).toThrow(
+        'jobs.journal.connector: connector "erp" (type sql) does not offer accountingWriter, which the journal-export flow requires',
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -4,10 +4,12 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createJournalExportJob,
+  journalExportOptionsSchema,
   LEDGER_FLOW,
   type JournalExportApi,
 } from '../../../src/flows/journal-export/index.js';
-import { SqliteDriver, SqlAccountingWriter, journalTableSchema } from '../../../connectors/sql/index.js';
+import { SqlAccountingWriter, journalTableSchema } from '../../../connectors/sql/index.js';
+import { SqliteDriver } from '../../../src/kit/sql/index.js';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
 import { ConnectorError, type AccountingWriter } from '../../../src/connectors/index.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
@@ -36,6 +38,7 @@ describe('journal-export against the sandbox', () => {
       api: h.api,
       writer: h.writer,
       connectorName: 'books',
+      options: journalExportOptionsSchema.parse({}),
     });
 
     const logged: string[] = [];
@@ -94,7 +97,7 @@ describe('journal-export against the sandbox', () => {
         name: 'journal',
         api: h.api,
         writer,
-        options: { max_lines_per_batch: 20 },
+        options: journalExportOptionsSchema.parse({ max_lines_per_batch: 20 }),
       });
       expect((await job.run(jobContext(h.state))).outcome).toBe('ok');
       const { rows } = await driver.query('SELECT source, batch FROM gl_journal', {});
@@ -159,7 +162,7 @@ describe('journal-export against the sandbox', () => {
         name: 'journal',
         api,
         writer: h.writer,
-        options: { mappings: { accounts: 'gl' } },
+        options: journalExportOptionsSchema.parse({ mappings: { accounts: 'gl' } }),
         mappings: { gl: table },
       });
 
@@ -207,9 +210,12 @@ describe('journal-export against the sandbox', () => {
       hashavshevetConfigSchema.parse({ import_dir: h.importDir }),
       'books',
     );
-    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer: strict }).run(
-      jobContext(h.state),
-    );
+    const run = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: strict,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(run.outcome).toBe('ok');
     const letters = h.state.deadLetters.list({ flow: 'journal' });
     expect(letters.length).toBeGreaterThan(0);
@@ -221,9 +227,12 @@ describe('journal-export against the sandbox', () => {
     expect(await approvedLines()).toHaveLength(approved.length);
     expect(hashavshevetTotals(h.importDir).files).toEqual([]);
 
-    const fixed = await createJournalExportJob({ name: 'journal', api: h.api, writer: h.writer }).run(
-      jobContext(h.state),
-    );
+    const fixed = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: h.writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(fixed.counts['lines_exported']).toBe(approved.length);
     expect(h.state.deadLetters.countOpen('journal')).toBe(0);
     expect(await approvedLines()).toEqual([]);
@@ -250,7 +259,7 @@ describe('journal-export against the sandbox', () => {
       name: 'journal',
       api: h.api,
       writer,
-      options: tooLong,
+      options: journalExportOptionsSchema.parse(tooLong),
     }).run(jobContext(h.state));
     expect(refused.outcome).toBe('ok');
     const letters = h.state.deadLetters.list({ flow: 'journal' });
@@ -263,9 +272,12 @@ describe('journal-export against the sandbox', () => {
     expect(hashavshevetTotals(h.importDir).files).toEqual([]);
     expect(await approvedLines()).toHaveLength(approved.length);
 
-    const run = await createJournalExportJob({ name: 'journal', api: h.api, writer }).run(
-      jobContext(h.state),
-    );
+    const run = await createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer,
+      options: journalExportOptionsSchema.parse({}),
+    }).run(jobContext(h.state));
     expect(run.counts['lines_exported']).toBe(approved.length);
     expect(h.state.deadLetters.countOpen('journal')).toBe(0);
     const totals = hashavshevetTotals(h.importDir);
@@ -308,7 +320,12 @@ describe('journal-export against the sandbox', () => {
         return harness.writer.writeJournalBatch(batch);
       },
     };
-    const job = createJournalExportJob({ name: 'journal', api: h.api, writer: picky });
+    const job = createJournalExportJob({
+      name: 'journal',
+      api: h.api,
+      writer: picky,
+      options: journalExportOptionsSchema.parse({}),
+    });
     const run = await job.run(jobContext(h.state));
     expect(run.outcome).toBe('ok');
     expect(run.counts['batches_split']).toBe(1);
@@ -336,7 +353,7 @@ describe('journal-export against the sandbox', () => {
       name: 'journal',
       api: h.api,
       writer: h.writer,
-      options: { preview_path: preview },
+      options: journalExportOptionsSchema.parse({ preview_path: preview }),
     });
     const run = await job.run(jobContext(h.state, { dryRun: true }));
     expect(run).toMatchObject({ outcome: 'ok', counts: { lines_previewed: approved.length } });

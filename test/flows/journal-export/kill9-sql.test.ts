@@ -1,7 +1,7 @@
 /** kill -9 at seeded random points with a SQL journal table as the target (see kill9-support.ts). */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteDriver } from '../../../connectors/sql/index.js';
+import { SqliteDriver } from '../../../src/kit/sql/index.js';
 import { startHarness, type Harness } from './harness.js';
 import { crashUntilConverged, exportedByUs, KILL_POINTS } from './kill9-support.js';
 

@@ -7,8 +7,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient, Page } from '../../../src/client/index.js';
 import type { JournalLine } from '../../../src/contract/index.js';
-import { createJournalExportJob, type JournalExportApi } from '../../../src/flows/journal-export/index.js';
-import { journalTableSchema, SqlAccountingWriter, SqliteDriver } from '../../../connectors/sql/index.js';
+import {
+  createJournalExportJob,
+  journalExportOptionsSchema,
+  type JournalExportApi,
+} from '../../../src/flows/journal-export/index.js';
+import { journalTableSchema, SqlAccountingWriter } from '../../../connectors/sql/index.js';
+import { SqliteDriver } from '../../../src/kit/sql/index.js';
 import { jobContext, sandboxLines, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -89,7 +94,7 @@ describe('journal-export over staged lines', () => {
         name: 'journal',
         api: spreadOverPages(h.api),
         writer: new SqlAccountingWriter(driver, config, 'books'),
-        options: { max_lines_per_batch: 7 },
+        options: journalExportOptionsSchema.parse({ max_lines_per_batch: 7 }),
       });
       const run = await job.run(jobContext(h.state));
       expect(run.outcome).toBe('ok');
@@ -128,7 +133,7 @@ describe('journal-export over staged lines', () => {
           : line,
       ),
       writer: h.writer,
-      options: { preview_path: preview, max_lines_per_batch: 5 },
+      options: journalExportOptionsSchema.parse({ preview_path: preview, max_lines_per_batch: 5 }),
     });
     const run = await job.run(jobContext(h.state, { dryRun: true }));
     expect(run.outcome).toBe('ok');
@@ -196,16 +201,19 @@ describe('journal-export over staged lines', () => {
         name: 'journal',
         api: failingFirstExport,
         writer,
-        options,
+        options: journalExportOptionsSchema.parse(options),
       }).run(jobContext(h.state));
       expect(first.outcome).toBe('failed');
       expect(first.error).toMatch(/export service unavailable/);
       expect(first.counts['batches_planned']).toBe(2);
       expect(h.state.kv.keys('journal-export:journal:plans')).toHaveLength(2);
 
-      const second = await createJournalExportJob({ name: 'journal', api: h.api, writer, options }).run(
-        jobContext(h.state),
-      );
+      const second = await createJournalExportJob({
+        name: 'journal',
+        api: h.api,
+        writer,
+        options: journalExportOptionsSchema.parse(options),
+      }).run(jobContext(h.state));
       expect(second.outcome).toBe('ok');
       expect(second.counts['batches_resumed']).toBe(2);
       const { rows } = await driver.query('SELECT source FROM gl_journal', {});

@@ -1,7 +1,7 @@
 /** First-run backfill through POST /exports (Enterprise key), then incremental pulls from the export's snapshot. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MirrorSink } from '../../../src/connectors/index.js';
-import { createMirrorJob } from '../../../src/flows/mirror/index.js';
+import { createMirrorJob, mirrorOptionsSchema } from '../../../src/flows/mirror/index.js';
 import { apiIds, jobContext, startMirrorHarness, type MirrorHarness } from './harness.js';
 
 let harness: MirrorHarness | null = null;
@@ -88,9 +88,12 @@ describe('mirror backfill through a bulk export', () => {
         return h.sink.upsertRows(spec, rows);
       },
     };
-    const crashed = await createMirrorJob({ name: 'bi-mirror', api: h.api, sink: dying, options }).run(
-      jobContext(h.state),
-    );
+    const crashed = await createMirrorJob({
+      name: 'bi-mirror',
+      api: h.api,
+      sink: dying,
+      options: mirrorOptionsSchema.parse(options),
+    }).run(jobContext(h.state));
     expect(crashed.outcome).toBe('failed');
     const pending = backfillState(h);
     expect(pending['phase']).toBe('exporting');

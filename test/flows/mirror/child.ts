@@ -6,11 +6,12 @@
 import type { ApiClient } from '../../../src/client/index.js';
 import type { MirrorSink } from '../../../src/connectors/index.js';
 import { createMirrorJob } from '../../../src/flows/mirror/job.js';
+import { mirrorOptionsSchema } from '../../../src/flows/mirror/options.js';
 import type { MirrorOptionsInput } from '../../../src/flows/mirror/options.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { SqlMirrorSink } from '../../../connectors/sql/mirror-sink.js';
-import { SqliteDriver } from '../../../connectors/sql/sqlite-driver.js';
+import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
 import {
   childApiClient,
   childSettings,
@@ -58,7 +59,12 @@ const api: ApiClient = {
 };
 
 const state = openStateStore({ file: settings.stateFile, clock: systemClock });
-const job = createMirrorJob({ name: 'bi-mirror', api, sink, options: settings.options });
+const job = createMirrorJob({
+  name: 'bi-mirror',
+  api,
+  sink,
+  options: mirrorOptionsSchema.parse(settings.options),
+});
 await runUntilQuiet(
   job,
   state,

@@ -5,14 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { RunResult } from '../../../src/engine/index.js';
-import { createMirrorJob, type MirrorOptionsInput } from '../../../src/flows/mirror/index.js';
+import {
+  createMirrorJob,
+  mirrorOptionsSchema,
+  type MirrorOptionsInput,
+} from '../../../src/flows/mirror/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import type { SandboxDomain } from '../../../src/sandbox/http/types.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
-import { SqliteDriver, SqlMirrorSink, type SqlDriver } from '../../../connectors/sql/index.js';
-import { PgDriver } from '../../../connectors/sql/pg-driver.js';
+import { SqlMirrorSink } from '../../../connectors/sql/index.js';
+import { SqliteDriver, type SqlDriver } from '../../../src/kit/sql/index.js';
+import { PgDriver } from '../../../src/kit/sql/pg-driver.js';
 import { serviceProbe } from '../../connectors/services.js';
 import { jobContext } from '../job-context.js';
 
@@ -102,7 +107,9 @@ export async function startMirrorHarness(
     driver: target.driver,
     sink,
     run(jobOptions = {}, job = 'bi-mirror') {
-      return createMirrorJob({ name: job, api, sink, options: jobOptions }).run(jobContext(state));
+      return createMirrorJob({ name: job, api, sink, options: mirrorOptionsSchema.parse(jobOptions) }).run(
+        jobContext(state),
+      );
     },
     async rows(table) {
       const { rows } = await target.driver.query(`SELECT * FROM ${TABLE_PREFIX}${table} ORDER BY id`);

@@ -1,5 +1,5 @@
 /** Confirmations recorded in the demo ERP the way its users would, for the order-confirm tests. */
-import type { SqlDriver } from '../../../connectors/sql/driver.js';
+import type { SqlDriver } from '../../../src/kit/sql/driver.js';
 
 export interface LineChange {
   quantity?: string;

@@ -7,7 +7,7 @@ import {
   orderConfirmOptionsSchema,
 } from '../../../src/flows/order-confirm/index.js';
 import { ordersFlow } from '../../../src/flows/orders/index.js';
-import type { Mappings } from '../../../src/daemon/flow-definition.js';
+import type { Mappings } from '../../../src/plugin/index.js';
 import { erpConfirms as recordConfirmation, type LineChange } from './erp-confirmations.js';
 import { buyerSendsOrders, DEMO_SHIP_TO, openOrdersWorld, type OrdersWorld } from '../orders/harness.js';
 

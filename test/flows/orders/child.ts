@@ -9,12 +9,12 @@ import { pino } from 'pino';
 import { createApiClient } from '../../../src/client/index.js';
 // The demo ERP and its statements directly, without the SQL Server and PostgreSQL drivers: a faster start means
 // more kill points per second of test.
-import { openDemoErp } from '../../../connectors/demo-erp/demo-erp.js';
-import { demoErpStatements } from '../../../connectors/demo-erp/statements.js';
+import { openDemoErp } from '../../../connectors/sql/demo-erp/demo-erp.js';
+import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import { SqlOrderSink } from '../../../connectors/sql/erp-orders.js';
 import { SqlConfirmationSource } from '../../../connectors/sql/erp-reactions.js';
 import type { Connector } from '../../../src/connectors/index.js';
-import type { FlowDeps } from '../../../src/daemon/flow-definition.js';
+import type { FlowDeps } from '../../../src/plugin/index.js';
 import { runJob, type Job } from '../../../src/engine/index.js';
 import { orderConfirmFlow } from '../../../src/flows/order-confirm/index.js';
 import { ordersFlow } from '../../../src/flows/orders/index.js';

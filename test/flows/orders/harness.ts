@@ -8,13 +8,13 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
 import type { Connector } from '../../../src/connectors/index.js';
-import type { FlowDeps, Mappings } from '../../../src/daemon/flow-definition.js';
+import type { FlowDeps, Mappings } from '../../../src/plugin/index.js';
 import { runJob, type Job, type RunResult } from '../../../src/engine/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
-import { demoErpConfigSchema, demoErpConnectorDefinition } from '../../../connectors/demo-erp/index.js';
-import type { SqlConnector } from '../../../connectors/sql/sql-connector.js';
+import { demoErpConfigSchema, demoErpConnectorDefinition } from '../../../connectors/sql/demo-erp/index.js';
+import type { SqlConnector } from '../../../connectors/sql/connector.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 

@@ -4,7 +4,7 @@ import { createApiClient, NetworkApiError, type ApiClient } from '../../../src/c
 import { systemClock } from '../../../src/shared/clock.js';
 import { ConnectorError, type OrderSink } from '../../../src/connectors/index.js';
 import { createOrdersJob, ordersFlow } from '../../../src/flows/orders/index.js';
-import type { Mappings } from '../../../src/daemon/flow-definition.js';
+import type { Mappings } from '../../../src/plugin/index.js';
 import type { Job } from '../../../src/engine/index.js';
 import {
   buyerSendsOrders,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildRegistries, startDaemon, type Daemon } from '../../../src/daemon/index.js';
+import { buildRegistries, runDaemon, type Daemon } from '../../../src/daemon/index.js';
 import { sandboxControl } from '../../../src/sandbox/control/client.js';
 import { DEMO_SHIP_TO } from './harness.js';
 
@@ -58,8 +58,8 @@ describe('orders flow triggered by webhooks in the daemon', () => {
       ].join('\n'),
     );
     const registries = buildRegistries();
-    daemon = await startDaemon({
-      loaded: loadConfig(file, { registry: registries.config }),
+    daemon = await runDaemon({
+      loaded: loadConfig(file, { registry: registries }),
       registries,
       catchUp: false,
     });

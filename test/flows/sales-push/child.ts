@@ -6,6 +6,7 @@
 import type { ApiClient } from '../../../src/client/index.js';
 import type { SalesSource } from '../../../src/connectors/index.js';
 import { createSalesPushJob } from '../../../src/flows/sales-push/job.js';
+import { salesPushOptionsSchema } from '../../../src/flows/sales-push/options.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
 import { csvSalesConfigSchema } from '../../../connectors/csv-sales/config.js';
@@ -46,7 +47,13 @@ const api: ApiClient = {
 };
 
 const state = openStateStore({ file: settings.stateFile, clock: systemClock });
-const job = createSalesPushJob({ name: 'pos-sales', api, source, connectorName: 'pos' });
+const job = createSalesPushJob({
+  name: 'pos-sales',
+  api,
+  source,
+  connectorName: 'pos',
+  options: salesPushOptionsSchema.parse({}),
+});
 await runUntilQuiet(
   job,
   state,

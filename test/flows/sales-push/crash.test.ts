@@ -7,8 +7,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/client/index.js';
-import { requireCapability, type SalesSource } from '../../../src/connectors/index.js';
-import { createSalesPushJob } from '../../../src/flows/sales-push/index.js';
+import type { SalesSource } from '../../../src/connectors/index.js';
+import { capabilityOf } from '../../support/capability.js';
+import { createSalesPushJob, salesPushOptionsSchema } from '../../../src/flows/sales-push/index.js';
 import {
   ITEM_HEADER,
   jobContext,
@@ -55,7 +56,7 @@ describe('sales-push crash injection', () => {
     const h = (harness = await startSalesHarness());
     await dropDay(h);
     const connector = await h.csvConnector();
-    const real = requireCapability(connector, 'salesSource', 'pos');
+    const real = capabilityOf(connector, 'salesSource', 'pos');
     const crashing: SalesSource = {
       listPendingSales: () => real.listPendingSales(),
       markSalesBatch: () => Promise.reject(new SimulatedCrash('killed before marking')),
@@ -65,6 +66,7 @@ describe('sales-push crash injection', () => {
       api: h.api,
       source: crashing,
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(crashed.outcome).toBe('failed');
     expect((await readdir(h.dropDir)).filter((n) => n.endsWith('.csv')).sort()).toEqual([
@@ -78,6 +80,7 @@ describe('sales-push crash injection', () => {
       api: h.api,
       source: real,
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     }).run(jobContext(state));
     expect(rerun.outcome).toBe('ok');
     // items.csv (first by name) was accepted before the crash: the ledger knows, so its lines are not sent again;
@@ -93,7 +96,7 @@ describe('sales-push crash injection', () => {
     const h = (harness = await startSalesHarness());
     await dropDay(h);
     const connector = await h.csvConnector();
-    const source = requireCapability(connector, 'salesSource', 'pos');
+    const source = capabilityOf(connector, 'salesSource', 'pos');
     let calls = 0;
     const dying: ApiClient = {
       ...h.api,
@@ -111,6 +114,7 @@ describe('sales-push crash injection', () => {
       api: dying,
       source,
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(calls).toBe(1);
     expect(crashed.outcome).not.toBe('ok');
@@ -122,6 +126,7 @@ describe('sales-push crash injection', () => {
       api: h.api,
       source,
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     }).run(jobContext(state));
     expect(rerun.outcome).toBe('ok');
     expect(rerun.counts['item_sales_accepted']).toBe(3);

@@ -5,8 +5,12 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqlConnectorDefinition } from '../../../connectors/sql/index.js';
-import { createSalesPushJob, salesPushFlow } from '../../../src/flows/sales-push/index.js';
-import { requireCapability } from '../../../src/connectors/index.js';
+import {
+  createSalesPushJob,
+  salesPushOptionsSchema,
+  salesPushFlow,
+} from '../../../src/flows/sales-push/index.js';
+import { capabilityOf } from '../../support/capability.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import {
   ITEM_HEADER,
@@ -43,8 +47,9 @@ describe('sales-push from a CSV drop folder', () => {
     const job = createSalesPushJob({
       name: 'pos-sales',
       api: h.api,
-      source: requireCapability(connector, 'salesSource', 'pos'),
+      source: capabilityOf(connector, 'salesSource', 'pos'),
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     });
     const result = await job.run(jobContext(h.state));
     expect(result.outcome).toBe('ok');
@@ -90,12 +95,13 @@ describe('sales-push from a CSV drop folder', () => {
     const h = (harness = await startSalesHarness());
     await h.drop('items.csv', [ITEM_HEADER, 'POS-7,ZT-7001,,2026-11-20T12:00:00+02:00,F-1,Falafel,1,20,20,']);
     const connector = await h.csvConnector();
-    const source = requireCapability(connector, 'salesSource', 'pos');
+    const source = capabilityOf(connector, 'salesSource', 'pos');
     const first = await createSalesPushJob({
       name: 'pos-sales',
       api: h.api,
       source,
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     }).run(jobContext(h.state));
     expect(first.counts['items_unresolved']).toBe(1);
     expect(h.state.deadLetters.replay({ flow: 'pos-sales' })).toBe(1);
@@ -105,7 +111,7 @@ describe('sales-push from a CSV drop folder', () => {
       api: h.api,
       source,
       connectorName: 'pos',
-      options: { branch_mapping: 'pos_branches' },
+      options: salesPushOptionsSchema.parse({ branch_mapping: 'pos_branches' }),
       mappings: { pos_branches: { 'POS-7': 'br_jlm' } },
     });
     const second = await mapped.run(jobContext(h.state));
@@ -126,8 +132,9 @@ describe('sales-push revisions', () => {
     const job = createSalesPushJob({
       name: 'pos-sales',
       api: h.api,
-      source: requireCapability(connector, 'salesSource', 'pos'),
+      source: capabilityOf(connector, 'salesSource', 'pos'),
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     });
     const totals: string[] = [];
     for (const [n, total] of ['700.00', '800.00', '700.00'].entries()) {
@@ -150,8 +157,9 @@ describe('sales-push dry run', () => {
     const job = createSalesPushJob({
       name: 'pos-sales',
       api: h.api,
-      source: requireCapability(connector, 'salesSource', 'pos'),
+      source: capabilityOf(connector, 'salesSource', 'pos'),
       connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
     });
     const result = await job.run({ ...jobContext(h.state), dryRun: true });
     expect(result.counts).toMatchObject({ z_reports_would_push: 1, item_sales_would_push: 0 });

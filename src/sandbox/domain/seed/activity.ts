@@ -11,7 +11,7 @@ import { cancelOrder, placeOrder } from '../orders.js';
 import { upsertItemSales, upsertZReports } from '../sales.js';
 import type { Order } from '../types.js';
 import type { Random } from './random.js';
-import { BRANCH_SEEDS } from './reference.js';
+import { BRANCH_SEEDS } from '../../../demo-data/index.js';
 
 /** The seed's own clock: days before the sandbox's "now", moved forward a little by every write. */
 export interface SeedClock {

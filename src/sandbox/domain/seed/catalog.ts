@@ -2,7 +2,7 @@
 import type { DomainEnv } from '../env.js';
 import { divRound, money } from '../money.js';
 import type { PriceEntry, Product } from '../types.js';
-import { PRODUCT_FAMILIES } from './catalog-data.js';
+import { PRODUCT_FAMILIES } from '../../../demo-data/index.js';
 import type { Random } from './random.js';
 
 export const STANDARD_PRICE_LIST_ID = 'pl_standard';

@@ -3,12 +3,14 @@ import type { DomainEnv } from '../env.js';
 import type { SupplierBuyer } from '../types.js';
 import { STANDARD_PRICE_LIST_ID } from './catalog.js';
 import {
-  ACCOUNT_MAPPINGS,
   BRANCH_SEEDS,
   DEMO_BUYER_ID,
   DEMO_BUYER_NAME,
   DEMO_BUYER_TAX_ID,
   DEMO_CUSTOMER_NUMBER,
+} from '../../../demo-data/index.js';
+import {
+  ACCOUNT_MAPPINGS,
   EXPENSE_ACCOUNTS,
   EXPENSE_CATEGORIES,
   PURCHASE_TYPES,

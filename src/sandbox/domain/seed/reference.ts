@@ -1,83 +1,11 @@
-/** The demo buyer's reference data: branches, purchase types, expense categories, accounts, mappings, vendors. */
-import type {
-  AccountMapping,
-  Branch,
-  ExpenseAccount,
-  ExpenseCategory,
-  PurchaseType,
-  Vendor,
-} from '../types.js';
-
-export const DEMO_SUPPLIER_ID = 'sup_demo';
-export const DEMO_SUPPLIER_NAME = 'Galil Fresh Foodservice Ltd';
-export const DEMO_SUPPLIER_TAX_ID = '514203977';
-export const DEMO_BUYER_ID = 'byr_demo';
-export const DEMO_BUYER_NAME = 'Shulchan Restaurants Group Ltd';
-export const DEMO_BUYER_TAX_ID = '515533210';
-export const DEMO_CUSTOMER_NUMBER = 'C-10042';
+/** The demo buyer's books: purchase types, expense categories, accounts, mappings, vendors. */
+import { DEMO_SUPPLIER_ID, DEMO_SUPPLIER_NAME, DEMO_SUPPLIER_TAX_ID } from '../../../demo-data/index.js';
+import type { AccountMapping, ExpenseAccount, ExpenseCategory, PurchaseType, Vendor } from '../types.js';
 
 /** Account the vat side of journal lines posts to (input VAT). */
 export const INPUT_VAT_ACCOUNT = '1510';
 /** Debit account for purchase lines whose category has no mapping. */
 export const FALLBACK_PURCHASE_ACCOUNT = '5100';
-
-export const BRANCH_SEEDS: readonly (Omit<Branch, 'updated_at' | 'active'> & { delivery_days: string[] })[] =
-  [
-    {
-      id: 'br_tlv',
-      name: 'Tel Aviv Rothschild',
-      tax_id: '515533210',
-      code: 'TLV01',
-      region: 'center',
-      address: 'Rothschild Blvd 45, Tel Aviv',
-      delivery_days: ['sun', 'tue', 'thu'],
-    },
-    {
-      id: 'br_hrz',
-      name: 'Herzliya Pituach',
-      tax_id: '515533210',
-      code: 'HRZ02',
-      region: 'sharon',
-      address: 'Abba Eban Blvd 10, Herzliya',
-      delivery_days: ['mon', 'wed', 'fri'],
-    },
-    {
-      id: 'br_jlm',
-      name: 'Jerusalem Mamilla',
-      tax_id: '516120934',
-      code: 'JLM03',
-      region: 'jerusalem',
-      address: 'Mamilla Ave 7, Jerusalem',
-      delivery_days: ['sun', 'wed'],
-    },
-    {
-      id: 'br_hfa',
-      name: 'Haifa Carmel Center',
-      tax_id: '516120934',
-      code: 'HFA04',
-      region: 'north',
-      address: 'HaNassi Blvd 122, Haifa',
-      delivery_days: ['mon', 'thu'],
-    },
-    {
-      id: 'br_bsh',
-      name: "Be'er Sheva Grand Canyon",
-      tax_id: '517004418',
-      code: 'BSH05',
-      region: 'south',
-      address: 'Derech Hebron 21, Beer Sheva',
-      delivery_days: ['tue', 'fri'],
-    },
-    {
-      id: 'br_rnn',
-      name: "Ra'anana Ahuza",
-      tax_id: null,
-      code: 'RNN06',
-      region: 'sharon',
-      address: 'Ahuza St 120, Raanana',
-      delivery_days: ['sun', 'tue', 'thu'],
-    },
-  ];
 
 export const PURCHASE_TYPES: readonly PurchaseType[] = [
   { code: 'FC', name: 'Food cost', is_default: true },

@@ -1,0 +1,69 @@
+/**
+ * The `ha` config block: how instances sharing one PostgreSQL state (state.url) elect their leader. Every duration
+ * is in milliseconds after parsing. It lives with the config (the config may not import src/ha); src/ha re-exports
+ * it with what the elector makes of it.
+ */
+import { z } from 'zod';
+import { duration } from './duration.js';
+
+export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_POLL_INTERVAL_MS = 2_000;
+
+const MIN_LEASE_MS = 1_000;
+
+export const haConfigSchema = z
+  .strictObject({
+    instance: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({
+        description:
+          'Name of this instance in the leader lease, /status and logs; unique per instance; host:pid by default',
+        examples: ['erp-sync-a'],
+      })
+      .optional(),
+    lease: duration()
+      .refine((ms) => ms >= MIN_LEASE_MS, { error: 'expected a lease of at least 1s' })
+      .meta({
+        description:
+          "How long a leader's term lasts without a renewal; a standby takes over at most lease + poll_interval after the leader dies",
+        examples: ['10s'],
+      })
+      .default(DEFAULT_LEASE_MS),
+    renew_interval: duration()
+      .meta({
+        description:
+          'How often the leader renews its lease; a third of the lease by default; shorter than the lease',
+        examples: ['3s'],
+      })
+      .optional(),
+    poll_interval: duration()
+      .refine((ms) => ms >= 100, { error: 'expected a poll interval of at least 100ms' })
+      .meta({
+        description: 'How often a standby tries to take the lease; a released lease is taken at once',
+        examples: ['2s'],
+      })
+      .default(DEFAULT_POLL_INTERVAL_MS),
+  })
+  .superRefine((ha, ctx) => {
+    // Two renewals must fit in the local deadline (lease minus a fifth), or one slow round trip ends the term.
+    if (
+      ha.renew_interval !== undefined &&
+      (ha.renew_interval <= 0 || ha.renew_interval * 2 > ha.lease * 0.8)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['renew_interval'],
+        message: `expected a renew interval above 0 and at most ${Math.floor(ha.lease * 0.4)}ms (40% of the lease)`,
+      });
+    }
+  })
+  .meta({
+    description:
+      'Leader election when several instances share a PostgreSQL state (state.url): one leads and runs the jobs, the others stand by',
+    examples: [{ instance: 'erp-sync-a', lease: '10s', poll_interval: '2s' }],
+  });
+
+export type HaConfigInput = z.input<typeof haConfigSchema>;
+export type HaConfig = z.output<typeof haConfigSchema>;

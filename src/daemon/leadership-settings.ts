@@ -1,0 +1,23 @@
+/** What the daemon makes of `ha` and `state.url`: whether it elects a leader, and with which settings. */
+import type { CoreConfig } from '../config/index.js';
+import { fencedSessionSettings, haConfigSchema, haSettings, type HaSettings } from '../ha/index.js';
+
+/**
+ * The election settings when the state is shared (state.url), null on a SQLite file. A PostgreSQL state without an
+ * `ha` block still elects, with the defaults: two instances started on one database by mistake cannot both write.
+ */
+export function leadershipSettings(config: Pick<CoreConfig, 'state' | 'ha'>): HaSettings | null {
+  if (config.state.url === undefined) return null;
+  return haSettings(config.ha ?? haConfigSchema.parse({}));
+}
+
+/** Session options of a state store whose write transactions are fenced (see fencedSessionSettings). */
+export function stateSessionOptions(config: Pick<CoreConfig, 'state' | 'ha'>): {
+  idleInTransactionTimeoutMs?: number;
+} {
+  const settings = leadershipSettings(config);
+  if (settings === null) return {};
+  return {
+    idleInTransactionTimeoutMs: fencedSessionSettings(settings.leaseMs).idle_in_transaction_session_timeout,
+  };
+}

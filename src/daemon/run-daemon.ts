@@ -1,0 +1,190 @@
+/**
+ * `supply-sync run`: the daemon as services, started in order and stopped in reverse by one lifecycle, also when
+ * a start fails or is given up. Every instance keeps the state, takes webhooks into the inbox and serves health,
+ * metrics and status; the scheduler, the webhook dispatch and housekeeping run the jobs, started last.
+ */
+import type { Logger } from 'pino';
+import type { LoadedConfig } from '../config/index.js';
+import { createOpsAccessCheck } from '../ops/auth.js';
+import type { OpsMetrics } from '../ops/index.js';
+import type { SchedulerTrigger } from '../scheduler/index.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import type { Registries } from './builtin.js';
+import type { Environment } from './environment.js';
+import { jobRun } from './job-run.js';
+import { leadershipSettings } from './leadership-settings.js';
+import { explainStartError } from './start-errors.js';
+import { ConnectorHealthService } from './services/connector-health-service.js';
+import { DaemonMetrics } from './services/daemon-metrics.js';
+import { EmbeddedWebhooksService } from './services/embedded-webhooks-service.js';
+import { EnvironmentService } from './services/environment-service.js';
+import { HousekeepingService } from './services/housekeeping-service.js';
+import { InboxService } from './services/inbox-service.js';
+import { LeadershipService } from './services/leadership-service.js';
+import { Lifecycle, startServices, type LifecycleLog, type LifecycleObserver } from './services/lifecycle.js';
+import { MetricsService } from './services/metrics-service.js';
+import { OpsServerService } from './services/ops-server-service.js';
+import { PreflightService } from './services/preflight-service.js';
+import { SchedulerService } from './services/scheduler-service.js';
+import { ServiceGroup } from './services/service-group.js';
+import { statusProviders } from './services/status-providers.js';
+import { WebhookDispatchService } from './services/webhook-dispatch-service.js';
+import { WebhookIntakeService } from './services/webhook-intake-service.js';
+
+const DEFAULT_JOB_BUDGET_MS = 15 * 60_000;
+/** After a failed start, catch-up runs already under way get this long to reach a checkpoint. */
+const STOP_AFTER_FAILED_START = { timeoutMs: 10_000 };
+
+export interface DaemonOptions {
+  loaded: LoadedConfig;
+  registries: Registries;
+  clock?: Clock;
+  logger?: Logger;
+  /** Override of server.port (0 picks a free port; tests and the demo use it). */
+  port?: number;
+  /** Skip the catch-up run at start (the CLI's `run --no-catch-up`). */
+  catchUp?: boolean;
+  /** Told of each service's start and stop (tests make a step fail here). */
+  observer?: LifecycleObserver;
+  /**
+   * Gives up the start (SIGTERM while starting): no further service starts, what started is stopped in reverse and
+   * runDaemon rejects with a StartAbortedError.
+   */
+  signal?: AbortSignal;
+}
+
+export interface Daemon {
+  readonly env: Environment;
+  readonly opsUrl: string;
+  readonly webhookUrl: string;
+  readonly metrics: OpsMetrics;
+  runNow(job: string, trigger?: SchedulerTrigger): Promise<void>;
+  /**
+   * Stops taking work, lets running jobs reach a checkpoint (up to timeoutMs), then closes everything; rejects with a
+   * ServicesStopError naming the services that failed to stop (the others are stopped).
+   */
+  stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
+}
+
+/** Starts the daemon's services; a start error names the config key to change and how (port in use, state locked...). */
+export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
+  const daemonMetrics = new DaemonMetrics();
+  const clock = options.clock ?? systemClock;
+  // Until the environment has built its logger there is nothing to report with: nothing has started yet.
+  const log = (): LifecycleLog => environment.logger() ?? { warn: () => undefined, error: () => undefined };
+  const environment: EnvironmentService = new EnvironmentService({
+    loaded: options.loaded,
+    registries: options.registries,
+    clock,
+    logger: options.logger,
+    hooks: daemonMetrics.hooks(clock, log),
+  });
+  const lifecycle = new Lifecycle(log, options.observer, options.signal);
+  try {
+    return await startServices(lifecycle, STOP_AFTER_FAILED_START, async () => {
+      const { env } = await lifecycle.start(environment);
+      const inboxService = await lifecycle.start(new InboxService(env));
+      const { inbox } = inboxService;
+      const { gate: preflight } = await lifecycle.start(new PreflightService(env));
+      const connectors = await lifecycle.start(new ConnectorHealthService(env));
+      const election = leadershipSettings(env.loaded.config);
+      let leadership: LeadershipService | undefined;
+      const run = jobRun({
+        env,
+        dryRun: false,
+        defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
+        guard: (name, job) => preflight.guard(name, job),
+        onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
+        onFinished: (name, result, durationMs) => daemonMetrics.recordRun(name, result, durationMs),
+      });
+      const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
+      const dispatch = new WebhookDispatchService(env, inboxService.dispatchInbox, scheduler);
+      // The services that run jobs, started and stopped as one group, last (below); on a shared PostgreSQL state the
+      // leader election starts the group when it wins a term and stops it when the term is lost, while every other
+      // service runs on every instance.
+      const jobs = new ServiceGroup(
+        'jobs',
+        [scheduler, dispatch, new HousekeepingService(env)],
+        log,
+        STOP_AFTER_FAILED_START,
+        options.observer,
+      );
+      const { url } = env.loaded.config.state;
+      if (election !== null && url !== undefined) {
+        leadership = new LeadershipService({ env, url, settings: election, jobs });
+      }
+
+      const providers = statusProviders({
+        env,
+        inbox,
+        unfencedState: inboxService.unfencedState,
+        ...(leadership === undefined ? {} : { leadership: () => leadership.status() }),
+        apiHealth: daemonMetrics.apiHealth,
+        connectorHealth: connectors.health,
+        scheduler,
+        preflight,
+        startedAt: environment.startedAt,
+      });
+      await lifecycle.start(new MetricsService(env, daemonMetrics, providers));
+      const { config } = env.loaded;
+      const access = createOpsAccessCheck(
+        {
+          token: config.server.auth?.token,
+          username: config.server.auth?.username,
+          password: config.server.auth?.password,
+          webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
+        },
+        config.server.webhook_path,
+      );
+      const intake = await lifecycle.start(
+        new WebhookIntakeService({
+          env,
+          inbox,
+          registeredSecrets: () => environment.webhookSecrets.activeSecrets(),
+          metrics: daemonMetrics.metrics,
+          access,
+          onStored: () => dispatch.kick(),
+        }),
+      );
+      const ops = await lifecycle.start(
+        new OpsServerService({
+          env,
+          port: options.port,
+          access,
+          metrics: daemonMetrics.metrics,
+          providers,
+          webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
+        }),
+      );
+      const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;
+      await lifecycle.start(
+        new EmbeddedWebhooksService(env, webhookUrl, environment.webhookSecrets, dispatch.mapping()),
+      );
+      // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).
+      await lifecycle.start(leadership ?? jobs);
+      env.logger.info(
+        { ops: ops.url, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
+        'daemon started',
+      );
+
+      return {
+        env,
+        opsUrl: ops.url,
+        webhookUrl,
+        metrics: daemonMetrics.metrics,
+        runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
+        stop: async (timeoutMs = 30_000) => {
+          // In reverse: the jobs group first (no new runs, running jobs reach a checkpoint; events stored from then
+          // on wait in the inbox for the next start), then registration, the ops server and webhook intake, then
+          // the checks, the inbox and the environment. A failed stop rejects naming the services that failed.
+          await lifecycle.stop({ timeoutMs });
+          const unfinished = [...scheduler.unfinished];
+          env.logger.info({ unfinished }, 'daemon stopped');
+          return { unfinished };
+        },
+      };
+    });
+  } catch (error) {
+    throw explainStartError(error, options.loaded, options.port);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Sorting errors into "this record cannot be processed now" (a dead letter with a reason) and "the run cannot go
+ * on" (thrown, so nothing is checkpointed and the next run retries). Shared by the flows that file dead letters.
+ */
+import { isApiError } from '../../client/index.js';
+import { ConnectorError } from '../../connectors/index.js';
+import { errorMessage } from '../../engine/index.js';
+
+/** A record-level problem: the record is filed as a dead letter with this message. */
+export class RecordProblem extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RecordProblem';
+  }
+}
+
+/** True for failures that say nothing about the record itself: network, rate limits, a database that is down. */
+export function isTransient(error: unknown): boolean {
+  if (isApiError(error)) return error.retryable || error.status === 401 || error.status === 403;
+  if (error instanceof ConnectorError) return error.retryable;
+  return false;
+}
+
+/** Turns a caught error into a dead-letter reason, or rethrows what must stop the run. */
+export function recordFailureReason(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted || isTransient(error)) throw error;
+  if (error instanceof RecordProblem) return error.message;
+  if (isApiError(error)) {
+    const request = error.requestId === null ? '' : ` (request ${error.requestId})`;
+    return `API answered ${error.status} ${error.code} on ${error.method} ${error.path}${request}: ${errorMessage(error)}`;
+  }
+  return errorMessage(error);
+}
+
+export function isConflict(error: unknown): boolean {
+  return isApiError(error) && error.status === 409;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return isApiError(error) && error.status === 404;
+}

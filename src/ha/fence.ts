@@ -1,0 +1,117 @@
+/**
+ * The write fence: a leader-only transaction calls it first, and commits only if the lease row still names this
+ * instance's term. See FENCE_SQL for why the check holds until COMMIT.
+ */
+import { LeadershipLostError } from './errors.js';
+import { FENCE_SQL } from './lease-sql.js';
+
+/** The term a fenced write belongs to. */
+export interface Term {
+  readonly epoch: number;
+  readonly holder: string;
+}
+
+/** The synchronous SQL port of the state store ($n placeholders), inside an open transaction. */
+export interface SyncSqlPort {
+  prepare(sql: string): { get(...params: unknown[]): unknown };
+}
+
+/** Anything that runs a query asynchronously and returns rows: a pg Client or PoolClient inside BEGIN. */
+export interface AsyncQueryable {
+  query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** What a fence offers the writers; `check` throws LeadershipLostError when the write must not commit. */
+export interface WriteFence {
+  check(port: SyncSqlPort): void;
+  checkAsync(client: AsyncQueryable): Promise<void>;
+}
+
+/**
+ * A fence bound to whatever term is current when it is called (`currentTerm` returns null while not leading): the
+ * object the state store keeps for its whole life.
+ */
+export class LeaderFence implements WriteFence {
+  readonly #currentTerm: () => Term | null;
+
+  constructor(currentTerm: () => Term | null) {
+    this.#currentTerm = currentTerm;
+  }
+
+  check(port: SyncSqlPort): void {
+    const term = this.#termOrThrow();
+    judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
+  }
+
+  async checkAsync(client: AsyncQueryable): Promise<void> {
+    const term = this.#termOrThrow();
+    const result = await client.query(FENCE_SQL, [term.epoch, term.holder]);
+    judge(term, result.rows[0]);
+  }
+
+  #termOrThrow(): Term {
+    const term = this.#currentTerm();
+    if (term === null) {
+      throw new LeadershipLostError(
+        'not_leader',
+        'this instance is not the leader: leader-only write refused',
+        null,
+      );
+    }
+    return term;
+  }
+}
+
+/**
+ * Server settings for every session that runs fenced transactions (for a pg client config). A leader frozen inside
+ * a transaction that passed the fence keeps the lease row locked, and no standby could take over until that
+ * transaction ends: the server aborts it once it sits idle for half a lease, well before the lease runs out.
+ */
+export function fencedSessionSettings(leaseMs: number): { idle_in_transaction_session_timeout: number } {
+  return { idle_in_transaction_session_timeout: Math.max(500, Math.floor(leaseMs / 2)) };
+}
+
+/** A fence for one fixed term: a job started in term N stays refused after a later term N + 1 of the same instance. */
+export function termFence(term: Term): WriteFence {
+  return new LeaderFence(() => term);
+}
+
+interface FenceRow {
+  epoch: string;
+  holder: string;
+  valid: boolean;
+}
+
+function isFenceRow(row: unknown): row is FenceRow {
+  if (typeof row !== 'object' || row === null) return false;
+  const { epoch, holder, valid } = row as Record<string, unknown>;
+  return (
+    (typeof epoch === 'string' || typeof epoch === 'number') &&
+    typeof holder === 'string' &&
+    typeof valid === 'boolean'
+  );
+}
+
+function judge(term: Term, row: unknown): void {
+  if (row === undefined || row === null) {
+    throw new LeadershipLostError(
+      'lease_missing',
+      `leader lease row is missing: term ${term.epoch} of ${term.holder} cannot write`,
+      term.epoch,
+    );
+  }
+  if (!isFenceRow(row)) throw new Error('leader fence: unexpected row shape from the state database');
+  if (row.valid) return;
+  if (Number(row.epoch) === term.epoch && row.holder === term.holder) {
+    throw new LeadershipLostError(
+      'lease_expired',
+      `leadership lost: the lease of term ${term.epoch} expired before this write`,
+      term.epoch,
+    );
+  }
+  throw new LeadershipLostError(
+    'lease_taken',
+    `leadership lost: term ${term.epoch} of ${term.holder} ended, ${row.holder} leads in term ${row.epoch}`,
+    term.epoch,
+  );
+}

@@ -1,0 +1,37 @@
+/** Leader election and write fencing for instances sharing a PostgreSQL state. */
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  defaultInstanceName,
+  failoverBoundMs,
+  haConfigSchema,
+  haSettings,
+  type HaConfig,
+  type HaConfigInput,
+  type HaSettings,
+} from './config-schema.js';
+export {
+  Elector,
+  type ElectorLog,
+  type ElectorOptions,
+  type ElectorStatus,
+  type LeaderView,
+} from './elector.js';
+export {
+  describeStateUrl,
+  LeadershipLostError,
+  LeaseDatabaseError,
+  leaseDatabaseError,
+  type LeadershipLostCode,
+  type LeaseDatabaseCode,
+} from './errors.js';
+export {
+  fencedSessionSettings,
+  LeaderFence,
+  termFence,
+  type AsyncQueryable,
+  type SyncSqlPort,
+  type Term,
+  type WriteFence,
+} from './fence.js';
+export { CREATE_LEASE_TABLE_SQL, FENCE_SQL, LEASE_TABLE, RELEASE_CHANNEL } from './lease-sql.js';

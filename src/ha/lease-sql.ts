@@ -1,0 +1,112 @@
+/**
+ * Every statement on the leader lease, PostgreSQL dialect with $n placeholders. One row (id = 1) holds the current
+ * term. Expiry is always judged by the database clock (now(), clock_timestamp()), never by an instance's clock, so
+ * clock skew between machines cannot give two instances the lease.
+ */
+
+export const LEASE_TABLE = 'supply_sync_leader';
+
+/** Notified when a leader releases its lease, so a standby takes it at once instead of at its next poll. */
+export const RELEASE_CHANNEL = 'supply_sync_leader_released';
+
+/**
+ * The table, created idempotently by every instance at start (not a versioned state migration: election must work
+ * before and apart from the state schema, and the table is the election's alone). A later change is an
+ * `ALTER TABLE ... ADD COLUMN IF NOT EXISTS` appended here. The transaction-scoped advisory lock serialises
+ * concurrent first starts, which would otherwise race on the catalog ("duplicate key ... pg_type").
+ */
+export const CREATE_LEASE_TABLE_SQL = [
+  `SELECT pg_advisory_xact_lock(hashtext('${LEASE_TABLE}'))`,
+  `CREATE TABLE IF NOT EXISTS ${LEASE_TABLE} (
+    id integer PRIMARY KEY CHECK (id = 1),
+    epoch bigint NOT NULL,
+    holder text NOT NULL,
+    holder_process text NOT NULL,
+    holder_info jsonb NOT NULL DEFAULT '{}',
+    acquired_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+  )`,
+] as const;
+
+/**
+ * Whether the table is already there: checked before CREATE TABLE IF NOT EXISTS, which needs CREATE on the schema
+ * even when the table exists, so that a user granted only the table's rows can run an instance.
+ */
+export const LEASE_TABLE_PRESENT_SQL = `SELECT to_regclass('${LEASE_TABLE}') IS NOT NULL AS present`;
+
+/** Columns every lease statement returns, typed as LeaseRow. */
+const ROW = `epoch::text AS epoch, holder, holder_info, acquired_at, expires_at, expires_at > now() AS live`;
+
+/**
+ * Takes the lease when it is free, expired, or already held by this very process, and starts a new term
+ * (epoch + 1) every time. Returns a row only when taken. $1 holder (the instance name), $2 this process's random
+ * id, $3 holder_info, $4 the lease in milliseconds. A same-named instance in another process (a duplicate name, or
+ * a restart) waits for expiry, so two processes never share a term.
+ */
+export const ACQUIRE_SQL = `
+  INSERT INTO ${LEASE_TABLE} AS lease
+    (id, epoch, holder, holder_process, holder_info, acquired_at, renewed_at, expires_at)
+  VALUES (1, 1, $1, $2, $3::jsonb, now(), now(), now() + $4::bigint * interval '1 millisecond')
+  ON CONFLICT (id) DO UPDATE SET
+    epoch = lease.epoch + 1,
+    holder = EXCLUDED.holder,
+    holder_process = EXCLUDED.holder_process,
+    holder_info = EXCLUDED.holder_info,
+    acquired_at = EXCLUDED.acquired_at,
+    renewed_at = EXCLUDED.renewed_at,
+    expires_at = EXCLUDED.expires_at
+  WHERE lease.expires_at <= now() OR (lease.holder = EXCLUDED.holder AND lease.holder_process = EXCLUDED.holder_process)
+  RETURNING ${ROW}`;
+
+/**
+ * Extends the current term. Only the term's own holder, and only while the lease has not run out: an expired lease
+ * is never revived, since a standby may be taking it. $1 epoch, $2 holder, $3 the lease in milliseconds.
+ */
+export const RENEW_SQL = `
+  UPDATE ${LEASE_TABLE} SET renewed_at = now(), expires_at = now() + $3::bigint * interval '1 millisecond'
+  WHERE id = 1 AND epoch = $1::bigint AND holder = $2 AND expires_at > now()
+  RETURNING ${ROW}`;
+
+/** Ends the term at once and wakes the standbys. $1 epoch, $2 holder. */
+export const RELEASE_SQL = `
+  WITH released AS (
+    UPDATE ${LEASE_TABLE} SET expires_at = now(), renewed_at = now()
+    WHERE id = 1 AND epoch = $1::bigint AND holder = $2
+    RETURNING epoch
+  )
+  SELECT pg_notify('${RELEASE_CHANNEL}', epoch::text) FROM released`;
+
+/** The current term, whoever holds it, for status. */
+export const READ_LEASE_SQL = `SELECT ${ROW} FROM ${LEASE_TABLE} WHERE id = 1`;
+
+/**
+ * The fence: the first statement of every leader-only write transaction. $1 epoch, $2 holder. Returns the row
+ * with `valid` true only when the lease is still this term's and unexpired.
+ *
+ * Why FOR SHARE makes the check hold until COMMIT, not just at the moment it runs: the shared row lock is kept to
+ * the end of the transaction, and it conflicts with the UPDATE that any acquisition (or renewal) makes. So a new
+ * leader's ACQUIRE_SQL waits for every transaction that passed the old term's fence to commit or roll back, and only
+ * then writes epoch + 1. Every write of the old term is therefore ordered before the new term begins; the old
+ * leader's next transaction then reads the new epoch and is refused. (Were the lock FOR KEY SHARE, the acquiring
+ * UPDATE, which leaves the key alone, would not wait, and an old-term commit could land inside the new term.)
+ * Under READ COMMITTED, a fence that waits behind an in-flight acquisition re-reads the updated row and fails; under
+ * REPEATABLE READ or SERIALIZABLE it fails with a serialization error instead. Both refuse.
+ *
+ * clock_timestamp() rather than now(): now() is the transaction's start, which can be long before this statement.
+ */
+export const FENCE_SQL = `
+  SELECT epoch::text AS epoch, holder,
+    (epoch = $1::bigint AND holder = $2 AND expires_at > clock_timestamp()) AS valid
+  FROM ${LEASE_TABLE} WHERE id = 1
+  FOR SHARE`;
+
+/** A lease row as ACQUIRE_SQL, RENEW_SQL and READ_LEASE_SQL return it. */
+export interface LeaseRow {
+  readonly epoch: string;
+  readonly holder: string;
+  readonly holder_info: unknown;
+  readonly acquired_at: Date;
+  readonly expires_at: Date;
+  readonly live: boolean;
+}

@@ -1,0 +1,122 @@
+/**
+ * Calls into the PostgreSQL worker synchronously: post a request, block this thread on a shared signal with
+ * Atomics.wait until the worker has posted the answer, then take the answer with receiveMessageOnPort (which
+ * needs no event loop turn). The event loop waits for every database round trip, as it already waits for SQLite's
+ * fsync; timers and sockets catch up when the statement returns.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { RequestEnvelope, ResponseEnvelope, WorkerRequest, WorkerResponse, WorkerSetup } from './protocol.js';
+
+/** How long an empty port is waited on before it is looked at again. */
+const RECHECK_MS = 20;
+
+/** The worker did not answer in time (the server hangs, or the worker could not start). */
+export class WorkerTimeoutError extends Error {
+  readonly code = 'state_timeout';
+}
+
+/**
+ * The worker script, state-worker.ts compiled beside this module: state-worker.js in the build, state-worker.mjs
+ * in a bundle (a bundle must emit it as an entry of its own, beside its chunks). From the TypeScript sources (tests,
+ * development under tsx) a small bootstrap first registers tsx's loader in the worker thread, since a loader given
+ * to the parent does not reach a worker's module loading.
+ */
+function workerScript(): { script: string | URL; eval: boolean } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    // tsx's ESM register API (its CommonJS build resolves a wrong path when imported from ESM).
+    const tsxPackage = createRequire(here).resolve('tsx/package.json');
+    const tsxApi = pathToFileURL(join(dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
+    const entry = new URL('./state-worker.ts', here).href;
+    return {
+      script: `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`,
+      eval: true,
+    };
+  }
+  for (const name of ['./state-worker.js', './state-worker.mjs']) {
+    const url = new URL(name, here);
+    if (existsSync(url)) return { script: url, eval: false };
+  }
+  throw new Error(`the PostgreSQL state worker (state-worker.js) is missing beside ${fileURLToPath(here)}`);
+}
+
+export class SyncWorkerChannel {
+  readonly #signal = new Int32Array(new SharedArrayBuffer(4));
+  readonly #port: MessagePort;
+  readonly #worker: Worker;
+  #sequence = 0;
+  #closed = false;
+
+  constructor(setup: WorkerSetup) {
+    const { port1, port2 } = new MessageChannel();
+    const entry = workerScript();
+    this.#port = port1;
+    this.#worker = new Worker(entry.script, {
+      eval: entry.eval,
+      workerData: { port: port2, signal: this.#signal.buffer, setup },
+      transferList: [port2],
+      // The worker's own output would bypass the daemon's logger (and could carry the connection string).
+      stdout: true,
+      stderr: true,
+    });
+    // Neither keeps the process alive: the store closes them, and an exiting process must not wait for them.
+    this.#worker.unref();
+    this.#port.unref();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Posts a request and blocks until its answer. The answer is looked for on the port, not trusted from the
+   * signal alone: an answer can become visible on the port a moment after the worker's signal, so an empty port
+   * is waited on again (briefly, then re-checked) until the deadline. Answers carry the request's number, so an
+   * answer to an abandoned call can never be taken for the current one.
+   */
+  call(request: WorkerRequest, timeoutMs: number): WorkerResponse {
+    if (this.#closed) throw new Error('the state database connection is closed');
+    this.#sequence += 1;
+    const id = this.#sequence;
+    Atomics.store(this.#signal, 0, 0);
+    this.#port.postMessage({ id, request } satisfies RequestEnvelope);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const received = receiveMessageOnPort(this.#port);
+      if (received !== undefined) {
+        const answer = received.message as ResponseEnvelope;
+        if (answer.id === id) return answer.response;
+        continue;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.terminate();
+        throw new WorkerTimeoutError(`PostgreSQL did not answer within ${Math.round(timeoutMs / 1000)} s`);
+      }
+      Atomics.wait(this.#signal, 0, 0, Math.min(left, RECHECK_MS));
+      Atomics.store(this.#signal, 0, 0);
+    }
+  }
+
+  /** Stops the worker at once, for a worker that no longer answers. */
+  terminate(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+
+  close(timeoutMs: number): void {
+    if (this.#closed) return;
+    try {
+      this.call({ kind: 'close' }, timeoutMs);
+    } catch {
+      // A worker that cannot close its connection cleanly is stopped anyway.
+    }
+    this.terminate();
+  }
+}

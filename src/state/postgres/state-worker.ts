@@ -1,0 +1,144 @@
+/**
+ * The worker behind the synchronous PostgreSQL port: one pg client (one connection, so a transaction's statements
+ * all go to the same session), answering one request at a time. After posting each answer it wakes the main
+ * thread, which waits on the shared signal (see channel.ts).
+ */
+import { type MessagePort, workerData } from 'node:worker_threads';
+import pg from 'pg';
+import type {
+  QueryRequest,
+  RequestEnvelope,
+  ResponseEnvelope,
+  WorkerFailure,
+  WorkerRequest,
+  WorkerResponse,
+  WorkerSetup,
+} from './protocol.js';
+
+interface WorkerData {
+  readonly port: MessagePort;
+  readonly signal: SharedArrayBuffer;
+  readonly setup: WorkerSetup;
+}
+
+const INT8_OID = 20;
+const { port, signal, setup } = workerData as WorkerData;
+const flag = new Int32Array(signal);
+let client: pg.Client | null = null;
+/** The last failed connection attempt, answered again to calls made within RECONNECT_AFTER_MS of it. */
+let lastFailure: { at: number; failure: WorkerFailure } | null = null;
+const RECONNECT_AFTER_MS = 2_000;
+
+/** Epoch milliseconds and counts fit a double exactly; pg would return int8 as a string. */
+function parseInt8(value: string): number {
+  return Number(value);
+}
+
+async function connect(): Promise<pg.Client> {
+  const fresh = new pg.Client({
+    connectionString: setup.url,
+    connectionTimeoutMillis: setup.connectTimeoutMs,
+    statement_timeout: setup.statementTimeoutMs,
+    idle_in_transaction_session_timeout:
+      setup.idleInTransactionTimeoutMs ?? Math.max(setup.statementTimeoutMs * 2, 60_000),
+    application_name: setup.applicationName,
+    ...(setup.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+    // A peer that vanished without closing is found within about a minute instead of the system's two hours.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A connection lost while idle must not kill the worker; the next request finds the client gone.
+  fresh.on('error', () => {
+    if (client === fresh) client = null;
+  });
+  fresh.on('end', () => {
+    if (client === fresh) client = null;
+  });
+  await fresh.connect();
+  return fresh;
+}
+
+/** Uint8Arrays arrive from the main thread without Buffer's prototype; pg sends only Buffers as bytea. */
+function asPgParam(value: unknown): unknown {
+  return value instanceof Uint8Array && !Buffer.isBuffer(value)
+    ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+    : value;
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+function failure(error: unknown): WorkerFailure {
+  const code = (error as { code?: unknown } | null)?.code;
+  const text = typeof code === 'string' ? code : null;
+  const message = error instanceof Error ? error.message : String(error);
+  const connection =
+    (text !== null && (CONNECTION_CODES.has(text) || /^(08|28|3D|57P)/.test(text))) ||
+    /Connection terminated|connection timeout|not queryable/i.test(message);
+  return { message, code: text, connection };
+}
+
+async function query(request: QueryRequest): Promise<WorkerResponse> {
+  if (client === null) {
+    if (request.inTransaction) {
+      // The server rolled the transaction back when the connection went; so does the main thread.
+      if (/^ROLLBACK/i.test(request.sql)) return { ok: true, rows: [], rowCount: 0 };
+      return {
+        ok: false,
+        failure: { message: 'the connection to PostgreSQL was lost during a transaction', code: '08006', connection: true },
+      };
+    }
+    // Right after a failed attempt, fail at once: the main thread waits for every answer, and a server that does
+    // not answer would otherwise hold it for the whole connect timeout on every call (readiness checks included).
+    if (lastFailure !== null && Date.now() - lastFailure.at < RECONNECT_AFTER_MS) return { ok: false, failure: lastFailure.failure };
+    try {
+      client = await connect();
+      lastFailure = null;
+    } catch (error) {
+      lastFailure = { at: Date.now(), failure: failure(error) };
+      throw error;
+    }
+  }
+  // Without values or a name pg uses the simple protocol, which runs several statements (migrations) at once.
+  const result = await client.query({
+    text: request.sql,
+    values: request.params.length === 0 ? undefined : request.params.map(asPgParam),
+    rowMode: request.rowMode === 'array' ? 'array' : undefined,
+    ...(request.name === undefined ? {} : { name: request.name }),
+  } as pg.QueryConfig);
+  // Several statements at once answer with one result each; the last one is the answer.
+  const last = (Array.isArray(result) ? result.at(-1) : result) as pg.QueryResult | undefined;
+  return { ok: true, rows: (last?.rows ?? []) as unknown[], rowCount: last?.rowCount ?? 0 };
+}
+
+async function answer(request: WorkerRequest): Promise<WorkerResponse> {
+  if (request.kind === 'close') {
+    const closing = client;
+    client = null;
+    await closing?.end().catch(() => undefined);
+    return { ok: true, rows: [], rowCount: 0 };
+  }
+  try {
+    return await query(request);
+  } catch (error) {
+    const reported = failure(error);
+    if (reported.connection && client !== null) {
+      const broken = client;
+      client = null;
+      void broken.end().catch(() => undefined);
+    }
+    return { ok: false, failure: reported };
+  }
+}
+
+port.on('message', ({ id, request }: RequestEnvelope) => {
+  void answer(request).then((response) => {
+    port.postMessage({ id, response } satisfies ResponseEnvelope);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+    if (request.kind === 'close') port.close();
+  });
+});

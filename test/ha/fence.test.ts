@@ -1,0 +1,201 @@
+/**
+ * The write fence in real PostgreSQL transactions: a leader that a new term replaced cannot commit, through the
+ * synchronous port the state store uses or through a plain pg client; and a write that passed the fence before the
+ * lease ran out commits before the new term can begin (FOR SHARE makes the new leader's acquisition wait for it).
+ */
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LEASE_TABLE, LeadershipLostError, termFence, type Term } from '../../src/ha/index.js';
+import { testElectors } from './support/electors.js';
+import {
+  createTempDatabase,
+  postgresProbe,
+  waitFor,
+  withClient,
+  type TempDatabase,
+} from './support/postgres.js';
+import { SyncPgPort } from './support/sync-pg-port.js';
+import { CuttableProxy } from './support/tcp-proxy.js';
+
+const probe = await postgresProbe();
+
+/** The error `work` throws, so its fields can be checked. */
+function thrownBy(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the fence to refuse');
+}
+
+describe.skipIf(!probe.available)(
+  `write fence on PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    let database: TempDatabase;
+    let port: SyncPgPort;
+    const electors = testElectors();
+
+    const rows = () =>
+      withClient(database.url, async (client) =>
+        (await client.query<{ note: string }>('SELECT note FROM fenced_writes ORDER BY id')).rows.map(
+          (row) => row.note,
+        ),
+      );
+
+    beforeAll(async () => {
+      database = await createTempDatabase();
+      await withClient(database.url, (client) =>
+        client.query(
+          'CREATE TABLE fenced_writes (id bigserial PRIMARY KEY, note text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())',
+        ),
+      );
+      port = new SyncPgPort(database.url);
+    });
+    afterEach(async () => {
+      await electors.stopAll();
+      electors.events.length = 0;
+      port.run('ROLLBACK');
+      await withClient(database.url, (client) =>
+        client.query(`DROP TABLE IF EXISTS ${LEASE_TABLE}; TRUNCATE fenced_writes`),
+      );
+    });
+    afterAll(async () => {
+      await port?.close();
+      await database?.drop();
+    });
+
+    it('refuses a replaced term in a synchronous transaction, and commits nothing of it', async () => {
+      const a = electors.make('a', database.url);
+      await a.start();
+      const paused = a.term() as Term;
+      expect(paused).toEqual({ epoch: 1, holder: 'a' });
+
+      // a's job holds term 1 while a is "paused"; here its lease is simply ended and b takes over.
+      await withClient(database.url, (client) =>
+        client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
+      );
+      const b = electors.make('b', database.url);
+      await b.start();
+      expect(b.term()).toEqual({ epoch: 2, holder: 'b' });
+
+      port.run('BEGIN');
+      port.run("INSERT INTO fenced_writes (note) VALUES ('before the fence')");
+      const refused = thrownBy(() => termFence(paused).check(port));
+      port.run('ROLLBACK');
+      expect(refused).toBeInstanceOf(LeadershipLostError);
+      expect(refused).toMatchObject({ code: 'lease_taken', epoch: 1 });
+      expect((refused as Error).message).toBe('leadership lost: term 1 of a ended, b leads in term 2');
+
+      // The new leader's fence passes in the same kind of transaction.
+      port.run('BEGIN');
+      b.fence.check(port);
+      port.run("INSERT INTO fenced_writes (note) VALUES ('term 2')");
+      port.run('COMMIT');
+      expect(await rows()).toEqual(['term 2']);
+
+      // a's live fence knows locally, once a has stepped down, without asking the database.
+      await waitFor('a to step down', () => !a.isLeader(), 5_000);
+      expect(thrownBy(() => a.fence.check(port))).toMatchObject({ code: 'not_leader', epoch: null });
+    });
+
+    it('refuses a replaced term through a plain pg client (the async variant)', async () => {
+      const a = electors.make('a', database.url);
+      await a.start();
+      const paused = a.term() as Term;
+      await withClient(database.url, (client) =>
+        client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
+      );
+      const b = electors.make('b', database.url);
+      await b.start();
+
+      await withClient(database.url, async (client: pg.Client) => {
+        await client.query('BEGIN');
+        await expect(termFence(paused).checkAsync(client)).rejects.toMatchObject({ code: 'lease_taken' });
+        await client.query('ROLLBACK');
+        await client.query('BEGIN');
+        await b.fence.checkAsync(client);
+        await client.query("INSERT INTO fenced_writes (note) VALUES ('async term 2')");
+        await client.query('COMMIT');
+      });
+      expect(await rows()).toEqual(['async term 2']);
+    });
+
+    it('refuses an expired term nobody has taken yet', async () => {
+      const a = electors.make('a', database.url);
+      await a.start();
+      const paused = a.term() as Term;
+      await withClient(database.url, (client) =>
+        client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
+      );
+      port.run('BEGIN');
+      const refused = thrownBy(() => termFence(paused).check(port));
+      port.run('ROLLBACK');
+      expect(refused).toMatchObject({ code: 'lease_expired', epoch: 1 });
+    });
+
+    it('orders a write that passed the fence before the new term: the acquisition waits for its commit', async () => {
+      const target = new URL(database.url);
+      const proxy = await CuttableProxy.start(target.hostname, Number(target.port || 5432));
+      try {
+        const a = electors.make('a', proxy.urlFor(database.url));
+        await a.start();
+        const term = a.term() as Term;
+
+        // a's job passes the fence and is still writing when a is cut off and its lease runs out.
+        port.run('BEGIN');
+        a.fence.check(port);
+        port.run("INSERT INTO fenced_writes (note) VALUES ('term 1, in flight')");
+        proxy.cut();
+        const b = electors.make('b', database.url);
+        await b.start();
+
+        await waitFor(
+          "the lease to expire and b's acquisition to wait on the fenced row",
+          () =>
+            withClient(database.url, async (client) => {
+              const { rows: facts } = await client.query<{ expired: boolean; waiting: boolean }>(
+                `SELECT (SELECT expires_at <= clock_timestamp() FROM ${LEASE_TABLE}) AS expired,
+                   EXISTS (SELECT 1 FROM pg_stat_activity
+                     WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
+              );
+              return facts[0]?.expired === true && facts[0].waiting;
+            }),
+          10_000,
+        );
+        // Expired by the clock, yet b cannot lead while term 1's write is open, and its status says so.
+        expect(b.isLeader()).toBe(false);
+        await waitFor(
+          "b's status to name the held row",
+          () =>
+            /^state\.url: the leader lease row at .+ is held by an open transaction/.test(
+              b.status().lastError ?? '',
+            ),
+          5_000,
+        );
+        port.run('COMMIT');
+
+        await waitFor('b to lead', () => b.isLeader(), 10_000);
+        expect(b.term()?.epoch).toBe(2);
+        // term 1's write landed before term 2 began, by the database's own clock.
+        const [order] = await withClient(database.url, async (client) => {
+          const result = await client.query<{ before: boolean }>(
+            `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
+          );
+          return result.rows;
+        });
+        expect(order?.before).toBe(true);
+        expect(await rows()).toEqual(['term 1, in flight']);
+
+        // And term 1's next transaction is refused.
+        port.run('BEGIN');
+        const refused = thrownBy(() => termFence(term).check(port));
+        port.run('ROLLBACK');
+        expect(refused).toMatchObject({ code: 'lease_taken' });
+      } finally {
+        await electors.stopAll();
+        await proxy.close();
+      }
+    });
+  },
+);

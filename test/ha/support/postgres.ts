@@ -1,0 +1,77 @@
+/**
+ * PostgreSQL for the leader election tests: found through PG_URL (set by .ci/run), probed once, and a throw-away
+ * database per test file so that lease rows never meet.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { requireServices, serviceProbe, type ServiceProbe } from '../../connectors/services.js';
+
+const configuredUrl = process.env['PG_URL'];
+
+export async function postgresProbe(): Promise<ServiceProbe> {
+  if (configuredUrl === undefined || configuredUrl === '') {
+    const probe = { service: 'PostgreSQL', available: false, reason: 'PG_URL is not set' };
+    requireServices(probe);
+    return probe;
+  }
+  const probe = await serviceProbe('PostgreSQL', configuredUrl, async () => {
+    const client = new pg.Client({ connectionString: configuredUrl, connectionTimeoutMillis: 5_000 });
+    await client.connect();
+    await client.end();
+  });
+  requireServices(probe);
+  return probe;
+}
+
+export interface TempDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty database on the PG_URL server; drop() removes it even with sessions still open. */
+export async function createTempDatabase(): Promise<TempDatabase> {
+  if (configuredUrl === undefined) throw new Error('PG_URL is not set');
+  const name = `ss_ha_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(configuredUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: configuredUrl, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs `work` on a fresh session of `url` and closes it. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves when `condition` holds, polling every 25 ms; rejects after `timeoutMs` with `what`. */
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

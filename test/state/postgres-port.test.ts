@@ -1,0 +1,134 @@
+/**
+ * What only the PostgreSQL state has: the leadership fence seam, a connection lost in the middle of a
+ * transaction, placeholder numbering, and migrations kept version for version with SQLite's.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LeadershipLostError, MIGRATIONS, type Fence, type SyncSqlPort } from '../../src/state/index.js';
+import { PG_MIGRATIONS } from '../../src/state/postgres/migrations.js';
+import { numberPlaceholders } from '../../src/state/postgres/placeholders.js';
+import { PgSyncPort } from '../../src/state/postgres/port.js';
+import { openPgStateStore, type PgStateStore } from '../../src/state/postgres/store.js';
+import { PgScratchDatabases, probePostgres } from './backends.js';
+import { FakeClock } from './support.js';
+
+describe('PostgreSQL state without a server', () => {
+  it('numbers placeholders outside literals, quoted names and comments', () => {
+    expect(numberPlaceholders(`SELECT '?', "a?" FROM t -- why?\nWHERE a = ? AND b IN (?, ?) /* ? */`)).toBe(
+      `SELECT '?', "a?" FROM t -- why?\nWHERE a = $1 AND b IN ($2, $3) /* ? */`,
+    );
+    expect(numberPlaceholders("SELECT 'it''s ?' , ?")).toBe("SELECT 'it''s ?' , $1");
+  });
+
+  it('has a PostgreSQL migration for every SQLite one, with the same version and name', () => {
+    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]));
+  });
+});
+
+const skipReason = await probePostgres();
+const title = 'PostgreSQL state port';
+
+describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (skipped: ${skipReason})`, () => {
+  const scratch = new PgScratchDatabases();
+  const clock = new FakeClock();
+  let url: string;
+  let state: PgStateStore;
+
+  beforeAll(async () => {
+    url = await scratch.create('ss_port');
+  });
+  afterAll(() => scratch.dropAll());
+  beforeEach(() => {
+    state = openPgStateStore({ url, clock });
+    state.db.exec('TRUNCATE kv, ledger, cursors');
+  });
+  afterEach(() => state.close());
+
+  /** A fence whose epoch the test moves, recording the transactions it saw. */
+  function fence(): Fence & { moved: boolean; checks: number } {
+    return {
+      moved: false,
+      checks: 0,
+      check(tx: SyncSqlPort) {
+        this.checks += 1;
+        // The check runs inside the transaction: a statement here is part of it.
+        expect(tx.inTransaction).toBe(true);
+        if (this.moved) throw new LeadershipLostError();
+      },
+    };
+  }
+
+  it('runs the fence first in every write transaction, and in writes made outside one', () => {
+    const guard = fence();
+    state.setFence(guard);
+    state.transaction(() => {
+      state.kv.set('n', 'a', 1);
+      state.transaction(() => state.kv.set('n', 'b', 2));
+    });
+    expect(guard.checks).toBe(1);
+    state.kv.set('n', 'c', 3);
+    expect(guard.checks).toBe(2);
+    expect(state.kv.get('n', 'c')).toBe(3);
+    expect(guard.checks).toBe(2);
+  });
+
+  it('commits nothing once the fence says leadership moved', () => {
+    const guard = fence();
+    state.setFence(guard);
+    state.cursors.save({ stream: 's', watermarkMs: 1, passCursor: null, passSince: null, passMaxMs: null });
+    guard.moved = true;
+    expect(() =>
+      state.transaction(() => {
+        state.ledger.record({ flow: 'f', connector: 'c', recordKey: 'r', version: '1' });
+        state.cursors.save({ stream: 's', watermarkMs: 2, passCursor: null, passSince: null, passMaxMs: null });
+      }),
+    ).toThrow(LeadershipLostError);
+    expect(() => state.kv.set('n', 'late', 1)).toThrow(LeadershipLostError);
+    state.setFence(null);
+    expect(state.cursors.get('s')?.watermarkMs).toBe(1);
+    expect(state.ledger.count()).toBe(0);
+    expect(state.kv.get('n', 'late')).toBeUndefined();
+  });
+
+  it('answers every one of many synchronous calls with its own result', () => {
+    const select = state.db.prepare('SELECT ? AS n');
+    for (let n = 0; n < 20_000; n += 1) expect((select.get(n) as { n: string }).n).toBe(String(n));
+  });
+
+  it('opens a read-only state whose session refuses writes', () => {
+    state.kv.set('n', 'k', 1);
+    const reader = openPgStateStore({ url, clock, readOnly: true });
+    try {
+      expect(reader.kv.get('n', 'k')).toBe(1);
+      expect(() => reader.kv.set('n', 'k', 2)).toThrow(/read-only transaction/);
+    } finally {
+      reader.close();
+    }
+    expect(state.kv.get('n', 'k')).toBe(1);
+  });
+
+  it('fails the rest of a transaction whose connection was lost, commits none of it, then reconnects', () => {
+    // A second session on the same database ends the state's session, as a server restart or a cut cable would.
+    const admin = new PgSyncPort({ url });
+    try {
+      expect(() =>
+        state.transaction(() => {
+          state.ledger.record({ flow: 'f', connector: 'c', recordKey: 'r1', version: '1' });
+          admin
+            .prepare(
+              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'supply-sync'`,
+            )
+            .all();
+          state.ledger.record({ flow: 'f', connector: 'c', recordKey: 'r2', version: '1' });
+          state.cursors.save({ stream: 'f', watermarkMs: 9, passCursor: null, passSince: null, passMaxMs: null });
+        }),
+      ).toThrow();
+    } finally {
+      admin.close();
+    }
+    expect(state.ledger.count()).toBe(0);
+    expect(state.cursors.get('f')).toBeNull();
+    state.kv.set('n', 'after', 1);
+    expect(state.kv.get('n', 'after')).toBe(1);
+  });
+});

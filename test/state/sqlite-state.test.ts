@@ -1,0 +1,4 @@
+import { sqliteHarness } from './backends.js';
+import { sharedStateSuite } from './shared-state-suite.js';
+
+sharedStateSuite(sqliteHarness());
