@@ -40,7 +40,7 @@ describe.skipIf(!probe.available)(
     it('elects one leader, keeps a ready standby, and fails over when the leader stops', async () => {
       const config = (instance: string) => ({
         state: { url: database.url },
-        ha: { instance, lease: '2s', poll_interval: '200ms' },
+        ha: { instance, lease: '6s', poll_interval: '200ms' },
       });
       const a = await world.start(config('sync-a'));
       // A run of the leader under way: an instance that starts meanwhile must not close it as interrupted.
