@@ -4,7 +4,10 @@ import type { Config } from '../config/index.js';
 import { openApiEndpoint, type ApiEndpoint, type ApiSide, type EmbeddedSandboxOptions } from './endpoint.js';
 
 /** What the caller adds: its clock, logger and call observers. */
-export type ApiClientExtras = Pick<ApiClientOptions, 'clock' | 'logger' | 'onCall' | 'onDrift'>;
+export type ApiClientExtras = Pick<
+  ApiClientOptions,
+  'clock' | 'logger' | 'onCall' | 'onDrift' | 'beforeWrite'
+>;
 
 export function apiClientFor(
   config: Config,

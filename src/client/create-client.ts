@@ -67,6 +67,12 @@ export interface ApiClientOptions {
   /** Per-attempt limits of the default Agent (real time). */
   connectTimeoutMs?: number;
   attemptTimeoutMs?: number;
+  /**
+   * Called right before each attempt of a request that changes data (not a GET, not the token exchange) is
+   * sent, after any rate-limit wait or retry delay; what it throws ends the call unsent. The daemon checks there
+   * that it still leads: a leader paused past its lease must not send a write it prepared before the takeover.
+   */
+  beforeWrite?: () => void;
 }
 
 function defaultDispatcher(options: ApiClientOptions): Dispatcher {
@@ -107,6 +113,7 @@ export function createApiClient(options: ApiClientOptions) {
     userAgent: options.userAgent ?? 'supply-sync',
     logger,
     onCall: options.onCall,
+    beforeWrite: options.beforeWrite,
   });
   const auth = options.auth ?? { mode: 'api_key' };
   transport.authenticator =

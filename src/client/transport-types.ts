@@ -77,4 +77,6 @@ export interface TransportOptions {
   userAgent: string;
   logger?: Logger | undefined;
   onCall?: ((event: ApiCallEvent) => void) | undefined;
+  /** See ApiClientOptions.beforeWrite. */
+  beforeWrite?: (() => void) | undefined;
 }

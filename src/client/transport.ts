@@ -20,6 +20,11 @@ export type * from './transport-types.js';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
+/** A request that changes data at the API: any method but GET, the token exchange aside. */
+function changesData(spec: RequestSpec): boolean {
+  return spec.method !== 'GET' && spec.authenticate !== false;
+}
+
 export class Transport {
   authenticator: Authenticator | undefined;
   private readonly warnedDeprecations = new Set<string>();
@@ -151,6 +156,7 @@ export class Transport {
     const { limiter } = this.options;
     let outcome: AttemptOutcome;
     try {
+      if (changesData(spec)) this.options.beforeWrite?.();
       const headers = { ...prepared.headers };
       if (authorization !== undefined) headers['authorization'] = authorization;
       outcome = await sendAttempt(this.options.dispatcher, { ...prepared, headers }, signal);

@@ -126,6 +126,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
       const api = apiClientFor(config, endpoint, side, {
         clock,
         logger: logger.child({ api: side }),
+        // On a shared state, no write reaches the API once this instance has lost its term (a no-op on a file).
+        beforeWrite: () => state.checkFence(),
         ...(onApiCall ? { onCall: (event: ApiCallEvent) => onApiCall(side, event) } : {}),
         ...(options.hooks?.onDrift ? { onDrift: options.hooks.onDrift } : {}),
       });

@@ -67,6 +67,16 @@ describe.skipIf(!probe.available)(
       a.env.state.kv.set('test', 'leader-write', 1);
       expect(b.env.state.kv.get('test', 'leader-write')).toBe(1);
 
+      // Nor does a write of its API client leave: only the leader's reaches the API (reads are the standby's too).
+      const product = (sku: string) => [{ sku, name: sku, unit: 'kg' }];
+      const standbyApi = b.env.apis.get('supplier');
+      await expect(standbyApi?.catalog.upsertProducts(product('STANDBY-1'))).rejects.toThrow(/not the leader/);
+      expect((await standbyApi?.account.me())?.rate_limit.per_minute).toBeGreaterThan(0);
+      await a.env.apis.get('supplier')?.catalog.upsertProducts(product('LEADER-1'));
+      const products = ((await world.sandbox.control.state())['products'] ?? {}) as Record<string, unknown>;
+      expect(Object.keys(products)).toContain('LEADER-1');
+      expect(Object.keys(products)).not.toContain('STANDBY-1');
+
       await a.stop(5_000);
       const taken = await eventually(async () => {
         const seen = await status(b);
