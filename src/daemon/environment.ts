@@ -9,10 +9,10 @@ import type { ApiClient, ApiCallEvent, DriftEvent } from '../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../client/network.js';
 import { redactionPaths, secretValues, type LoadedConfig } from '../config/index.js';
 import type { Connector } from '../connectors/index.js';
-import type { Job } from '../engine/index.js';
+import { errorMessage, type Job } from '../engine/index.js';
 import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import { openConfiguredState, type StateStore } from '../state/index.js';
+import { LeadershipLostError, openConfiguredState, type StateStore } from '../state/index.js';
 import { stateSessionOptions } from './leadership-settings.js';
 import type { Registries } from './builtin.js';
 import { ConfigNotBuildableError, requireParsedBy } from './parsed-config.js';
@@ -127,7 +127,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
         clock,
         logger: logger.child({ api: side }),
         // On a shared state, no write reaches the API once this instance has lost its term (a no-op on a file).
-        beforeWrite: () => state.checkFence(),
+        beforeWrite: () => checkTermBeforeWrite(state),
         ...(onApiCall ? { onCall: (event: ApiCallEvent) => onApiCall(side, event) } : {}),
         ...(options.hooks?.onDrift ? { onDrift: options.hooks.onDrift } : {}),
       });
@@ -193,5 +193,21 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   } catch (error) {
     await closeAll();
     throw error;
+  }
+}
+
+/**
+ * The fence check before an API write. A lease that cannot be read (PostgreSQL unreachable) refuses the write as a
+ * lost term does: the instance cannot know it still leads, and the run must stop rather than file the record as a
+ * dead letter.
+ */
+function checkTermBeforeWrite(state: StateStore): void {
+  try {
+    state.checkFence();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'LeadershipLostError') throw error; // src/state's or src/ha's
+    throw new LeadershipLostError(
+      `the lease could not be checked before an API write, so it is not sent: ${errorMessage(error)}`,
+    );
   }
 }

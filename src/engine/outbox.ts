@@ -122,6 +122,9 @@ export async function drainOutbox(options: DrainOptions): Promise<DrainResult> {
         result.sent += 1;
         options.onDone?.(entry, response);
       } catch (error) {
+        // The API client's check before the write refused it (this instance no longer leads): nothing was sent,
+        // the entry stays as it is for the next leader, and the run stops.
+        if (error instanceof Error && error.name === 'LeadershipLostError') throw error;
         const attempt = entry.attempts + 1;
         if (isRetryable(error) && attempt < maxAttempts) {
           state.outbox.markFailed(entry.id, errorMessage(error), {

@@ -68,6 +68,53 @@ describe('beforeWrite', () => {
   });
 });
 
+describe('beforeWrite, when it runs', () => {
+  it('runs after the wait a 429 asked for, right before the retry leaves', async () => {
+    await client.close();
+    const times: number[] = [];
+    client = makeClient(server, { beforeWrite: () => void times.push(client.clock.now()) });
+    const start = client.clock.now();
+    server.enqueue(problem(429, 'rate_limited', {}, { 'retry-after': '7' }), json(200, batchResponse(1)));
+    await client.api.catalog.upsertProducts(product);
+    expect(client.clock.sleeps).toContain(7000);
+    expect(times).toEqual([start, start + 7000]);
+  });
+
+  it('runs after the rate limiter has waited for a request slot', async () => {
+    await client.close();
+    const times: number[] = [];
+    client = makeClient(server, {
+      rateLimit: { perMinute: 60 },
+      beforeWrite: () => void times.push(client.clock.now()),
+    });
+    const start = client.clock.now();
+    server.enqueue(json(200, batchResponse(1)), json(200, batchResponse(1)));
+    await client.api.catalog.upsertProducts(product);
+    await client.api.catalog.upsertProducts(product);
+    const waited = client.clock.sleeps.reduce((sum, ms) => sum + ms, 0);
+    expect(waited).toBeGreaterThan(0);
+    expect(times).toEqual([start, start + waited]);
+  });
+
+  it('gives back the request slot of a refused write, and reports no call for it', async () => {
+    await client.close();
+    client = makeClient(server, {
+      rateLimit: { maxConcurrency: 1 },
+      beforeWrite: () => {
+        if (refuse) throw new NotLeadingError('this instance is not the leader');
+      },
+    });
+    refuse = true;
+    await expect(client.api.catalog.upsertProducts(product)).rejects.toBeInstanceOf(NotLeadingError);
+    await expect(client.api.catalog.upsertProducts(product)).rejects.toBeInstanceOf(NotLeadingError);
+    expect(client.calls).toEqual([]);
+    refuse = false;
+    server.enqueue(json(200, batchResponse(1)));
+    await client.api.catalog.upsertProducts(product);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe('beforeWrite with client_credentials', () => {
   it('is not asked for the token exchange', async () => {
     await client.close();

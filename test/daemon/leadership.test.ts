@@ -70,7 +70,10 @@ describe.skipIf(!probe.available)(
       // Nor does a write of its API client leave: only the leader's reaches the API (reads are the standby's too).
       const product = (sku: string) => [{ sku, name: sku, unit: 'kg' }];
       const standbyApi = b.env.apis.get('supplier');
-      await expect(standbyApi?.catalog.upsertProducts(product('STANDBY-1'))).rejects.toThrow(/not the leader/);
+      await expect(standbyApi?.catalog.upsertProducts(product('STANDBY-1'))).rejects.toMatchObject({
+        name: 'LeadershipLostError',
+        message: expect.stringMatching(/not the leader/),
+      });
       expect((await standbyApi?.account.me())?.rate_limit.per_minute).toBeGreaterThan(0);
       await a.env.apis.get('supplier')?.catalog.upsertProducts(product('LEADER-1'));
       const products = ((await world.sandbox.control.state())['products'] ?? {}) as Record<string, unknown>;

@@ -126,6 +126,27 @@ describe('outbox', () => {
     expect(state.outbox.depth()).toEqual({ pending: 0, dead: 0 });
   });
 
+  it('leaves an entry as it was when its send is refused because this instance no longer leads', async () => {
+    enqueueWrite(state, {
+      stream: 's',
+      idempotencyKey: 'k-lost',
+      method: 'POST',
+      path: '/a',
+      body: jsonBody({ a: 1 }),
+    });
+    class LeadershipLostError extends Error {
+      override readonly name = 'LeadershipLostError';
+    }
+    const refused: OutboxSender = () => Promise.reject(new LeadershipLostError('the term ended'));
+    await expect(drainOutbox({ state, send: refused, budget: budget() })).rejects.toThrow('the term ended');
+    expect(state.outbox.getByKey('k-lost')).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      lastError: null,
+    });
+    expect(await drainOutbox({ state, send, budget: budget() })).toEqual({ sent: 1, retried: 0, dead: 0 });
+  });
+
   it('marks a write dead at once on a non-retryable error, and after N retryable failures', async () => {
     enqueueWrite(state, {
       stream: 's',

@@ -14,8 +14,20 @@ export class RecordProblem extends Error {
   }
 }
 
-/** True for failures that say nothing about the record itself: network, rate limits, a database that is down. */
+/**
+ * The instance no longer leads (a write refused by the fence, the state's or an API write's): the run stops. Matched
+ * by name, as src/state and src/ha each have one.
+ */
+export function isLeadershipLost(error: unknown): boolean {
+  return error instanceof Error && error.name === 'LeadershipLostError';
+}
+
+/**
+ * True for failures that say nothing about the record itself: network, rate limits, a database that is down, a
+ * term that ended.
+ */
 export function isTransient(error: unknown): boolean {
+  if (isLeadershipLost(error)) return true;
   if (isApiError(error)) return error.retryable || error.status === 401 || error.status === 403;
   if (error instanceof ConnectorError) return error.retryable;
   return false;
