@@ -124,7 +124,7 @@ export function buildPlan(unordered: readonly PlannedDocument[], target: string,
     createdAt: now,
     lineIds,
     documentIds: documents.map((d) => d.documentId),
-    documentLines: Object.fromEntries(documents.map((d) => [d.documentId, d.lineIds])),
+    documentLines: documentLinesOf(documents),
     periods: [...periods].sort(),
     batch: { batchKey, entries },
     target,
@@ -132,6 +132,18 @@ export function buildPlan(unordered: readonly PlannedDocument[], target: string,
     location: null,
     ...(preparedWhole && prepared.length > 0 ? { prepared } : {}),
   };
+}
+
+/**
+ * Line ids by document id, in an object without a prototype: filled by assignment (several times faster than
+ * Object.fromEntries for a batch's thousands of documents), where a document id such as "__proto__" is a key.
+ */
+export function documentLinesOf(
+  documents: readonly { readonly documentId: string; readonly lineIds: readonly string[] }[],
+): Record<string, readonly string[]> {
+  const byDocument = Object.create(null) as Record<string, readonly string[]>;
+  for (const document of documents) byDocument[document.documentId] = document.lineIds;
+  return byDocument;
 }
 
 function compare(a: string, b: string): number {

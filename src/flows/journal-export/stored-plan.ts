@@ -9,7 +9,7 @@
  * run that stopped mid-batch before an upgrade.
  */
 import type { JournalEntry } from '../../connectors/journal.js';
-import { batchKeyFor, type BatchPlan } from './plans.js';
+import { batchKeyFor, documentLinesOf, type BatchPlan } from './plans.js';
 
 /** [documentId, entry count, ...ids of the document's lines without an entry]. */
 type StoredDocument = [string, number, ...string[]];
@@ -104,8 +104,7 @@ export function decodePlan(value: unknown): BatchPlan | null {
 
 function planFromV2(stored: StoredPlanV2): BatchPlan {
   const entries = stored.entries.map(entryFrom);
-  const documentIds: string[] = [];
-  const documentLines: Record<string, string[]> = {};
+  const documents: { documentId: string; lineIds: string[] }[] = [];
   const lineIds: string[] = [];
   let next = 0;
   for (const [documentId, count, ...withoutEntry] of stored.documents) {
@@ -113,8 +112,7 @@ function planFromV2(stored: StoredPlanV2): BatchPlan {
     for (const entry of entries.slice(next, next + count)) own.push(...entry.sourceIds);
     next += count;
     own.sort();
-    documentIds.push(documentId);
-    documentLines[documentId] = own;
+    documents.push({ documentId, lineIds: own });
     lineIds.push(...own);
   }
   lineIds.sort();
@@ -126,8 +124,8 @@ function planFromV2(stored: StoredPlanV2): BatchPlan {
     batchKey: stored.batchKey,
     createdAt: stored.createdAt,
     lineIds,
-    documentIds,
-    documentLines,
+    documentIds: documents.map((document) => document.documentId),
+    documentLines: documentLinesOf(documents),
     periods: stored.periods,
     batch: { batchKey: stored.batchKey, entries },
     target: stored.target,

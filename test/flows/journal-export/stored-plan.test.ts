@@ -49,7 +49,7 @@ function line(id: string, over: Partial<JournalLine>): JournalLine {
   } as JournalLine;
 }
 
-/** Three documents: B's credit line sorts before its debit, C has a zero line (no entry), D only zero lines. */
+/** Three documents: B's credit line sorts before its debit, C has a zero line (no entry), "__proto__" only zero lines. */
 function plan(): BatchPlan {
   const mapper = new GroupMapper(
     journalExportOptionsSchema.parse({ reference2_from: 'allocation_number' }),
@@ -64,8 +64,8 @@ function plan(): BatchPlan {
     line('c1', { document_id: 'C', accounting_period: '2026-05', description: 'פירות' }),
     line('c0', { document_id: 'C', accounting_period: '2026-05', amount: '0.00' }),
     line('c2', { document_id: 'C', accounting_period: '2026-05', side: 'credit' }),
-    line('d1', { document_id: 'D', amount: '0.00' }),
-    line('d2', { document_id: 'D', side: 'credit', amount: '0.00' }),
+    line('d1', { document_id: '__proto__', amount: '0.00' }),
+    line('d2', { document_id: '__proto__', side: 'credit', amount: '0.00' }),
   ]).map((group) => mapper.map(group));
   const ready = groups.filter((g): g is Extract<typeof g, { ok: true }> => g.ok);
   expect(ready).toHaveLength(4);
@@ -90,6 +90,9 @@ describe('journal-export stored plans', () => {
     for (const id of original.lineIds) expect(text.split(`"${id}"`)).toHaveLength(2);
     expect(text.length).toBeLessThan(JSON.stringify(original).length / 2);
     expect(decodePlan(JSON.parse(text))).toEqual(original);
+    for (const read of [original, decodePlan(JSON.parse(text))]) {
+      expect(Object.entries(read?.documentLines ?? {})).toContainEqual(['__proto__', ['d1', 'd2']]);
+    }
   });
 
   it('reads back the plans a refused batch is split into', () => {
