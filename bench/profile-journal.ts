@@ -53,7 +53,8 @@ try {
     process.stdout.write(
       `${result.outcome}: ${exported} lines in ${result.elapsedMs.toFixed(0)} ms ` +
         `(${((exported * 1000) / result.elapsedMs).toFixed(0)} lines/s), peak RSS ` +
-        `${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB; ${file}\n`,
+        `${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB; CPU user ${result.cpuUserMs.toFixed(0)} ms + system ` +
+        `${result.cpuSystemMs.toFixed(0)} ms (${(((result.cpuUserMs + result.cpuSystemMs) * 1000) / Math.max(exported, 1)).toFixed(1)} us per line); ${file}\n`,
     );
     const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
     for (const share of summarizeProfile(profile, JOURNAL_CATEGORIES))

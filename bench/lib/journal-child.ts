@@ -34,6 +34,9 @@ export interface JournalChildResult {
   elapsedMs: number;
   peakRssBytes: number;
   rssSamples: number;
+  /** CPU time of the child during the run (user and system), in milliseconds. */
+  cpuUserMs: number;
+  cpuSystemMs: number;
 }
 
 async function baseline(args: JournalChildArgs): Promise<Record<string, number>> {
@@ -84,9 +87,11 @@ async function flow(args: JournalChildArgs): Promise<{ outcome: string; counts: 
 const args = JSON.parse(process.argv[2] ?? '{}') as JournalChildArgs;
 const sampler = sampleRss(25);
 const profiler = args.profileFile === undefined ? null : await startProfiler();
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const done = args.mode === 'flow' ? await flow(args) : { outcome: 'ok', counts: await baseline(args) };
 const elapsedMs = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
 if (profiler !== null && args.profileFile !== undefined) await profiler.stop(args.profileFile);
 const rss = sampler.stop();
 const result: JournalChildResult = {
@@ -95,5 +100,7 @@ const result: JournalChildResult = {
   elapsedMs,
   peakRssBytes: rss.peakBytes,
   rssSamples: rss.samples,
+  cpuUserMs: cpu.user / 1000,
+  cpuSystemMs: cpu.system / 1000,
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -7,7 +7,12 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AccountingWriter } from '../../src/connectors/capabilities.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
+import type {
+  JournalBatch,
+  JournalEntry,
+  PreparedEntries,
+  WriteResult,
+} from '../../src/connectors/journal.js';
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { encodeSingleByte } from '../../src/kit/single-byte-hebrew.js';
 import type { HashavshevetConfig } from './config.js';
@@ -19,6 +24,19 @@ import { ReferenceResolver } from './references.js';
 export interface HashavshevetFiles {
   readonly data: string;
   readonly layout: string;
+}
+
+/** Records the precheck rendered, kept with the entries they came from so a batch reuses them only for equal ones. */
+class RenderedEntries implements PreparedEntries {
+  constructor(
+    readonly writer: HashavshevetWriter,
+    readonly entries: readonly JournalEntry[],
+    readonly text: string,
+  ) {}
+
+  get entryCount(): number {
+    return this.entries.length;
+  }
 }
 
 export class HashavshevetWriter implements AccountingWriter {
@@ -64,7 +82,7 @@ export class HashavshevetWriter implements AccountingWriter {
     return false;
   }
 
-  async writeJournalBatch(batch: JournalBatch): Promise<WriteResult> {
+  async writeJournalBatch(batch: JournalBatch, prepared?: readonly PreparedEntries[]): Promise<WriteResult> {
     checkKey(batch.batchKey, this.connectorName);
     const files = this.filesFor(batch.batchKey);
     const result = (status: WriteResult['status']): WriteResult => ({
@@ -76,7 +94,8 @@ export class HashavshevetWriter implements AccountingWriter {
     if (await this.hasBatch(batch.batchKey)) return result('already_written');
     const references = await this.#references();
     const content = encodeSingleByte(
-      this.#render(batch.entries, references, `journal batch ${batch.batchKey}`),
+      this.#reusable(batch.entries, prepared) ??
+        this.#render(batch.entries, references, `journal batch ${batch.batchKey}`),
     );
     await removeStaleTempFiles(this.config.import_dir);
     await references.persist();
@@ -94,6 +113,48 @@ export class HashavshevetWriter implements AccountingWriter {
       if (error instanceof ConnectorError) return error.message;
       throw error;
     }
+  }
+
+  /**
+   * The precheck, keeping the records it rendered for the batch write. Records of separately checked documents
+   * add up to the batch's records because each document balances on its own (movements never span two) and
+   * nothing in a record depends on the entry's position; references numbered by the sequence rule depend on the
+   * batch, so under that rule nothing is kept.
+   */
+  async prepareEntries(
+    entries: readonly JournalEntry[],
+  ): Promise<
+    { readonly refusal: string } | { readonly refusal: null; readonly prepared: PreparedEntries | null }
+  > {
+    let text: string;
+    try {
+      text = this.#render(entries, await this.#references(), 'entries');
+    } catch (error) {
+      if (error instanceof ConnectorError) return { refusal: error.message };
+      throw error;
+    }
+    const reusable = this.config.long_references !== 'sequence';
+    return { refusal: null, prepared: reusable ? new RenderedEntries(this, entries, text) : null };
+  }
+
+  /** The batch's records from the pieces prepareEntries rendered, when they match its entries one for one. */
+  #reusable(
+    entries: readonly JournalEntry[],
+    prepared: readonly PreparedEntries[] | undefined,
+  ): string | null {
+    if (prepared === undefined || prepared.length === 0) return null;
+    let text = '';
+    let next = 0;
+    for (const piece of prepared) {
+      if (!(piece instanceof RenderedEntries) || piece.writer !== this) return null;
+      for (const rendered of piece.entries) {
+        const entry = entries[next];
+        if (entry === undefined || !sameRecordFields(entry, rendered)) return null;
+        next += 1;
+      }
+      text += piece.text;
+    }
+    return next === entries.length ? text : null;
   }
 
   #references(): Promise<ReferenceResolver> {
@@ -126,6 +187,30 @@ export class HashavshevetWriter implements AccountingWriter {
       cause,
     });
   }
+}
+
+/** Whether two entries give the same records: every field but the line number (used only in messages). */
+function sameRecordFields(a: JournalEntry, b: JournalEntry): boolean {
+  return (
+    a.side === b.side &&
+    a.account === b.account &&
+    a.counterAccount === b.counterAccount &&
+    a.amount === b.amount &&
+    a.currency === b.currency &&
+    a.date === b.date &&
+    a.valueDate === b.valueDate &&
+    a.period === b.period &&
+    a.reference === b.reference &&
+    a.reference2 === b.reference2 &&
+    a.branchCode === b.branchCode &&
+    a.movementType === b.movementType &&
+    a.description === b.description &&
+    (a.branchId ?? null) === (b.branchId ?? null) &&
+    (a.purchaseType ?? null) === (b.purchaseType ?? null) &&
+    (a.vendorTaxId ?? null) === (b.vendorTaxId ?? null) &&
+    a.sourceIds.length === b.sourceIds.length &&
+    a.sourceIds.every((id, i) => id === b.sourceIds[i])
+  );
 }
 
 function checkKey(batchKey: string, connector: string): void {

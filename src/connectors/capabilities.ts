@@ -1,6 +1,6 @@
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catalog.js';
 import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
-import type { JournalBatch, WriteResult } from './journal.js';
+import type { JournalBatch, PreparedEntries, WriteResult } from './journal.js';
 import type { MirrorRow, MirrorTableSpec } from './mirror.js';
 import type {
   ErpOrder,
@@ -18,8 +18,12 @@ import type { SalesBatch } from './sales.js';
  */
 
 export interface AccountingWriter {
-  /** Writes the whole batch atomically, or reports `already_written` when the batch key is already present. */
-  writeJournalBatch(batch: JournalBatch): Promise<WriteResult>;
+  /**
+   * Writes the whole batch atomically, or reports `already_written` when the batch key is already present.
+   * `prepared`: what this writer's prepareEntries returned for the batch's documents, in order; a writer reuses
+   * only pieces it can match to the batch's entries and works from the entries otherwise.
+   */
+  writeJournalBatch(batch: JournalBatch, prepared?: readonly PreparedEntries[]): Promise<WriteResult>;
   hasBatch(batchKey: string): Promise<boolean>;
 }
 

@@ -37,6 +37,15 @@ export interface JournalBatch {
   readonly entries: readonly JournalEntry[];
 }
 
+/**
+ * What a writer's check of some entries (a document) left for writing them, opaque to flows: a flow hands the
+ * pieces of a batch's documents back to writeJournalBatch, in the batch's order, so the work is not done twice.
+ * Never saved: a batch resumed after a restart is written from its entries alone.
+ */
+export interface PreparedEntries {
+  readonly entryCount: number;
+}
+
 export interface WriteResult {
   readonly batchKey: string;
   /** `already_written` when the target already held this batch key: nothing was written again. */

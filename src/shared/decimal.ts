@@ -35,12 +35,18 @@ const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?$/;
 const MONEY_EXPECTED = 'a decimal string with exactly 2 fraction digits, e.g. "12.50"';
 const QUANTITY_EXPECTED = 'a decimal string with up to 3 fraction digits, e.g. "1.5" or "2.125"';
 
+/** Integers of at most this many digits are exact as numbers, which convert to bigint faster than text does. */
+const EXACT_NUMBER_DIGITS = 15;
+
 /** Parses digits with a known scale into minor units; `text` must already match its pattern. */
 function toUnits(text: string, scale: number): bigint {
   const negative = text.startsWith('-');
   const body = negative ? text.slice(1) : text;
-  const [whole = '0', fraction = ''] = body.split('.');
-  const units = BigInt(whole + fraction.padEnd(scale, '0'));
+  const dot = body.indexOf('.');
+  const whole = dot < 0 ? body : body.slice(0, dot);
+  const fraction = dot < 0 ? '' : body.slice(dot + 1);
+  const digits = whole + fraction.padEnd(scale, '0');
+  const units = digits.length <= EXACT_NUMBER_DIGITS ? BigInt(Number(digits)) : BigInt(digits);
   return negative ? -units : units;
 }
 

@@ -27,6 +27,10 @@ describe('money', () => {
     expect(parseMoney('12.50')).toBe(1250n);
     expect(parseMoney('-0.05')).toBe(-5n);
     expect(parseMoney('0.00')).toBe(0n);
+    // Either side of the 15 digits that convert through a number.
+    expect(parseMoney('9999999999999.99')).toBe(999999999999999n);
+    expect(parseMoney('-99999999999999.99')).toBe(-9999999999999999n);
+    expect(parseMoney('1234567890123456789012.34')).toBe(123456789012345678901234n);
     expect(formatMoney(1250n)).toBe('12.50');
     expect(formatMoney(-5n)).toBe('-0.05');
     expect(formatMoney(-100n)).toBe('-1.00');

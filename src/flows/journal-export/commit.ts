@@ -85,7 +85,7 @@ async function writeBatch(ctx: CommitContext, plan: BatchPlan): Promise<BatchPla
     const result =
       plan.batch.entries.length === 0
         ? { status: 'written' as const, location: 'no entries' }
-        : await ctx.writer.writeJournalBatch(plan.batch);
+        : await ctx.writer.writeJournalBatch(plan.batch, plan.prepared);
     bump(ctx.counts, result.status === 'written' ? 'batches_written' : 'batches_already_written');
     location = result.location;
   } catch (error) {

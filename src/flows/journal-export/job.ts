@@ -163,7 +163,7 @@ function linesOf(item: Planned): number {
 }
 
 function planned(decision: Extract<Decision, { outcome: 'ready' | 'isolated' }>): Planned {
-  return { document: plannedDocument(decision.mapped), letter: decision.letter };
+  return { document: plannedDocument(decision.mapped, decision), letter: decision.letter };
 }
 
 /** Files dead letters; call inside a transaction. */

@@ -23,7 +23,8 @@ export class CommitPipeline {
     await this.#exporting;
     if (written === null) return;
     // The entries are in the target now; marking them exported needs only the ids, so the entries can go.
-    this.#exporting = finishPlan(this.ctx, { ...written, batch: { ...written.batch, entries: [] } });
+    const { prepared: _prepared, ...ids } = written;
+    this.#exporting = finishPlan(this.ctx, { ...ids, batch: { ...written.batch, entries: [] } });
     // Observed by the next commit, drain or settle; never left unhandled in between.
     this.#exporting.catch(() => undefined);
   }

@@ -1,8 +1,14 @@
 /** Decides, document by document, what goes into this run's batches and what becomes (or stays) a dead letter. */
 import type { AccountingWriter } from '../../connectors/capabilities.js';
-import type { JournalEntry } from '../../connectors/journal.js';
+import type { JournalEntry, PreparedEntries } from '../../connectors/journal.js';
 import type { DeadLetterBook, LetterState } from './dead-letters.js';
-import { numberedEntry, type DocumentGroup, type GroupMapper, type MappedGroup } from './mapping.js';
+import {
+  numberedEntry,
+  type DocumentGroup,
+  type GroupEntry,
+  type GroupMapper,
+  type MappedGroup,
+} from './mapping.js';
 
 /** Optional writer capability: tells, without side effects, why entries would be refused. */
 export interface EntryPrecheck {
@@ -11,6 +17,22 @@ export interface EntryPrecheck {
 
 export function hasPrecheck(writer: AccountingWriter): writer is AccountingWriter & EntryPrecheck {
   return typeof (writer as Partial<EntryPrecheck>).precheckEntries === 'function';
+}
+
+/**
+ * Optional writer capability: the precheck, handing back (when the entries can be written) what writeJournalBatch
+ * may reuse of the work for a batch holding the same entries; `prepared` is null when nothing can be reused.
+ */
+export interface EntryPreparation {
+  prepareEntries(
+    entries: readonly JournalEntry[],
+  ): Promise<
+    { readonly refusal: string } | { readonly refusal: null; readonly prepared: PreparedEntries | null }
+  >;
+}
+
+function hasPreparation(writer: AccountingWriter): writer is AccountingWriter & EntryPreparation {
+  return typeof (writer as Partial<EntryPreparation>).prepareEntries === 'function';
 }
 
 export type ReadyGroup = Extract<MappedGroup, { ok: true }>;
@@ -25,10 +47,23 @@ export type Decision =
   /** Discarded by a person, holding a line already in the target, or waiting for a retry to be asked for. */
   | { readonly outcome: 'skip' }
   | { readonly outcome: 'failed'; readonly failure: FailedGroup }
-  /** For the shared batches; `letter` is the document's earlier dead letter, resolved once the batch is planned. */
-  | { readonly outcome: 'ready'; readonly mapped: ReadyGroup; readonly letter: LetterState | null }
+  /**
+   * For the shared batches; `letter` is the document's earlier dead letter, resolved once the batch is planned;
+   * `prepared` is what the writer's check left for writing the document's entries.
+   */
+  | {
+      readonly outcome: 'ready';
+      readonly mapped: ReadyGroup;
+      readonly letter: LetterState | null;
+      readonly prepared: PreparedEntries | null;
+    }
   /** Retried after a refusal by the target: goes into a batch of its own. */
-  | { readonly outcome: 'isolated'; readonly mapped: ReadyGroup; readonly letter: LetterState };
+  | {
+      readonly outcome: 'isolated';
+      readonly mapped: ReadyGroup;
+      readonly letter: LetterState;
+      readonly prepared: PreparedEntries | null;
+    };
 
 export class GroupSelector {
   /** Lost lines are rare; when the job has none, no line needs looking up. */
@@ -58,14 +93,28 @@ export class GroupSelector {
       const kind = mapped.reason.startsWith('does not balance') ? 'unbalanced' : 'unmapped';
       return { outcome: 'failed', failure: { group, kind, reason: mapped.reason } };
     }
-    if (hasPrecheck(this.writer) && mapped.entries.length > 0) {
-      const entries = mapped.entries.map((entry, i) => numberedEntry(entry, i + 1));
-      const refusal = await this.writer.precheckEntries(entries);
-      if (refusal !== null) {
-        return { outcome: 'failed', failure: { group, kind: 'not_writable', reason: refusal } };
+    let prepared: PreparedEntries | null = null;
+    if (mapped.entries.length > 0) {
+      const checked = await this.#check(mapped.entries);
+      if (checked.refusal !== null) {
+        return { outcome: 'failed', failure: { group, kind: 'not_writable', reason: checked.refusal } };
       }
+      prepared = checked.prepared;
     }
-    if (letter?.kind === 'target_refused') return { outcome: 'isolated', mapped, letter };
-    return { outcome: 'ready', mapped, letter };
+    if (letter?.kind === 'target_refused') return { outcome: 'isolated', mapped, letter, prepared };
+    return { outcome: 'ready', mapped, letter, prepared };
+  }
+
+  /** The writer's word on a document's entries, numbered as in a batch of their own. */
+  async #check(
+    entries: readonly GroupEntry[],
+  ): Promise<
+    { readonly refusal: string } | { readonly refusal: null; readonly prepared: PreparedEntries | null }
+  > {
+    const numbered = () => entries.map((entry, i) => numberedEntry(entry, i + 1));
+    if (hasPreparation(this.writer)) return this.writer.prepareEntries(numbered());
+    if (!hasPrecheck(this.writer)) return { refusal: null, prepared: null };
+    const refusal = await this.writer.precheckEntries(numbered());
+    return refusal === null ? { refusal: null, prepared: null } : { refusal };
   }
 }

@@ -21,9 +21,14 @@ export function compileTemplate(
         `known fields: ${allowed.map((n) => `{${n}}`).join(' ')}`,
     );
   }
-  return (values) =>
-    template
-      .replace(PLACEHOLDER, (_, name: string) => values[name] ?? '')
-      .replace(/\s+/g, ' ')
-      .trim();
+  // Split once into literal text (even positions) and field names (odd positions): a record per line fills it.
+  const parts = template.split(PLACEHOLDER);
+  return (values) => {
+    let text = '';
+    for (let i = 0; i < parts.length; i += 1) {
+      const part = parts[i] ?? '';
+      text += i % 2 === 0 ? part : (values[part] ?? '');
+    }
+    return text.replace(/\s+/g, ' ').trim();
+  };
 }

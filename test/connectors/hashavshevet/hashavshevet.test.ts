@@ -324,3 +324,69 @@ describe('hashavshevet batches and files', () => {
     expect(() => hashavshevetConfigSchema.parse({ import_dir: dir, long_references: 'cut' })).toThrow();
   });
 });
+
+describe('hashavshevet writer, records prepared by the precheck', () => {
+  /** The sample batch's two documents, each numbered as a batch of its own (as the flow checks them). */
+  function documents() {
+    const entries = sampleBatch().entries;
+    const own = (from: number, to: number) =>
+      entries.slice(from, to).map((e, i) => ({ ...e, lineNumber: i + 1, sourceIds: [...e.sourceIds] }));
+    return [own(0, 4), own(4, 7)];
+  }
+
+  async function prepare(w: HashavshevetWriter, entries: ReturnType<typeof documents>[number]) {
+    const checked = await w.prepareEntries(entries);
+    if (checked.refusal !== null) throw new Error(checked.refusal);
+    if (checked.prepared === null) throw new Error('nothing prepared');
+    return checked.prepared;
+  }
+
+  it('writes the same bytes from the prepared records as from the entries', async () => {
+    const plain = writer();
+    await plain.writeJournalBatch(sampleBatch('je-plain'));
+    const w = writer();
+    const prepared = await Promise.all(documents().map((entries) => prepare(w, entries)));
+    expect(prepared.map((p) => p.entryCount)).toEqual([4, 3]);
+    await w.writeJournalBatch(sampleBatch('je-prepared'), prepared);
+    expect(await readFile(w.filesFor('je-prepared').data)).toEqual(
+      await readFile(plain.filesFor('je-plain').data),
+    );
+  });
+
+  it('renders from the entries when the prepared records are of other entries, or of another writer', async () => {
+    const plain = writer();
+    await plain.writeJournalBatch(sampleBatch('je-plain'));
+    const expected = await readFile(plain.filesFor('je-plain').data);
+    const w = writer();
+    const [invoice, creditNote] = documents();
+    if (invoice === undefined || creditNote === undefined) throw new Error('two documents expected');
+    const changed = [{ ...invoice[0]!, description: 'אחר' }, ...invoice.slice(1)];
+    const cases = [
+      [await prepare(w, changed), await prepare(w, creditNote)],
+      [await prepare(w, invoice)],
+      [await prepare(w, creditNote), await prepare(w, invoice)],
+      [await prepare(writer(), invoice), await prepare(w, creditNote)],
+      [await prepare(w, invoice), await prepare(w, creditNote), await prepare(w, creditNote)],
+    ];
+    for (const [i, prepared] of cases.entries()) {
+      const key = `je-case-${i}`;
+      await w.writeJournalBatch(sampleBatch(key), prepared);
+      expect(await readFile(w.filesFor(key).data)).toEqual(expected);
+    }
+  });
+
+  it('keeps nothing under the sequence rule, whose numbers depend on the batch', async () => {
+    const w = writer({ long_references: 'sequence' });
+    const [invoice] = documents();
+    expect(await w.prepareEntries(invoice ?? [])).toEqual({ refusal: null, prepared: null });
+  });
+
+  it('answers with the precheck refusal', async () => {
+    const w = writer();
+    const [invoice] = documents();
+    const bad = (invoice ?? []).map((e) => ({ ...e, description: 'tab\there' }));
+    const checked = await w.prepareEntries(bad);
+    expect(checked.refusal).toMatch(/U\+0009/);
+    expect(checked.refusal).toBe(await w.precheckEntries(bad));
+  });
+});

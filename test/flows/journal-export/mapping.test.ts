@@ -143,7 +143,11 @@ describe('journal-export mapping', () => {
     const packer = new BatchPacker<(typeof ready)[number]>(5, (g) => g.group.lines.length);
     const packed = [...ready.map((g) => packer.add(g)), packer.take()].filter((b) => b !== null);
     expect(packed.map((b) => b.map((g) => g.group.documentId))).toEqual([['A', 'B'], ['C']]);
-    const plan = buildPlan(ready.map(plannedDocument), 'books', 1);
+    const plan = buildPlan(
+      ready.map((g) => plannedDocument(g)),
+      'books',
+      1,
+    );
     expect(plan.batchKey).toBe(batchKeyFor(['c2', 'a1', 'b1', 'a2', 'b2', 'c1']));
     expect(plan.batch.entries.map((e) => e.lineNumber)).toEqual([1, 2, 3, 4, 5, 6]);
     const parts = splitByDocument(plan, 2);

@@ -1,0 +1,205 @@
+/**
+ * The form a batch plan takes in the state store. Saving a plan is on the walk's path once per batch, so the stored
+ * form names each line id once and spells entries as arrays (no key names, no line numbers): the documents in batch
+ * order with how many entries each has and the ids of its lines that have none (zero amounts), and the entries with
+ * their source ids. Everything else derives from these. Decoding recomputes the batch key from the line ids and
+ * refuses a plan whose key does not match, so a plan is resumed exactly as planned or not at all.
+ *
+ * Plans saved before this form (version 1, the plan object as is) are still read: a state file may hold one from a
+ * run that stopped mid-batch before an upgrade.
+ */
+import type { JournalEntry } from '../../connectors/journal.js';
+import { batchKeyFor, documentLinesOf, type BatchPlan } from './plans.js';
+
+/** [documentId, entry count, ...ids of the document's lines without an entry]. */
+type StoredDocument = [string, number, ...string[]];
+
+/** A JournalEntry's fields in this order; the line number is the entry's position in the batch (from 1). */
+type StoredEntry = [
+  side: JournalEntry['side'],
+  account: string,
+  counterAccount: string | null,
+  amount: string,
+  currency: string,
+  date: string,
+  valueDate: string,
+  period: string,
+  reference: string,
+  reference2: string | null,
+  branchCode: string | null,
+  movementType: string | null,
+  description: string,
+  branchId: string | null,
+  purchaseType: string | null,
+  vendorTaxId: string | null,
+  sourceIds: readonly string[],
+];
+
+export interface StoredPlanV2 {
+  readonly version: 2;
+  readonly batchKey: string;
+  readonly createdAt: number;
+  readonly target: string;
+  readonly periods: readonly string[];
+  readonly documents: readonly StoredDocument[];
+  readonly entries: readonly StoredEntry[];
+}
+
+export class StoredPlanError extends Error {}
+
+/**
+ * The stored form of a plan. Plans as buildPlan and splitByDocument make them (entries by document, numbered from
+ * 1, each line id under one entry at most, not yet written) take the compact form; any other is kept whole.
+ */
+export function encodePlan(plan: BatchPlan): StoredPlanV2 | BatchPlan {
+  const { prepared: _prepared, ...whole } = plan;
+  return (!plan.written && compactForm(plan)) || whole;
+}
+
+function compactForm(plan: BatchPlan): StoredPlanV2 | null {
+  const entries = plan.batch.entries;
+  const documents: StoredDocument[] = [];
+  let next = 0;
+  let lines = 0;
+  for (const documentId of plan.documentIds) {
+    const own = plan.documentLines[documentId] ?? [];
+    const ownSet = new Set(own);
+    const withEntry = new Set<string>();
+    let count = 0;
+    let sources = 0;
+    while (next < entries.length && belongsTo(entries[next], ownSet)) {
+      for (const id of entries[next]?.sourceIds ?? []) withEntry.add(id);
+      sources += entries[next]?.sourceIds.length ?? 0;
+      next += 1;
+      count += 1;
+    }
+    if (sources !== withEntry.size || ownSet.size !== own.length) return null;
+    documents.push([documentId, count, ...own.filter((id) => !withEntry.has(id))]);
+    lines += own.length;
+  }
+  if (next !== entries.length || lines !== plan.lineIds.length) return null;
+  if (entries.some((entry, i) => entry.lineNumber !== i + 1)) return null;
+  return {
+    version: 2,
+    batchKey: plan.batchKey,
+    createdAt: plan.createdAt,
+    target: plan.target,
+    periods: plan.periods,
+    documents,
+    entries: entries.map(storedEntry),
+  };
+}
+
+/** The plan a stored value holds (either form), or null when the value is not a plan. Throws on a damaged plan. */
+export function decodePlan(value: unknown): BatchPlan | null {
+  if (value === null || typeof value !== 'object') return null;
+  const stored = value as Record<string, unknown>;
+  if (typeof stored['batchKey'] !== 'string') return null;
+  if (stored['version'] === 1 && Array.isArray(stored['lineIds'])) return value as BatchPlan;
+  if (stored['version'] === 2 && Array.isArray(stored['documents']) && Array.isArray(stored['entries'])) {
+    return planFromV2(value as StoredPlanV2);
+  }
+  return null;
+}
+
+function planFromV2(stored: StoredPlanV2): BatchPlan {
+  const entries = stored.entries.map(entryFrom);
+  const documents: { documentId: string; lineIds: string[] }[] = [];
+  const lineIds: string[] = [];
+  let next = 0;
+  for (const [documentId, count, ...withoutEntry] of stored.documents) {
+    const own = [...withoutEntry];
+    for (const entry of entries.slice(next, next + count)) own.push(...entry.sourceIds);
+    next += count;
+    own.sort();
+    documents.push({ documentId, lineIds: own });
+    lineIds.push(...own);
+  }
+  lineIds.sort();
+  if (next !== entries.length || batchKeyFor(lineIds) !== stored.batchKey) {
+    throw new StoredPlanError(`the saved plan ${stored.batchKey} does not match its line ids; it is damaged`);
+  }
+  return {
+    version: 1,
+    batchKey: stored.batchKey,
+    createdAt: stored.createdAt,
+    lineIds,
+    documentIds: documents.map((document) => document.documentId),
+    documentLines: documentLinesOf(documents),
+    periods: stored.periods,
+    batch: { batchKey: stored.batchKey, entries },
+    target: stored.target,
+    written: false,
+    location: null,
+  };
+}
+
+function belongsTo(entry: JournalEntry | undefined, own: ReadonlySet<string>): boolean {
+  return entry !== undefined && entry.sourceIds.length > 0 && entry.sourceIds.every((id) => own.has(id));
+}
+
+function storedEntry(entry: JournalEntry): StoredEntry {
+  return [
+    entry.side,
+    entry.account,
+    entry.counterAccount,
+    entry.amount,
+    entry.currency,
+    entry.date,
+    entry.valueDate,
+    entry.period,
+    entry.reference,
+    entry.reference2,
+    entry.branchCode,
+    entry.movementType,
+    entry.description,
+    entry.branchId ?? null,
+    entry.purchaseType ?? null,
+    entry.vendorTaxId ?? null,
+    entry.sourceIds,
+  ];
+}
+
+function entryFrom(stored: StoredEntry, i: number): JournalEntry {
+  const [side, account, counterAccount, amount, currency, date, valueDate, period, reference, reference2] =
+    stored;
+  const [
+    ,
+    ,
+    ,
+    ,
+    ,
+    ,
+    ,
+    ,
+    ,
+    ,
+    branchCode,
+    movementType,
+    description,
+    branchId,
+    purchaseType,
+    vendorTaxId,
+    sourceIds,
+  ] = stored;
+  return {
+    side,
+    account,
+    counterAccount,
+    amount,
+    currency,
+    date,
+    valueDate,
+    period,
+    reference,
+    reference2,
+    branchCode,
+    movementType,
+    description,
+    branchId,
+    purchaseType,
+    vendorTaxId,
+    sourceIds,
+    lineNumber: i + 1,
+  };
+}

@@ -1,0 +1,156 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JournalLine } from '../../../src/contract/index.js';
+import { journalExportOptionsSchema } from '../../../src/flows/journal-export/index.js';
+import { GroupMapper, groupByDocument } from '../../../src/flows/journal-export/mapping.js';
+import {
+  buildPlan,
+  plannedDocument,
+  PlanStore,
+  splitByDocument,
+  type BatchPlan,
+} from '../../../src/flows/journal-export/plans.js';
+import { decodePlan, encodePlan, StoredPlanError } from '../../../src/flows/journal-export/stored-plan.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { openStateStore } from '../../../src/state/index.js';
+
+function line(id: string, over: Partial<JournalLine>): JournalLine {
+  return {
+    id,
+    document_id: 'doc1',
+    document_type: 'invoice',
+    document_number: 'INV-7',
+    source: 'purchase',
+    side: 'debit',
+    account: '5120',
+    counter_account: '40001',
+    amount: '100.00',
+    currency: 'ILS',
+    description: 'veg',
+    vendor_id: 'sup1',
+    vendor_tax_id: '514713288',
+    branch_id: 'br_tlv',
+    branch_tax_id: null,
+    purchase_type: 'FC',
+    category_id: null,
+    reference: '7',
+    allocation_number: null,
+    doc_date: '2026-03-31',
+    accounting_period: '2026-04',
+    movement_type_code: null,
+    batch_number: null,
+    status: 'approved_for_export',
+    export_batch_id: null,
+    exported_at: null,
+    updated_at: '2026-04-01T00:00:00Z',
+    ...over,
+  } as JournalLine;
+}
+
+/** Three documents: B's credit line sorts before its debit, C has a zero line (no entry), "__proto__" only zero lines. */
+function plan(): BatchPlan {
+  const mapper = new GroupMapper(
+    journalExportOptionsSchema.parse({ reference2_from: 'allocation_number' }),
+    {},
+  );
+  const groups = groupByDocument([
+    line('a1', { document_id: 'A', allocation_number: '88' }),
+    line('a2', { document_id: 'A', side: 'credit', counter_account: null }),
+    line('b9', { document_id: 'B', doc_date: '2026-03-01', amount: '50.00' }),
+    line('b1', { document_id: 'B', doc_date: '2026-03-01', side: 'credit', amount: '57.63' }),
+    line('b5', { document_id: 'B', doc_date: '2026-03-01', side: 'vat', account: '1510', amount: '7.63' }),
+    line('c1', { document_id: 'C', accounting_period: '2026-05', description: 'פירות' }),
+    line('c0', { document_id: 'C', accounting_period: '2026-05', amount: '0.00' }),
+    line('c2', { document_id: 'C', accounting_period: '2026-05', side: 'credit' }),
+    line('d1', { document_id: '__proto__', amount: '0.00' }),
+    line('d2', { document_id: '__proto__', side: 'credit', amount: '0.00' }),
+  ]).map((group) => mapper.map(group));
+  const ready = groups.filter((g): g is Extract<typeof g, { ok: true }> => g.ok);
+  expect(ready).toHaveLength(4);
+  return buildPlan(
+    ready.map((g) => plannedDocument(g)),
+    'books',
+    7,
+  );
+}
+
+describe('journal-export stored plans', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stores each line id once and reads back the plan it was given', () => {
+    const original = plan();
+    const stored = encodePlan(original);
+    expect(stored.version).toBe(2);
+    const text = JSON.stringify(stored);
+    for (const id of original.lineIds) expect(text.split(`"${id}"`)).toHaveLength(2);
+    expect(text.length).toBeLessThan(JSON.stringify(original).length / 2);
+    expect(decodePlan(JSON.parse(text))).toEqual(original);
+    for (const read of [original, decodePlan(JSON.parse(text))]) {
+      expect(Object.entries(read?.documentLines ?? {})).toContainEqual(['__proto__', ['d1', 'd2']]);
+    }
+  });
+
+  it('reads back the plans a refused batch is split into', () => {
+    for (const part of splitByDocument(plan(), 9)) {
+      expect(decodePlan(JSON.parse(JSON.stringify(encodePlan(part))))).toEqual(part);
+    }
+  });
+
+  it('still reads plans saved whole (version 1), and keeps whole a plan the compact form cannot hold', () => {
+    const original = plan();
+    expect(decodePlan(JSON.parse(JSON.stringify(original)))).toEqual(original);
+    const renumbered = {
+      ...original,
+      batch: {
+        ...original.batch,
+        entries: original.batch.entries.map((entry, i) => ({ ...entry, lineNumber: i + 2 })),
+      },
+    };
+    expect(encodePlan(renumbered)).toEqual(renumbered);
+    const written = { ...original, written: true, location: 'x' };
+    expect(encodePlan(written)).toEqual(written);
+  });
+
+  it('refuses a stored plan whose line ids do not give its batch key', () => {
+    const stored = JSON.parse(JSON.stringify(encodePlan(plan()))) as { documents: string[][] };
+    const zeroLines = stored.documents.find((document) => document.length > 2);
+    if (zeroLines === undefined) throw new Error('the plan has no document with a zero line');
+    zeroLines.pop();
+    expect(() => decodePlan(stored)).toThrow(StoredPlanError);
+  });
+
+  it('keeps plans in the state store in the compact form and lists them as planned', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stored-plan-'));
+    dirs.push(dir);
+    const state = openStateStore({ file: join(dir, 'state.db'), clock: systemClock });
+    try {
+      const store = new PlanStore(state, 'journal');
+      const original = plan();
+      const [first, second] = splitByDocument(original, 8);
+      if (first === undefined || second === undefined)
+        throw new Error('the plan has fewer than two documents');
+      store.save(original);
+      store.save(second);
+      store.save(first);
+      const raw = state.kv.get('journal-export:journal:plans', original.batchKey) as { version: number };
+      expect(raw.version).toBe(2);
+      // A plan an earlier version saved whole, still pending after an upgrade.
+      const earlier = { ...original, batchKey: 'je-earlier', createdAt: 1 };
+      state.kv.set('journal-export:journal:plans', earlier.batchKey, earlier);
+      expect(store.list()[0]).toEqual(earlier);
+      store.remove(earlier.batchKey);
+      expect(store.list()).toEqual(
+        [original, first, second].sort(
+          (a, b) => a.createdAt - b.createdAt || (a.batchKey < b.batchKey ? -1 : 1),
+        ),
+      );
+    } finally {
+      state.close();
+    }
+  });
+});
