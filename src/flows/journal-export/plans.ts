@@ -190,7 +190,6 @@ export class PlanStore {
     return this.state.kv
       .keys(this.#namespace)
       .map((key) => decodePlan(this.state.kv.get(this.#namespace, key)))
-      .filter((plan) => plan !== null)
       .sort((a, b) => a.createdAt - b.createdAt || (a.batchKey < b.batchKey ? -1 : 1));
   }
 

@@ -2,8 +2,10 @@
  * The form a batch plan takes in the state store. Saving a plan is on the walk's path once per batch, so the stored
  * form names each line id once and spells entries as arrays (no key names, no line numbers): the documents in batch
  * order with how many entries each has and the ids of its lines that have none (zero amounts), and the entries with
- * their source ids. Everything else derives from these. Decoding recomputes the batch key from the line ids and
- * refuses a plan whose key does not match, so a plan is resumed exactly as planned or not at all.
+ * their source ids. Everything else derives from these. Decoding refuses a value that is not a plan of either form,
+ * and recomputes the batch key from the line ids, refusing a plan whose key does not match: a plan whose line ids
+ * were damaged stops the run rather than being dropped (its lines would be planned again). The entries' values
+ * are not checked beyond their shape.
  *
  * Plans saved before this form (version 1, the plan object as is) are still read: a state file may hold one from a
  * run that stopped mid-batch before an upgrade.
@@ -90,16 +92,31 @@ function compactForm(plan: BatchPlan): StoredPlanV2 | null {
   };
 }
 
-/** The plan a stored value holds (either form), or null when the value is not a plan. Throws on a damaged plan. */
-export function decodePlan(value: unknown): BatchPlan | null {
-  if (value === null || typeof value !== 'object') return null;
-  const stored = value as Record<string, unknown>;
-  if (typeof stored['batchKey'] !== 'string') return null;
+/**
+ * The plan a stored value holds (either form). Throws StoredPlanError on anything else: a value in the plans'
+ * namespace that cannot be read is a plan whose batch may have been written, so it is never skipped.
+ */
+export function decodePlan(value: unknown): BatchPlan {
+  const stored = (value ?? {}) as Record<string, unknown>;
+  const key = typeof stored['batchKey'] === 'string' ? stored['batchKey'] : '(no batch key)';
   if (stored['version'] === 1 && Array.isArray(stored['lineIds'])) return value as BatchPlan;
   if (stored['version'] === 2 && Array.isArray(stored['documents']) && Array.isArray(stored['entries'])) {
-    return planFromV2(value as StoredPlanV2);
+    const documents = stored['documents'] as unknown[];
+    if (typeof stored['batchKey'] === 'string' && documents.every(isStoredDocument)) {
+      return planFromV2(value as StoredPlanV2);
+    }
   }
-  return null;
+  throw new StoredPlanError(
+    `the saved plan ${key} is not a plan this version can read; it is damaged or newer`,
+  );
+}
+
+function isStoredDocument(value: unknown): boolean {
+  if (!Array.isArray(value) || typeof value[0] !== 'string') return false;
+  const count: unknown = value[1];
+  return (
+    Number.isInteger(count) && (count as number) >= 0 && value.slice(2).every((id) => typeof id === 'string')
+  );
 }
 
 function planFromV2(stored: StoredPlanV2): BatchPlan {

@@ -124,6 +124,21 @@ describe('journal-export stored plans', () => {
     expect(() => decodePlan(stored)).toThrow(StoredPlanError);
   });
 
+  it('refuses a stored value that is no plan it can read, instead of skipping it', () => {
+    const stored = JSON.parse(JSON.stringify(encodePlan(plan()))) as Record<string, unknown>;
+    const damaged: unknown[] = [
+      null,
+      'text',
+      { ...stored, version: 3 },
+      { ...stored, documents: 'not a list' },
+      { ...stored, documents: [['doc', -1]] },
+      { ...stored, documents: [['doc', 1.5]] },
+      { ...stored, batchKey: 7 },
+    ];
+    for (const value of damaged)
+      expect(() => decodePlan(value), JSON.stringify(value)).toThrow(StoredPlanError);
+  });
+
   it('keeps plans in the state store in the compact form and lists them as planned', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stored-plan-'));
     dirs.push(dir);
