@@ -116,7 +116,10 @@ for (let run = 0; run < 20; run += 1) {
     await driver.close();
     process.exit(0);
   }
-  if (result.outcome === 'failed') process.stdout.write(`run failed: ${result.error ?? ''}\n`);
+  // Every run that did not converge says why, so a final run that never converges shows its history.
+  process.stdout.write(
+    `run ${run}: ${result.outcome} ${JSON.stringify(result.counts)}${result.error === undefined ? '' : ` ${result.error}`}\n`,
+  );
 }
 process.stdout.write('not converged\n');
 process.exit(1);
