@@ -353,6 +353,18 @@ describe('hashavshevet writer, records prepared by the precheck', () => {
     );
   });
 
+  it('writes the prepared records themselves, not a second rendering', async () => {
+    const w = writer();
+    const [invoice, creditNote] = await Promise.all(documents().map((entries) => prepare(w, entries)));
+    if (invoice === undefined || creditNote === undefined) throw new Error('two documents expected');
+    // Marks the first piece's text: the file shows it only if the batch write took the piece as it was.
+    const piece = invoice as unknown as { text: string };
+    piece.text = piece.text.replace(/^(.)/, 'X');
+    await w.writeJournalBatch(sampleBatch('je-marked'), [invoice, creditNote]);
+    const written = await readFile(w.filesFor('je-marked').data);
+    expect(written[0]).toBe('X'.charCodeAt(0));
+  });
+
   it('renders from the entries when the prepared records are of other entries, or of another writer', async () => {
     const plain = writer();
     await plain.writeJournalBatch(sampleBatch('je-plain'));
@@ -361,11 +373,16 @@ describe('hashavshevet writer, records prepared by the precheck', () => {
     const [invoice, creditNote] = documents();
     if (invoice === undefined || creditNote === undefined) throw new Error('two documents expected');
     const changed = [{ ...invoice[0]!, description: 'אחר' }, ...invoice.slice(1)];
+    const other = writer({ text_direction: 'visual' });
+    const text = async (from: HashavshevetWriter) =>
+      ((await prepare(from, invoice)) as unknown as { text: string }).text;
+    expect(await text(other)).not.toBe(await text(w));
     const cases = [
       [await prepare(w, changed), await prepare(w, creditNote)],
       [await prepare(w, invoice)],
       [await prepare(w, creditNote), await prepare(w, invoice)],
-      [await prepare(writer(), invoice), await prepare(w, creditNote)],
+      // Another writer whose records differ (visual order), so using its piece would show in the file.
+      [await prepare(other, invoice), await prepare(w, creditNote)],
       [await prepare(w, invoice), await prepare(w, creditNote), await prepare(w, creditNote)],
     ];
     for (const [i, prepared] of cases.entries()) {
