@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { type SchemaName, lenient, strict } from './build.js';
+import { exactCheckOf } from './exact-check.js';
 
 export interface DriftItem {
   /** JSON-path-like location, e.g. `lines[2].status` or `` for the root. */
@@ -28,6 +29,8 @@ for (const name of Object.keys(lenient) as SchemaName[]) strictTwins.set(lenient
 export function parseLenient<T extends z.ZodType>(schema: T, value: unknown): LenientResult<z.output<T>> {
   const twin = strictTwins.get(schema);
   if (twin === undefined) throw new TypeError('parseLenient needs a schema exported by `lenient`');
+  // A clean item (most of every page) is what the strict schema would return: skip the parse.
+  if (exactCheckOf(twin)?.(value) === true) return { ok: true, value: value as z.output<T>, drift: [] };
   const strictResult = twin.safeParse(value);
   if (strictResult.success) return { ok: true, value: strictResult.data as z.output<T>, drift: [] };
   const lenientResult = schema.safeParse(value);
