@@ -3,6 +3,7 @@
  * the target and the API work at the same time. Each plan still goes write -> export on its own (commit.ts), and
  * batches are written one at a time; at most one export call is in flight.
  */
+import { requestSent } from '../../shared/request-sent.js';
 import { finishPlan, writePlan, type CommitContext } from './commit.js';
 import type { BatchPlan } from './plans.js';
 
@@ -27,6 +28,8 @@ export class CommitPipeline {
     this.#exporting = finishPlan(this.ctx, { ...ids, batch: { ...written.batch, entries: [] } });
     // Observed by the next commit, drain or settle; never left unhandled in between.
     this.#exporting.catch(() => undefined);
+    // Let the export call leave now: the walk maps the next batch without yielding to the event loop.
+    await requestSent();
   }
 
   /** Waits for the export call in flight; throws its failure. */
