@@ -20,7 +20,10 @@ export const JOURNAL_CATEGORIES: readonly CategoryRule[] = [
   { category: 'garbage collection', pattern: /^\(garbage collector\)/ },
   { category: 'the benchmark child (RSS sampler)', pattern: /^rss |bench\/lib\/rss\.ts/ },
   { category: 'idle (waiting on the API or the disk)', pattern: /^\(idle\)/ },
-  { category: 'line schema parse (zod)', pattern: /node_modules\/zod\/|contract\/drift|client\/pars/ },
+  {
+    category: 'line schema parse (zod, or the exact check)',
+    pattern: /node_modules\/zod\/|contract\/drift|contract\/exact-check|client\/pars/,
+  },
   { category: 'staging (temporary SQLite: append, sort, read back)', pattern: /journal-export\/staging/ },
   {
     category: 'state store (plans, ledger, dead letters)',

@@ -17,6 +17,7 @@ export const PULL_CATEGORIES: readonly CategoryRule[] = [
   { category: 'garbage collection', pattern: /^\(garbage collector\)/ },
   { category: 'idle (waiting on the network or the disk)', pattern: /^\(idle\)/ },
   { category: 'item schema parse (zod)', pattern: /node_modules\/zod\// },
+  { category: 'item schema check (the exact check)', pattern: /src\/contract\/exact-check\.ts/ },
   {
     category: 'drift counting / lenient parse',
     pattern: /src\/contract\/drift\.ts|src\/client\/(parsing|parsers)\.ts/,
