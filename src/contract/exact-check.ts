@@ -9,6 +9,7 @@
  * it to zod's verdicts.
  */
 import type { z } from 'zod';
+import { util } from 'zod/v4/core';
 
 export type ExactCheck = (value: unknown) => boolean;
 
@@ -21,6 +22,9 @@ class NotCompilable extends Error {}
 
 /** String formats whose zod check is its pattern's test and nothing else. */
 const PATTERN_FORMATS = new Set(['regex', 'datetime', 'date', 'time', 'email', 'uuid', 'guid']);
+
+/** Types whose values zod's own checks cannot change in place. */
+const PRIMITIVE_TYPES = new Set(['string', 'number', 'boolean']);
 
 const compiled = new WeakMap<object, ExactCheck | null>();
 
@@ -55,6 +59,16 @@ function compile(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactChec
   real = withChecks(schema, typeCheck(schema, seen));
   seen.set(schema, real);
   return real;
+}
+
+/** For a part compiled only when first met (a lazy schema): one zod handles otherwise refuses every value. */
+function compileOrRefuse(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactCheck {
+  try {
+    return compile(schema, seen);
+  } catch (error) {
+    if (!(error instanceof NotCompilable)) throw error;
+    return () => false;
+  }
 }
 
 function typeCheck(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactCheck {
@@ -96,16 +110,26 @@ function typeCheck(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactCh
     }
     case 'union': {
       if (def['inclusive'] === false) throw new NotCompilable('exclusive union');
-      const options = (def['options'] as AnySchema[]).map((option) => compile(option, seen));
+      const options = (def['options'] as AnySchema[]).map((option) => ({
+        schema: option as unknown as z.ZodType,
+        exact: compile(option, seen),
+      }));
       return (value) => {
-        for (const option of options) if (option(value)) return true;
+        for (const option of options) {
+          if (option.exact(value)) return true;
+          // zod takes the first option that accepts, even one that returns another value: leave that to zod.
+          if (option.schema.safeParse(value).success) return false;
+        }
         return false;
       };
     }
     case 'lazy': {
       const getter = def['getter'] as () => AnySchema;
       let inner: ExactCheck | null = null;
-      return (value) => (inner ??= compile(getter(), seen))(value);
+      return (value) => {
+        inner ??= compileOrRefuse(getter(), seen);
+        return inner(value);
+      };
     }
     case 'object':
       return objectCheck(def, seen);
@@ -129,6 +153,9 @@ function objectCheck(def: Def, seen: Map<AnySchema, ExactCheck>): ExactCheck {
   if (catchall === undefined || defOf(catchall).type !== 'never')
     throw new NotCompilable('non-strict object');
   const shape = def['shape'] as Record<string, AnySchema>;
+  // zod reads a key as present when `key in value`, inherited ones too, and drops a __proto__ key from its output.
+  const inherited = Object.keys(shape).find((key) => key in Object.prototype);
+  if (inherited !== undefined) throw new NotCompilable(`a field named ${inherited}`);
   const fields: Field[] = Object.keys(shape).map((key) => {
     const field = shape[key] as AnySchema;
     return {
@@ -185,7 +212,9 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 function withChecks(schema: AnySchema, type: ExactCheck): ExactCheck {
   const checks = [...((defOf(schema).checks ?? []) as AnySchema[])];
   if (schema._zod.traits.has('$ZodCheck')) checks.unshift(schema);
-  const compiledChecks = checks.map(checkOf);
+  // zod's own check gets the value itself: only a primitive is safe from a check that changes it in place.
+  const primitive = PRIMITIVE_TYPES.has(defOf(schema).type);
+  const compiledChecks = checks.map((check) => checkOf(check, primitive));
   if (compiledChecks.length === 0) return type;
   return (value) => {
     if (!type(value)) return false;
@@ -194,13 +223,14 @@ function withChecks(schema: AnySchema, type: ExactCheck): ExactCheck {
   };
 }
 
-function checkOf(check: AnySchema): ExactCheck {
+function checkOf(check: AnySchema, primitive: boolean): ExactCheck {
   const def = check._zod.def as unknown as Record<string, unknown>;
   switch (def['check']) {
     case 'string_format': {
       const pattern = def['pattern'];
-      if (!PATTERN_FORMATS.has(String(def['format'])) || !(pattern instanceof RegExp))
-        return zodOwnCheck(check);
+      if (!PATTERN_FORMATS.has(String(def['format'])) || !(pattern instanceof RegExp)) {
+        return zodOwnCheck(check, primitive);
+      }
       return (value) => {
         pattern.lastIndex = 0;
         return pattern.test(value as string);
@@ -208,15 +238,17 @@ function checkOf(check: AnySchema): ExactCheck {
     }
     case 'min_length': {
       const minimum = def['minimum'] as number;
-      return (value) => (value as { length: number }).length >= minimum;
+      // Up to 1, counting UTF-16 units gives the same answer as counting code points.
+      if (minimum <= 1) return (value) => (value as { length: number }).length >= minimum;
+      return (value) => lengthOf(value) >= minimum;
     }
     case 'max_length': {
       const maximum = def['maximum'] as number;
-      return (value) => (value as { length: number }).length <= maximum;
+      return (value) => (value as { length: number }).length <= maximum || lengthOf(value) <= maximum;
     }
     case 'length_equals': {
       const length = def['length'] as number;
-      return (value) => (value as { length: number }).length === length;
+      return (value) => lengthOf(value) === length;
     }
     case 'greater_than': {
       const bound = numericBound(def['value']);
@@ -234,7 +266,7 @@ function checkOf(check: AnySchema): ExactCheck {
       if (def['format'] !== 'safeint') throw new NotCompilable(`number format ${String(def['format'])}`);
       return (value) => Number.isSafeInteger(value);
     default:
-      return zodOwnCheck(check);
+      return zodOwnCheck(check, primitive);
   }
 }
 
@@ -243,7 +275,8 @@ function checkOf(check: AnySchema): ExactCheck {
  * passes when it reports no issue and leaves the value as it was (a check that normalizes, such as the URL's trim,
  * makes zod return another value, so the item goes to zod).
  */
-function zodOwnCheck(check: AnySchema): ExactCheck {
+function zodOwnCheck(check: AnySchema, primitive: boolean): ExactCheck {
+  if (!primitive) throw new NotCompilable('a check of an object or an array');
   const internals = check._zod as unknown as { check?: (payload: z.core.ParsePayload) => unknown };
   if (internals.check === undefined) throw new NotCompilable('a check without a check function');
   const run = internals.check;
@@ -255,6 +288,11 @@ function zodOwnCheck(check: AnySchema): ExactCheck {
     if (result instanceof Promise) throw new TypeError('an asynchronous check in a contract schema');
     return payload.issues.length === 0 && payload.value === value;
   };
+}
+
+/** A length as zod's length checks count it: code points for a string, elements for an array. */
+function lengthOf(value: unknown): number {
+  return typeof value === 'string' ? util.codePointLength(value) : (value as { length: number }).length;
 }
 
 function numericBound(value: unknown): number {

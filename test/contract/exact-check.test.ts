@@ -195,6 +195,52 @@ describe('exactCheckOf, held to zod', () => {
     expect(exactCheckOf(record)?.(JSON.parse('{"changes":{"__proto__":1}}'))).toBe(false);
   });
 
+  it('counts string lengths in code points, as zod does', () => {
+    const astral = '\u{1F600}';
+    for (const schema of [
+      z.strictObject({ code: z.string().min(2) }),
+      z.strictObject({ code: z.string().length(2) }),
+      z.strictObject({ code: z.string().max(1) }),
+      z.strictObject({ code: z.string().length(3) }),
+    ]) {
+      for (const code of [astral, `${astral}a`, `${astral}${astral}`, 'ab', 'a', '\uD800', '\uD800a']) {
+        expect(exactCheckOf(schema)?.({ code }), code).toBe(zodVerdict(schema, { code }));
+      }
+    }
+  });
+
+  it('leaves a union to zod when an earlier option accepts the value but changes it', () => {
+    const cases: [z.ZodType, unknown][] = [
+      [z.union([z.url(), z.string()]), ' https://a.example/'],
+      [z.union([z.string().trim(), z.string()]), ' x '],
+      [z.union([z.record(z.string(), z.number()), z.unknown()]), JSON.parse('{"__proto__":1}')],
+    ];
+    for (const [schema, value] of cases) {
+      expect(zodVerdict(schema, value)).toBe(false);
+      expect(exactCheckOf(schema)?.(value)).toBe(false);
+    }
+    const either = z.union([z.string().regex(/^[0-9]+$/), z.null()]);
+    expect(exactCheckOf(either)?.(null)).toBe(true);
+    expect(exactCheckOf(either)?.('12')).toBe(true);
+    expect(exactCheckOf(either)?.('x')).toBe(false);
+  });
+
+  it('has no check for what it cannot mirror safely', () => {
+    // Fields named like Object.prototype's members: zod reads inherited ones as present, and drops __proto__.
+    expect(exactCheckOf(z.strictObject({ constructor: z.unknown() }))).toBeNull();
+    expect(exactCheckOf(z.strictObject({ toString: z.number().optional(), a: z.number() }))).toBeNull();
+    expect(exactCheckOf(z.strictObject({ ['__proto__']: z.number() }))).toBeNull();
+    // A check on an object could change it in place, before the check says no.
+    const growing = z
+      .strictObject({ xs: z.array(z.number()) })
+      .overwrite((value) => ({ ...value, xs: [...value.xs, 0] }))
+      .refine((value) => value.xs.length < 3);
+    expect(exactCheckOf(growing)).toBeNull();
+    // A lazy part it cannot mirror refuses every value instead of throwing.
+    const lazy = z.strictObject({ a: z.lazy(() => z.string().transform((text) => text.length)) });
+    expect(exactCheckOf(lazy)?.({ a: 'x' })).toBe(false);
+  });
+
   it('leaves parseLenient as it was: drift is still reported, clean items come back equal', () => {
     const order = exampleOrder();
     expect(parseLenient(lenient.Order, order)).toEqual({ ok: true, value: order, drift: [] });
