@@ -7,11 +7,12 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AccountingWriter } from '../../src/connectors/capabilities.js';
 import { ConnectorError } from '../../src/connectors/errors.js';
-import type {
-  JournalBatch,
-  JournalEntry,
-  PreparedEntries,
-  WriteResult,
+import {
+  sameEntryContent,
+  type JournalBatch,
+  type JournalEntry,
+  type PreparedEntries,
+  type WriteResult,
 } from '../../src/connectors/journal.js';
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { encodeSingleByte } from '../../src/kit/single-byte-hebrew.js';
@@ -149,7 +150,7 @@ export class HashavshevetWriter implements AccountingWriter {
       if (!(piece instanceof RenderedEntries) || piece.writer !== this) return null;
       for (const rendered of piece.entries) {
         const entry = entries[next];
-        if (entry === undefined || !sameRecordFields(entry, rendered)) return null;
+        if (entry === undefined || !sameEntryContent(entry, rendered)) return null;
         next += 1;
       }
       text += piece.text;
@@ -187,30 +188,6 @@ export class HashavshevetWriter implements AccountingWriter {
       cause,
     });
   }
-}
-
-/** Whether two entries give the same records: every field but the line number (used only in messages). */
-function sameRecordFields(a: JournalEntry, b: JournalEntry): boolean {
-  return (
-    a.side === b.side &&
-    a.account === b.account &&
-    a.counterAccount === b.counterAccount &&
-    a.amount === b.amount &&
-    a.currency === b.currency &&
-    a.date === b.date &&
-    a.valueDate === b.valueDate &&
-    a.period === b.period &&
-    a.reference === b.reference &&
-    a.reference2 === b.reference2 &&
-    a.branchCode === b.branchCode &&
-    a.movementType === b.movementType &&
-    a.description === b.description &&
-    (a.branchId ?? null) === (b.branchId ?? null) &&
-    (a.purchaseType ?? null) === (b.purchaseType ?? null) &&
-    (a.vendorTaxId ?? null) === (b.vendorTaxId ?? null) &&
-    a.sourceIds.length === b.sourceIds.length &&
-    a.sourceIds.every((id, i) => id === b.sourceIds[i])
-  );
 }
 
 function checkKey(batchKey: string, connector: string): void {

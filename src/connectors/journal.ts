@@ -31,6 +31,49 @@ export interface JournalEntry {
   readonly sourceIds: readonly string[];
 }
 
+/**
+ * Every key of a JournalEntry but its line number (its place in the batch): what an entry says. Code that copies
+ * or compares entries field by field (the saved batch plan, a writer's reuse of rendered records) is checked
+ * against this list, which the type below keeps complete: a field added to JournalEntry and not listed here fails
+ * to compile.
+ */
+export const JOURNAL_ENTRY_CONTENT_KEYS = [
+  'side',
+  'account',
+  'counterAccount',
+  'amount',
+  'currency',
+  'date',
+  'valueDate',
+  'period',
+  'reference',
+  'reference2',
+  'branchCode',
+  'movementType',
+  'description',
+  'branchId',
+  'purchaseType',
+  'vendorTaxId',
+  'sourceIds',
+] as const satisfies readonly Exclude<keyof JournalEntry, 'lineNumber'>[];
+
+type Unlisted = Exclude<keyof JournalEntry, 'lineNumber' | (typeof JOURNAL_ENTRY_CONTENT_KEYS)[number]>;
+type MustBeEmpty<T extends never> = T;
+/** Fails to compile while a key of JournalEntry is missing from JOURNAL_ENTRY_CONTENT_KEYS. */
+export type JournalEntryContentKeysComplete = MustBeEmpty<Unlisted>;
+
+/** Whether two entries say the same (line numbers aside); an absent optional field equals null. */
+export function sameEntryContent(a: JournalEntry, b: JournalEntry): boolean {
+  for (const key of JOURNAL_ENTRY_CONTENT_KEYS) {
+    const left = a[key] ?? null;
+    const right = b[key] ?? null;
+    if (left === right) continue;
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    if (!left.every((item, i) => item === right[i])) return false;
+  }
+  return true;
+}
+
 /** A complete, balanced group of entries written atomically. `batchKey` makes the write idempotent. */
 export interface JournalBatch {
   readonly batchKey: string;

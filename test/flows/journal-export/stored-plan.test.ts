@@ -2,6 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  JOURNAL_ENTRY_CONTENT_KEYS,
+  sameEntryContent,
+  type JournalEntry,
+} from '../../../src/connectors/journal.js';
 import type { JournalLine } from '../../../src/contract/index.js';
 import { journalExportOptionsSchema } from '../../../src/flows/journal-export/index.js';
 import { GroupMapper, groupByDocument } from '../../../src/flows/journal-export/mapping.js';
@@ -92,6 +97,23 @@ describe('journal-export stored plans', () => {
     expect(decodePlan(JSON.parse(text))).toEqual(original);
     for (const read of [original, decodePlan(JSON.parse(text))]) {
       expect(Object.entries(read?.documentLines ?? {})).toContainEqual(['__proto__', ['d1', 'd2']]);
+    }
+  });
+
+  it('keeps every field of every entry, whatever it holds', () => {
+    const original = plan();
+    const entries = original.batch.entries.map((entry, i) => {
+      const changed: Record<string, unknown> = { ...entry };
+      for (const key of JOURNAL_ENTRY_CONTENT_KEYS) {
+        if (key !== 'sourceIds' && key !== 'side') changed[key] = `${key} of entry ${i}`;
+      }
+      return changed as unknown as JournalEntry;
+    });
+    const unusual = { ...original, batch: { ...original.batch, entries } };
+    const read = decodePlan(JSON.parse(JSON.stringify(encodePlan(unusual))));
+    expect(read).toEqual(unusual);
+    for (const [i, entry] of read.batch.entries.entries()) {
+      expect(sameEntryContent(entry, entries[i] as JournalEntry)).toBe(true);
     }
   });
 
