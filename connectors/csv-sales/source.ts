@@ -58,7 +58,9 @@ export class CsvSalesSource implements SalesSource {
     for (const name of names) {
       const file = path.join(inDir, name);
       const info = await stat(file);
-      if (this.now() - info.mtimeMs < this.config.min_age) continue;
+      // With min_age 0 every file is taken: a modification time a moment ahead of this clock (the file system's
+      // own clock, a share's server) must not hold it back.
+      if (this.config.min_age > 0 && this.now() - info.mtimeMs < this.config.min_age) continue;
       const text = iconv.decode(await readFile(file), this.config.encoding);
       try {
         batches.push(parseSalesFile(name, text, this.config.separator));

@@ -119,6 +119,14 @@ describe('CsvSalesSource', () => {
     expect((await readdir(join(dir, 'in', 'done'))).sort()).toEqual(['z-2.csv', 'z.csv']);
   });
 
+  it('takes a file whose modification time is ahead of the clock when min_age is 0', async () => {
+    await drop('z.csv', Z_FILE);
+    const ahead = new Date(Date.now() + 60_000);
+    await utimes(join(dir, 'in', 'z.csv'), ahead, ahead);
+    expect((await source().listPendingSales()).map((b) => b.ref)).toEqual(['z.csv']);
+    expect(await source({ min_age: '1s' }).listPendingSales()).toEqual([]);
+  });
+
   it('moves an unreadable file to failed/ at once with the reason beside it', async () => {
     await drop('broken.csv', 'hello,world\n1,2\n');
     await drop('good.csv', Z_FILE);
