@@ -44,6 +44,23 @@ table{border-collapse:collapse}th,td{padding:.3rem .7rem;border-bottom:1px solid
 tr.failing td{background:#fde2e4;color:#8c0016}
 .muted{color:#777}ul.reasons{margin:.2rem 0 0 1rem;padding:0}`;
 
+/**
+ * Which instance runs the jobs, where two or more share a PostgreSQL state; nothing on a single instance. A standby
+ * is ready and shows the shared state's jobs, so the page must say that another instance runs them.
+ */
+function leadershipLine(s: StatusSnapshot, time: (iso: string | null) => string | null): string {
+  if (s.instance === null) return '';
+  const leader = s.leader;
+  const term = leader === null ? '' : ` since ${esc(time(leader.since))} (term ${esc(leader.epoch)})`;
+  const text =
+    s.role === 'leader'
+      ? `This instance (${esc(s.instance)}) leads${term} and runs the jobs.`
+      : leader === null
+        ? `This instance (${esc(s.instance)}) stands by; no instance leads, so no job runs.`
+        : `This instance (${esc(s.instance)}) stands by; ${esc(leader.instance)} leads${term} and runs the jobs.`;
+  return `<p id="leadership">${text}</p>`;
+}
+
 /** The status page for IT: self-contained HTML (no scripts, no external assets) that reloads itself. */
 export function renderStatusHtml(s: StatusSnapshot): string {
   const now = Date.parse(s.generatedAt);
@@ -143,6 +160,7 @@ export function renderStatusHtml(s: StatusSnapshot): string {
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body><h1>supply-sync status</h1><p class="muted">${about}</p>
 ${headline}
+${leadershipLine(s, time)}
 ${reasons}
 <h2>Jobs</h2>${jobs}
 <h2>Connectors</h2>${connectors}

@@ -22,6 +22,13 @@ async function status(daemon: Daemon): Promise<StatusBody> {
   return (await response.json()) as StatusBody;
 }
 
+/** The status page's line on leadership, as the browser would show it. */
+async function pageLeadership(daemon: Daemon): Promise<string | undefined> {
+  const response = await fetch(`${daemon.opsUrl}/status`, { headers: { accept: 'text/html' } });
+  expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+  return /<p id="leadership">([^<]*)<\/p>/.exec(await response.text())?.[1];
+}
+
 describe.skipIf(!probe.available)(
   `leader election in the daemon${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
@@ -55,6 +62,15 @@ describe.skipIf(!probe.available)(
         return seen.leader?.instance === 'sync-a' ? seen : undefined;
       });
       expect(standby).toMatchObject({ role: 'standby', instance: 'sync-b' });
+      const term = `term ${first.leader?.epoch ?? '?'}`;
+      expect(await pageLeadership(a)).toMatch(
+        new RegExp(`^This instance \\(sync-a\\) leads since .+ \\(${term}\\) and runs the jobs\\.$`),
+      );
+      expect(await pageLeadership(b)).toMatch(
+        new RegExp(
+          `^This instance \\(sync-b\\) stands by; sync-a leads since .+ \\(${term}\\) and runs the jobs\\.$`,
+        ),
+      );
 
       const ready = await world.readyz(b);
       expect(ready.status, JSON.stringify(ready.body)).toBe(200);
@@ -87,6 +103,9 @@ describe.skipIf(!probe.available)(
       }, 10_000);
       expect(taken.leader).toMatchObject({ instance: 'sync-b' });
       expect(taken.leader?.epoch).toBeGreaterThan(first.leader?.epoch ?? 0);
+      expect(await pageLeadership(b)).toMatch(
+        /^This instance \(sync-b\) leads since .+ and runs the jobs\.$/,
+      );
       // A run the old leader left without an end was cut off: the new leader closes it as interrupted.
       expect(b.env.state.runs.get(running)).toMatchObject({ outcome: 'failed' });
       b.env.state.kv.set('test', 'new-leader-write', 2);
@@ -127,6 +146,9 @@ describe.skipIf(!probe.available)(
           return seen.role === 'standby' ? seen : undefined;
         }, 15_000);
         expect(standing.leader).toBeNull();
+        expect(await pageLeadership(alone)).toMatch(
+          /^This instance \(.+:\d+\) stands by; no instance leads, so no job runs\.$/,
+        );
         expect(sample(await world.metrics(alone), 'supply_sync_leader')).toBe(0);
       } finally {
         await setConnections(true);

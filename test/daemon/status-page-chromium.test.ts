@@ -97,6 +97,7 @@ describe.skipIf(!hasChromium && !required)('the status page in headless Chromium
     expect(dom).toMatch(/supply-sync \d+\.\d+\.\d+/);
     expect(dom).toMatch(/\(just now\)|min ago\)/);
     expect(dom).not.toContain('class="failing"');
+    expect(dom).not.toContain('id="leadership"'); // one instance on a SQLite state: no election to speak of
   });
 
   it('shows a failing daemon with the reason, the failing job highlighted and dead letters with reasons', async () => {
