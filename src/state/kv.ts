@@ -21,12 +21,17 @@ export class KeyValueStore {
   }
 
   set(namespace: string, key: string, value: unknown): void {
+    this.setJson(namespace, key, JSON.stringify(value ?? null));
+  }
+
+  /** Stores a value the caller has already serialized: `json` must be one JSON value. */
+  setJson(namespace: string, key: string, json: string): void {
     this.db
       .prepare(
         `INSERT INTO kv (namespace, key, value, updated_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       )
-      .run(namespace, key, JSON.stringify(value ?? null), this.clock.now());
+      .run(namespace, key, json, this.clock.now());
   }
 
   delete(namespace: string, key: string): boolean {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { JournalBatch, JournalEntry, PreparedEntries } from '../../connectors/journal.js';
 import type { StateStore } from '../../state/index.js';
 import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
-import { decodePlan, encodePlan } from './stored-plan.js';
+import { decodePlan, storedPlanText } from './stored-plan.js';
 
 type ReadyGroup = Extract<MappedGroup, { ok: true }>;
 
@@ -194,7 +194,7 @@ export class PlanStore {
   }
 
   save(plan: BatchPlan): void {
-    this.state.kv.set(this.#namespace, plan.batchKey, encodePlan(plan));
+    this.state.kv.setJson(this.#namespace, plan.batchKey, storedPlanText(plan));
   }
 
   remove(batchKey: string): void {

@@ -4,12 +4,14 @@
  * order with how many entries each has and the ids of its lines that have none (zero amounts), and the entries with
  * their source ids. Everything else derives from these. Decoding refuses a value that is not a plan of either form,
  * and recomputes the batch key from the line ids, refusing a plan whose key does not match: a plan whose line ids
- * were damaged stops the run rather than being dropped (its lines would be planned again). The entries' values
- * are not checked beyond their shape.
+ * were damaged stops the run rather than being dropped (its lines would be planned again). The stored text ends
+ * with a SHA-256 digest of the rest of it, so that a plan whose entries were damaged (an amount, an account) stops
+ * the run too instead of reaching the books; plans saved before the digest are read without it.
  *
  * Plans saved before this form (version 1, the plan object as is) are still read: a state file may hold one from a
  * run that stopped mid-batch before an upgrade.
  */
+import { createHash } from 'node:crypto';
 import type { JournalEntry } from '../../connectors/journal.js';
 import { batchKeyFor, documentLinesOf, type BatchPlan } from './plans.js';
 
@@ -92,18 +94,52 @@ function compactForm(plan: BatchPlan): StoredPlanV2 | null {
   };
 }
 
+/** The stored form's last field: the SHA-256 (hex) of the stored form's JSON without it. */
+const DIGEST_FIELD = 'digest';
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The text a plan is saved as: its stored form as JSON with the digest of that JSON appended as a last field
+ * (appended, so the walk serializes each plan once).
+ */
+export function storedPlanText(plan: BatchPlan): string {
+  const body = JSON.stringify(encodePlan(plan));
+  return `${body.slice(0, -1)},"${DIGEST_FIELD}":"${digestOf(body)}"}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The stored form without its digest, once the digest is checked. JSON.parse keeps the fields in the order of the
+ * text and JSON.stringify writes them back in that order, so the stored form without the digest serializes to the
+ * text the digest was taken of.
+ */
+function checkedContent(stored: Record<string, unknown>, key: string): Record<string, unknown> {
+  if (!Object.hasOwn(stored, DIGEST_FIELD)) return stored; // saved before plans had a digest
+  const { [DIGEST_FIELD]: digest, ...content } = stored;
+  if (typeof digest !== 'string' || digestOf(JSON.stringify(content)) !== digest) {
+    throw new StoredPlanError(`the saved plan ${key} does not match its checksum; it is damaged`);
+  }
+  return content;
+}
+
 /**
  * The plan a stored value holds (either form). Throws StoredPlanError on anything else: a value in the plans'
  * namespace that cannot be read is a plan whose batch may have been written, so it is never skipped.
  */
 export function decodePlan(value: unknown): BatchPlan {
-  const stored = (value ?? {}) as Record<string, unknown>;
-  const key = typeof stored['batchKey'] === 'string' ? stored['batchKey'] : '(no batch key)';
-  if (stored['version'] === 1 && Array.isArray(stored['lineIds'])) return value as BatchPlan;
+  const key = isRecord(value) && typeof value['batchKey'] === 'string' ? value['batchKey'] : '(no batch key)';
+  const stored = isRecord(value) ? checkedContent(value, key) : {};
+  if (stored['version'] === 1 && Array.isArray(stored['lineIds'])) return stored as unknown as BatchPlan;
   if (stored['version'] === 2 && Array.isArray(stored['documents']) && Array.isArray(stored['entries'])) {
     const documents = stored['documents'] as unknown[];
     if (typeof stored['batchKey'] === 'string' && documents.every(isStoredDocument)) {
-      return planFromV2(value as StoredPlanV2);
+      return planFromV2(stored as unknown as StoredPlanV2);
     }
   }
   throw new StoredPlanError(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +160,61 @@ describe('journal-export stored plans', () => {
     ];
     for (const value of damaged)
       expect(() => decodePlan(value), JSON.stringify(value)).toThrow(StoredPlanError);
+  });
+
+  it('saves each plan with a digest of its stored text, and refuses one whose entries changed since', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stored-plan-'));
+    dirs.push(dir);
+    const state = openStateStore({ file: join(dir, 'state.db'), clock: systemClock });
+    const namespace = 'journal-export:journal:plans';
+    const rawText = (key: string) =>
+      (
+        state.db.prepare('SELECT value FROM kv WHERE namespace = ? AND key = ?').get(namespace, key) as {
+          value: string;
+        }
+      ).value;
+    try {
+      const store = new PlanStore(state, 'journal');
+      const original = plan();
+      const written = { ...plan(), batchKey: 'je-written', written: true, location: 'books/je-written.txt' };
+      store.save(original);
+      store.save(written);
+      for (const key of [original.batchKey, written.batchKey]) {
+        const text = rawText(key);
+        const match = /^(\{.*),"digest":"([0-9a-f]{64})"\}$/s.exec(text);
+        expect(match, text.slice(-100)).not.toBeNull();
+        expect(
+          createHash('sha256')
+            .update(`${match?.[1] ?? ''}}`)
+            .digest('hex'),
+        ).toBe(match?.[2]);
+      }
+      expect(store.list()).toEqual([original, written]);
+
+      // One amount changed in the stored text (a disk fault, a bad restore): the JSON still parses.
+      const text = rawText(original.batchKey);
+      expect(text).toContain('"57.63"');
+      state.kv.setJson(namespace, original.batchKey, text.replace('"57.63"', '"57.68"'));
+      expect(() => store.list()).toThrow(
+        new StoredPlanError(`the saved plan ${original.batchKey} does not match its checksum; it is damaged`),
+      );
+      state.kv.setJson(namespace, original.batchKey, text);
+      expect(store.list()).toEqual([original, written]);
+
+      // The location of a written batch is content too; and a digest that is not a string is no digest.
+      const writtenText = rawText(written.batchKey);
+      state.kv.setJson(namespace, written.batchKey, writtenText.replace('je-written.txt', 'je-other.txt'));
+      expect(() => store.list()).toThrow(/je-written does not match its checksum/);
+      const noDigest = writtenText.replace(/"digest":"[0-9a-f]+"/, '"digest":7');
+      state.kv.setJson(namespace, written.batchKey, noDigest);
+      expect(() => store.list()).toThrow(/je-written does not match its checksum/);
+
+      // A plan saved before plans had a digest is read as it is.
+      state.kv.set(namespace, written.batchKey, encodePlan(written));
+      expect(store.list()).toEqual([original, written]);
+    } finally {
+      state.close();
+    }
   });
 
   it('keeps plans in the state store in the compact form and lists them as planned', () => {
