@@ -21,6 +21,7 @@ describe('supply-sync CLI', () => {
       'cursor',
       'catalog',
       'dead-letters',
+      'journal',
       'webhooks',
       'sandbox',
       'demo',

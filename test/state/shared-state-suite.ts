@@ -197,6 +197,14 @@ export function sharedStateSuite(backend: StateBackendHarness): void {
           expect(state.kv.keys('webhooks')).toEqual(['endpoint']);
           expect(state.kv.delete('webhooks', 'endpoint')).toBe(true);
         });
+
+        it('keeps a value stored as JSON text, with its fields in their order', () => {
+          const text = '{"z":1,"a":"\u05e4 \\"quoted\\"","__proto__":[2],"digest":"ab"}';
+          state.kv.setJson('plans', 'je-1', text);
+          const read = reopen().kv.get('plans', 'je-1') as Record<string, unknown>;
+          expect(JSON.stringify(read)).toBe(JSON.stringify(JSON.parse(text)));
+          expect(Object.keys(read)).toEqual(['z', 'a', '__proto__', 'digest']);
+        });
       });
 
       describe('run history', () => {

@@ -187,10 +187,20 @@ export class PlanStore {
 
   /** Pending plans, oldest first. */
   list(): BatchPlan[] {
-    return this.state.kv
-      .keys(this.#namespace)
+    return this.keys()
       .map((key) => decodePlan(this.state.kv.get(this.#namespace, key)))
       .sort((a, b) => a.createdAt - b.createdAt || (a.batchKey < b.batchKey ? -1 : 1));
+  }
+
+  /** Batch keys of the pending plans, readable or not. */
+  keys(): string[] {
+    return this.state.kv.keys(this.#namespace);
+  }
+
+  /** The pending plan saved under `batchKey`, undefined if none; throws StoredPlanError if it cannot be read. */
+  get(batchKey: string): BatchPlan | undefined {
+    const stored = this.state.kv.get(this.#namespace, batchKey);
+    return stored === undefined ? undefined : decodePlan(stored);
   }
 
   save(plan: BatchPlan): void {
