@@ -71,6 +71,9 @@ beforeAll(() => {
     ).value;
     expect(text).toContain('"57.63"');
     state.kv.setJson(NAMESPACE, damagedKey, text.replace('"57.63"', '"75.63"'));
+    const newer = text.replace('"version":2', '"version":3').replace(`"${damagedKey}"`, '"je-newer"');
+    state.kv.setJson(NAMESPACE, 'je-newer', newer);
+    state.kv.setJson(NAMESPACE, 'je-truncated', text.slice(0, 80));
   });
 });
 
@@ -78,30 +81,30 @@ const cli = (...args: string[]) => runCli(['--config', configFile, ...args]);
 
 describe('journal batches and journal drop-batch', () => {
   it(
-    'lists the saved batches, the one that cannot be read first with its reason',
+    'lists the saved batches, those that cannot be read first with the reason',
     { timeout: 90_000 },
     async () => {
       const { code, stdout, stderr } = await cli('journal', 'batches');
       expect(code, stderr).toBe(0);
-      const lines = stdout.trim().split('\n');
-      expect(lines[0]).toBe(
+      const periods = 'periods 2026-04, 2026-05';
+      expect(stdout.trim().split('\n')).toEqual([
         `books-export ${damagedKey}: CANNOT BE READ: the saved plan ${damagedKey} does not match its checksum; it is damaged`,
-      );
-      expect(lines[1]).toBe(
-        'books-export je-written: saved 2026-06-01T07:00:00.000Z, 10 lines, 7 entries, periods 2026-04, 2026-05; in the books (gl rows of je-written), lines to be marked exported',
-      );
-      expect(lines[2]).toBe(
-        `books-export ${pending.batchKey}: saved 2026-06-01T08:00:00.000Z, 10 lines, 7 entries, periods 2026-04, 2026-05; to be written`,
-      );
-      expect(lines[3]).toContain('journal drop-batch <batch-key> --job <job>');
+        'books-export je-newer: CANNOT BE READ: the saved plan je-newer is in form 3, which only a newer version reads; it is newer or damaged',
+        'books-export je-truncated: CANNOT BE READ: the saved plan je-truncated is not valid JSON; it is damaged',
+        `books-export je-written: saved 2026-06-01T07:00:00.000Z, 10 lines, 7 entries, ${periods}; in the books (gl rows of je-written), lines to be marked exported`,
+        `books-export ${pending.batchKey}: saved 2026-06-01T08:00:00.000Z, 10 lines, 7 entries, ${periods}; to be written`,
+        expect.stringContaining('journal drop-batch <batch-key> --job <job>'),
+      ]);
 
       const json = await cli('journal', 'batches', '--job', 'books-export', '--json');
       expect(json.code, json.stderr).toBe(0);
-      const listed = JSON.parse(json.stdout) as Array<{ batchKey: string; readable: boolean }>;
-      expect(listed.map((batch) => [batch.batchKey, batch.readable])).toEqual([
-        [damagedKey, false],
-        ['je-written', true],
-        [pending.batchKey, true],
+      const listed = JSON.parse(json.stdout) as Array<{ batchKey: string; readable: boolean; kind?: string }>;
+      expect(listed.map((batch) => [batch.batchKey, batch.readable, batch.kind])).toEqual([
+        [damagedKey, false, 'damaged'],
+        ['je-newer', false, 'newer'],
+        ['je-truncated', false, 'damaged'],
+        ['je-written', true, undefined],
+        [pending.batchKey, true, undefined],
       ]);
     },
   );
@@ -113,7 +116,7 @@ describe('journal batches and journal drop-batch', () => {
   });
 
   it(
-    'refuses to remove a readable batch, and removes the one that cannot be read',
+    'removes only the batches that cannot be read, and none while the daemon runs',
     { timeout: 90_000 },
     async () => {
       for (const key of [pending.batchKey, 'je-written']) {
@@ -126,6 +129,11 @@ describe('journal batches and journal drop-batch', () => {
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain('job books-export has no saved batch je-none');
 
+      // A batch a newer version saved is that version's to finish, unless the user says its form is damage.
+      const newer = await cli('journal', 'drop-batch', 'je-newer', '--job', 'books-export');
+      expect(newer.code).toBe(1);
+      expect(newer.stderr).toContain('is in a form only a newer version reads: that version finishes it');
+
       // While the daemon holds the state file, nothing is removed.
       const daemon = openStateStore({ file: stateFile, clock: systemClock });
       try {
@@ -135,11 +143,19 @@ describe('journal batches and journal drop-batch', () => {
       } finally {
         daemon.close();
       }
-      expect(withPlans((plans) => plans.keys())).toContain(damagedKey);
+      expect(withPlans((plans) => plans.keys()).sort()).toEqual(
+        [damagedKey, 'je-newer', 'je-truncated', 'je-written', pending.batchKey].sort(),
+      );
 
-      const dropped = await cli('journal', 'drop-batch', damagedKey, '--job', 'books-export');
-      expect(dropped.code, dropped.stderr).toBe(0);
-      expect(dropped.stdout).toContain(`saved batch ${damagedKey} of job books-export removed`);
+      for (const [key, extra] of [
+        [damagedKey, []],
+        ['je-truncated', []],
+        ['je-newer', ['--newer']],
+      ] as const) {
+        const dropped = await cli('journal', 'drop-batch', key, '--job', 'books-export', ...extra);
+        expect(dropped.code, dropped.stderr).toBe(0);
+        expect(dropped.stdout).toContain(`saved batch ${key} of job books-export removed`);
+      }
       expect(withPlans((plans) => plans.list())).toEqual([written, pending]);
     },
   );

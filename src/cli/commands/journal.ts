@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import type { CoreConfig } from '../../config/index.js';
 import { JOURNAL_EXPORT_FLOW } from '../../flows/journal-export/index.js';
 import {
+  BatchKeptError,
   dropUnreadableBatch,
-  ReadableBatchError,
   savedBatches,
   type SavedBatch,
 } from '../../flows/journal-export/saved-batches.js';
@@ -68,10 +68,14 @@ export function registerJournalCommands(program: Command, context: CliContext): 
     .command('drop-batch')
     .argument('<batch-key>', 'the batch key, as `journal batches` shows it')
     .requiredOption('--job <name>', 'the journal-export job that saved it')
+    .option(
+      '--newer',
+      'also remove a batch in a form only a newer version reads (when none wrote it: damage)',
+    )
     .description(
       'remove a saved batch that cannot be read, after checking the books for it (a readable one is refused: the next run finishes it); stop the daemon first',
     )
-    .action(async (batchKey: string, options: { job: string }, command: Command) => {
+    .action(async (batchKey: string, options: { job: string; newer?: boolean }, command: Command) => {
       const { config } = await loadCliConfig(context, globalOptions(command).config);
       const [job] = journalJobs(config, options.job);
       if (job === undefined)
@@ -79,10 +83,10 @@ export function registerJournalCommands(program: Command, context: CliContext): 
       let removed: boolean;
       try {
         removed = await withStateChange(config, 'journal drop-batch', (state) =>
-          dropUnreadableBatch(state, job, batchKey),
+          dropUnreadableBatch(state, job, batchKey, { newer: options.newer === true }),
         );
       } catch (error) {
-        if (error instanceof ReadableBatchError) throw new CliError(error.message, 'batch_readable');
+        if (error instanceof BatchKeptError) throw new CliError(error.message, 'batch_kept');
         throw error;
       }
       if (!removed) {

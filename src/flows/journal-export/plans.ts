@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { JournalBatch, JournalEntry, PreparedEntries } from '../../connectors/journal.js';
 import type { StateStore } from '../../state/index.js';
 import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
-import { decodePlan, storedPlanText } from './stored-plan.js';
+import { decodePlan, StoredPlanError, storedPlanText } from './stored-plan.js';
 
 type ReadyGroup = Extract<MappedGroup, { ok: true }>;
 
@@ -188,7 +188,8 @@ export class PlanStore {
   /** Pending plans, oldest first. */
   list(): BatchPlan[] {
     return this.keys()
-      .map((key) => decodePlan(this.state.kv.get(this.#namespace, key)))
+      .map((key) => this.get(key))
+      .filter((plan) => plan !== undefined)
       .sort((a, b) => a.createdAt - b.createdAt || (a.batchKey < b.batchKey ? -1 : 1));
   }
 
@@ -199,8 +200,14 @@ export class PlanStore {
 
   /** The pending plan saved under `batchKey`, undefined if none; throws StoredPlanError if it cannot be read. */
   get(batchKey: string): BatchPlan | undefined {
-    const stored = this.state.kv.get(this.#namespace, batchKey);
-    return stored === undefined ? undefined : decodePlan(stored);
+    let stored: unknown;
+    try {
+      stored = this.state.kv.get(this.#namespace, batchKey);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      throw new StoredPlanError(`the saved plan ${batchKey} is not valid JSON; it is damaged`);
+    }
+    return stored === undefined ? undefined : decodePlan(stored, batchKey);
   }
 
   save(plan: BatchPlan): void {

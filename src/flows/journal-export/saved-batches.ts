@@ -20,7 +20,14 @@ export type SavedBatch =
       readonly written: boolean;
       readonly location: string | null;
     }
-  | { readonly job: string; readonly batchKey: string; readonly readable: false; readonly damage: string };
+  | {
+      readonly job: string;
+      readonly batchKey: string;
+      readonly readable: false;
+      /** `newer`: in a form a later version writes; `damaged`: anything else. */
+      readonly kind: StoredPlanError['kind'];
+      readonly damage: string;
+    };
 
 /** Every saved batch of `job`, the unreadable ones with the reason, oldest readable first. */
 export function savedBatches(state: StateStore, job: string): SavedBatch[] {
@@ -45,22 +52,29 @@ export function savedBatches(state: StateStore, job: string): SavedBatch[] {
       });
     } catch (error) {
       if (!(error instanceof StoredPlanError)) throw error;
-      damaged.push({ job, batchKey, readable: false, damage: error.message });
+      damaged.push({ job, batchKey, readable: false, kind: error.kind, damage: error.message });
     }
   }
   readable.sort((a, b) => a.createdAt - b.createdAt || (a.batchKey < b.batchKey ? -1 : 1));
   return [...damaged, ...readable.map(({ createdAt: _createdAt, ...batch }) => batch)];
 }
 
-export class ReadableBatchError extends Error {
-  override readonly name = 'ReadableBatchError';
+/** The batch was not removed: it can be read, or (without `newer`) a newer version can read it. */
+export class BatchKeptError extends Error {
+  override readonly name = 'BatchKeptError';
 }
 
 /**
  * Removes a saved batch that cannot be read. Returns false when `job` has no batch of that key; throws
- * ReadableBatchError when the batch can be read (the next run finishes it).
+ * BatchKeptError when the batch can be read (the next run finishes it) or is in a newer form and `newer` is not
+ * set (the version that saved it finishes it).
  */
-export function dropUnreadableBatch(state: StateStore, job: string, batchKey: string): boolean {
+export function dropUnreadableBatch(
+  state: StateStore,
+  job: string,
+  batchKey: string,
+  options: { newer?: boolean } = {},
+): boolean {
   const plans = new PlanStore(state, job);
   return state.transaction(() => {
     let plan;
@@ -68,13 +82,22 @@ export function dropUnreadableBatch(state: StateStore, job: string, batchKey: st
       plan = plans.get(batchKey);
     } catch (error) {
       if (!(error instanceof StoredPlanError)) throw error;
+      if (error.kind === 'newer' && options.newer !== true) {
+        throw new BatchKeptError(
+          `the saved batch ${batchKey} of job ${job} is in a form only a newer version reads: that version ` +
+            'finishes it; it was not removed (if no version wrote it, the form is damage: add --newer)',
+        );
+      }
       plans.remove(batchKey);
       return true;
     }
     if (plan === undefined) return false;
-    throw new ReadableBatchError(
-      `the saved batch ${batchKey} of job ${job} can be read: the next run of ${job} finishes it ` +
-        `(${plan.written ? 'it is in the books; its lines get marked exported' : 'writes it unless the books have it, then marks its lines exported'}); it was not removed`,
+    const next = plan.written
+      ? 'it is in the books; its lines get marked exported'
+      : 'writes it unless the books have it, then marks its lines exported';
+    throw new BatchKeptError(
+      `the saved batch ${batchKey} of job ${job} can be read: the next run of ${job} finishes it (${next}); ` +
+        'it was not removed',
     );
   });
 }

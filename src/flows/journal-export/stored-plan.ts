@@ -49,14 +49,30 @@ export interface StoredPlanV2 {
   readonly entries: readonly StoredEntry[];
 }
 
-export class StoredPlanError extends Error {}
+/**
+ * A saved plan that cannot be read. `newer`: its form is one a later version writes (after a downgrade: that version
+ * finishes it); `damaged`: anything else.
+ */
+export class StoredPlanError extends Error {
+  override readonly name = 'StoredPlanError';
+  constructor(
+    message: string,
+    readonly kind: 'damaged' | 'newer' = 'damaged',
+  ) {
+    super(message);
+  }
+}
+
+/** The newest form this version writes and reads. */
+const NEWEST_FORM = 2;
 
 /**
  * The stored form of a plan. Plans as buildPlan and splitByDocument make them (entries by document, numbered from
  * 1, each line id under one entry at most, not yet written) take the compact form; any other is kept whole.
  */
 export function encodePlan(plan: BatchPlan): StoredPlanV2 | BatchPlan {
-  const { prepared: _prepared, ...whole } = plan;
+  // A digest read back by a version before digests stays on the plan object; the text gets a fresh one.
+  const { prepared: _prepared, digest: _digest, ...whole } = plan as BatchPlan & { digest?: unknown };
   return (!plan.written && compactForm(plan)) || whole;
 }
 
@@ -129,11 +145,23 @@ function checkedContent(stored: Record<string, unknown>, key: string): Record<st
 }
 
 /**
- * The plan a stored value holds (either form). Throws StoredPlanError on anything else: a value in the plans'
- * namespace that cannot be read is a plan whose batch may have been written, so it is never skipped.
+ * The plan a stored value holds (either form), saved under the key `savedAs` if given. Throws StoredPlanError on
+ * anything else: a value in the plans' namespace that cannot be read is a plan whose batch may have been written,
+ * so it is never skipped.
  */
-export function decodePlan(value: unknown): BatchPlan {
-  const key = isRecord(value) && typeof value['batchKey'] === 'string' ? value['batchKey'] : '(no batch key)';
+export function decodePlan(value: unknown, savedAs?: string): BatchPlan {
+  const named = isRecord(value) && typeof value['batchKey'] === 'string' ? value['batchKey'] : null;
+  const key = savedAs ?? named ?? '(no batch key)';
+  if (savedAs !== undefined && named !== null && named !== savedAs) {
+    throw new StoredPlanError(`the saved plan ${savedAs} names batch ${named}; it is damaged`);
+  }
+  const form = isRecord(value) ? value['version'] : undefined;
+  if (typeof form === 'number' && Number.isInteger(form) && form > NEWEST_FORM) {
+    throw new StoredPlanError(
+      `the saved plan ${key} is in form ${form}, which only a newer version reads; it is newer or damaged`,
+      'newer',
+    );
+  }
   const stored = isRecord(value) ? checkedContent(value, key) : {};
   if (stored['version'] === 1 && Array.isArray(stored['lineIds'])) return stored as unknown as BatchPlan;
   if (stored['version'] === 2 && Array.isArray(stored['documents']) && Array.isArray(stored['entries'])) {

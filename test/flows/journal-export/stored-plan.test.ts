@@ -8,7 +8,7 @@ import {
   sameEntryContent,
   type JournalEntry,
 } from '../../../src/connectors/journal.js';
-import { PlanStore, splitByDocument } from '../../../src/flows/journal-export/plans.js';
+import { PlanStore, splitByDocument, type BatchPlan } from '../../../src/flows/journal-export/plans.js';
 import { decodePlan, encodePlan, StoredPlanError } from '../../../src/flows/journal-export/stored-plan.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore } from '../../../src/state/index.js';
@@ -92,6 +92,15 @@ describe('journal-export stored plans', () => {
     ];
     for (const value of damaged)
       expect(() => decodePlan(value), JSON.stringify(value)).toThrow(StoredPlanError);
+    const kinds = damaged.map((value) => {
+      try {
+        decodePlan(value);
+        return 'read';
+      } catch (error) {
+        return error instanceof StoredPlanError ? error.kind : 'other error';
+      }
+    });
+    expect(kinds).toEqual(['damaged', 'damaged', 'newer', 'damaged', 'damaged', 'damaged', 'damaged']);
   });
 
   it('saves each plan with a digest of its stored text, and refuses one whose entries changed since', () => {
@@ -141,9 +150,26 @@ describe('journal-export stored plans', () => {
       state.kv.setJson(namespace, written.batchKey, noDigest);
       expect(() => store.list()).toThrow(/je-written does not match its checksum/);
 
-      // A plan saved before plans had a digest is read as it is.
+      // A plan saved before plans had a digest is read as it is; saved again, it gets a digest of its own, also
+      // when an earlier version read it back with the digest of the time still on it.
       state.kv.set(namespace, written.batchKey, encodePlan(written));
       expect(store.list()).toEqual([original, written]);
+      store.save({ ...written, digest: 'stale' } as BatchPlan);
+      expect(rawText(written.batchKey)).not.toContain('stale');
+      expect(store.list()).toEqual([original, written]);
+
+      // A plan found under another batch's key (a row damaged in its key) is not taken for that batch.
+      state.kv.setJson(namespace, 'je-elsewhere', rawText(original.batchKey));
+      expect(() => store.get('je-elsewhere')).toThrow(
+        new StoredPlanError(`the saved plan je-elsewhere names batch ${original.batchKey}; it is damaged`),
+      );
+      store.remove('je-elsewhere');
+
+      // Text that is no longer JSON (a value cut short) is a damaged plan too, not an error of another kind.
+      state.kv.setJson(namespace, written.batchKey, rawText(written.batchKey).slice(0, 60));
+      expect(() => store.get(written.batchKey)).toThrow(
+        new StoredPlanError(`the saved plan ${written.batchKey} is not valid JSON; it is damaged`),
+      );
     } finally {
       state.close();
     }
