@@ -52,12 +52,15 @@ function leadershipLine(s: StatusSnapshot, time: (iso: string | null) => string 
   if (s.instance === null) return '';
   const leader = s.leader;
   const term = leader === null ? '' : ` since ${esc(time(leader.since))} (term ${esc(leader.epoch)})`;
-  const text =
-    s.role === 'leader'
-      ? `This instance (${esc(s.instance)}) leads${term} and runs the jobs.`
-      : leader === null
-        ? `This instance (${esc(s.instance)}) stands by; no instance leads, so no job runs.`
-        : `This instance (${esc(s.instance)}) stands by; ${esc(leader.instance)} leads${term} and runs the jobs.`;
+  const self = `This instance (${esc(s.instance)})`;
+  let text: string;
+  if (s.role === 'leader') text = `${self} leads${term} and runs the jobs.`;
+  else if (leader !== null)
+    text = `${self} stands by; ${esc(leader.instance)} leads${term} and runs the jobs.`;
+  else if (s.leadershipError !== null) {
+    // Unknown, not "nobody": another instance may still lead and run the jobs.
+    text = `${self} stands by; it cannot tell which instance leads: ${esc(s.leadershipError)}`;
+  } else text = `${self} stands by; no instance leads, so no job runs.`;
   return `<p id="leadership">${text}</p>`;
 }
 

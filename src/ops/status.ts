@@ -49,6 +49,8 @@ export interface StatusSnapshot {
   instance: string | null;
   /** The instance that leads, as this one last saw it; null on a single instance or when none leads. */
   leader: LeadershipStatus['leader'];
+  /** Why the state database could not be read for the election (names state.url); null when it could. */
+  leadershipError: string | null;
   reasons: Readiness['reasons'];
   jobs: JobView[];
   deadLetters: DeadLetterStatus | null;
@@ -145,6 +147,7 @@ export async function buildStatusSnapshot(
     role: leadership?.role ?? 'leader',
     instance: leadership?.instance ?? null,
     leader: leadership?.leader ?? null,
+    leadershipError: leadership?.lastError ?? null,
     reasons: readiness.reasons,
     jobs: jobViews,
     deadLetters,
