@@ -7,8 +7,9 @@ import { request } from 'undici';
 import type { Order } from '../../src/contract/index.js';
 import { pullIncremental, RunBudget } from '../../src/engine/index.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { openStateStore } from '../../src/state/index.js';
+import { openStateStore, type SyncMode } from '../../src/state/index.js';
 import { listen, type Listening } from './bare-servers.js';
+import { startCheckpointThread, type CheckpointThread } from './checkpoint-thread-start.js';
 import { benchClient } from './harness.js';
 
 interface PageBody {
@@ -72,12 +73,33 @@ interface ListedOrder {
   json: string;
 }
 
+/** Settings of the state file other than the daemon's, for the comparisons of bench/pull-checkpoints.ts. */
+export interface StateTuning {
+  synchronous?: SyncMode;
+  /** wal_autocheckpoint of the store's connection (0: no checkpoint until the store closes). */
+  walAutocheckpoint?: number;
+  /** Checkpoints on a thread of their own (bench/lib/checkpoint-thread.ts), at most one per this many ms. */
+  checkpointThreadMs?: number;
+}
+
 /**
  * The engine's pull of GET /supplier/orders into a fresh state file, staging each order (its JSON as received) in
- * the page transaction.
+ * the page transaction. Without `tuning`, the state file is opened as the daemon opens it.
  */
-export async function enginePull(file: string, baseUrl: string, key: string): Promise<PullRun> {
-  const state = openStateStore({ file, clock: systemClock });
+export async function enginePull(
+  file: string,
+  baseUrl: string,
+  key: string,
+  tuning: StateTuning = {},
+): Promise<PullRun & { framesCopiedByThread: number | null }> {
+  const state = openStateStore({
+    file,
+    clock: systemClock,
+    ...(tuning.synchronous === undefined ? {} : { synchronous: tuning.synchronous }),
+  });
+  if (tuning.walAutocheckpoint !== undefined)
+    state.db.pragma(`wal_autocheckpoint = ${tuning.walAutocheckpoint}`);
+  let thread: CheckpointThread | null = null;
   const api = benchClient(baseUrl, key);
   try {
     state.db.exec(
@@ -87,6 +109,11 @@ export async function enginePull(file: string, baseUrl: string, key: string): Pr
       'INSERT INTO bench_staged (id, updated_at, body) VALUES (?, ?, ?) ' +
         'ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, body = excluded.body',
     );
+    if (tuning.checkpointThreadMs !== undefined) {
+      thread = startCheckpointThread(state.file, tuning.checkpointThreadMs);
+      // The store's own checkpoint stays as a backstop should the thread fall behind (about 40 MB of WAL).
+      state.db.pragma('wal_autocheckpoint = 10000');
+    }
     const started = performance.now();
     const result = await pullIncremental<ListedOrder>({
       state,
@@ -110,13 +137,22 @@ export async function enginePull(file: string, baseUrl: string, key: string): Pr
       },
       overlapMs: 5_000,
       budget: new RunBudget(systemClock, 10 * 60_000, new AbortController().signal),
+      ...(thread === null ? {} : { onPage: () => thread?.committed() }),
     });
     const ms = performance.now() - started;
     const staged = (state.db.prepare('SELECT count(*) AS n FROM bench_staged').get() as { n: number }).n;
     if (result.outcome !== 'ok') throw new Error(`pull ended ${result.outcome}: ${result.error ?? ''}`);
-    return { staged, pages: result.counts.pages, ms, outcome: result.outcome };
+    return {
+      staged,
+      pages: result.counts.pages,
+      ms,
+      outcome: result.outcome,
+      framesCopiedByThread: thread?.framesCopied ?? null,
+    };
   } finally {
     await api.close();
+    // The thread's connection closes first, so that the store's, the last, checkpoints and removes the WAL.
+    await thread?.close();
     state.close();
   }
 }

@@ -12,7 +12,8 @@ export interface StagingThread {
   finish(): Promise<number>;
 }
 
-function tsxWorkerScript(entry: URL): string {
+/** A worker script that registers tsx in the thread, then imports `entry` (a .ts module). */
+export function tsxWorkerScript(entry: URL): string {
   const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
   const tsxApi = pathToFileURL(join(dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
   return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;

@@ -1,0 +1,89 @@
+/**
+ * `node --import tsx bench/pull-checkpoints.ts [rounds]`: what the page commit's checkpoint and fsync cost the
+ * pull against replayed pages (bench/profiles.md, "checkpoints on a thread of their own"). The benchmark's engine
+ * and staging (bench/lib/pull-runs.ts enginePull) over the same 10,048 recorded orders, the replay server in this
+ * process as in the benchmark, with the state file:
+ * - as the daemon opens it (synchronous=FULL, SQLite's checkpoints inline, in the commit that crosses 1,000 frames);
+ * - with synchronous=NORMAL;
+ * - with no checkpoint until the store closes (wal_autocheckpoint = 0, outside the timed span: a diagnostic of
+ *   what the checkpoints cost, not a setting a daemon could keep), under FULL and NORMAL;
+ * - with checkpoints on a thread of their own (bench/lib/checkpoint-thread.ts), at most one every 20 ms.
+ * Each round runs three plain-loop passes, then three pulls of each variant, each into a fresh state file; a
+ * round's ratio is the plain loop's wall time per order over the variant's. Medians and ranges over the rounds.
+ */
+import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { enginePull, plainLoop, replayServer, type StateTuning } from './lib/pull-runs.js';
+import { startSandboxProcess } from './lib/sandbox-process.js';
+import { seedOrders } from './lib/seed.js';
+import { withTempDir } from './lib/temp.js';
+
+const PASSES_PER_ROUND = 3;
+const THREAD_INTERVAL_MS = 20;
+
+const VARIANTS: Record<string, StateTuning> = {
+  'as the daemon (FULL, checkpoints inline)': {},
+  'synchronous=NORMAL': { synchronous: 'normal' },
+  'FULL, no checkpoint until close (diagnostic)': { walAutocheckpoint: 0 },
+  'NORMAL, no checkpoint until close (diagnostic)': { synchronous: 'normal', walAutocheckpoint: 0 },
+  [`FULL, checkpoints on a thread (every ${THREAD_INTERVAL_MS} ms at most)`]: {
+    checkpointThreadMs: THREAD_INTERVAL_MS,
+  },
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const range = (values: number[]) => `${Math.min(...values).toFixed(3)} to ${Math.max(...values).toFixed(3)}`;
+
+const rounds = Number(process.argv[2] ?? 5);
+const sandbox = await startSandboxProcess();
+try {
+  await seedOrders(sandbox, 10_000);
+  await withTempDir('pull-checkpoints', async (dir) => {
+    const key = sandbox.keys.supplier;
+    const recorded = new Map<string, string>();
+    await plainLoop(sandbox.origin, key, recorded);
+    const replay = await replayServer(recorded);
+    const baseUrl = `${replay.origin}/v2`;
+    const plain: number[] = [];
+    const ratios = new Map<string, number[]>(Object.keys(VARIANTS).map((name) => [name, []]));
+    const framesByThread: number[] = [];
+    try {
+      await enginePull(join(dir, 'warm-up.db'), baseUrl, key);
+      for (let round = 0; round < rounds; round++) {
+        let items = 0;
+        let ms = 0;
+        for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
+          const run = await plainLoop(replay.origin, key);
+          items += run.items;
+          ms += run.ms;
+        }
+        const base = (ms * 1000) / items;
+        plain.push(base);
+        for (const [index, [name, tuning]] of Object.entries(VARIANTS).entries()) {
+          let staged = 0;
+          let engineMs = 0;
+          for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
+            const run = await enginePull(join(dir, `${round}-${index}-${pass}.db`), baseUrl, key, tuning);
+            staged += run.staged;
+            engineMs += run.ms;
+            if (run.framesCopiedByThread !== null) framesByThread.push(run.framesCopiedByThread);
+          }
+          ratios.get(name)?.push(base / ((engineMs * 1000) / staged));
+        }
+      }
+    } finally {
+      await replay.close();
+    }
+    process.stdout.write(
+      `${recorded.size} pages, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n` +
+        `plain loop: ${median(plain).toFixed(1)} us per order (wall), median\n` +
+        'variant: ratio to the plain loop, median (range)\n',
+    );
+    for (const [name, list] of ratios) {
+      process.stdout.write(`- ${name}: ${median(list).toFixed(3)} (${range(list)})\n`);
+    }
+    process.stdout.write(`frames copied by the checkpoint thread, per pull: ${framesByThread.join(', ')}\n`);
+  });
+} finally {
+  await sandbox.close();
+}
