@@ -7,10 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startProfiler, summarizeProfile, topFunctions, type CategoryRule } from './lib/cpu-profile.js';
-import { enginePull, plainLoop, replayServer } from './lib/pull-runs.js';
-import { startSandboxProcess } from './lib/sandbox-process.js';
-import { seedOrders } from './lib/seed.js';
-import { withTempDir } from './lib/temp.js';
+import { enginePull } from './lib/pull-runs.js';
+import { withReplayedOrders } from './lib/replayed-orders.js';
 
 /** First match wins; a sample whose own frame matches nothing counts for its nearest matching caller. */
 export const PULL_CATEGORIES: readonly CategoryRule[] = [
@@ -44,37 +42,24 @@ const orders = Number(process.argv[2] ?? 10_000);
 const rounds = Number(process.argv[3] ?? 5);
 const outDir = fileURLToPath(new URL('./out/', import.meta.url));
 await mkdir(outDir, { recursive: true });
-const sandbox = await startSandboxProcess();
-try {
-  await seedOrders(sandbox, orders);
-  await withTempDir('profile-pull', async (dir) => {
-    const recorded = new Map<string, string>();
-    await plainLoop(sandbox.origin, sandbox.keys.supplier, recorded);
-    const replay = await replayServer(recorded);
-    try {
-      await enginePull(join(dir, 'warm.db'), `${replay.origin}/v2`, sandbox.keys.supplier);
-      const profiler = await startProfiler();
-      let items = 0;
-      let ms = 0;
-      for (let round = 0; round < rounds; round++) {
-        const run = await enginePull(join(dir, `r${round}.db`), `${replay.origin}/v2`, sandbox.keys.supplier);
-        items += run.staged;
-        ms += run.ms;
-      }
-      const file = join(outDir, 'profile-pull.cpuprofile');
-      const profile = await profiler.stop(file);
-      process.stdout.write(
-        `${items} items in ${ms.toFixed(0)} ms (${((items * 1000) / ms).toFixed(0)} items/s); ${file}\n`,
-      );
-      for (const share of summarizeProfile(profile, PULL_CATEGORIES))
-        process.stdout.write(`${share.percent.toFixed(1).padStart(5)} %  ${share.category}\n`);
-      process.stdout.write('top functions (self time):\n');
-      for (const share of topFunctions(profile, 25))
-        process.stdout.write(`${share.percent.toFixed(1).padStart(5)} %  ${share.category}\n`);
-    } finally {
-      await replay.close();
-    }
-  });
-} finally {
-  await sandbox.close();
-}
+await withReplayedOrders('profile-pull', orders, async ({ dir, key, baseUrl }) => {
+  await enginePull(join(dir, 'warm.db'), baseUrl, key);
+  const profiler = await startProfiler();
+  let items = 0;
+  let ms = 0;
+  for (let round = 0; round < rounds; round++) {
+    const run = await enginePull(join(dir, `r${round}.db`), baseUrl, key);
+    items += run.staged;
+    ms += run.ms;
+  }
+  const file = join(outDir, 'profile-pull.cpuprofile');
+  const profile = await profiler.stop(file);
+  process.stdout.write(
+    `${items} items in ${ms.toFixed(0)} ms (${((items * 1000) / ms).toFixed(0)} items/s); ${file}\n`,
+  );
+  for (const share of summarizeProfile(profile, PULL_CATEGORIES))
+    process.stdout.write(`${share.percent.toFixed(1).padStart(5)} %  ${share.category}\n`);
+  process.stdout.write('top functions (self time):\n');
+  for (const share of topFunctions(profile, 25))
+    process.stdout.write(`${share.percent.toFixed(1).padStart(5)} %  ${share.category}\n`);
+});

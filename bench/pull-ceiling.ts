@@ -20,12 +20,11 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import type { Page } from '../src/client/index.js';
 import type { Order } from '../src/contract/index.js';
-import { enginePull, plainLoop, replayServer } from './lib/pull-runs.js';
-import { startSandboxProcess } from './lib/sandbox-process.js';
-import { seedOrders } from './lib/seed.js';
+import { enginePull, plainLoop } from './lib/pull-runs.js';
+import { withReplayedOrders } from './lib/replayed-orders.js';
+import { spreadOf, spreadText } from './lib/stats.js';
 import { startStagingThread } from './lib/staging-thread-start.js';
 import type { StagingMessage } from './lib/staging-thread.js';
-import { withTempDir } from './lib/temp.js';
 import { benchClient } from './lib/harness.js';
 
 interface Timed {
@@ -105,62 +104,41 @@ async function perOrder(pass: (index: number) => Promise<Timed>): Promise<number
 }
 
 const rounds = Number(process.argv[2] ?? 7);
-const sandbox = await startSandboxProcess();
-try {
-  await seedOrders(sandbox, 10_000);
-  await withTempDir('pull-ceiling', async (dir) => {
-    const key = sandbox.keys.supplier;
-    const recorded = new Map<string, string>();
-    await plainLoop(sandbox.origin, key, recorded);
-    const replay = await replayServer(recorded);
-    const baseUrl = `${replay.origin}/v2`;
-    const variants: Record<string, (pass: string) => Promise<Timed>> = {
-      'API client, no item texts': () => clientPass(baseUrl, key, false),
-      'API client with item texts': () => clientPass(baseUrl, key, true),
-      'API client + staging thread, rows handed over': (pass) =>
-        stagedPass(baseUrl, key, join(dir, `rows-${pass}.db`), rowsOf, true),
-      'API client + staging thread, body handed over': (pass) =>
-        stagedPass(baseUrl, key, join(dir, `body-${pass}.db`), (page) => bodyOf(recorded, page), false),
-      'engine (the pull benchmark)': async (pass) => {
-        const run = await enginePull(join(dir, `engine-${pass}.db`), baseUrl, key);
-        return { items: run.staged, ms: run.ms };
-      },
-    };
-    const plain: number[] = [];
-    const ratios = new Map<string, number[]>(Object.keys(variants).map((name) => [name, []]));
-    const times = new Map<string, number[]>(Object.keys(variants).map((name) => [name, []]));
-    try {
-      await stagedPass(baseUrl, key, join(dir, 'warm-rows.db'), rowsOf, true);
-      await stagedPass(baseUrl, key, join(dir, 'warm-body.db'), (page) => bodyOf(recorded, page), false);
-      await enginePull(join(dir, 'warm-engine.db'), baseUrl, key);
-      for (let round = 0; round < rounds; round++) {
-        const base = await perOrder(() => plainLoop(replay.origin, key));
-        plain.push(base);
-        for (const [name, variant] of Object.entries(variants)) {
-          const us = await perOrder((index) => variant(`${round}-${index}`));
-          times.get(name)?.push(us);
-          ratios.get(name)?.push(base / us);
-        }
-      }
-    } finally {
-      await replay.close();
+await withReplayedOrders('pull-ceiling', 10_000, async ({ dir, key, recorded, origin, baseUrl }) => {
+  const variants: Record<string, (pass: string) => Promise<Timed>> = {
+    'API client, no item texts': () => clientPass(baseUrl, key, false),
+    'API client with item texts': () => clientPass(baseUrl, key, true),
+    'API client + staging thread, rows handed over': (pass) =>
+      stagedPass(baseUrl, key, join(dir, `rows-${pass}.db`), rowsOf, true),
+    'API client + staging thread, body handed over': (pass) =>
+      stagedPass(baseUrl, key, join(dir, `body-${pass}.db`), (page) => bodyOf(recorded, page), false),
+    'engine (the pull benchmark)': async (pass) => {
+      const run = await enginePull(join(dir, `engine-${pass}.db`), baseUrl, key);
+      return { items: run.staged, ms: run.ms };
+    },
+  };
+  const plain: number[] = [];
+  const ratios = new Map<string, number[]>(Object.keys(variants).map((name) => [name, []]));
+  const times = new Map<string, number[]>(Object.keys(variants).map((name) => [name, []]));
+  await stagedPass(baseUrl, key, join(dir, 'warm-rows.db'), rowsOf, true);
+  await stagedPass(baseUrl, key, join(dir, 'warm-body.db'), (page) => bodyOf(recorded, page), false);
+  await enginePull(join(dir, 'warm-engine.db'), baseUrl, key);
+  for (let round = 0; round < rounds; round++) {
+    const base = await perOrder(() => plainLoop(origin, key));
+    plain.push(base);
+    for (const [name, variant] of Object.entries(variants)) {
+      const us = await perOrder((index) => variant(`${round}-${index}`));
+      times.get(name)?.push(us);
+      ratios.get(name)?.push(base / us);
     }
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-    const range = (values: number[]) =>
-      `${Math.min(...values).toFixed(3)} to ${Math.max(...values).toFixed(3)}`;
-    process.stdout.write(
-      `${recorded.size} pages, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n` +
-        `plain loop: ${median(plain).toFixed(1)} us per order (wall), median\n` +
-        'variant: us per order (wall), median; ratio to the plain loop, median (range)\n',
-    );
-    for (const name of Object.keys(variants)) {
-      const ratioList = ratios.get(name) ?? [];
-      process.stdout.write(
-        `- ${name}: ${median(times.get(name) ?? []).toFixed(1)} us; ${median(ratioList).toFixed(3)} (${range(ratioList)})\n`,
-      );
-    }
-  });
-} finally {
-  await sandbox.close();
-}
+  }
+  process.stdout.write(
+    `${recorded.size} pages, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n` +
+      `plain loop: ${spreadOf(plain).median.toFixed(1)} us per order (wall), median\n` +
+      'variant: us per order (wall), median; ratio to the plain loop, median (range, spread)\n',
+  );
+  for (const name of Object.keys(variants)) {
+    const us = spreadOf(times.get(name) ?? []).median;
+    process.stdout.write(`- ${name}: ${us.toFixed(1)} us; ${spreadText(spreadOf(ratios.get(name) ?? []))}\n`);
+  }
+});

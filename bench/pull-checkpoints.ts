@@ -13,10 +13,9 @@
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { enginePull, plainLoop, replayServer, type StateTuning } from './lib/pull-runs.js';
-import { startSandboxProcess } from './lib/sandbox-process.js';
-import { seedOrders } from './lib/seed.js';
-import { withTempDir } from './lib/temp.js';
+import { enginePull, plainLoop, type StateTuning } from './lib/pull-runs.js';
+import { withReplayedOrders } from './lib/replayed-orders.js';
+import { spreadOf, spreadText } from './lib/stats.js';
 
 const PASSES_PER_ROUND = 3;
 const THREAD_INTERVAL_MS = 20;
@@ -31,59 +30,39 @@ const VARIANTS: Record<string, StateTuning> = {
   },
 };
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-const range = (values: number[]) => `${Math.min(...values).toFixed(3)} to ${Math.max(...values).toFixed(3)}`;
-
 const rounds = Number(process.argv[2] ?? 5);
-const sandbox = await startSandboxProcess();
-try {
-  await seedOrders(sandbox, 10_000);
-  await withTempDir('pull-checkpoints', async (dir) => {
-    const key = sandbox.keys.supplier;
-    const recorded = new Map<string, string>();
-    await plainLoop(sandbox.origin, key, recorded);
-    const replay = await replayServer(recorded);
-    const baseUrl = `${replay.origin}/v2`;
-    const plain: number[] = [];
-    const ratios = new Map<string, number[]>(Object.keys(VARIANTS).map((name) => [name, []]));
-    const framesByThread: number[] = [];
-    try {
-      await enginePull(join(dir, 'warm-up.db'), baseUrl, key);
-      for (let round = 0; round < rounds; round++) {
-        let items = 0;
-        let ms = 0;
-        for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
-          const run = await plainLoop(replay.origin, key);
-          items += run.items;
-          ms += run.ms;
-        }
-        const base = (ms * 1000) / items;
-        plain.push(base);
-        for (const [index, [name, tuning]] of Object.entries(VARIANTS).entries()) {
-          let staged = 0;
-          let engineMs = 0;
-          for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
-            const run = await enginePull(join(dir, `${round}-${index}-${pass}.db`), baseUrl, key, tuning);
-            staged += run.staged;
-            engineMs += run.ms;
-            if (run.framesCopiedByThread !== null) framesByThread.push(run.framesCopiedByThread);
-          }
-          ratios.get(name)?.push(base / ((engineMs * 1000) / staged));
-        }
+await withReplayedOrders('pull-checkpoints', 10_000, async ({ dir, key, recorded, origin, baseUrl }) => {
+  const plain: number[] = [];
+  const ratios = new Map<string, number[]>(Object.keys(VARIANTS).map((name) => [name, []]));
+  const framesByThread: number[] = [];
+  await enginePull(join(dir, 'warm-up.db'), baseUrl, key);
+  for (let round = 0; round < rounds; round++) {
+    let items = 0;
+    let ms = 0;
+    for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
+      const run = await plainLoop(origin, key);
+      items += run.items;
+      ms += run.ms;
+    }
+    const base = (ms * 1000) / items;
+    plain.push(base);
+    for (const [index, [name, tuning]] of Object.entries(VARIANTS).entries()) {
+      let staged = 0;
+      let engineMs = 0;
+      for (let pass = 0; pass < PASSES_PER_ROUND; pass++) {
+        const run = await enginePull(join(dir, `${round}-${index}-${pass}.db`), baseUrl, key, tuning);
+        staged += run.staged;
+        engineMs += run.ms;
+        if (run.framesCopiedByThread !== null) framesByThread.push(run.framesCopiedByThread);
       }
-    } finally {
-      await replay.close();
+      ratios.get(name)?.push(base / ((engineMs * 1000) / staged));
     }
-    process.stdout.write(
-      `${recorded.size} pages, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n` +
-        `plain loop: ${median(plain).toFixed(1)} us per order (wall), median\n` +
-        'variant: ratio to the plain loop, median (range)\n',
-    );
-    for (const [name, list] of ratios) {
-      process.stdout.write(`- ${name}: ${median(list).toFixed(3)} (${range(list)})\n`);
-    }
-    process.stdout.write(`frames copied by the checkpoint thread, per pull: ${framesByThread.join(', ')}\n`);
-  });
-} finally {
-  await sandbox.close();
-}
+  }
+  process.stdout.write(
+    `${recorded.size} pages, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n` +
+      `plain loop, us per order (wall): ${spreadText(spreadOf(plain))}\n` +
+      'variant: ratio to the plain loop, median (range, spread)\n',
+  );
+  for (const [name, list] of ratios) process.stdout.write(`- ${name}: ${spreadText(spreadOf(list))}\n`);
+  process.stdout.write(`frames copied by the checkpoint thread, per pull: ${framesByThread.join(', ')}\n`);
+});

@@ -17,10 +17,9 @@ import type { Order } from '../src/contract/index.js';
 import { pullIncremental, RunBudget, type Page } from '../src/engine/index.js';
 import { systemClock } from '../src/shared/clock.js';
 import { openStateStore } from '../src/state/index.js';
-import { plainLoop, replayServer } from './lib/pull-runs.js';
-import { startSandboxProcess } from './lib/sandbox-process.js';
-import { seedOrders } from './lib/seed.js';
-import { withTempDir } from './lib/temp.js';
+import { plainLoop } from './lib/pull-runs.js';
+import { withReplayedOrders } from './lib/replayed-orders.js';
+import { spreadOf } from './lib/stats.js';
 import { benchClient } from './lib/harness.js';
 
 interface ParsedPage {
@@ -124,57 +123,41 @@ function insertRound(file: string, pages: ReadonlyMap<string, ParsedPage>): numb
 }
 
 const rounds = Number(process.argv[2] ?? 5);
-const sandbox = await startSandboxProcess();
-try {
-  await seedOrders(sandbox, 10_000);
-  await withTempDir('pull-costs', async (dir) => {
-    const recorded = new Map<string, string>();
-    await plainLoop(sandbox.origin, sandbox.keys.supplier, recorded);
-    const pages = new Map<string, ParsedPage>();
-    for (const [cursor, body] of recorded) {
-      const parsed = JSON.parse(body) as { data: Order[]; next_cursor: string | null; has_more: boolean };
-      pages.set(cursor, {
-        orders: parsed.data,
-        texts: parsed.data.map((order) => JSON.stringify(order)),
-        nextCursor: parsed.next_cursor,
-        hasMore: parsed.has_more,
-      });
-    }
-    const count = [...pages.values()].reduce((sum, page) => sum + page.orders.length, 0);
-    const replay = await replayServer(recorded);
-    const parts: Record<string, number[]> = {
-      'fetch + JSON.parse (plain loop, replayed pages)': [],
-      'API client pages (same pages, parsed and checked)': [],
-      'engine, no staging': [],
-      'engine + staging': [],
-      'SQLite insert only': [],
-    };
-    try {
-      await engineRound(join(dir, 'warm.db'), pages, true);
-      for (let round = 0; round < rounds; round++) {
-        parts['fetch + JSON.parse (plain loop, replayed pages)']?.push(
-          await cpuMicrosAsync(() => plainLoop(replay.origin, sandbox.keys.supplier)),
-        );
-        parts['API client pages (same pages, parsed and checked)']?.push(
-          await clientRound(`${replay.origin}/v2`, sandbox.keys.supplier),
-        );
-        parts['engine, no staging']?.push(await engineRound(join(dir, `bare-${round}.db`), pages, false));
-        parts['engine + staging']?.push(await engineRound(join(dir, `staged-${round}.db`), pages, true));
-        parts['SQLite insert only']?.push(insertRound(join(dir, `insert-${round}.db`), pages));
-      }
-    } finally {
-      await replay.close();
-    }
-    process.stdout.write(`${count} orders, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n`);
-    process.stdout.write('CPU per order (user + system, us): median (min to max)\n');
-    for (const [part, micros] of Object.entries(parts)) {
-      const perItem = micros.map((value) => value / count).sort((a, b) => a - b);
-      const median = perItem[Math.floor(perItem.length / 2)] ?? 0;
-      process.stdout.write(
-        `- ${part}: ${median.toFixed(1)} (${perItem[0]?.toFixed(1)} to ${perItem[perItem.length - 1]?.toFixed(1)})\n`,
-      );
-    }
-  });
-} finally {
-  await sandbox.close();
-}
+await withReplayedOrders('pull-costs', 10_000, async ({ dir, key, recorded, origin, baseUrl }) => {
+  const pages = new Map<string, ParsedPage>();
+  for (const [cursor, body] of recorded) {
+    const parsed = JSON.parse(body) as { data: Order[]; next_cursor: string | null; has_more: boolean };
+    pages.set(cursor, {
+      orders: parsed.data,
+      texts: parsed.data.map((order) => JSON.stringify(order)),
+      nextCursor: parsed.next_cursor,
+      hasMore: parsed.has_more,
+    });
+  }
+  const count = [...pages.values()].reduce((sum, page) => sum + page.orders.length, 0);
+  const parts: Record<string, number[]> = {
+    'fetch + JSON.parse (plain loop, replayed pages)': [],
+    'API client pages (same pages, parsed and checked)': [],
+    'engine, no staging': [],
+    'engine + staging': [],
+    'SQLite insert only': [],
+  };
+  await engineRound(join(dir, 'warm.db'), pages, true);
+  for (let round = 0; round < rounds; round++) {
+    parts['fetch + JSON.parse (plain loop, replayed pages)']?.push(
+      await cpuMicrosAsync(() => plainLoop(origin, key)),
+    );
+    parts['API client pages (same pages, parsed and checked)']?.push(await clientRound(baseUrl, key));
+    parts['engine, no staging']?.push(await engineRound(join(dir, `bare-${round}.db`), pages, false));
+    parts['engine + staging']?.push(await engineRound(join(dir, `staged-${round}.db`), pages, true));
+    parts['SQLite insert only']?.push(insertRound(join(dir, `insert-${round}.db`), pages));
+  }
+  process.stdout.write(`${count} orders, ${rounds} rounds, load average ${loadavg()[0]?.toFixed(2)}\n`);
+  process.stdout.write('CPU per order (user + system, us): median (min to max)\n');
+  for (const [part, micros] of Object.entries(parts)) {
+    const perItem = spreadOf(micros.map((value) => value / count));
+    process.stdout.write(
+      `- ${part}: ${perItem.median.toFixed(1)} (${perItem.min.toFixed(1)} to ${perItem.max.toFixed(1)})\n`,
+    );
+  }
+});
