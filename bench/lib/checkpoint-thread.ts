@@ -4,7 +4,7 @@
  * `minIntervalMs`, adds the frames it copied to the shared words, and closes its connection when asked to stop.
  */
 import BetterSqlite3 from 'better-sqlite3';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { CheckpointWord } from './checkpoint-words.js';
 
 const {
@@ -20,6 +20,8 @@ const words = new Int32Array(buffer);
 const db = new BetterSqlite3(file, { fileMustExist: true, timeout: 0 });
 // A checkpoint syncs the WAL before copying and the database file after, as the store's own would.
 db.pragma('synchronous = FULL');
+// Says it is ready once its connection is open, so that its start-up is not timed with a pull.
+parentPort?.postMessage('ready');
 
 const stopping = () => Atomics.load(words, CheckpointWord.stop) !== 0;
 let seen = 0;
@@ -34,8 +36,13 @@ try {
     seen = Atomics.load(words, CheckpointWord.commits);
     last = performance.now();
     try {
-      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>;
-      if (result !== undefined) {
+      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
+        busy: number;
+        log: number;
+        checkpointed: number;
+      }>;
+      // busy (log and checkpointed -1): another connection's checkpoint was running; nothing was looked at.
+      if (result !== undefined && result.busy === 0 && result.log >= 0) {
         // The counts are of the WAL as it stands; one restarted since the last look counts from zero.
         const restarted = result.log < before.log || result.checkpointed < before.checkpointed;
         Atomics.add(
@@ -46,7 +53,7 @@ try {
         before = result;
       }
     } catch (error) {
-      // Another connection's checkpoint is running (the store's backstop): look again later.
+      // The WAL is locked another way (a writer resetting it): look again later.
       if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
     }
   }

@@ -110,7 +110,7 @@ export async function enginePull(
         'ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, body = excluded.body',
     );
     if (tuning.checkpointThreadMs !== undefined) {
-      thread = startCheckpointThread(state.file, tuning.checkpointThreadMs);
+      thread = await startCheckpointThread(state.file, tuning.checkpointThreadMs);
       // The store's own checkpoint stays as a backstop should the thread fall behind (about 40 MB of WAL).
       state.db.pragma('wal_autocheckpoint = 10000');
     }
@@ -150,9 +150,12 @@ export async function enginePull(
       framesCopiedByThread: thread?.framesCopied ?? null,
     };
   } finally {
-    await api.close();
-    // The thread's connection closes first, so that the store's, the last, checkpoints and removes the WAL.
-    await thread?.close();
-    state.close();
+    try {
+      await api.close();
+      // The thread's connection closes first, so that the store's, the last, checkpoints and removes the WAL.
+      await thread?.close();
+    } finally {
+      state.close();
+    }
   }
 }
