@@ -6,15 +6,24 @@ import boundaries from './eslint/import-boundaries.js';
 /*
  * Import boundaries: what each place may import, as an allow-list. The layers, lowest first: shared -> contract ->
  * client, state -> engine -> plugin contract -> flows, connectors -> daemon -> cli. Beside them: config, log,
- * scheduler, webhooks, ops, kit (what connectors share), ha, api-access and src/connectors (the connector interfaces
- * and capabilities); the sandbox, an emulator built on the contract; src/demo-data, plain data that imports nothing.
+ * scheduler, webhooks, ops, kit (what connectors share), ha, api-access and src/connector-contract (the
+ * connector interfaces and capabilities); the sandbox, an emulator built on the contract; src/demo-data, plain data that imports nothing.
  *
  * A src folder missing from this table fails lint: a new folder is placed here explicitly. Imports within a place
  * (a src folder, one flow, one connector with its subfolders) are always allowed. Tests, bench and scripts are not
  * checked. Dynamic import() is allowed only in the files under `dynamic`, and reaches what their folder may import
  * plus the places listed there.
  */
-const BELOW_PLUGIN = ['shared', 'contract', 'client', 'state', 'engine', 'config', 'connectors', 'kit'];
+const BELOW_PLUGIN = [
+  'shared',
+  'contract',
+  'client',
+  'state',
+  'engine',
+  'config',
+  'connector-contract',
+  'kit',
+];
 const BELOW_DAEMON = [
   ...BELOW_PLUGIN,
   'demo-data',
@@ -39,15 +48,15 @@ const LAYERS = {
     scheduler: ['shared'],
     state: ['shared'],
     client: ['shared', 'contract'],
-    connectors: ['shared'],
+    'connector-contract': ['shared'],
     config: ['shared', 'contract', 'scheduler'],
     webhooks: ['shared', 'contract', 'client', 'state'],
     engine: ['shared', 'contract', 'client', 'state'],
     ops: ['shared', 'log', 'webhooks'],
     ha: ['shared', 'config'],
-    kit: ['shared', 'config', 'connectors'],
+    kit: ['shared', 'config', 'connector-contract'],
     'api-access': ['shared', 'contract', 'client', 'config'],
-    plugin: ['shared', 'contract', 'client', 'state', 'engine', 'config', 'connectors', 'api-access'],
+    plugin: ['shared', 'contract', 'client', 'state', 'engine', 'config', 'connector-contract', 'api-access'],
     sandbox: ['shared', 'contract', 'demo-data'],
     daemon: BELOW_DAEMON,
     cli: [...BELOW_DAEMON, 'daemon'],
@@ -59,7 +68,7 @@ const LAYERS = {
    * the demo data; never the API (client, contract, api-access), a flow, the sandbox, the daemon, the CLI, ha or
    * another connector.
    */
-  connector: ['shared', 'config', 'connectors', 'kit', 'plugin', 'demo-data'],
+  connector: ['shared', 'config', 'connector-contract', 'kit', 'plugin', 'demo-data'],
   /** Connectors and flows outside connectors/ and src/flows: the worked example of docs/extending.md. */
   plugins: {
     'test/docs/extending/customer-file-connector.ts': 'connector',

@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ErpAvailability, ErpPrice, ErpProduct } from '../src/connectors/index.js';
+import type { ErpAvailability, ErpPrice, ErpProduct } from '../src/connector-contract/index.js';
 import { toBatches } from '../src/engine/index.js';
 import { planCatalog, type CatalogSnapshot, type PlanKinds } from '../src/flows/catalog/index.js';
 import { systemClock } from '../src/shared/clock.js';

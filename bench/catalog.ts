@@ -7,7 +7,7 @@
  * and its figures are reported beside these.
  */
 import { join } from 'node:path';
-import type { ErpProduct } from '../src/connectors/index.js';
+import type { ErpProduct } from '../src/connector-contract/index.js';
 import {
   createCatalogJob,
   catalogOptionsSchema,

@@ -1,5 +1,5 @@
 /** Connector type `csv`: journal batches as CSV files in a folder, one file per batch. */
-import type { Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connector-contract/connector.js';
 import { defineConnector, type ConnectorContext } from '../../src/plugin/index.js';
 import { checkFolder, resolveImportDir } from '../../src/kit/folder.js';
 import { csvAccountingConfigSchema, type CsvAccountingConfig } from './config.js';

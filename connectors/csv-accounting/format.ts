@@ -1,5 +1,5 @@
 /** Renders a journal batch as CSV text: configured columns, separator, quoting, date format, CRLF. */
-import type { JournalBatch, JournalEntry } from '../../src/connectors/journal.js';
+import type { JournalBatch, JournalEntry } from '../../src/connector-contract/journal.js';
 import type { CsvAccountingConfig, CsvEntryField } from './config.js';
 
 const ZERO = '0.00';

@@ -1,9 +1,9 @@
 /** AccountingWriter that writes one CSV file per batch, atomically, named after the batch key. */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountingWriter } from '../../src/connectors/capabilities.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
-import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
+import type { AccountingWriter } from '../../src/connector-contract/capabilities.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connector-contract/journal.js';
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { encodeSingleByte, toSharedHebrew } from '../../src/kit/single-byte-hebrew.js';
 import type { CsvAccountingConfig } from './config.js';

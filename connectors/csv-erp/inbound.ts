@@ -5,10 +5,15 @@ import type {
   ConfirmationSource,
   CustomerDirectory,
   DocumentSource,
-} from '../../src/connectors/capabilities.js';
-import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
-import type { ErpConfirmation, ErpDocument } from '../../src/connectors/documents.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
+} from '../../src/connector-contract/capabilities.js';
+import type {
+  ErpAvailability,
+  ErpCustomer,
+  ErpPrice,
+  ErpProduct,
+} from '../../src/connector-contract/catalog.js';
+import type { ErpConfirmation, ErpDocument } from '../../src/connector-contract/documents.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { readRows, RowReader } from '../../src/kit/row-reader.js';
 import type { CsvErpConfig } from './config.js';
 import { listCsvFiles, moveToDone, readRecords } from './files.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connector-contract/connector.js';
 import { checkFolder } from '../../src/kit/folder.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import { csvErpConfigSchema } from './config.js';

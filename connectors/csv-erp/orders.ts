@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import type { OrderSink } from '../../src/connectors/capabilities.js';
+import type { OrderSink } from '../../src/connector-contract/capabilities.js';
 import type {
   ErpOrder,
   ErpOrderRef,
   OrderCancelResult,
   OrderUpdateResult,
   OrderWriteResult,
-} from '../../src/connectors/orders.js';
+} from '../../src/connector-contract/orders.js';
 import type { CsvErpConfig } from './config.js';
 import { formatCsv } from '../../src/kit/csv.js';
 import { deliverOnce, wasDelivered } from './files.js';

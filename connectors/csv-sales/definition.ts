@@ -1,4 +1,4 @@
-import type { Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connector-contract/connector.js';
 import { checkFolder } from '../../src/kit/folder.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import { csvSalesConfigSchema } from './config.js';

@@ -8,7 +8,7 @@
  * Item sales: branch_code, z_number, value_date, item_code, item_name, quantity, unit_price, total
  *             [, line_number, main_category, sub_category]
  */
-import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connectors/index.js';
+import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connector-contract/index.js';
 import { csvRecords } from '../../src/kit/csv.js';
 
 const Z_REQUIRED = ['branch_code', 'z_number', 'closed_at', 'total_before_vat'] as const;

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import type { SalesSource } from '../../src/connectors/capabilities.js';
-import type { SalesBatch } from '../../src/connectors/sales.js';
+import type { SalesSource } from '../../src/connector-contract/capabilities.js';
+import type { SalesBatch } from '../../src/connector-contract/sales.js';
 import type { CsvSalesConfig } from './config.js';
 import { parseSalesFile, SalesFileError } from './parse.js';
 

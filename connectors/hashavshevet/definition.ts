@@ -1,5 +1,5 @@
 /** Connector type `hashavshevet`: journal batches as flexible text import files in a folder. */
-import type { Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connector-contract/connector.js';
 import { defineConnector, type ConnectorContext } from '../../src/plugin/index.js';
 import { checkFolder, resolveImportDir } from '../../src/kit/folder.js';
 import { hashavshevetConfigSchema, type HashavshevetConfig } from './config.js';

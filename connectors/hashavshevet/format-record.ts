@@ -3,7 +3,7 @@
  * A value wider than its field is refused with the field's PRM line and name, never cut (details may be cut only
  * when the connector config asks for it).
  */
-import type { JournalEntry } from '../../src/connectors/journal.js';
+import type { JournalEntry } from '../../src/connector-contract/journal.js';
 import { toSharedHebrew } from '../../src/kit/single-byte-hebrew.js';
 import type { CostingCodeSource } from './config.js';
 import {

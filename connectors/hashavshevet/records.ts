@@ -3,7 +3,7 @@
  * credit accounts and balances on its own, which is what the import's temporary batch checks. Entries are split
  * into segments that balance (a document's lines), and each segment's debits are paired with its credits in order.
  */
-import type { JournalEntry } from '../../src/connectors/journal.js';
+import type { JournalEntry } from '../../src/connector-contract/journal.js';
 import { parseMoney } from '../../src/shared/decimal.js';
 
 export interface Movement {

@@ -5,15 +5,15 @@
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AccountingWriter } from '../../src/connectors/capabilities.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
+import type { AccountingWriter } from '../../src/connector-contract/capabilities.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import {
   sameEntryContent,
   type JournalBatch,
   type JournalEntry,
   type PreparedEntries,
   type WriteResult,
-} from '../../src/connectors/journal.js';
+} from '../../src/connector-contract/journal.js';
 import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { encodeSingleByte } from '../../src/kit/single-byte-hebrew.js';
 import type { HashavshevetConfig } from './config.js';

@@ -1,6 +1,6 @@
-import type { AccountingWriter } from '../../src/connectors/capabilities.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
-import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connectors/journal.js';
+import type { AccountingWriter } from '../../src/connector-contract/capabilities.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { JournalBatch, JournalEntry, WriteResult } from '../../src/connector-contract/journal.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import {
   createTableIfMissing,

@@ -3,8 +3,8 @@
  * its doctor checks and its statement pre-flight. The `sql` connector builds it from its config, the demo ERP
  * from its bundled SQLite database and fixed statements.
  */
-import type { CapabilityMap, CapabilityName } from '../../src/connectors/capabilities.js';
-import type { CheckResult, Connector, PreflightProblem } from '../../src/connectors/connector.js';
+import type { CapabilityMap, CapabilityName } from '../../src/connector-contract/capabilities.js';
+import type { CheckResult, Connector, PreflightProblem } from '../../src/connector-contract/connector.js';
 import { SqlAccountingWriter } from './accounting-writer.js';
 import { quoteIdentifier } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';

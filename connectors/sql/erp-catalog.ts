@@ -1,5 +1,10 @@
-import type { CatalogSource, CustomerDirectory } from '../../src/connectors/capabilities.js';
-import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from '../../src/connectors/catalog.js';
+import type { CatalogSource, CustomerDirectory } from '../../src/connector-contract/capabilities.js';
+import type {
+  ErpAvailability,
+  ErpCustomer,
+  ErpPrice,
+  ErpProduct,
+} from '../../src/connector-contract/catalog.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from '../../src/kit/row-reader.js';

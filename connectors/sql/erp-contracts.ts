@@ -1,4 +1,4 @@
-import type { CapabilityName } from '../../src/connectors/capabilities.js';
+import type { CapabilityName } from '../../src/connector-contract/capabilities.js';
 import { catalogContracts, customerContracts } from './erp-catalog.js';
 import type { ErpStatements } from './erp-config.js';
 import { documentContracts } from './erp-documents.js';

@@ -1,5 +1,5 @@
-import type { DocumentSource } from '../../src/connectors/capabilities.js';
-import type { ErpDocument, ErpDocumentLine } from '../../src/connectors/documents.js';
+import type { DocumentSource } from '../../src/connector-contract/capabilities.js';
+import type { ErpDocument, ErpDocumentLine } from '../../src/connector-contract/documents.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows, type ReaderOf } from '../../src/kit/row-reader.js';

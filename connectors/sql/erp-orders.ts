@@ -1,4 +1,4 @@
-import type { OrderSink } from '../../src/connectors/capabilities.js';
+import type { OrderSink } from '../../src/connector-contract/capabilities.js';
 import type {
   ErpOrder,
   ErpOrderLine,
@@ -6,11 +6,11 @@ import type {
   OrderCancelResult,
   OrderUpdateResult,
   OrderWriteResult,
-} from '../../src/connectors/orders.js';
+} from '../../src/connector-contract/orders.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { closestMatch } from '../../src/config/did-you-mean.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { compileNamedParams } from '../../src/kit/sql/named-params.js';
 import { RowReader } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';

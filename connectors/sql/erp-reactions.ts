@@ -1,5 +1,9 @@
-import type { ConfirmationSource, DocumentReactionSink } from '../../src/connectors/capabilities.js';
-import type { ConfirmationLine, DocumentReaction, ErpConfirmation } from '../../src/connectors/documents.js';
+import type { ConfirmationSource, DocumentReactionSink } from '../../src/connector-contract/capabilities.js';
+import type {
+  ConfirmationLine,
+  DocumentReaction,
+  ErpConfirmation,
+} from '../../src/connector-contract/documents.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows, type ReaderOf } from '../../src/kit/row-reader.js';

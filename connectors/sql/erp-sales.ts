@@ -1,5 +1,5 @@
-import type { SalesSource } from '../../src/connectors/capabilities.js';
-import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connectors/sales.js';
+import type { SalesSource } from '../../src/connector-contract/capabilities.js';
+import type { ItemSaleRecord, SalesBatch, ZReportRecord } from '../../src/connector-contract/sales.js';
 import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from '../../src/kit/row-reader.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOURNAL_ENTRY_FIELDS, type JournalEntryField } from '../../src/connectors/journal.js';
+import { JOURNAL_ENTRY_FIELDS, type JournalEntryField } from '../../src/connector-contract/journal.js';
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, {
   message: 'expected a plain table or column name (letters, digits, underscore; optional schema prefix)',

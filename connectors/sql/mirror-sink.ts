@@ -1,5 +1,5 @@
-import type { MirrorSink } from '../../src/connectors/capabilities.js';
-import type { MirrorRow, MirrorTableSpec } from '../../src/connectors/mirror.js';
+import type { MirrorSink } from '../../src/connector-contract/capabilities.js';
+import type { MirrorRow, MirrorTableSpec } from '../../src/connector-contract/mirror.js';
 import { createTableIfMissing, upsertStatement, type ColumnSpec } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver, SqlValue } from '../../src/kit/sql/driver.js';
 

@@ -1,6 +1,6 @@
 import { closestMatch } from '../../src/config/did-you-mean.js';
-import type { PreflightProblem } from '../../src/connectors/connector.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
+import type { PreflightProblem } from '../../src/connector-contract/connector.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { configuredStatements, type ConfiguredStatement } from './erp-contracts.js';

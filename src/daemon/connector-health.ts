@@ -3,7 +3,7 @@
  * and one log line per change of state (warn when a connector goes down, info when it comes back).
  */
 import type { Logger } from 'pino';
-import type { Connector } from '../connectors/index.js';
+import type { Connector } from '../connector-contract/index.js';
 import { errorMessage } from '../engine/index.js';
 import type { ConnectorCheck } from '../ops/index.js';
 import { untilAborted } from '../shared/abortable.js';

@@ -8,7 +8,7 @@ import { apiClientFor, openApiEndpoint, type ApiEndpoint } from '../api-access/i
 import type { ApiClient, ApiCallEvent, DriftEvent } from '../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../client/network.js';
 import { redactionPaths, secretValues, type LoadedConfig } from '../config/index.js';
-import type { Connector } from '../connectors/index.js';
+import type { Connector } from '../connector-contract/index.js';
 import { errorMessage, type Job } from '../engine/index.js';
 import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';

@@ -4,7 +4,7 @@
  * a fix on the database side (a column added) releases it without a restart.
  */
 import type { Logger } from 'pino';
-import type { Connector, PreflightProblem } from '../connectors/index.js';
+import type { Connector, PreflightProblem } from '../connector-contract/index.js';
 import type { Job, JobContext, RunResult } from '../engine/index.js';
 import { capabilitiesUsed } from '../plugin/index.js';
 import type { BuiltJob } from './environment.js';

@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { CheckResult } from '../connectors/connector.js';
+import type { CheckResult } from '../connector-contract/connector.js';
 
 /** A configured folder, relative to the config file's folder unless absolute. */
 export function resolveImportDir(folder: string, baseDir: string): string {

@@ -1,4 +1,4 @@
-import { ConnectorError } from '../connectors/errors.js';
+import { ConnectorError } from '../connector-contract/errors.js';
 /** One result row, keyed by column name (a SQL row, or a CSV record). */
 export type SqlRow = Readonly<Record<string, unknown>>;
 

@@ -1,9 +1,9 @@
 /**
  * What a connector type contributes: its config schema, a description, the capabilities it offers and a factory
- * that turns one `connectors.<name>` block into a live Connector (src/connectors holds the runtime interfaces).
+ * that turns one `connectors.<name>` block into a live Connector (src/connector-contract holds the runtime interfaces).
  */
 import type { z } from 'zod';
-import type { CapabilityName, Connector, PreflightProblem } from '../connectors/index.js';
+import type { CapabilityName, Connector, PreflightProblem } from '../connector-contract/index.js';
 
 export interface ConnectorContext {
   /** The connector's name in the config, for errors and logs. */

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { ApiSide } from '../api-access/index.js';
 import type { ApiClient } from '../client/index.js';
-import type { CapabilityName, Connector } from '../connectors/index.js';
+import type { CapabilityName, Connector } from '../connector-contract/index.js';
 import type { Job } from '../engine/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/index.js';

@@ -1,5 +1,5 @@
 /** The one way a flow reaches its job's connector: by the capability it needs, with errors naming the config key. */
-import type { CapabilityMap, CapabilityName } from '../connectors/index.js';
+import type { CapabilityMap, CapabilityName } from '../connector-contract/index.js';
 import type { FlowDeps, FlowJobConfig } from './flow.js';
 
 export interface JobConnector {

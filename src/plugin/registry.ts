@@ -8,7 +8,7 @@ import {
   type CapabilityName,
   type Connector,
   type PreflightProblem,
-} from '../connectors/index.js';
+} from '../connector-contract/index.js';
 import type { ConnectorContext, ConnectorDefinition } from './connector.js';
 import type { FlowDefinition } from './flow.js';
 

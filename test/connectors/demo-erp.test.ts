@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { capabilityOf } from '../support/capability.js';
-import type { ErpOrder } from '../../src/connectors/orders.js';
+import type { ErpOrder } from '../../src/connector-contract/orders.js';
 import { PluginRegistry } from '../../src/plugin/index.js';
 import { DEMO_CUSTOMER_NUMBER, BRANCH_SEEDS } from '../../src/demo-data/index.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -13,7 +13,7 @@ import {
   demoParts,
   simulateErpActivity,
 } from '../../connectors/sql/demo-erp/index.js';
-import type { Connector } from '../../src/connectors/connector.js';
+import type { Connector } from '../../src/connector-contract/connector.js';
 import { openDemoErp, type DemoErp } from '../../connectors/sql/demo-erp/demo-erp.js';
 
 const fixedClock: Clock = { now: () => Date.parse('2026-11-22T08:00:00Z'), sleep: () => Promise.resolve() };

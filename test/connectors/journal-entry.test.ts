@@ -3,7 +3,7 @@ import {
   JOURNAL_ENTRY_CONTENT_KEYS,
   sameEntryContent,
   type JournalEntry,
-} from '../../src/connectors/journal.js';
+} from '../../src/connector-contract/journal.js';
 
 const entry: JournalEntry = {
   lineNumber: 1,

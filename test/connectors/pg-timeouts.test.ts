@@ -1,7 +1,7 @@
 /** A table locked by another program must fail our statement in bounded time, as a retryable error. */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConnectorError } from '../../src/connectors/index.js';
+import { ConnectorError } from '../../src/connector-contract/index.js';
 import { PgDriver } from '../../src/kit/sql/pg-driver.js';
 import { requireServices, serviceProbe } from './services.js';
 

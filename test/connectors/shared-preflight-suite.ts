@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from '../../connectors/sql/erp-config.js';
 import { preflightStatements } from '../../connectors/sql/preflight.js';
-import type { PreflightProblem } from '../../src/connectors/connector.js';
+import type { PreflightProblem } from '../../src/connector-contract/connector.js';
 import { createFixtureSchema, fixtureStatements } from './sql-fixture.js';
 import type { SqlSuiteTarget } from './shared-sql-suite.js';
 

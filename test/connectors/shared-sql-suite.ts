@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalBatch, JournalEntry } from '../../src/connectors/journal.js';
-import type { ErpOrder } from '../../src/connectors/orders.js';
+import type { JournalBatch, JournalEntry } from '../../src/connector-contract/journal.js';
+import type { ErpOrder } from '../../src/connector-contract/orders.js';
 import { SqlAccountingWriter } from '../../connectors/sql/accounting-writer.js';
 import { createTableIfMissing } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
@@ -10,8 +10,8 @@ import { SqlOrderSink } from '../../connectors/sql/erp-orders.js';
 import { SqlConfirmationSource } from '../../connectors/sql/erp-reactions.js';
 import { SqlSalesSource } from '../../connectors/sql/erp-sales.js';
 import { SqlMirrorSink } from '../../connectors/sql/mirror-sink.js';
-import { ConnectorError } from '../../src/connectors/errors.js';
-import type { MirrorTableSpec } from '../../src/connectors/mirror.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { MirrorTableSpec } from '../../src/connector-contract/mirror.js';
 import { journalTableSchema } from '../../connectors/sql/journal-config.js';
 import { createFixtureSchema, fixtureStatements } from './sql-fixture.js';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z, ZodError } from 'zod';
-import { ConnectorError } from '../../src/connectors/errors.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { PluginRegistry } from '../../src/plugin/index.js';
 import { capabilityOf } from '../support/capability.js';
 import { mssqlConfig } from '../../src/kit/sql/mssql-url.js';

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqlConnectorDefinition } from '../../connectors/sql/sql-connector.js';
 import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
-import type { Connector } from '../../src/connectors/index.js';
+import type { Connector } from '../../src/connector-contract/index.js';
 import type { Job, JobContext } from '../../src/engine/index.js';
 import type { BuiltJob } from '../../src/daemon/environment.js';
 import type { FlowDefinition } from '../../src/plugin/index.js';

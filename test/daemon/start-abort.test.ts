@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { z } from 'zod';
-import type { CheckResult } from '../../src/connectors/index.js';
+import type { CheckResult } from '../../src/connector-contract/index.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import {
   buildRegistries,

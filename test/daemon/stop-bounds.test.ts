@@ -17,7 +17,7 @@ import { createLogger } from '../../src/log/index.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { systemClock } from '../../src/shared/clock.js';
-import type { CheckResult } from '../../src/connectors/index.js';
+import type { CheckResult } from '../../src/connector-contract/index.js';
 
 /** Long enough that only a hang reaches it: the stop itself is given 200 ms. */
 const HANG_GUARD_MS = 15_000;

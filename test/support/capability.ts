@@ -2,7 +2,7 @@
  * A connector's capability the way a flow gets it in production: through jobConnector, as a job named after the
  * connector would, so tests exercise the same lookup and the same error.
  */
-import type { CapabilityMap, CapabilityName, Connector } from '../../src/connectors/index.js';
+import type { CapabilityMap, CapabilityName, Connector } from '../../src/connector-contract/index.js';
 import { jobConnector } from '../../src/plugin/index.js';
 
 export function capabilityOf<K extends CapabilityName>(

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/index.js';
-import type { Connector } from '../../connectors/index.js';
+import type { Connector } from '../../connector-contract/index.js';
 import type { PluginRegistry } from '../../plugin/index.js';
 import { describePreflightProblem } from '../../daemon/preflight.js';
 import { check, type DoctorCheck } from './check.js';

@@ -4,7 +4,7 @@
  * crash between the API's answer and the ledger write.
  */
 import type { ApiClient, BuyerInvitationBody } from '../../client/index.js';
-import type { ErpCustomer } from '../../connectors/index.js';
+import type { ErpCustomer } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { idempotencyKey } from '../../engine/index.js';
 import type { LedgerKey, StateStore } from '../../state/index.js';

@@ -1,6 +1,6 @@
 /** The buyers job: map every linked buyer to its ERP customer, then invite the ERP customers not linked yet. */
 import type { ApiClient } from '../../client/index.js';
-import type { CustomerDirectory } from '../../connectors/index.js';
+import type { CustomerDirectory } from '../../connector-contract/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';

@@ -3,7 +3,7 @@
  * (someone changed the buyer since we read it) re-reads and retries once.
  */
 import type { ApiClient, PatchSupplierBuyerBody } from '../../client/index.js';
-import type { ErpCustomer } from '../../connectors/index.js';
+import type { ErpCustomer } from '../../connector-contract/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
 import { isApiError } from '../../client/index.js';
 import { RecordProblem } from '../shared/failures.js';

@@ -1,5 +1,5 @@
 /** Linked buyer -> ERP customer, by the configured rules in order; an unmatched buyer gets a reason naming them. */
-import type { ErpCustomer } from '../../connectors/index.js';
+import type { ErpCustomer } from '../../connector-contract/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { BuyersOptions } from './options.js';

@@ -3,7 +3,7 @@
  * customer's price list code maps to. Compared against the buyer's current price_list_id, so a repeat after a
  * crash finds nothing to do.
  */
-import type { ErpCustomer } from '../../connectors/index.js';
+import type { ErpCustomer } from '../../connector-contract/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
 import { count, shouldStop, type PushContext } from './push-context.js';
 

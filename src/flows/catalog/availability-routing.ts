@@ -8,7 +8,7 @@
  * A send whose answer was never recorded (a pending intent, possibly over an earlier one) may have left a return
  * date in the API too, so an out-of-stock change with any intent pending takes the call that sets it explicitly.
  */
-import type { ErpAvailability } from '../../connectors/index.js';
+import type { ErpAvailability } from '../../connector-contract/index.js';
 import type { Change } from './diff.js';
 
 export function ridesWithProduct(change: Change<ErpAvailability>): boolean {

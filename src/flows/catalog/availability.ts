@@ -4,7 +4,7 @@
  * idempotent, so a crash in between only repeats the call, even if the ERP went back to the stored state.
  */
 import { ApiError, ValidationApiError } from '../../client/index.js';
-import type { ErpAvailability } from '../../connectors/index.js';
+import type { ErpAvailability } from '../../connector-contract/index.js';
 import type { Change } from './diff.js';
 import { clearIntent, confirmIntents, recordIntents } from './intents.js';
 import { count, describeItemErrors, shouldStop, type PushContext } from './push-context.js';

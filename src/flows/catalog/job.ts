@@ -3,7 +3,7 @@
  * push only the changes: products, deletions, availability, prices, price-list assignments, in that order
  * (prices and availability need the product to exist).
  */
-import type { CatalogSource, CustomerDirectory } from '../../connectors/index.js';
+import type { CatalogSource, CustomerDirectory } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import type { CatalogApi } from './api.js';

@@ -3,7 +3,7 @@
  * the pending intents of sends whose answer was never recorded (intents.ts). Pure apart from reading the hash
  * tables, so it is what the benchmark times.
  */
-import type { ErpAvailability, ErpPrice, ErpProduct } from '../../connectors/index.js';
+import type { ErpAvailability, ErpPrice, ErpProduct } from '../../connector-contract/index.js';
 import type { StateStore } from '../../state/index.js';
 import { ridesWithProduct } from './availability-routing.js';
 import { diffAgainst, knownKeyCount, type Change, type Diff } from './diff.js';

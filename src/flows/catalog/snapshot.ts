@@ -4,7 +4,7 @@
  */
 import { hash } from 'node:crypto';
 import type { AvailabilityBody, PriceEntryBody, ProductBatchItemBody } from '../../client/index.js';
-import type { ErpAvailability, ErpPrice, ErpProduct } from '../../connectors/index.js';
+import type { ErpAvailability, ErpPrice, ErpProduct } from '../../connector-contract/index.js';
 
 /**
  * Desired entries in parallel arrays rather than one object each: at 100,000 SKUs per kind the garbage collector,

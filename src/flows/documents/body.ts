@@ -4,7 +4,7 @@
  * number where G7 requires one. What fails is reported with a reason and never sent.
  */
 import type { CreateDocumentBody } from '../../client/index.js';
-import type { ErpDocument, ErpDocumentLine } from '../../connectors/index.js';
+import type { ErpDocument, ErpDocumentLine } from '../../connector-contract/index.js';
 import { describeIssues, documentRuleViolations, formatPath, strict } from '../../contract/index.js';
 import { MONEY_SCALE } from '../../shared/decimal.js';
 import type { BuyerDirectory } from './directory.js';

@@ -2,7 +2,7 @@
  * The documents job: send the ERP's new documents (send.ts), file what cannot be sent as dead letters, then pull
  * buyer reactions back into the ERP (reactions.ts).
  */
-import type { DocumentReactionSink, DocumentSource, ErpDocument } from '../../connectors/index.js';
+import type { DocumentReactionSink, DocumentSource, ErpDocument } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import {
   contentHash,

@@ -11,7 +11,7 @@
  * Such a document is deferred (kept by API id) and looked at again on the next run, once its send is settled.
  */
 import type { Document } from '../../contract/index.js';
-import type { DocumentReaction, DocumentReactionSink } from '../../connectors/index.js';
+import type { DocumentReaction, DocumentReactionSink } from '../../connector-contract/index.js';
 import { contentHash, pullIncremental, type PullResult, type RunBudget } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { DocumentsApi } from './api.js';

@@ -9,7 +9,7 @@
  */
 import type { CreateDocumentBody } from '../../client/index.js';
 import { ApiError, ValidationApiError } from '../../client/index.js';
-import type { DocumentSource, ErpDocument } from '../../connectors/index.js';
+import type { DocumentSource, ErpDocument } from '../../connector-contract/index.js';
 import { contentHash, idempotencyKey } from '../../engine/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { DocumentsApi } from './api.js';

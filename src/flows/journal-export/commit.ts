@@ -7,8 +7,8 @@
  *  - replay window passed, or someone else exported a line: 409, reconciled by re-reading the lines.
  */
 import type { Logger } from 'pino';
-import type { AccountingWriter } from '../../connectors/capabilities.js';
-import { ConnectorError } from '../../connectors/errors.js';
+import type { AccountingWriter } from '../../connector-contract/capabilities.js';
+import { ConnectorError } from '../../connector-contract/errors.js';
 import type { StateStore } from '../../state/index.js';
 import { isExportConflict, lineStatuses, type JournalExportApi } from './api.js';
 import { DeadLetterBook } from './dead-letters.js';

@@ -4,7 +4,7 @@
  * nothing is marked exported, and the state file is not changed. Lines of plans still pending are left out: the
  * next real run finishes those first.
  */
-import type { AccountingWriter } from '../../connectors/capabilities.js';
+import type { AccountingWriter } from '../../connector-contract/capabilities.js';
 import type { JobContext, RunResult } from '../../engine/index.js';
 import type { JournalExportApi } from './api.js';
 import type { DeadLetterBook } from './dead-letters.js';

@@ -4,7 +4,7 @@
  * and marked exported as soon as it is full (see commit.ts for the crash analysis). Memory stays about one batch.
  */
 import { resolve } from 'node:path';
-import type { AccountingWriter } from '../../connectors/capabilities.js';
+import type { AccountingWriter } from '../../connector-contract/capabilities.js';
 import type { Job, JobContext, RunResult } from '../../engine/index.js';
 import { errorMessage, RunBudget } from '../../engine/index.js';
 import type { JournalExportApi } from './api.js';

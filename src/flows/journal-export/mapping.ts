@@ -3,7 +3,7 @@
  * exact decimals, and maps accounts, branches, movement types and descriptions through the configured tables.
  * A group that cannot go through yields a reason instead of entries.
  */
-import type { JournalEntry } from '../../connectors/journal.js';
+import type { JournalEntry } from '../../connector-contract/journal.js';
 import type { StagedLine } from './staging.js';
 import { formatMoney, parseMoney } from '../../shared/decimal.js';
 import { compileTemplate } from './template.js';

@@ -4,7 +4,7 @@
  * change a batch that may already be in the target, and the export call is repeated with the same key and body.
  */
 import { createHash } from 'node:crypto';
-import type { JournalBatch, JournalEntry, PreparedEntries } from '../../connectors/journal.js';
+import type { JournalBatch, JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
 import type { StateStore } from '../../state/index.js';
 import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
 import { decodePlan, StoredPlanError, storedPlanText } from './stored-plan.js';

@@ -1,6 +1,6 @@
 /** Decides, document by document, what goes into this run's batches and what becomes (or stays) a dead letter. */
-import type { AccountingWriter } from '../../connectors/capabilities.js';
-import type { JournalEntry, PreparedEntries } from '../../connectors/journal.js';
+import type { AccountingWriter } from '../../connector-contract/capabilities.js';
+import type { JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
 import type { DeadLetterBook, LetterState } from './dead-letters.js';
 import {
   numberedEntry,

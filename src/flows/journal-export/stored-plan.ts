@@ -12,7 +12,7 @@
  * run that stopped mid-batch before an upgrade.
  */
 import { createHash } from 'node:crypto';
-import type { JournalEntry } from '../../connectors/journal.js';
+import type { JournalEntry } from '../../connector-contract/journal.js';
 import { batchKeyFor, documentLinesOf, type BatchPlan } from './plans.js';
 
 /** [documentId, entry count, ...ids of the document's lines without an entry]. */

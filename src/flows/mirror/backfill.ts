@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici';
 import { ApiError, type ApiClient } from '../../client/index.js';
 import type { ExportJob } from '../../contract/index.js';
-import type { MirrorRow, MirrorSink } from '../../connectors/index.js';
+import type { MirrorRow, MirrorSink } from '../../connector-contract/index.js';
 import { idempotencyKey, type RunBudget } from '../../engine/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';

@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../../client/index.js';
-import type { MirrorSink } from '../../connectors/index.js';
+import type { MirrorSink } from '../../connector-contract/index.js';
 import { RunBudget, errorMessage, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import { runBackfill, type BackfillTarget } from './backfill.js';
 import type { MirrorOptions } from './options.js';

@@ -4,7 +4,7 @@
  * quarantined API items dead-lettered with their reason while the rest of the page syncs.
  */
 import type { ApiClient } from '../../client/index.js';
-import type { MirrorSink } from '../../connectors/index.js';
+import type { MirrorSink } from '../../connector-contract/index.js';
 import { pullIncremental, type PullResult, type RecordFailure, type RunBudget } from '../../engine/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';

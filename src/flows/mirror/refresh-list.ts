@@ -5,7 +5,7 @@
  * repeats idempotent upserts on the next run.
  */
 import type { ApiClient } from '../../client/index.js';
-import type { MirrorRow, MirrorSink } from '../../connectors/index.js';
+import type { MirrorRow, MirrorSink } from '../../connector-contract/index.js';
 import { canonicalJson, errorMessage } from '../../engine/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';

@@ -5,7 +5,7 @@ import type {
   MirrorRow,
   MirrorTableSpec,
   MirrorValue,
-} from '../../connectors/index.js';
+} from '../../connector-contract/index.js';
 import type { MirrorOptions } from './options.js';
 import type { ApiRecord, MirrorResourceName } from './resources.js';
 

@@ -1,6 +1,6 @@
 /** The order-confirm job: every pending ERP confirmation is sent once, then marked sent in the ERP. */
 import type { ApiClient } from '../../client/index.js';
-import type { ConfirmationSource } from '../../connectors/index.js';
+import type { ConfirmationSource } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import { recordFailureReason } from '../shared/failures.js';

@@ -1,6 +1,6 @@
 /** ERP confirmation -> the API request that carries it (G1 confirm body, or G3 reject). */
 import type { ConfirmOrderBody, RejectOrderBody } from '../../client/index.js';
-import type { ErpConfirmation } from '../../connectors/index.js';
+import type { ErpConfirmation } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { RecordProblem } from '../shared/failures.js';
 import type { OrderConfirmOptions } from './options.js';

@@ -7,7 +7,7 @@
  * decided, the confirmation counts as sent; otherwise it becomes a dead letter that says what the API shows.
  */
 import type { ApiClient } from '../../client/index.js';
-import type { ConfirmationSource, ErpConfirmation } from '../../connectors/index.js';
+import type { ConfirmationSource, ErpConfirmation } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import { contentHash, idempotencyKey } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';

@@ -4,7 +4,7 @@
  * the order as it is now, with the mappings as they are now.
  */
 import type { ApiClient } from '../../client/index.js';
-import type { OrderSink } from '../../connectors/index.js';
+import type { OrderSink } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import {

@@ -2,7 +2,7 @@
  * API order -> ERP order: buyer to customer, SKU to item, branch to ship-to, purchase type. Every value that cannot
  * be mapped is named, so the dead letter tells the operator exactly which mapping to add.
  */
-import type { ErpOrder, ErpOrderLine } from '../../connectors/index.js';
+import type { ErpOrder, ErpOrderLine } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { OrdersOptions } from './options.js';

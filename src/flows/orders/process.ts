@@ -6,7 +6,7 @@
  * - ack accepted, not recorded: acknowledging again with the same external_ref is an idempotent 200 (G2).
  */
 import type { ApiClient } from '../../client/index.js';
-import { ConnectorError, type OrderSink } from '../../connectors/index.js';
+import { ConnectorError, type OrderSink } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import { contentHash } from '../../engine/index.js';
 import { isConflict, RecordProblem } from '../shared/failures.js';

@@ -1,6 +1,6 @@
 /** Neutral sales records (from SQL or CSV) to API bodies, each with its business key and content version. */
 import type { ZReportInputBody, ItemSaleInputBody } from '../../client/index.js';
-import type { ItemSaleRecord, ZReportRecord } from '../../connectors/index.js';
+import type { ItemSaleRecord, ZReportRecord } from '../../connector-contract/index.js';
 import { contentHash } from '../../engine/index.js';
 
 export type SalesKind = 'z_report' | 'item_sale';

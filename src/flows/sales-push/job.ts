@@ -9,7 +9,12 @@
  * because the source forgets a batch only after its results are stored.
  */
 import type { ApiClient, ItemSaleInputBody, ZReportInputBody } from '../../client/index.js';
-import type { ItemSaleRecord, SalesBatch, SalesSource, ZReportRecord } from '../../connectors/index.js';
+import type {
+  ItemSaleRecord,
+  SalesBatch,
+  SalesSource,
+  ZReportRecord,
+} from '../../connector-contract/index.js';
 import {
   contentHash,
   errorMessage,

@@ -3,7 +3,7 @@
  * on" (thrown, so nothing is checkpointed and the next run retries). Shared by the flows that file dead letters.
  */
 import { isApiError } from '../../client/index.js';
-import { ConnectorError } from '../../connectors/index.js';
+import { ConnectorError } from '../../connector-contract/index.js';
 import { errorMessage } from '../../engine/index.js';
 
 /** A record-level problem: the record is filed as a dead letter with this message. */

@@ -1,4 +1,4 @@
-import { ConnectorError } from '../../connectors/errors.js';
+import { ConnectorError } from '../../connector-contract/errors.js';
 import type { SqlDialect } from './driver.js';
 
 const NETWORK_CODES = new Set([

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConnectorError } from '../../../src/connectors/index.js';
+import { ConnectorError } from '../../../src/connector-contract/index.js';
 import { PluginRegistry } from '../../../src/plugin/index.js';
 import {
   CsvAccountingWriter,

@@ -1,4 +1,4 @@
-import type { JournalBatch, JournalEntry } from '../../../src/connectors/journal.js';
+import type { JournalBatch, JournalEntry } from '../../../src/connector-contract/journal.js';
 
 type EntryInput = Partial<JournalEntry> & Pick<JournalEntry, 'side' | 'account' | 'amount'>;
 

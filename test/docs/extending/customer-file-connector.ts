@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { CheckResult, Connector, ErpCustomer } from '../../../src/connectors/index.js';
+import type { CheckResult, Connector, ErpCustomer } from '../../../src/connector-contract/index.js';
 import { defineConnector } from '../../../src/plugin/index.js';
 
 export const customerFileConfigSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErpCustomer } from '../../../src/connectors/index.js';
+import type { ErpCustomer } from '../../../src/connector-contract/index.js';
 import type { SupplierBuyer } from '../../../src/contract/index.js';
 import { buyersOptionsSchema, CustomerMatcher } from '../../../src/flows/buyers/index.js';
 import { inviteCandidates } from '../../../src/flows/buyers/invite.js';

@@ -1,7 +1,7 @@
 /** Shared pieces of the catalog flow's tests: a job on the demo ERP, an API that records its writes, ERP edits. */
 import type { SqlParams } from '../../../src/kit/sql/driver.js';
 import type { ApiClient } from '../../../src/client/index.js';
-import type { CatalogSource } from '../../../src/connectors/index.js';
+import type { CatalogSource } from '../../../src/connector-contract/index.js';
 import {
   createCatalogJob,
   catalogOptionsSchema,

@@ -5,7 +5,7 @@
  * otherwise the parent kills it at a random moment.
  */
 import { createApiClient } from '../../../src/client/index.js';
-import type { DocumentReactionSink, DocumentSource } from '../../../src/connectors/index.js';
+import type { DocumentReactionSink, DocumentSource } from '../../../src/connector-contract/index.js';
 import { createDocumentsJob } from '../../../src/flows/documents/job.js';
 import { documentsOptionsSchema } from '../../../src/flows/documents/options.js';
 import type { DocumentsApi } from '../../../src/flows/documents/api.js';

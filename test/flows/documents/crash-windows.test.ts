@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { simulateErpActivity } from '../../../connectors/sql/demo-erp/index.js';
-import type { DocumentSource } from '../../../src/connectors/index.js';
+import type { DocumentSource } from '../../../src/connector-contract/index.js';
 import {
   createDocumentsJob,
   documentsOptionsSchema,

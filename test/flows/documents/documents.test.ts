@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqlParams } from '../../../src/kit/sql/driver.js';
-import type { DocumentReaction, DocumentReactionSink } from '../../../src/connectors/index.js';
+import type { DocumentReaction, DocumentReactionSink } from '../../../src/connector-contract/index.js';
 import {
   createDocumentsJob,
   documentsOptionsSchema,

@@ -8,7 +8,7 @@ import type {
   DocumentReaction,
   DocumentReactionSink,
   DocumentSource,
-} from '../../../src/connectors/index.js';
+} from '../../../src/connector-contract/index.js';
 import type { Document } from '../../../src/contract/index.js';
 import {
   createDocumentsJob,

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { Connector, DocumentSource } from '../../../src/connectors/index.js';
+import type { Connector, DocumentSource } from '../../../src/connector-contract/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';

@@ -4,7 +4,7 @@
  * after), so every crash point is reached; otherwise the parent kills it at a random moment.
  */
 import { createApiClient } from '../../../src/client/index.js';
-import type { AccountingWriter } from '../../../src/connectors/index.js';
+import type { AccountingWriter } from '../../../src/connector-contract/index.js';
 import {
   createJournalExportJob,
   journalExportOptionsSchema,

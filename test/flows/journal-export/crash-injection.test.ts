@@ -3,7 +3,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { AccountingWriter } from '../../../src/connectors/index.js';
+import type { AccountingWriter } from '../../../src/connector-contract/index.js';
 import {
   createJournalExportJob,
   journalExportOptionsSchema,

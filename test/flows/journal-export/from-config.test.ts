@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/client/index.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
 import {
   JOURNAL_EXPORT_EVENT_TYPES,
   JOURNAL_EXPORT_SCOPES,

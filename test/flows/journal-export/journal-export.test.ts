@@ -11,7 +11,7 @@ import {
 import { SqlAccountingWriter, journalTableSchema } from '../../../connectors/sql/index.js';
 import { SqliteDriver } from '../../../src/kit/sql/index.js';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
-import { ConnectorError, type AccountingWriter } from '../../../src/connectors/index.js';
+import { ConnectorError, type AccountingWriter } from '../../../src/connector-contract/index.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
 import { readPublishedImport } from '../../connectors/hashavshevet/published-reader.js';
 import { jobContext, sandboxExportBatches, sandboxLines, startHarness, type Harness } from './harness.js';

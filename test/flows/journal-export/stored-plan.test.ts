@@ -7,7 +7,7 @@ import {
   JOURNAL_ENTRY_CONTENT_KEYS,
   sameEntryContent,
   type JournalEntry,
-} from '../../../src/connectors/journal.js';
+} from '../../../src/connector-contract/journal.js';
 import { PlanStore, splitByDocument, type BatchPlan } from '../../../src/flows/journal-export/plans.js';
 import { decodePlan, encodePlan, StoredPlanError } from '../../../src/flows/journal-export/stored-plan.js';
 import { systemClock } from '../../../src/shared/clock.js';

@@ -1,6 +1,6 @@
 /** First-run backfill through POST /exports (Enterprise key), then incremental pulls from the export's snapshot. */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MirrorSink } from '../../../src/connectors/index.js';
+import type { MirrorSink } from '../../../src/connector-contract/index.js';
 import { createMirrorJob, mirrorOptionsSchema } from '../../../src/flows/mirror/index.js';
 import { apiIds, jobContext, startMirrorHarness, type MirrorHarness } from './harness.js';
 

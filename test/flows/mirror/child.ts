@@ -4,7 +4,7 @@
  * each table upsert and each export job creation (see child-points.ts).
  */
 import type { ApiClient } from '../../../src/client/index.js';
-import type { MirrorSink } from '../../../src/connectors/index.js';
+import type { MirrorSink } from '../../../src/connector-contract/index.js';
 import { createMirrorJob } from '../../../src/flows/mirror/job.js';
 import { mirrorOptionsSchema } from '../../../src/flows/mirror/options.js';
 import type { MirrorOptionsInput } from '../../../src/flows/mirror/options.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NetworkApiError, type ApiClient } from '../../../src/client/index.js';
-import { ConnectorError, type ConfirmationSource } from '../../../src/connectors/index.js';
+import { ConnectorError, type ConfirmationSource } from '../../../src/connector-contract/index.js';
 import {
   orderConfirmFlow,
   createOrderConfirmJob,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ErpConfirmation } from '../../../src/connectors/index.js';
+import type { ErpConfirmation } from '../../../src/connector-contract/index.js';
 import type { Order } from '../../../src/contract/index.js';
 import { buildRequest, orderShows, sameQuantity, skuOfItem } from '../../../src/flows/order-confirm/index.js';
 import { orderConfirmOptionsSchema } from '../../../src/flows/order-confirm/options.js';

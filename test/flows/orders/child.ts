@@ -13,7 +13,7 @@ import { openDemoErp } from '../../../connectors/sql/demo-erp/demo-erp.js';
 import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import { SqlOrderSink } from '../../../connectors/sql/erp-orders.js';
 import { SqlConfirmationSource } from '../../../connectors/sql/erp-reactions.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
 import type { FlowDeps } from '../../../src/plugin/index.js';
 import { runJob, type Job } from '../../../src/engine/index.js';
 import { orderConfirmFlow } from '../../../src/flows/order-confirm/index.js';

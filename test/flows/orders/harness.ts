@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
 import type { FlowDeps, Mappings } from '../../../src/plugin/index.js';
 import { runJob, type Job, type RunResult } from '../../../src/engine/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createApiClient, NetworkApiError, type ApiClient } from '../../../src/client/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
-import { ConnectorError, type OrderSink } from '../../../src/connectors/index.js';
+import { ConnectorError, type OrderSink } from '../../../src/connector-contract/index.js';
 import { createOrdersJob, ordersFlow } from '../../../src/flows/orders/index.js';
 import type { Mappings } from '../../../src/plugin/index.js';
 import type { Job } from '../../../src/engine/index.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlOrderSink } from '../../../connectors/sql/erp-orders.js';
 import { PgDriver } from '../../../src/kit/sql/pg-driver.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
 import { ordersFlow } from '../../../src/flows/orders/index.js';
 import { OrderMapper } from '../../../src/flows/orders/mapping.js';
 import { ordersOptionsSchema } from '../../../src/flows/orders/options.js';

@@ -1,6 +1,6 @@
 /** Sales records to API bodies: money formatting, line numbering, keys and versions. */
 import { describe, expect, it } from 'vitest';
-import type { ItemSaleRecord } from '../../../src/connectors/index.js';
+import type { ItemSaleRecord } from '../../../src/connector-contract/index.js';
 import { itemSaleItem, money, numberLines, zReportItem } from '../../../src/flows/sales-push/index.js';
 
 function sale(

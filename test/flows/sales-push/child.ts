@@ -4,7 +4,7 @@
  * push and batch mark (see ../mirror/child-points.ts).
  */
 import type { ApiClient } from '../../../src/client/index.js';
-import type { SalesSource } from '../../../src/connectors/index.js';
+import type { SalesSource } from '../../../src/connector-contract/index.js';
 import { createSalesPushJob } from '../../../src/flows/sales-push/job.js';
 import { salesPushOptionsSchema } from '../../../src/flows/sales-push/options.js';
 import { systemClock } from '../../../src/shared/clock.js';

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/client/index.js';
-import type { SalesSource } from '../../../src/connectors/index.js';
+import type { SalesSource } from '../../../src/connector-contract/index.js';
 import { capabilityOf } from '../../support/capability.js';
 import { createSalesPushJob, salesPushOptionsSchema } from '../../../src/flows/sales-push/index.js';
 import {

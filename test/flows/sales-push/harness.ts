@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient, type ApiClient } from '../../../src/client/index.js';
-import type { Connector } from '../../../src/connectors/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../../src/state/index.js';
