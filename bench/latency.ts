@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
 import { DEMO_ERP_FILE } from '../connectors/sql/demo-erp/demo-erp.js';
-import { buildRegistries, runDaemon, type Daemon } from '../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../src/daemon/index.js';
 import { ORDERS_TRIGGER_EVENTS } from '../src/flows/orders/index.js';
 import { listen } from './lib/bare-servers.js';
 import { benchClient } from './lib/harness.js';
@@ -114,9 +114,9 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         configFile,
         config({ baseUrl: sandbox.baseUrl, key: sandbox.keys.supplier }, endpoint.secret),
       );
-      const registries = buildRegistries();
-      const loaded = loadConfig(configFile, { registry: registries });
-      daemon = await runDaemon({ loaded, registries, port: 0, catchUp: false });
+      const registry = buildPluginRegistry();
+      const loaded = loadConfig(configFile, { registry });
+      daemon = await runDaemon({ loaded, registry, port: 0, catchUp: false });
       await api.webhooks.update(endpoint.id, { url: daemon.webhookUrl });
       await api.webhooks.create({ url: `${bare.origin}${BARE_PATH}`, events: ['order.created'] });
       const control = sandbox.control;

@@ -5,6 +5,6 @@
 import type { PluginRegistry } from '../plugin/index.js';
 
 export async function buildPluginRegistry(): Promise<PluginRegistry> {
-  const { buildRegistries } = await import('../daemon/builtin.js');
-  return buildRegistries();
+  const { buildPluginRegistry } = await import('../daemon/builtin.js');
+  return buildPluginRegistry();
 }

@@ -57,7 +57,7 @@ function flowOf(raw: unknown, name: PathSegment | undefined): string | undefined
   return typeof flow === 'string' ? flow : undefined;
 }
 
-/** The schema governing a path of the file, following the connector type and job flow registries. */
+/** The schema governing a path of the file, following the connector type and job flow registry. */
 function schemaForPath(
   raw: unknown,
   path: readonly PathSegment[],

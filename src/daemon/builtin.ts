@@ -6,12 +6,12 @@ import { PluginRegistry, type PluginDefinition } from '../plugin/index.js';
 import * as shipped from './builtin-plugins.js';
 
 /** The connector types and flows of a daemon, and the schemas its config is validated against. */
-export type Registries = PluginRegistry;
+export type { PluginRegistry };
 
 export function builtinPlugins(): PluginDefinition[] {
   return Object.values(shipped);
 }
 
-export function buildRegistries(plugins: Iterable<PluginDefinition> = builtinPlugins()): Registries {
+export function buildPluginRegistry(plugins: Iterable<PluginDefinition> = builtinPlugins()): PluginRegistry {
   return new PluginRegistry(plugins);
 }

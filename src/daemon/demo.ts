@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { sandboxControl } from '../sandbox/control/client.js';
 import { openDemoErp, simulateErpActivity } from '../../connectors/sql/demo-erp/index.js';
-import { buildRegistries } from './builtin.js';
+import { buildPluginRegistry } from './builtin.js';
 import { packageRoot } from './package-root.js';
 import { runDaemon, type Daemon } from './run-daemon.js';
 
@@ -30,11 +30,11 @@ export function defaultDemoConfigPath(): string {
 
 export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const registries = buildRegistries();
-  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry: registries });
+  const registry = buildPluginRegistry();
+  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry });
   const daemon = await runDaemon({
     loaded,
-    registries,
+    registry,
     ...(options.port === undefined ? {} : { port: options.port }),
   });
   const timers: NodeJS.Timeout[] = [];

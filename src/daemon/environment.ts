@@ -14,7 +14,7 @@ import { createLogger, wantsPretty } from '../log/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { LeadershipLostError, openConfiguredState, type StateStore } from '../state/index.js';
 import { stateSessionOptions } from './leadership-settings.js';
-import type { Registries } from './builtin.js';
+import type { PluginRegistry } from './builtin.js';
 import { ConfigNotBuildableError, requireParsedBy } from './parsed-config.js';
 import type { ApiSide, FlowDefinition, Mappings } from '../plugin/index.js';
 
@@ -45,7 +45,7 @@ export interface Environment {
 
 export interface EnvironmentOptions {
   loaded: LoadedConfig;
-  registries: Registries;
+  registry: PluginRegistry;
   clock?: Clock;
   logger?: Logger;
   hooks?: EnvironmentHooks;
@@ -60,13 +60,13 @@ export class UnknownFlowError extends Error {
 }
 
 export async function buildEnvironment(options: EnvironmentOptions): Promise<Environment> {
-  const { loaded, registries } = options;
+  const { loaded, registry } = options;
   const { config } = loaded;
-  requireParsedBy(loaded, registries);
+  requireParsedBy(loaded, registry);
   const clock = options.clock ?? systemClock;
   const closers: (() => Promise<void> | void)[] = [];
   const apiKeys: string[] = [];
-  const configSecrets = secretValues(config, registries);
+  const configSecrets = secretValues(config, registry);
   const secrets = (): readonly string[] => [
     ...configSecrets,
     ...apiKeys,
@@ -79,7 +79,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
       name: 'supply-sync',
       pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
       timeZone: config.timezone,
-      redactPaths: redactionPaths({ registry: registries, prefix: 'config' }),
+      redactPaths: redactionPaths({ registry, prefix: 'config' }),
       knownSecrets: secrets,
     });
 
@@ -104,9 +104,9 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
 
     const enabledJobs = Object.entries(config.jobs).filter(([, job]) => job.enabled);
     const flowOf = (jobName: string, flowName: string): FlowDefinition => {
-      const flow = registries.flow(flowName);
+      const flow = registry.flow(flowName);
       if (flow === undefined) {
-        const known = registries.flowNames().join(', ') || 'none';
+        const known = registry.flowNames().join(', ') || 'none';
         throw new UnknownFlowError(
           `${loaded.file}: jobs.${jobName}.flow: unknown flow "${flowName}" (known flows: ${known})`,
         );
@@ -139,7 +139,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
     const connectors = new Map<string, Connector>();
     for (const [name, block] of Object.entries(config.connectors)) {
       const { type, ...parsed } = block; // parsed by the type's schema when the config was loaded
-      const connector = await registries.createParsedConnector(type, parsed, { name, baseDir });
+      const connector = await registry.createParsedConnector(type, parsed, { name, baseDir });
       connectors.set(name, connector);
       closers.push(() => connector.close());
     }

@@ -10,7 +10,7 @@ export {
 export { ServiceGroup, type ServiceGroupState } from './services/service-group.js';
 export { runJobOnce, UnknownJobError, type SyncOnceOptions } from './sync-once.js';
 export { buildEnvironment, type Environment, type BuiltJob } from './environment.js';
-export { buildRegistries, builtinPlugins, type Registries } from './builtin.js';
+export { buildPluginRegistry, builtinPlugins, type PluginRegistry } from './builtin.js';
 export { openApiEndpoint, type ApiEndpoint } from '../api-access/index.js';
 export { runDemo, defaultDemoConfigPath, type DemoOptions } from './demo.js';
 export { leadershipSettings } from './leadership-settings.js';

@@ -4,7 +4,7 @@
  * anything is built from them.
  */
 import type { LoadedConfig } from '../config/index.js';
-import type { Registries } from './builtin.js';
+import type { PluginRegistry } from './builtin.js';
 
 /** The config cannot be built into connectors and jobs as loaded; the message names the file and key. */
 export class ConfigNotBuildableError extends Error {
@@ -12,8 +12,8 @@ export class ConfigNotBuildableError extends Error {
   readonly code = 'config_invalid';
 }
 
-/** Throws when a connector block or job option that `registries` will build was not parsed by the same plugin. */
-export function requireParsedBy(loaded: LoadedConfig, registries: Registries): void {
+/** Throws when a connector block or job option that `registry` will build was not parsed by the same plugin. */
+export function requireParsedBy(loaded: LoadedConfig, registry: PluginRegistry): void {
   const { file, config, parsedBy } = loaded;
   const notParsed = (key: string, plugin: string): ConfigNotBuildableError =>
     new ConfigNotBuildableError(
@@ -21,13 +21,13 @@ export function requireParsedBy(loaded: LoadedConfig, registries: Registries): v
         'load the config with the plugin registry the daemon runs with',
     );
   for (const [name, block] of Object.entries(config.connectors)) {
-    const definition = registries.connector(block.type);
+    const definition = registry.connector(block.type);
     if (definition !== undefined && parsedBy.connector(block.type) !== definition) {
       throw notParsed(`connectors.${name}`, `schema of connector type "${block.type}"`);
     }
   }
   for (const [name, job] of Object.entries(config.jobs)) {
-    const flow = registries.flow(job.flow);
+    const flow = registry.flow(job.flow);
     if (job.enabled && flow !== undefined && parsedBy.flow(job.flow) !== flow) {
       throw notParsed(`jobs.${name}.options`, `options schema of flow "${job.flow}"`);
     }

@@ -9,7 +9,7 @@ import { createOpsAccessCheck } from '../ops/auth.js';
 import type { OpsMetrics } from '../ops/index.js';
 import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import type { Registries } from './builtin.js';
+import type { PluginRegistry } from './builtin.js';
 import type { Environment } from './environment.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
@@ -37,7 +37,7 @@ const STOP_AFTER_FAILED_START = { timeoutMs: 10_000 };
 
 export interface DaemonOptions {
   loaded: LoadedConfig;
-  registries: Registries;
+  registry: PluginRegistry;
   clock?: Clock;
   logger?: Logger;
   /** Override of server.port (0 picks a free port; tests and the demo use it). */
@@ -74,7 +74,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
   const log = (): LifecycleLog => environment.logger() ?? { warn: () => undefined, error: () => undefined };
   const environment: EnvironmentService = new EnvironmentService({
     loaded: options.loaded,
-    registries: options.registries,
+    registry: options.registry,
     clock,
     logger: options.logger,
     hooks: daemonMetrics.hooks(clock, log),

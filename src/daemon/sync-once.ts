@@ -9,7 +9,7 @@ import type { RunResult } from '../engine/index.js';
 import { Scheduler, type SchedulerTrigger } from '../scheduler/index.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
-import type { Registries } from './builtin.js';
+import type { PluginRegistry } from './builtin.js';
 import { DaemonStartError } from './start-errors.js';
 import { openScratchState, type ScratchState } from './dry-run-state.js';
 import { buildEnvironment } from './environment.js';
@@ -23,7 +23,7 @@ export class UnknownJobError extends Error {
 
 export interface SyncOnceOptions {
   loaded: LoadedConfig;
-  registries: Registries;
+  registry: PluginRegistry;
   job: string;
   dryRun?: boolean;
   signal?: AbortSignal;
@@ -59,7 +59,7 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     }
     env = await buildEnvironment({
       loaded: options.loaded,
-      registries: options.registries,
+      registry: options.registry,
       ...(scratch === undefined ? {} : { state: scratch.store }),
     });
   } catch (error) {

@@ -4,7 +4,7 @@ import { parseConfig, type PluginSchemas } from '../../src/config/index.js';
 import { PluginRegistry } from '../../src/plugin/index.js';
 import { optionsOnlyFlow } from '../config/fixtures.js';
 import { apiChecks } from '../../src/cli/doctor/api-checks.js';
-import { buildRegistries } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/builtin.js';
 import { formatCheck } from '../../src/cli/doctor/check.js';
 
 function configWith(registry: PluginSchemas) {
@@ -37,7 +37,7 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
     { timeout: 60_000 },
     async () => {
       // The real composition root: side and scopes come from each flow's own definition, nothing set by hand.
-      const registry = buildRegistries();
+      const registry = buildPluginRegistry();
       expect(registry.flow('journal-export')?.side).toBe('buyer');
       expect(registry.flow('orders')?.side).toBe('supplier');
       const lines = (await apiChecks(configWith(registry), registry)).map(formatCheck);

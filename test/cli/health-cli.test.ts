@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon } from '../../src/daemon/index.js';
 import { prettyLine, wantsPretty } from '../../src/log/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -97,10 +97,10 @@ describe('errors of run at start', () => {
       'log:',
       '  level: silent',
     ]);
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const holder = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
     });
     try {
       const result = await runCli(['run', '--config', file]);

@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/index.js';
-import { buildRegistries } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/builtin.js';
 import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { sqlCapabilities, sqlCapabilityNames } from '../../connectors/sql/connector.js';
 import { erpStatementsSchema } from '../../connectors/sql/erp-config.js';
 import { demoErpJournal, demoErpStatements } from '../../connectors/sql/demo-erp/index.js';
 
-const registry = buildRegistries();
+const registry = buildPluginRegistry();
 const FILE = '/etc/supply-sync/supply-sync.yaml';
 
 function load(lines: string[]) {

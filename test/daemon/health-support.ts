@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
@@ -65,10 +65,10 @@ export async function openHealthWorld(): Promise<HealthWorld> {
       };
       // JSON is YAML: the loader reads it as any config file.
       await writeFile(file, JSON.stringify({ ...base, ...config }, null, 2));
-      const registries = buildRegistries();
+      const registry = buildPluginRegistry();
       const daemon = await runDaemon({
-        loaded: loadConfig(file, { registry: registries }),
-        registries,
+        loaded: loadConfig(file, { registry }),
+        registry,
         catchUp: false,
         logger: createLogger({ level: 'debug', destination: capture }),
       });

@@ -88,10 +88,10 @@ describe('connector blocks', () => {
       '    folder: in',
     ]);
     const { definition, seen } = countingConnector();
-    const registries = new PluginRegistry([definition]);
-    const loaded = loadConfig(file, { registry: registries, env: {} });
+    const registry = new PluginRegistry([definition]);
+    const loaded = loadConfig(file, { registry, env: {} });
     expect(seen.parses).toBe(1);
-    const environment = await buildEnvironment({ loaded, registries, logger: pino({ level: 'silent' }) });
+    const environment = await buildEnvironment({ loaded, registry, logger: pino({ level: 'silent' }) });
     try {
       expect(seen.parses).toBe(1);
       expect(seen.received).toEqual([{ folder: 'in', parse: 1 }]);
@@ -111,7 +111,7 @@ describe('connector blocks', () => {
     const loaded = loadConfig(file, { env: {} });
     const built = buildEnvironment({
       loaded,
-      registries: new PluginRegistry([definition]),
+      registry: new PluginRegistry([definition]),
       logger: pino({ level: 'silent' }),
     });
     await expect(built).rejects.toBeInstanceOf(ConfigNotBuildableError);
@@ -127,7 +127,7 @@ describe('job options', () => {
     const loaded = loadConfig(file, { env: {} });
     const built = buildEnvironment({
       loaded,
-      registries: new PluginRegistry([flow]),
+      registry: new PluginRegistry([flow]),
       logger: pino({ level: 'silent' }),
     });
     await expect(built).rejects.toBeInstanceOf(ConfigNotBuildableError);
@@ -151,14 +151,14 @@ describe('job options', () => {
       ].join('\n'),
     );
     const { flow, seen } = countingFlow();
-    const registries = new PluginRegistry([flow]);
+    const registry = new PluginRegistry([flow]);
 
-    const loaded = loadConfig(file, { registry: registries, env: {} });
+    const loaded = loadConfig(file, { registry, env: {} });
     expect(seen.parses).toBe(1);
     const options = loaded.config.jobs['push']?.options;
     expect(options).toEqual({ folder: 'out', parse: 1 });
 
-    const environment = await buildEnvironment({ loaded, registries, logger: pino({ level: 'silent' }) });
+    const environment = await buildEnvironment({ loaded, registry, logger: pino({ level: 'silent' }) });
     try {
       expect(environment.jobs.get('push')?.job.name).toBe('push');
       expect(seen.parses).toBe(1);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -58,10 +58,10 @@ describe('daemon start with a statement that fails the pre-flight', () => {
         '',
       ].join('\n'),
     );
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       catchUp: false,
     });
   }, 60_000);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -45,10 +45,10 @@ describe('what a running daemon serves and refuses: ops endpoints, a second daem
   }
 
   async function start(file: string): Promise<Daemon> {
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
     });
     daemons.push(daemon);
     return daemon;

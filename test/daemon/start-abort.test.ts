@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { CheckResult } from '../../src/connector-contract/index.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import {
-  buildRegistries,
+  buildPluginRegistry,
   builtinPlugins,
   runDaemon,
   ServicesStopError,
@@ -155,10 +155,10 @@ describe('in-process', () => {
     const file = await writeConfig('abort-in-process', sandbox.baseUrl);
     const abort = new AbortController();
     const run = recording({ starting: (name) => (name === 'ops server' ? abort.abort() : undefined) });
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const daemon = runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       observer: run.observer,
       signal: abort.signal,
     });
@@ -196,12 +196,12 @@ describe('in-process', () => {
       connectors: { erp: { type: 'silent' } },
     };
     await writeFile(file, JSON.stringify(config));
-    const registries = buildRegistries([...builtinPlugins(), silent]);
+    const registry = buildPluginRegistry([...builtinPlugins(), silent]);
     const abort = new AbortController();
     const run = recording();
     const daemon = runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       observer: run.observer,
       signal: abort.signal,
     });
@@ -221,10 +221,10 @@ describe('in-process', () => {
         if (name === 'ops server') throw closeFailure;
       },
     });
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       observer: run.observer,
     });
     const stop = daemon.stop(5_000);

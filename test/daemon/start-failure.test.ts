@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon, type LifecycleObserver } from '../../src/daemon/index.js';
+import {
+  buildPluginRegistry,
+  runDaemon,
+  type Daemon,
+  type LifecycleObserver,
+} from '../../src/daemon/index.js';
 import { DaemonStartError } from '../../src/daemon/start-errors.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { openStateStore } from '../../src/state/index.js';
@@ -170,10 +175,10 @@ async function start(file: string, failAt?: string, catchUp = false) {
     started: (name) => started.push(name),
     stopped: (name) => stopped.push(name),
   };
-  const registries = buildRegistries();
+  const registry = buildPluginRegistry();
   const daemon: Promise<Daemon> = runDaemon({
-    loaded: loadConfig(file, { registry: registries }),
-    registries,
+    loaded: loadConfig(file, { registry }),
+    registry,
     catchUp,
     observer,
   });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, builtinPlugins, runDaemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, builtinPlugins, runDaemon } from '../../src/daemon/index.js';
 import { every, stopLoop } from '../../src/daemon/services/every.js';
 import { createLogger } from '../../src/log/index.js';
 import { defineConnector } from '../../src/plugin/index.js';
@@ -80,10 +80,10 @@ describe('stop bounds', () => {
       connectors: { erp: { type: 'silent-after-first-check' } },
     };
     await writeFile(file, JSON.stringify(config)); // JSON is YAML
-    const registries = buildRegistries([...builtinPlugins(), connector.definition]);
+    const registry = buildPluginRegistry([...builtinPlugins(), connector.definition]);
     const daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       catchUp: false,
     });
     expect(await withinGuard(connector.hung)).toBeUndefined(); // a check is now hanging

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withStateChange } from '../../src/cli/state-access.js';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runJobOnce } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runJobOnce } from '../../src/daemon/index.js';
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { openHealthWorld, type HealthWorld } from './health-support.js';
 
@@ -64,11 +64,11 @@ describe.skipIf(!probe.available)(
         ha: { instance: 'daemon-a', lease: '2s', poll_interval: '200ms' },
         ...JOBS,
       });
-      const registries = buildRegistries();
+      const registry = buildPluginRegistry();
       const file = await syncConfig(database.url, 'cli-refused');
       const refused = runJobOnce({
-        loaded: loadConfig(file, { registry: registries }),
-        registries,
+        loaded: loadConfig(file, { registry }),
+        registry,
         job: 'orders',
       });
       await expect(refused).rejects.toMatchObject({
@@ -100,7 +100,7 @@ describe.skipIf(!probe.available)(
 
       // A writing CLI command (cursor reset) is refused the same way, before it touches the state.
       let touched = false;
-      const reset = withStateChange(loadConfig(file, { registry: registries }).config, 'cursor reset', () => {
+      const reset = withStateChange(loadConfig(file, { registry }).config, 'cursor reset', () => {
         touched = true;
       });
       await expect(reset).rejects.toMatchObject({
@@ -113,11 +113,11 @@ describe.skipIf(!probe.available)(
     it('takes the lease when none leads, runs the job and releases the lease at the end', async () => {
       const database = await createTempDatabase();
       databases.push(database);
-      const registries = buildRegistries();
+      const registry = buildPluginRegistry();
       const file = await syncConfig(database.url, 'cli-alone');
       const result = await runJobOnce({
-        loaded: loadConfig(file, { registry: registries }),
-        registries,
+        loaded: loadConfig(file, { registry }),
+        registry,
         job: 'orders',
       });
       expect(result.outcome).toBe('ok');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, builtinPlugins, runJobOnce } from '../../src/daemon/index.js';
+import { buildPluginRegistry, builtinPlugins, runJobOnce } from '../../src/daemon/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { customerFileConnectorDefinition } from './extending/customer-file-connector.js';
 import { unlinkedCustomersFlow } from './extending/unlinked-customers-flow.js';
@@ -66,23 +66,23 @@ describe('docs/extending.md worked example', () => {
     );
 
     // What the one registration line each in src/daemon/builtin-plugins.ts does: join the built-in plugins.
-    const registries = buildRegistries([
+    const registry = buildPluginRegistry([
       ...builtinPlugins(),
       customerFileConnectorDefinition,
       unlinkedCustomersFlow,
     ]);
     const loaded = loadConfig(configFile, {
-      registry: registries,
+      registry,
       env: { SUPPLY_API_KEY: sandbox.keys.supplier },
     });
     expect(loaded.warnings).toEqual([]);
 
-    const result = await runJobOnce({ loaded, registries, job: 'unlinked' });
+    const result = await runJobOnce({ loaded, registry, job: 'unlinked' });
     expect(result).toMatchObject({ outcome: 'ok', counts: { customers: customers.length, unlinked: 2 } });
   });
 
   it('rejects an unknown option of the new flow, naming the file and the key', async () => {
-    const registries = buildRegistries([
+    const registry = buildPluginRegistry([
       ...builtinPlugins(),
       customerFileConnectorDefinition,
       unlinkedCustomersFlow,
@@ -92,9 +92,9 @@ describe('docs/extending.md worked example', () => {
       'connectors: { erp: { type: customer-file, file: customers.json } }',
       'jobs: { unlinked: { flow: unlinked-customers, connector: erp, options: { include_inactiv: true } } }',
     ].join('\n');
-    expect(() =>
-      loadConfig('/virtual/extending.yaml', { registry: registries, readFile: () => text }),
-    ).toThrow(/extending\.yaml.*include_inactiv/s);
+    expect(() => loadConfig('/virtual/extending.yaml', { registry, readFile: () => text })).toThrow(
+      /extending\.yaml.*include_inactiv/s,
+    );
   });
 
   it('registers each built-in plugin with one line, the one place the document names', () => {

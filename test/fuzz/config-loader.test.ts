@@ -9,12 +9,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { ConfigError, parseConfig } from '../../src/config/index.js';
-import { buildRegistries } from '../../src/daemon/index.js';
+import { buildPluginRegistry } from '../../src/daemon/index.js';
 import { REPO_ROOT } from '../crash/harness/child.js';
 
 const DEMO_FILE = path.join(REPO_ROOT, 'config', 'demo.yaml');
 const DEMO_TEXT = readFileSync(DEMO_FILE, 'utf8');
-const registry = buildRegistries();
+const registry = buildPluginRegistry();
 
 /** Loads text as DEMO_FILE; returns the ConfigError, null when it loaded, and fails on any other exception. */
 function load(text: string): ConfigError | null {

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 
 export const FUZZ_SECRET = 'whsec_fuzz_0123456789abcdef0123456789abcdef';
@@ -36,10 +36,10 @@ export async function startFuzzDaemon(): Promise<DaemonFixture> {
         '  level: silent',
       ].join('\n'),
     );
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
     });
     return {
       daemon,

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
@@ -84,10 +84,10 @@ describe('a daemon behind a proxy, trusting a private CA, serving https', () => 
           },
         }),
       );
-      const registries = buildRegistries();
+      const registry = buildPluginRegistry();
       const daemon = await runDaemon({
-        loaded: loadConfig(file, { registry: registries, env: { PROXY_PASSWORD } }),
-        registries,
+        loaded: loadConfig(file, { registry, env: { PROXY_PASSWORD } }),
+        registry,
         logger,
       });
       const agent = new Agent({ connect: { ca: ca.cert } });

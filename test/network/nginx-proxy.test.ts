@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { requireServices } from '../connectors/services.js';
@@ -69,8 +69,8 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  const registries = buildRegistries();
-  daemon = await runDaemon({ loaded: loadConfig(config, { registry: registries }), registries });
+  const registry = buildPluginRegistry();
+  daemon = await runDaemon({ loaded: loadConfig(config, { registry }), registry });
   const daemonPort = new URL(daemon.opsUrl).port;
   const listenPort = await freePort();
   // The recipe as shipped, with only the addresses and certificate paths of this test put in.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
@@ -40,10 +40,10 @@ async function start(name: string, serverLines: string[]): Promise<Daemon> {
     webhookSecret: SECRET,
     serverLines,
   });
-  const registries = buildRegistries();
+  const registry = buildPluginRegistry();
   return runDaemon({
-    loaded: loadConfig(file, { registry: registries, env: { OPS_TOKEN: TOKEN } }),
-    registries,
+    loaded: loadConfig(file, { registry, env: { OPS_TOKEN: TOKEN } }),
+    registry,
   });
 }
 
@@ -144,8 +144,8 @@ describe('server.webhooks.allow_cidrs', () => {
         '\n',
       ),
     );
-    const registries = buildRegistries();
-    expect(() => loadConfig(file, { registry: registries })).toThrow(
+    const registry = buildPluginRegistry();
+    expect(() => loadConfig(file, { registry })).toThrow(
       /bad-cidr\.yaml:5:\d+ server\.webhooks\.allow_cidrs\[0\]: expected an address range like 203\.0\.113\.0\/24/,
     );
   });

@@ -12,7 +12,7 @@ import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
@@ -51,8 +51,8 @@ function writeConfig(name: string, tlsBlock: string[]): string {
 }
 
 async function start(file: string): Promise<Daemon> {
-  const registries = buildRegistries();
-  return runDaemon({ loaded: loadConfig(file, { registry: registries }), registries });
+  const registry = buildPluginRegistry();
+  return runDaemon({ loaded: loadConfig(file, { registry }), registry });
 }
 
 function signedPost(agent: Agent, url: string, id: string) {

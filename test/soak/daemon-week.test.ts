@@ -17,7 +17,7 @@ import { REPO_ROOT } from '../crash/harness/child.js';
 import { compiledEntry } from '../support/compiled-entry.js';
 import { createApiClient } from '../../src/client/index.js';
 import { loadConfig } from '../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { createManualClock, startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { forceGc, localDate, settleRuns } from './soak-support.js';
 
@@ -44,7 +44,7 @@ async function erpActivity(erpDir: string, now: number, seed: number): Promise<v
 }
 
 const hasFlows = ['orders', 'documents', 'catalog'].every(
-  (flow) => buildRegistries().flow(flow) !== undefined,
+  (flow) => buildPluginRegistry().flow(flow) !== undefined,
 );
 
 describe.skipIf(!hasFlows)('a week of the daemon on a fake clock', () => {
@@ -114,10 +114,10 @@ describe.skipIf(!hasFlows)('a week of the daemon on a fake clock', () => {
           '  branches: { br_tlv: TLV01, br_hrz: HRZ02, br_jlm: JLM03, br_hfa: HFA04, br_bsh: BSH05, br_rnn: RNN06 }',
         ].join('\n'),
       );
-      const registries = buildRegistries();
+      const registry = buildPluginRegistry();
       const daemon: Daemon = await runDaemon({
-        loaded: loadConfig(configFile, { registry: registries }),
-        registries,
+        loaded: loadConfig(configFile, { registry }),
+        registry,
         clock,
         port: 0,
       });

@@ -16,7 +16,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('--port <port>', 'operations server port (overrides server.port)', (value) => Number(value))
     .option('--no-catch-up', 'do not run jobs whose scheduled time passed while the daemon was down')
     .action(async (options: { port?: number; catchUp: boolean }, command: Command) => {
-      const { runDaemon, buildRegistries, StartAbortedError } = await import('../../daemon/index.js');
+      const { runDaemon, buildPluginRegistry, StartAbortedError } = await import('../../daemon/index.js');
       const loaded = await loadCliConfig(context, globalOptions(command).config);
       const abort = new AbortController();
 
@@ -62,7 +62,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       // Installed above, before this start: a signal from here on stops what has started.
       const starting = runDaemon({
         loaded,
-        registries: buildRegistries(),
+        registry: buildPluginRegistry(),
         catchUp: options.catchUp,
         signal: abort.signal,
         ...(options.port === undefined ? {} : { port: options.port }),

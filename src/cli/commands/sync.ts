@@ -13,7 +13,7 @@ export function registerSyncCommand(program: Command, context: CliContext): void
     )
     .description('run one job now and print its outcome')
     .action(async (job: string, options: { dryRun?: boolean }, command: Command) => {
-      const { runJobOnce, buildRegistries } = await import('../../daemon/index.js');
+      const { runJobOnce, buildPluginRegistry } = await import('../../daemon/index.js');
       const loaded = await loadCliConfig(context, globalOptions(command).config);
       context.output.progress(`running ${job}...`);
       const controller = new AbortController();
@@ -23,7 +23,7 @@ export function registerSyncCommand(program: Command, context: CliContext): void
       try {
         const result = await runJobOnce({
           loaded,
-          registries: buildRegistries(),
+          registry: buildPluginRegistry(),
           job,
           dryRun: options.dryRun === true,
           signal: controller.signal,

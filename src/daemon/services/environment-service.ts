@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
-import type { Registries } from '../builtin.js';
+import type { PluginRegistry } from '../builtin.js';
 import { buildEnvironment, type Environment, type EnvironmentHooks } from '../environment.js';
 import type { Service } from './service.js';
 
@@ -16,7 +16,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 export interface EnvironmentServiceOptions {
   readonly loaded: LoadedConfig;
-  readonly registries: Registries;
+  readonly registry: PluginRegistry;
   readonly clock?: Clock | undefined;
   readonly logger?: Logger | undefined;
   readonly hooks: EnvironmentHooks;
@@ -47,10 +47,10 @@ export class EnvironmentService implements Service {
   }
 
   async start(): Promise<void> {
-    const { loaded, registries, clock, logger, hooks } = this.options;
+    const { loaded, registry, clock, logger, hooks } = this.options;
     const env = await buildEnvironment({
       loaded,
-      registries,
+      registry,
       ...(clock === undefined ? {} : { clock }),
       ...(logger === undefined ? {} : { logger }),
       extraSecrets: () => this.#webhookSecrets?.activeSecrets() ?? [],

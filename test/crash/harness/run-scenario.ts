@@ -3,7 +3,7 @@
  * stop it with SIGTERM and hold it to the shutdown bound), add more work, repeat; then restart until everything
  * made has arrived and check that it arrived exactly once.
  */
-import { buildRegistries } from '../../../src/daemon/index.js';
+import { buildPluginRegistry } from '../../../src/daemon/index.js';
 import path from 'node:path';
 import { killAndWait, spawnCli, type CliChild, type ExitInfo } from './child.js';
 import { RunWatcher } from './open-runs.js';
@@ -53,7 +53,7 @@ export interface CrashRunReport {
 export class HarnessError extends Error {}
 
 export function missingFlows(scenario: CrashScenario): string[] {
-  const registered = new Set(buildRegistries().flowNames());
+  const registered = new Set(buildPluginRegistry().flowNames());
   return scenario.requiredFlows.filter((flow) => !registered.has(flow));
 }
 

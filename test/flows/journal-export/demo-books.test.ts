@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { defaultDemoConfigPath } from '../../../src/daemon/demo.js';
-import { buildRegistries } from '../../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
 import { journalExportFlow, type JournalExportOptions } from '../../../src/flows/journal-export/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { expectBooksMatchLines, hashavshevetTotals } from './targets.js';
@@ -22,8 +22,8 @@ afterEach(async () => {
 
 describe("the demo's Hashavshevet output", () => {
   it('reads back with the published reader and matches the lines the sandbox marked exported', async () => {
-    const registries = buildRegistries();
-    const { config } = loadConfig(defaultDemoConfigPath(), { registry: registries });
+    const registry = buildPluginRegistry();
+    const { config } = loadConfig(defaultDemoConfigPath(), { registry });
     const { type, ...books } = config.connectors['books'] ?? {};
     const journal = config.jobs['journal'];
     expect(type).toBe('hashavshevet');
@@ -33,7 +33,7 @@ describe("the demo's Hashavshevet output", () => {
     const harness = h;
     const importDir = join(harness.dir, 'demo-books');
     // The demo's own connector settings; only the folder moves into this test's temporary directory.
-    const connector = await registries.createConnector(
+    const connector = await registry.createConnector(
       String(type),
       { ...books, import_dir: importDir },
       { name: 'books', baseDir: harness.dir },

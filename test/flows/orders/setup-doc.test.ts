@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildRegistries } from '../../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
 import type { BuyersOptions } from '../../../src/flows/buyers/index.js';
 
 /** The config shown in docs/supplier-setup.md must load as written, options and statements included. */
@@ -18,10 +18,10 @@ function configBlock(markdown: string): string {
 describe('docs/supplier-setup.md', () => {
   it('shows a config that loads with the orders, order-confirm and buyers flows', () => {
     const yaml = configBlock(readFileSync(DOC, 'utf8'));
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     const load = (text: string) =>
       loadConfig('/etc/supply-sync/supply-sync.yaml', {
-        registry: registries,
+        registry: registry,
         env: { ERP_DATABASE_URL: 'mssql://supply_sync:pw@erp-sql01:1433/ERP' },
         readFile: (path) =>
           path === '/etc/supply-sync/supply-sync.yaml' ? text : 'svc_live_0123456789abcdef\n',

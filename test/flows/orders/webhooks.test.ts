@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildRegistries, runDaemon, type Daemon } from '../../../src/daemon/index.js';
+import { buildPluginRegistry, runDaemon, type Daemon } from '../../../src/daemon/index.js';
 import { sandboxControl } from '../../../src/sandbox/control/client.js';
 import { DEMO_SHIP_TO } from './harness.js';
 
@@ -57,10 +57,10 @@ describe('orders flow triggered by webhooks in the daemon', () => {
         ...branches,
       ].join('\n'),
     );
-    const registries = buildRegistries();
+    const registry = buildPluginRegistry();
     daemon = await runDaemon({
-      loaded: loadConfig(file, { registry: registries }),
-      registries,
+      loaded: loadConfig(file, { registry }),
+      registry,
       catchUp: false,
     });
     const controlUrl = daemon.env.endpoint.controlUrl;
