@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
-import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
+import {
+  createTempDatabase,
+  PG_URL,
+  postgresProbe,
+  withClient,
+  type TempDatabase,
+} from '../ha/support/postgres.js';
 import { eventually, openHealthWorld, sample, type HealthWorld } from './health-support.js';
 
 const probe = await postgresProbe();
@@ -118,7 +124,7 @@ describe.skipIf(!probe.available)(
       const own = await createTempDatabase(); // the pair of the test above still leads in the other one
       const name = new URL(own.url).pathname.slice(1);
       const setConnections = (allow: boolean) =>
-        withClient(process.env['PG_URL'] ?? '', async (client) => {
+        withClient(PG_URL, async (client) => {
           await client.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS ${String(allow)}`);
           if (!allow) {
             await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [

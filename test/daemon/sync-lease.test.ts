@@ -30,7 +30,7 @@ const JOBS = {
 };
 
 describe.skipIf(!probe.available)(
-  `sync <job> and the leadership lease${probe.available ? '' : ` (skipped: ${probe.reason}; set PG_URL)`}`,
+  `sync <job> and the leadership lease${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
     let world: HealthWorld;
     const databases: TempDatabase[] = [];

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LEASE_TABLE, LeaseDatabaseError, leaseDatabaseError } from '../../src/ha/index.js';
 import { testElectors } from './support/electors.js';
-import { createTempDatabase, postgresProbe, withClient } from './support/postgres.js';
+import { createTempDatabase, PG_URL, postgresProbe, withClient } from './support/postgres.js';
 
 const PASSWORD = 'Pw-0f/the:test@secret';
 /** As it stands in a URL. */
@@ -77,7 +77,7 @@ describe('leader election with a bad state.url', () => {
   describe.skipIf(!probe.available)(
     `against PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
     () => {
-      const server = new URL(process.env['PG_URL'] ?? 'postgres://127.0.0.1:5432/test');
+      const server = new URL(PG_URL);
       const where = `${server.hostname}:${server.port || '5432'}`;
 
       it('stops start() on a refused login, naming state.url, the user and the fix', async () => {
@@ -127,9 +127,7 @@ describe('leader election with a bad state.url', () => {
         } finally {
           await electors.stopAll();
           await database.drop();
-          await withClient(process.env['PG_URL'] ?? '', (client) =>
-            client.query(`DROP ROLE IF EXISTS ${role}`),
-          );
+          await withClient(PG_URL, (client) => client.query(`DROP ROLE IF EXISTS ${role}`));
         }
       });
 

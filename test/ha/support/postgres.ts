@@ -1,27 +1,12 @@
 /**
- * PostgreSQL for the leader election tests: found through PG_URL (set by .ci/run), probed once, and a throw-away
- * database per test file so that lease rows never meet.
+ * PostgreSQL for the leader election tests: the server of test/support/postgres.ts (PG_URL, with its default),
+ * probed once per file, and a throw-away database per test file so that lease rows never meet.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { requireServices, serviceProbe, type ServiceProbe } from '../../connectors/services.js';
+import { PG_URL } from '../../support/postgres.js';
 
-const configuredUrl = process.env['PG_URL'];
-
-export async function postgresProbe(): Promise<ServiceProbe> {
-  if (configuredUrl === undefined || configuredUrl === '') {
-    const probe = { service: 'PostgreSQL', available: false, reason: 'PG_URL is not set' };
-    requireServices(probe);
-    return probe;
-  }
-  const probe = await serviceProbe('PostgreSQL', configuredUrl, async () => {
-    const client = new pg.Client({ connectionString: configuredUrl, connectionTimeoutMillis: 5_000 });
-    await client.connect();
-    await client.end();
-  });
-  requireServices(probe);
-  return probe;
-}
+export { PG_URL, postgresProbe } from '../../support/postgres.js';
 
 export interface TempDatabase {
   readonly url: string;
@@ -30,10 +15,9 @@ export interface TempDatabase {
 
 /** A new, empty database on the PG_URL server; drop() removes it even with sessions still open. */
 export async function createTempDatabase(): Promise<TempDatabase> {
-  if (configuredUrl === undefined) throw new Error('PG_URL is not set');
   const name = `ss_ha_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(configuredUrl);
+  const url = new URL(PG_URL);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
@@ -43,7 +27,7 @@ export async function createTempDatabase(): Promise<TempDatabase> {
 }
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: configuredUrl, connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     return await work(client);
