@@ -24,15 +24,9 @@ import {
   type RunResult,
 } from '../../engine/index.js';
 import type { Mappings } from '../../plugin/index.js';
+import type { DeadLetter } from '../../state/index.js';
 import { BranchResolver } from './branches.js';
-import {
-  itemSaleItem,
-  numberLines,
-  zReportItem,
-  type ItemSaleItem,
-  type SalesItem,
-  type ZReportItem,
-} from './bodies.js';
+import { itemSaleItem, numberLines, zReportItem, type ItemSaleItem, type ZReportItem } from './bodies.js';
 import type { SalesPushOptions } from './options.js';
 import {
   deadLetterFailure,
@@ -40,7 +34,6 @@ import {
   type PushContext,
   type PushTally,
   type SalesDeadLetter,
-  type SendBatch,
 } from './push.js';
 
 export interface SalesPushJobInput {
@@ -53,6 +46,8 @@ export interface SalesPushJobInput {
   readonly options: SalesPushOptions;
   readonly mappings?: Mappings;
 }
+
+type BranchMapping = Mappings[string];
 
 interface Prepared {
   zReports: ZReportItem[];
@@ -67,147 +62,203 @@ interface Prepared {
   }[];
 }
 
+/** Retried dead letters: API items sent again as stored, and source records whose branch is resolved again. */
+interface Replay {
+  readonly zReports: readonly ZReportItem[];
+  readonly itemSales: readonly ItemSaleItem[];
+  readonly unresolvedRecords: SalesBatch;
+  /** Keys of the letters behind `unresolvedRecords`. */
+  readonly unresolvedKeys: readonly string[];
+}
+
+/** What the steps of one run share. */
+interface SalesRun {
+  readonly input: SalesPushJobInput;
+  readonly ctx: JobContext;
+  readonly branchMapping: BranchMapping;
+  readonly counts: Record<string, number>;
+  readonly push: PushContext;
+}
+
 export function createSalesPushJob(input: SalesPushJobInput): Job {
-  const { options } = input;
-  const mapping =
-    options.branch_mapping === undefined ? {} : (input.mappings?.[options.branch_mapping] ?? null);
+  const branchMapping = branchMappingOf(input);
+  return { name: input.name, run: (ctx) => runSalesPush(input, branchMapping, ctx) };
+}
+
+/** The table `branch_mapping` names; naming one that is not under `mappings:` fails the job's creation. */
+function branchMappingOf(input: SalesPushJobInput): BranchMapping {
+  const table = input.options.branch_mapping;
+  const mapping = table === undefined ? {} : (input.mappings?.[table] ?? null);
   if (mapping === null) {
-    throw new Error(
-      `jobs.${input.name}.options.branch_mapping: no table "${options.branch_mapping}" under mappings:`,
-    );
+    throw new Error(`jobs.${input.name}.options.branch_mapping: no table "${table}" under mappings:`);
   }
+  return mapping;
+}
 
-  async function prepare(
-    batch: SalesBatch,
-    branches: BranchResolver,
-    signal: AbortSignal,
-  ): Promise<Prepared> {
-    const prepared: Prepared = { zReports: [], itemSales: [], unresolved: [] };
-    const unknown = (code: string) =>
-      `branch code "${code}" is neither in the branch mapping nor a branch code or id the API lists`;
-    for (const record of batch.zReports) {
-      const branchId = await branches.resolve(record.branchCode, signal);
-      if (branchId === null) {
-        const key = `${record.branchCode}/${record.zNumber}`;
-        const reason = unknown(record.branchCode);
-        prepared.unresolved.push({ kind: 'z_report', key, body: record, unresolved: true, reason });
-      } else prepared.zReports.push(zReportItem(record, branchId));
-    }
-    for (const record of numberLines(batch.itemSales)) {
-      const branchId = await branches.resolve(record.branchCode, signal);
-      if (branchId === null) {
-        const key = `${record.branchCode}/${record.zNumber}/${record.lineNumber ?? ''}`;
-        const reason = unknown(record.branchCode);
-        prepared.unresolved.push({ kind: 'item_sale', key, body: record, unresolved: true, reason });
-      } else prepared.itemSales.push(itemSaleItem(record, branchId));
-    }
-    return prepared;
-  }
-
-  async function run(ctx: JobContext): Promise<RunResult> {
-    const counts: Record<string, number> = {};
-    const add = (key: string, n: number) => {
-      counts[key] = (counts[key] ?? 0) + n;
-    };
-    const tallyInto = (prefix: string, tally: PushTally) => {
-      add(`${prefix}_accepted`, tally.accepted);
-      add(`${prefix}_failed`, tally.failed);
-      add('items_already_sent', tally.alreadySent);
-    };
-    const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
-    const push: PushContext = {
-      state: ctx.state,
-      flow: input.name,
-      connector: input.connectorName,
-      signal: ctx.signal,
-      deadlineMs: budget.remainingMs(),
-    };
-    const sendZ: SendBatch<ZReportInputBody> = (bodies, call) => input.api.sales.pushZReports(bodies, call);
-    const sendItems: SendBatch<ItemSaleInputBody> = (bodies, call) =>
-      input.api.sales.pushItemSales(bodies, call);
-    let progress = false;
-
-    try {
-      if (!ctx.dryRun)
-        progress = (await replayDeadLetters(ctx, push, sendZ, sendItems, tallyInto)) || progress;
-      const batches = await input.source.listPendingSales();
-      const branches = new BranchResolver(input.api, mapping ?? {});
-      for (const batch of batches) {
-        if (budget.stopReason() !== null) return { outcome: progress ? 'partial' : 'skipped', counts };
-        const prepared = await prepare(batch, branches, ctx.signal);
-        if (ctx.dryRun) {
-          add('z_reports_would_push', prepared.zReports.length);
-          add('item_sales_would_push', prepared.itemSales.length);
-          add('items_unresolved', prepared.unresolved.length);
-          continue;
-        }
-        const batchPush = { ...push, deadlineMs: budget.remainingMs() };
-        const z = await pushItems(batchPush, 'z_report', prepared.zReports, batch.ref, sendZ);
-        const items = await pushItems(batchPush, 'item_sale', prepared.itemSales, batch.ref, sendItems);
-        ctx.state.transaction(() => {
-          for (const bad of prepared.unresolved) deadLetterFailure(push, bad, batch.ref, bad.reason);
-        });
-        tallyInto('z_reports', z);
-        tallyInto('item_sales', items);
-        add('items_unresolved', prepared.unresolved.length);
-        const failed = z.failed + items.failed + prepared.unresolved.length > 0;
-        // Results are stored above; only now may the source forget the batch.
-        await input.source.markSalesBatch(batch.ref, failed ? 'failed' : 'done');
-        add(failed ? 'batches_failed' : 'batches_done', 1);
-        progress = true;
-      }
-    } catch (error) {
-      ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'sales-push: run stopped');
-      return { outcome: progress ? 'partial' : 'failed', counts, error: errorMessage(error) };
-    }
-    return { outcome: 'ok', counts };
-  }
-
-  /** Items an operator queued with `dead-letters retry` are sent again as stored. */
-  async function replayDeadLetters(
-    ctx: JobContext,
-    push: PushContext,
-    sendZ: SendBatch<ZReportInputBody>,
-    sendItems: SendBatch<ItemSaleInputBody>,
-    tallyInto: (prefix: string, tally: PushTally) => void,
-  ): Promise<boolean> {
-    const letters = ctx.state.deadLetters.list({ flow: input.name, statuses: ['retrying'] });
-    if (letters.length === 0) return false;
-    const zReports: SalesItem<ZReportInputBody>[] = [];
-    const itemSales: SalesItem<ItemSaleInputBody>[] = [];
-    const sourceRecords: SalesBatch = { ref: 'dead-letters', zReports: [], itemSales: [] };
-    const unresolvedKeys: string[] = [];
-    for (const letter of letters) {
-      const record = letter.record as SalesDeadLetter;
-      if (record.unresolved === true) {
-        // Stored before its branch was known: resolve again (the mapping may have been fixed), then send.
-        unresolvedKeys.push(letter.recordKey);
-        if (record.kind === 'z_report')
-          (sourceRecords.zReports as ZReportRecord[]).push(record.body as ZReportRecord);
-        else (sourceRecords.itemSales as ItemSaleRecord[]).push(record.body as ItemSaleRecord);
+async function runSalesPush(
+  input: SalesPushJobInput,
+  branchMapping: BranchMapping,
+  ctx: JobContext,
+): Promise<RunResult> {
+  const counts: Record<string, number> = {};
+  const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
+  const push: PushContext = {
+    state: ctx.state,
+    flow: input.name,
+    connector: input.connectorName,
+    signal: ctx.signal,
+    deadlineMs: budget.remainingMs(),
+  };
+  const run: SalesRun = { input, ctx, branchMapping, counts, push };
+  let progress = false;
+  try {
+    if (!ctx.dryRun) progress = await replayDeadLetters(run);
+    const batches = await input.source.listPendingSales();
+    const branches = new BranchResolver(input.api, branchMapping);
+    for (const batch of batches) {
+      if (budget.stopReason() !== null) return { outcome: progress ? 'partial' : 'skipped', counts };
+      const prepared = await prepare(batch, branches, ctx.signal);
+      if (ctx.dryRun) {
+        countWouldPush(counts, prepared);
         continue;
       }
-      const item = { kind: record.kind, key: letter.recordKey, version: contentHash(record.body) };
-      if (record.kind === 'z_report') zReports.push({ ...item, body: record.body as ZReportInputBody });
-      else itemSales.push({ ...item, body: record.body as ItemSaleInputBody });
+      await pushBatch(run, batch, prepared, budget.remainingMs());
+      progress = true;
     }
-    const prepared = await prepare(sourceRecords, new BranchResolver(input.api, mapping ?? {}), ctx.signal);
-    zReports.push(...prepared.zReports);
-    itemSales.push(...prepared.itemSales);
-    ctx.state.transaction(() => {
-      for (const bad of prepared.unresolved) deadLetterFailure(push, bad, null, bad.reason);
-    });
-    tallyInto('z_reports', await pushItems(push, 'z_report', zReports, null, sendZ));
-    tallyInto('item_sales', await pushItems(push, 'item_sale', itemSales, null, sendItems));
-    // Letters filed under a branch code are now sent under the branch id (their results are filed by that key),
-    // unless the code is still unknown, in which case they were filed again above.
-    const stillUnknown = new Set(prepared.unresolved.map((bad) => bad.key));
-    ctx.state.transaction(() => {
-      for (const key of unresolvedKeys)
-        if (!stillUnknown.has(key)) ctx.state.deadLetters.resolve(input.name, key);
-    });
-    return true;
+  } catch (error) {
+    ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'sales-push: run stopped');
+    return { outcome: progress ? 'partial' : 'failed', counts, error: errorMessage(error) };
   }
+  return { outcome: 'ok', counts };
+}
 
-  return { name: input.name, run };
+/** Source records -> API items, each under the branch id its branch code resolves to. */
+async function prepare(batch: SalesBatch, branches: BranchResolver, signal: AbortSignal): Promise<Prepared> {
+  const prepared: Prepared = { zReports: [], itemSales: [], unresolved: [] };
+  const unknown = (code: string) =>
+    `branch code "${code}" is neither in the branch mapping nor a branch code or id the API lists`;
+  for (const record of batch.zReports) {
+    const branchId = await branches.resolve(record.branchCode, signal);
+    if (branchId === null) {
+      const key = `${record.branchCode}/${record.zNumber}`;
+      const reason = unknown(record.branchCode);
+      prepared.unresolved.push({ kind: 'z_report', key, body: record, unresolved: true, reason });
+    } else prepared.zReports.push(zReportItem(record, branchId));
+  }
+  for (const record of numberLines(batch.itemSales)) {
+    const branchId = await branches.resolve(record.branchCode, signal);
+    if (branchId === null) {
+      const key = `${record.branchCode}/${record.zNumber}/${record.lineNumber ?? ''}`;
+      const reason = unknown(record.branchCode);
+      prepared.unresolved.push({ kind: 'item_sale', key, body: record, unresolved: true, reason });
+    } else prepared.itemSales.push(itemSaleItem(record, branchId));
+  }
+  return prepared;
+}
+
+function countWouldPush(counts: Record<string, number>, prepared: Prepared): void {
+  add(counts, 'z_reports_would_push', prepared.zReports.length);
+  add(counts, 'item_sales_would_push', prepared.itemSales.length);
+  add(counts, 'items_unresolved', prepared.unresolved.length);
+}
+
+/** Pushes one batch and keeps every item's result, then marks the batch done or failed at the source. */
+async function pushBatch(
+  run: SalesRun,
+  batch: SalesBatch,
+  prepared: Prepared,
+  deadlineMs: number,
+): Promise<void> {
+  const { input, ctx, counts } = run;
+  const batchPush = { ...run.push, deadlineMs };
+  const z = await pushZReports(input.api, batchPush, prepared.zReports, batch.ref);
+  const items = await pushItemSales(input.api, batchPush, prepared.itemSales, batch.ref);
+  ctx.state.transaction(() => {
+    for (const bad of prepared.unresolved) deadLetterFailure(run.push, bad, batch.ref, bad.reason);
+  });
+  tallyInto(counts, 'z_reports', z);
+  tallyInto(counts, 'item_sales', items);
+  add(counts, 'items_unresolved', prepared.unresolved.length);
+  const failed = z.failed + items.failed + prepared.unresolved.length > 0;
+  // Results are stored above; only now may the source forget the batch.
+  await input.source.markSalesBatch(batch.ref, failed ? 'failed' : 'done');
+  add(counts, failed ? 'batches_failed' : 'batches_done', 1);
+}
+
+/** Items an operator queued with `dead-letters retry` are sent again as stored. */
+async function replayDeadLetters(run: SalesRun): Promise<boolean> {
+  const { input, ctx, counts, push } = run;
+  const letters = ctx.state.deadLetters.list({ flow: input.name, statuses: ['retrying'] });
+  if (letters.length === 0) return false;
+  const replay = planReplay(letters);
+  const branches = new BranchResolver(input.api, run.branchMapping);
+  const prepared = await prepare(replay.unresolvedRecords, branches, ctx.signal);
+  const zReports = [...replay.zReports, ...prepared.zReports];
+  const itemSales = [...replay.itemSales, ...prepared.itemSales];
+  ctx.state.transaction(() => {
+    for (const bad of prepared.unresolved) deadLetterFailure(push, bad, null, bad.reason);
+  });
+  tallyInto(counts, 'z_reports', await pushZReports(input.api, push, zReports, null));
+  tallyInto(counts, 'item_sales', await pushItemSales(input.api, push, itemSales, null));
+  // Letters filed under a branch code are now sent under the branch id (their results are filed by that key),
+  // unless the code is still unknown, in which case they were filed again above.
+  const stillUnknown = new Set(prepared.unresolved.map((bad) => bad.key));
+  ctx.state.transaction(() => {
+    for (const key of replay.unresolvedKeys)
+      if (!stillUnknown.has(key)) ctx.state.deadLetters.resolve(input.name, key);
+  });
+  return true;
+}
+
+function planReplay(letters: readonly DeadLetter[]): Replay {
+  const zReports: ZReportItem[] = [];
+  const itemSales: ItemSaleItem[] = [];
+  const zRecords: ZReportRecord[] = [];
+  const saleRecords: ItemSaleRecord[] = [];
+  const unresolvedKeys: string[] = [];
+  for (const letter of letters) {
+    const record = letter.record as SalesDeadLetter;
+    if (record.unresolved === true) {
+      // Stored before its branch was known: resolve again (the mapping may have been fixed), then send.
+      unresolvedKeys.push(letter.recordKey);
+      if (record.kind === 'z_report') zRecords.push(record.body as ZReportRecord);
+      else saleRecords.push(record.body as ItemSaleRecord);
+      continue;
+    }
+    const item = { kind: record.kind, key: letter.recordKey, version: contentHash(record.body) };
+    if (record.kind === 'z_report') zReports.push({ ...item, body: record.body as ZReportInputBody });
+    else itemSales.push({ ...item, body: record.body as ItemSaleInputBody });
+  }
+  const unresolvedRecords = { ref: 'dead-letters', zReports: zRecords, itemSales: saleRecords };
+  return { zReports, itemSales, unresolvedRecords, unresolvedKeys };
+}
+
+function pushZReports(
+  api: ApiClient,
+  push: PushContext,
+  items: readonly ZReportItem[],
+  batchRef: string | null,
+): Promise<PushTally> {
+  return pushItems(push, 'z_report', items, batchRef, (bodies, call) => api.sales.pushZReports(bodies, call));
+}
+
+function pushItemSales(
+  api: ApiClient,
+  push: PushContext,
+  items: readonly ItemSaleItem[],
+  batchRef: string | null,
+): Promise<PushTally> {
+  return pushItems(push, 'item_sale', items, batchRef, (bodies, call) =>
+    api.sales.pushItemSales(bodies, call),
+  );
+}
+
+function tallyInto(counts: Record<string, number>, prefix: string, tally: PushTally): void {
+  add(counts, `${prefix}_accepted`, tally.accepted);
+  add(counts, `${prefix}_failed`, tally.failed);
+  add(counts, 'items_already_sent', tally.alreadySent);
+}
+
+function add(counts: Record<string, number>, key: string, n: number): void {
+  counts[key] = (counts[key] ?? 0) + n;
 }
