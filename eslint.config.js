@@ -13,6 +13,9 @@ import boundaries from './eslint/import-boundaries.js';
  * (a src folder, one flow, one connector with its subfolders) are always allowed. Tests, bench and scripts are not
  * checked. Dynamic import() is allowed only in the files under `dynamic`, and reaches what their folder may import
  * plus the places listed there.
+ *
+ * test/lint/import-boundaries.test.ts runs the rule with this table; docs/extending.md shows it as a table that
+ * `node eslint/layer-table.js` writes and test/docs/extending-doc.test.ts keeps current.
  */
 const BELOW_PLUGIN = [
   'shared',
@@ -39,7 +42,7 @@ const BELOW_DAEMON = [
   'connectors/*',
 ];
 
-const LAYERS = {
+export const LAYERS = {
   src: {
     shared: [],
     'demo-data': [],
