@@ -40,125 +40,160 @@ interface DeadLetterRecord {
   contentHash: string;
 }
 
+/** What the steps of one run share. */
+interface DocumentsRun {
+  readonly input: DocumentsJobInput;
+  readonly ctx: JobContext;
+  readonly counts: Record<string, number>;
+  readonly budget: RunBudget;
+  readonly progress: ProgressStore;
+  /** documentKey of each document whose send failed in this run. */
+  readonly unsettled: Set<string>;
+}
+
 const add = (counts: Record<string, number>, name: string, n = 1): void => {
   counts[name] = (counts[name] ?? 0) + n;
 };
 
 export function createDocumentsJob(input: DocumentsJobInput): Job {
+  return { name: input.name, run: (ctx) => runDocuments(input, ctx) };
+}
+
+async function runDocuments(input: DocumentsJobInput, ctx: JobContext): Promise<RunResult> {
+  const counts: Record<string, number> = {};
+  const run: DocumentsRun = {
+    input,
+    ctx,
+    counts,
+    budget: new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal),
+    progress: new ProgressStore(ctx.state, input.name),
+    unsettled: new Set<string>(),
+  };
+  try {
+    const source = input.source();
+    const pending = await source.listPendingDocuments();
+    counts['documents_pending'] = pending.length;
+    const todo = pending.filter((doc) => !waitingDeadLetter(run, doc));
+    if (todo.length > 0) {
+      const body = await bodyContext(run);
+      if (ctx.dryRun) return preview(todo, body, counts);
+      if (!(await sendDocuments(run, source, body, todo))) return { outcome: 'partial', counts };
+    }
+    if (ctx.dryRun) return { outcome: 'ok', counts };
+    return await pullBuyerReactions(run);
+  } catch (error) {
+    if (ctx.signal.aborted) return { outcome: 'partial', counts };
+    ctx.logger.error({ err: errorMessage(error) }, 'documents run failed');
+    return { outcome: 'failed', counts, error: errorMessage(error) };
+  }
+}
+
+/** An open dead letter for the same content waits for a fix in the ERP or a replay; a changed document is retried. */
+function waitingDeadLetter(run: DocumentsRun, doc: ErpDocument): boolean {
+  const letter = run.ctx.state.deadLetters.get(run.input.name, documentKey(doc.type, doc.number));
+  if (letter === null || letter.status !== 'open') return false;
+  const record = letter.record as Partial<DeadLetterRecord> | null;
+  if (record?.contentHash !== contentHash(doc)) return false;
+  add(run.counts, 'dead_letters_waiting');
+  return true;
+}
+
+async function bodyContext(run: DocumentsRun): Promise<BodyContext> {
+  const { input, ctx } = run;
+  const directory = await loadBuyerDirectory(
+    input.api,
+    input.mappings ?? {},
+    { customers: input.options.customer_mapping, shipTo: input.options.ship_to_mapping },
+    ctx.signal,
+  );
+  return { directory, unmappedShipTo: input.options.unmapped_ship_to };
+}
+
+/** Sends each document in turn; false when the budget ran out first. */
+async function sendDocuments(
+  run: DocumentsRun,
+  source: DocumentSource,
+  body: BodyContext,
+  todo: readonly ErpDocument[],
+): Promise<boolean> {
+  const { input, ctx, counts } = run;
   const { options } = input;
-  const mappings = input.mappings ?? {};
+  const send: SendContext = {
+    api: input.api,
+    source,
+    progress: run.progress,
+    body,
+    clock: ctx.clock,
+    markSent: options.mark_sent,
+    missingAttachment: options.missing_attachment,
+    reuseWindowMs: options.file_reuse_window_ms,
+    signal: ctx.signal,
+    onUpload: () => add(counts, 'files_uploaded'),
+  };
+  for (const doc of todo) {
+    if (run.budget.stopReason() !== null) return false;
+    if (!(await sendOne(run, send, doc))) run.unsettled.add(documentKey(doc.type, doc.number));
+  }
+  return true;
+}
 
-  async function run(ctx: JobContext): Promise<RunResult> {
-    const counts: Record<string, number> = {};
-    const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
-    const progress = new ProgressStore(ctx.state, input.name);
-    const unsettled = new Set<string>();
-    try {
-      const source = input.source();
-      const pending = await source.listPendingDocuments();
-      counts['documents_pending'] = pending.length;
-      const todo = pending.filter((doc) => !waitingDeadLetter(ctx, doc, counts));
-      if (todo.length > 0) {
-        const directory = await loadBuyerDirectory(
-          input.api,
-          mappings,
-          { customers: options.customer_mapping, shipTo: options.ship_to_mapping },
-          ctx.signal,
-        );
-        if (ctx.dryRun) return preview(todo, { directory, unmappedShipTo: options.unmapped_ship_to }, counts);
-        const send: SendContext = {
-          api: input.api,
-          source,
-          progress,
-          body: { directory, unmappedShipTo: options.unmapped_ship_to },
-          clock: ctx.clock,
-          markSent: options.mark_sent,
-          missingAttachment: options.missing_attachment,
-          reuseWindowMs: options.file_reuse_window_ms,
-          signal: ctx.signal,
-          onUpload: () => add(counts, 'files_uploaded'),
-        };
-        for (const doc of todo) {
-          if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-          if (!(await sendOne(ctx, send, doc, counts))) unsettled.add(documentKey(doc.type, doc.number));
-        }
-      }
-      if (ctx.dryRun) return { outcome: 'ok', counts };
-      const sink = options.reactions ? input.reactionSink() : undefined;
-      // Pulled also after a failed send: reactions of documents that may be ours are deferred (see reactions.ts).
-      if (sink !== undefined) {
-        const pulled = await pullReactions({
-          api: input.api,
-          sink,
-          state: ctx.state,
-          progress,
-          job: input.name,
-          connector: input.connectorName,
-          scope: options.reactions_scope,
-          pageSize: options.page_size,
-          overlapMs: options.overlap_ms,
-          budget,
-          counts,
-          unsettled,
-        });
-        add(counts, 'reaction_pages', pulled.counts.pages);
-        if (pulled.outcome !== 'ok') return { outcome: pulled.outcome, counts, ...errorOf(pulled.error) };
-      }
-      return { outcome: unsettled.size === 0 ? 'ok' : 'partial', counts };
-    } catch (error) {
-      if (ctx.signal.aborted) return { outcome: 'partial', counts };
-      ctx.logger.error({ err: errorMessage(error) }, 'documents run failed');
-      return { outcome: 'failed', counts, error: errorMessage(error) };
+/** Whether the document's send is settled: sent, or filed as a dead letter. */
+async function sendOne(run: DocumentsRun, send: SendContext, doc: ErpDocument): Promise<boolean> {
+  const { input, ctx, counts } = run;
+  const key = documentKey(doc.type, doc.number);
+  try {
+    const result = await sendDocument(send, doc);
+    if (result.kind === 'sent') {
+      add(counts, `documents_${result.how}`);
+      ctx.state.deadLetters.resolve(input.name, key);
+      return true;
     }
-  }
-
-  /** An open dead letter for the same content waits for a fix in the ERP or a replay; a changed document is retried. */
-  function waitingDeadLetter(ctx: JobContext, doc: ErpDocument, counts: Record<string, number>): boolean {
-    const letter = ctx.state.deadLetters.get(input.name, documentKey(doc.type, doc.number));
-    if (letter === null || letter.status !== 'open') return false;
-    const record = letter.record as Partial<DeadLetterRecord> | null;
-    if (record?.contentHash !== contentHash(doc)) return false;
-    add(counts, 'dead_letters_waiting');
-    return true;
-  }
-
-  async function sendOne(
-    ctx: JobContext,
-    send: SendContext,
-    doc: ErpDocument,
-    counts: Record<string, number>,
-  ): Promise<boolean> {
-    const key = documentKey(doc.type, doc.number);
-    try {
-      const result = await sendDocument(send, doc);
-      if (result.kind === 'sent') {
-        add(counts, `documents_${result.how}`);
-        ctx.state.deadLetters.resolve(input.name, key);
-        return true;
-      }
-      if (result.kind === 'rejected') {
-        const record: DeadLetterRecord = {
-          ref: doc.ref,
-          type: doc.type,
-          number: doc.number,
-          customerNumber: doc.customerNumber,
-          contentHash: contentHash(doc),
-        };
-        ctx.state.deadLetters.add(input.name, key, record, result.reason);
-        add(counts, 'dead_lettered');
-        ctx.logger.warn({ document: key, reason: result.reason }, 'document filed as a dead letter');
-        return true;
-      }
-      ctx.logger.warn({ document: key, reason: result.reason }, 'document not sent; retried next run');
-    } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      ctx.logger.warn({ document: key, err: errorMessage(error) }, 'document not sent; retried next run');
+    if (result.kind === 'rejected') {
+      const record: DeadLetterRecord = {
+        ref: doc.ref,
+        type: doc.type,
+        number: doc.number,
+        customerNumber: doc.customerNumber,
+        contentHash: contentHash(doc),
+      };
+      ctx.state.deadLetters.add(input.name, key, record, result.reason);
+      add(counts, 'dead_lettered');
+      ctx.logger.warn({ document: key, reason: result.reason }, 'document filed as a dead letter');
+      return true;
     }
-    add(counts, 'documents_failed');
-    return false;
+    ctx.logger.warn({ document: key, reason: result.reason }, 'document not sent; retried next run');
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    ctx.logger.warn({ document: key, err: errorMessage(error) }, 'document not sent; retried next run');
   }
+  add(counts, 'documents_failed');
+  return false;
+}
 
-  return { name: input.name, run };
+/** Pulled also after a failed send: reactions of documents that may be ours are deferred (see reactions.ts). */
+async function pullBuyerReactions(run: DocumentsRun): Promise<RunResult> {
+  const { input, ctx, counts } = run;
+  const { options } = input;
+  const sink = options.reactions ? input.reactionSink() : undefined;
+  if (sink !== undefined) {
+    const pulled = await pullReactions({
+      api: input.api,
+      sink,
+      state: ctx.state,
+      progress: run.progress,
+      job: input.name,
+      connector: input.connectorName,
+      scope: options.reactions_scope,
+      pageSize: options.page_size,
+      overlapMs: options.overlap_ms,
+      budget: run.budget,
+      counts,
+      unsettled: run.unsettled,
+    });
+    add(counts, 'reaction_pages', pulled.counts.pages);
+    if (pulled.outcome !== 'ok') return { outcome: pulled.outcome, counts, ...errorOf(pulled.error) };
+  }
+  return { outcome: run.unsettled.size === 0 ? 'ok' : 'partial', counts };
 }
 
 function preview(

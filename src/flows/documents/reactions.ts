@@ -12,7 +12,14 @@
  */
 import type { Document } from '../../contract/index.js';
 import type { DocumentReaction, DocumentReactionSink } from '../../connector-contract/index.js';
-import { contentHash, pullIncremental, type PullResult, type RunBudget } from '../../engine/index.js';
+import {
+  contentHash,
+  pullIncremental,
+  type Page,
+  type PageRequest,
+  type PullResult,
+  type RunBudget,
+} from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { DocumentsApi } from './api.js';
 import { documentKey, type ProgressStore } from './progress.js';
@@ -68,77 +75,93 @@ function contentOfVersion(version: string): string {
 }
 
 export async function pullReactions(input: ReactionPullInput): Promise<PullResult> {
-  const ledgerFlow = `${input.job}:reactions`;
-  const deferredNamespace = `${input.job}:reactions-deferred`;
-
-  async function writeIfChanged(doc: Document): Promise<void> {
-    const content = reactionContent(doc);
-    const last = input.state.ledger.latest(ledgerFlow, input.connector, doc.id);
-    if (last !== null && contentOfVersion(last.version) === content) return;
-    const key = {
-      flow: ledgerFlow,
-      connector: input.connector,
-      recordKey: doc.id,
-      version: `${content}@${doc.updated_at}`,
-    };
-    await input.sink.writeDocumentReaction(reactionOf(doc));
-    input.state.ledger.record(key);
-    input.counts['reactions_written'] = (input.counts['reactions_written'] ?? 0) + 1;
-  }
-
-  async function deliverOne(doc: Document): Promise<void> {
-    if (input.scope === 'sent' && !input.progress.isOurs(doc.id)) {
-      if (input.unsettled.has(documentKey(doc.type, doc.number))) {
-        input.state.kv.set(deferredNamespace, doc.id, documentKey(doc.type, doc.number));
-        input.counts['reactions_deferred'] = (input.counts['reactions_deferred'] ?? 0) + 1;
-      }
-      return;
-    }
-    if (isReaction(doc)) await writeIfChanged(doc);
-  }
-
-  /** Documents deferred by an earlier run: written once known as ours, dropped once their send settled otherwise. */
-  async function settleDeferred(): Promise<void> {
-    for (const apiId of input.state.kv.keys(deferredNamespace)) {
-      const localKey = input.state.kv.get(deferredNamespace, apiId);
-      if (typeof localKey === 'string' && input.unsettled.has(localKey)) continue;
-      if (input.progress.isOurs(apiId)) {
-        const doc = await input.api.documents.get(apiId, { signal: input.budget.signal });
-        if (isReaction(doc)) await writeIfChanged(doc);
-      }
-      input.state.kv.delete(deferredNamespace, apiId);
-    }
-  }
-
-  await settleDeferred();
+  await settleDeferred(input);
   return pullIncremental<Document>({
     state: input.state,
     stream: `${input.job}:/supplier/documents`,
-    flow: ledgerFlow,
+    flow: ledgerFlowOf(input),
     overlapMs: input.overlapMs,
     budget: input.budget,
-    async fetchPage(request, signal) {
-      const page = await input.api.documents
-        .list({
-          limit: input.pageSize,
-          ...(request.cursor === null ? {} : { cursor: request.cursor }),
-          ...(request.updatedSince === null ? {} : { updated_since: request.updatedSince }),
-          signal,
-        })
-        .firstPage();
-      // A document the client could not parse is kept with its reason, so the cursor can move on without losing it.
-      for (const item of page.quarantined) {
-        const id = (item.raw as { id?: unknown } | null)?.id;
-        const key = typeof id === 'string' ? id : `unparsed:${page.requestId ?? 'page'}:${item.index}`;
-        input.state.deadLetters.add(ledgerFlow, key, item.raw, `unexpected API payload: ${item.reason}`);
-      }
-      input.counts['documents_quarantined'] =
-        (input.counts['documents_quarantined'] ?? 0) + page.quarantined.length;
-      return { items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
-    },
+    fetchPage: (request, signal) => fetchDocumentPage(input, request, signal),
     identify: (doc) => ({ id: doc.id, updatedAt: doc.updated_at }),
     async deliver(docs) {
-      for (const doc of docs) await deliverOne(doc);
+      for (const doc of docs) await deliverOne(input, doc);
     },
   });
+}
+
+/** The ledger flow of the reactions written, keyed by API document id. */
+function ledgerFlowOf(input: ReactionPullInput): string {
+  return `${input.job}:reactions`;
+}
+
+/** Deferred documents: API id -> documentKey of the unsettled send. */
+function deferredNamespaceOf(input: ReactionPullInput): string {
+  return `${input.job}:reactions-deferred`;
+}
+
+async function fetchDocumentPage(
+  input: ReactionPullInput,
+  request: PageRequest,
+  signal: AbortSignal,
+): Promise<Page<Document>> {
+  const page = await input.api.documents
+    .list({
+      limit: input.pageSize,
+      ...(request.cursor === null ? {} : { cursor: request.cursor }),
+      ...(request.updatedSince === null ? {} : { updated_since: request.updatedSince }),
+      signal,
+    })
+    .firstPage();
+  // A document the client could not parse is kept with its reason, so the cursor can move on without losing it.
+  for (const item of page.quarantined) {
+    const id = (item.raw as { id?: unknown } | null)?.id;
+    const key = typeof id === 'string' ? id : `unparsed:${page.requestId ?? 'page'}:${item.index}`;
+    input.state.deadLetters.add(ledgerFlowOf(input), key, item.raw, `unexpected API payload: ${item.reason}`);
+  }
+  input.counts['documents_quarantined'] =
+    (input.counts['documents_quarantined'] ?? 0) + page.quarantined.length;
+  return { items: page.items, nextCursor: page.nextCursor, hasMore: page.hasMore };
+}
+
+async function deliverOne(input: ReactionPullInput, doc: Document): Promise<void> {
+  if (input.scope === 'sent' && !input.progress.isOurs(doc.id)) {
+    if (input.unsettled.has(documentKey(doc.type, doc.number))) {
+      input.state.kv.set(deferredNamespaceOf(input), doc.id, documentKey(doc.type, doc.number));
+      input.counts['reactions_deferred'] = (input.counts['reactions_deferred'] ?? 0) + 1;
+    }
+    return;
+  }
+  if (isReaction(doc)) await writeIfChanged(input, doc);
+}
+
+/** Documents deferred by an earlier run: written once known as ours, dropped once their send settled otherwise. */
+async function settleDeferred(input: ReactionPullInput): Promise<void> {
+  const deferredNamespace = deferredNamespaceOf(input);
+  for (const apiId of input.state.kv.keys(deferredNamespace)) {
+    const localKey = input.state.kv.get(deferredNamespace, apiId);
+    if (typeof localKey === 'string' && input.unsettled.has(localKey)) continue;
+    if (input.progress.isOurs(apiId)) {
+      const doc = await input.api.documents.get(apiId, { signal: input.budget.signal });
+      if (isReaction(doc)) await writeIfChanged(input, doc);
+    }
+    input.state.kv.delete(deferredNamespace, apiId);
+  }
+}
+
+/** Writes the reaction to the ERP, then records it in the ledger, unless the last one written says the same. */
+async function writeIfChanged(input: ReactionPullInput, doc: Document): Promise<void> {
+  const ledgerFlow = ledgerFlowOf(input);
+  const content = reactionContent(doc);
+  const last = input.state.ledger.latest(ledgerFlow, input.connector, doc.id);
+  if (last !== null && contentOfVersion(last.version) === content) return;
+  const key = {
+    flow: ledgerFlow,
+    connector: input.connector,
+    recordKey: doc.id,
+    version: `${content}@${doc.updated_at}`,
+  };
+  await input.sink.writeDocumentReaction(reactionOf(doc));
+  input.state.ledger.record(key);
+  input.counts['reactions_written'] = (input.counts['reactions_written'] ?? 0) + 1;
 }
