@@ -1,7 +1,7 @@
 /**
  * The worked example of docs/extending.md, compiled with the rest of the project and run as the document
- * describes: its connector type and flow added to the built-in ones, a config that uses both, one run against
- * the sandbox over HTTP.
+ * describes: its connector type and flow added to the built-in ones, the document's config that uses both, one
+ * run against the sandbox over HTTP.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +14,15 @@ import { buildPluginRegistry, builtinPlugins, runJobOnce } from '../../src/daemo
 import { startSandbox } from '../../src/sandbox/index.js';
 import { customerFileConnectorDefinition } from './extending/customer-file-connector.js';
 import { unlinkedCustomersFlow } from './extending/unlinked-customers-flow.js';
+import { fencedBlocks } from './markdown.js';
+
+/** The one YAML block of docs/extending.md: the config that uses the new connector type and flow. */
+function documentedConfig(): string {
+  const doc = readFileSync(new URL('../../docs/extending.md', import.meta.url), 'utf8');
+  const blocks = fencedBlocks(doc).filter((block) => block.lang === 'yaml');
+  expect(blocks, 'docs/extending.md has one yaml block, the worked example config').toHaveLength(1);
+  return blocks[0]?.code ?? '';
+}
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 let sandbox: Sandbox;
@@ -46,23 +55,12 @@ describe('docs/extending.md worked example', () => {
     ];
     await writeFile(join(dir, 'customers.json'), JSON.stringify(customers));
     const configFile = join(dir, 'supply-sync.yaml');
+    // The document's config as it stands, given the sandbox as its API.
     await writeFile(
       configFile,
-      [
-        'api:',
-        `  base_url: ${sandbox.baseUrl}`,
-        '  api_key: ${SUPPLY_API_KEY}',
-        'connectors:',
-        '  erp:',
-        '    type: customer-file',
-        '    file: customers.json',
-        'jobs:',
-        '  unlinked:',
-        '    flow: unlinked-customers',
-        '    connector: erp',
-        '    schedule: "0 6 * * *"',
-        '',
-      ].join('\n'),
+      ['api:', `  base_url: ${sandbox.baseUrl}`, '  api_key: ${SUPPLY_API_KEY}', documentedConfig(), ''].join(
+        '\n',
+      ),
     );
 
     // What the one registration line each in src/daemon/builtin-plugins.ts does: join the built-in plugins.
