@@ -48,114 +48,156 @@ interface Planned {
   readonly letter: LetterState | null;
 }
 
+/** What every run of the job uses, read from its options once. */
+interface JournalExportSetup {
+  readonly input: JournalExportJobInput;
+  readonly options: JournalExportOptions;
+  readonly mapper: GroupMapper;
+  readonly connectorName: string;
+  readonly target: string;
+  readonly previewFile: string;
+}
+
+/** One run's walk of the staged documents, as it plans and commits batches. */
+interface Walk {
+  readonly ctx: JobContext;
+  readonly commit: CommitContext;
+  readonly budget: RunBudget;
+  readonly target: string;
+  readonly pipeline: CommitPipeline;
+  /** Documents that failed, not filed as dead letters yet. */
+  readonly failures: FailedGroup[];
+}
+
 export function createJournalExportJob(input: JournalExportJobInput): Job {
+  const setup = setupOf(input);
+  return { name: input.name, run: (ctx) => runJournalExport(setup, ctx) };
+}
+
+function setupOf(input: JournalExportJobInput): JournalExportSetup {
   const { options } = input;
   const mapper = new GroupMapper(options, input.mappings ?? {});
   const connectorName = input.connectorName ?? input.name;
   const target = options.target ?? connectorName;
-  const previewFile = resolve(options.preview_path);
+  return { input, options, mapper, connectorName, target, previewFile: resolve(options.preview_path) };
+}
 
-  async function run(ctx: JobContext): Promise<RunResult> {
-    const counts: Record<string, number> = {};
-    const plans = new PlanStore(ctx.state, input.name);
-    const deadLetters = new DeadLetterBook(ctx.state, input.name);
-    try {
-      if (ctx.dryRun) {
-        const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile };
-        return await previewRun(preview, ctx, plans, deadLetters, counts);
-      }
-      const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
-      const commit: CommitContext = {
-        state: ctx.state,
-        api: input.api,
-        writer: input.writer,
-        plans,
-        deadLetters,
-        connectorName,
-        logger: ctx.logger,
-        signal: ctx.signal,
-        counts,
-      };
-      for (const plan of plans.list()) {
-        if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-        bump(counts, 'batches_resumed');
-        await commitPlan(commit, plan);
-      }
-      const outcome = await withStagedLines(input.api, options, ctx.signal, counts, (documents) =>
-        exportDocuments(ctx, documents, commit, budget),
+async function runJournalExport(setup: JournalExportSetup, ctx: JobContext): Promise<RunResult> {
+  const { input, options } = setup;
+  const counts: Record<string, number> = {};
+  const plans = new PlanStore(ctx.state, input.name);
+  const deadLetters = new DeadLetterBook(ctx.state, input.name);
+  try {
+    if (ctx.dryRun) {
+      const { mapper, target, previewFile } = setup;
+      const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile };
+      return await previewRun(preview, ctx, plans, deadLetters, counts);
+    }
+    const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
+    const commit: CommitContext = {
+      state: ctx.state,
+      api: input.api,
+      writer: input.writer,
+      plans,
+      deadLetters,
+      connectorName: setup.connectorName,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      counts,
+    };
+    if (!(await resumeSavedPlans(commit, budget))) return { outcome: 'partial', counts };
+    const outcome = await withStagedLines(input.api, options, ctx.signal, counts, (documents) =>
+      exportDocuments(setup, ctx, documents, commit, budget),
+    );
+    return { outcome, counts };
+  } catch (error) {
+    if (ctx.signal.aborted) return { outcome: 'partial', counts };
+    ctx.logger.error({ err: errorMessage(error) }, 'journal export run failed');
+    return { outcome: 'failed', counts, error: errorMessage(error) };
+  }
+}
+
+/** Commits the plans saved by earlier runs, oldest first; false when the budget ran out first. */
+async function resumeSavedPlans(commit: CommitContext, budget: RunBudget): Promise<boolean> {
+  for (const plan of commit.plans.list()) {
+    if (budget.stopReason() !== null) return false;
+    bump(commit.counts, 'batches_resumed');
+    await commitPlan(commit, plan);
+  }
+  return true;
+}
+
+async function exportDocuments(
+  setup: JournalExportSetup,
+  ctx: JobContext,
+  documents: Iterable<StagedDocument>,
+  commit: CommitContext,
+  budget: RunBudget,
+): Promise<'ok' | 'partial'> {
+  const selector = new GroupSelector(setup.mapper, setup.input.writer, commit.deadLetters);
+  const packer = new BatchPacker<Planned>(setup.options.max_lines_per_batch, linesOf);
+  const pipeline = new CommitPipeline(commit);
+  const walk: Walk = { ctx, commit, budget, target: setup.target, pipeline, failures: [] };
+  try {
+    for (const document of documents) {
+      ctx.signal.throwIfAborted();
+      const decision = await selector.decide(documentGroup(document.documentId, document.lines));
+      if (decision.outcome === 'skip') bump(commit.counts, 'documents_skipped');
+      else if (decision.outcome === 'failed') holdFailure(walk, decision.failure);
+      else if (decision.outcome === 'isolated') {
+        if (!(await planBatch(walk, [planned(decision)]))) return 'partial';
+      } else if (!(await planBatch(walk, packer.add(planned(decision)) ?? []))) return 'partial';
+    }
+    if (!(await planBatch(walk, packer.take()))) return 'partial';
+    await pipeline.drain();
+    return 'ok';
+  } finally {
+    await pipeline.settle();
+    if (walk.failures.length > 0) {
+      ctx.state.transaction(() =>
+        fileFailures(ctx, commit.deadLetters, walk.failures.splice(0), commit.counts),
       );
-      return { outcome, counts };
-    } catch (error) {
-      if (ctx.signal.aborted) return { outcome: 'partial', counts };
-      ctx.logger.error({ err: errorMessage(error) }, 'journal export run failed');
-      return { outcome: 'failed', counts, error: errorMessage(error) };
     }
   }
+}
 
-  async function exportDocuments(
-    ctx: JobContext,
-    documents: Iterable<StagedDocument>,
-    commit: CommitContext,
-    budget: RunBudget,
-  ): Promise<'ok' | 'partial'> {
-    const selector = new GroupSelector(mapper, input.writer, commit.deadLetters);
-    const packer = new BatchPacker<Planned>(options.max_lines_per_batch, linesOf);
-    const pipeline = new CommitPipeline(commit);
-    const failures: FailedGroup[] = [];
-    /** Saves the plan of a closed batch (emptying `batch`, whose documents are not needed once planned). */
-    const save = (batch: Planned[]): BatchPlan => {
-      const items = batch.splice(0);
-      const saved = buildPlan(
-        items.map((item) => item.document),
-        target,
-        ctx.clock.now(),
-      );
-      ctx.state.transaction(() => {
-        commit.plans.save(saved);
-        for (const { document, letter } of items) {
-          if (letter?.status === 'open' || letter?.status === 'retrying') {
-            commit.deadLetters.resolve(document.documentId);
-          }
-        }
-        fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts);
-      });
-      bump(commit.counts, 'batches_planned');
-      return saved;
-    };
-    const plan = async (batch: Planned[]): Promise<boolean> => {
-      if (batch.length === 0) return true;
-      if (budget.stopReason() !== null) return false;
-      await pipeline.commit(save(batch));
-      return true;
-    };
-    try {
-      for (const document of documents) {
-        ctx.signal.throwIfAborted();
-        const decision = await selector.decide(documentGroup(document.documentId, document.lines));
-        if (decision.outcome === 'skip') bump(commit.counts, 'documents_skipped');
-        else if (decision.outcome === 'failed') {
-          failures.push(decision.failure);
-          if (failures.length >= FAILURES_PER_FILING) {
-            ctx.state.transaction(() =>
-              fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts),
-            );
-          }
-        } else if (decision.outcome === 'isolated') {
-          if (!(await plan([planned(decision)]))) return 'partial';
-        } else if (!(await plan(packer.add(planned(decision)) ?? []))) return 'partial';
-      }
-      if (!(await plan(packer.take()))) return 'partial';
-      await pipeline.drain();
-      return 'ok';
-    } finally {
-      await pipeline.settle();
-      if (failures.length > 0) {
-        ctx.state.transaction(() => fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts));
+/** Keeps a failed document to be filed with the next plan saved, or now once there are many. */
+function holdFailure(walk: Walk, failure: FailedGroup): void {
+  const { ctx, commit, failures } = walk;
+  failures.push(failure);
+  if (failures.length >= FAILURES_PER_FILING) {
+    ctx.state.transaction(() => fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts));
+  }
+}
+
+/** Saves and commits a closed batch; false when the budget ran out before it was planned. */
+async function planBatch(walk: Walk, batch: Planned[]): Promise<boolean> {
+  if (batch.length === 0) return true;
+  if (walk.budget.stopReason() !== null) return false;
+  await walk.pipeline.commit(savePlan(walk, batch));
+  return true;
+}
+
+/** Saves the plan of a closed batch (emptying `batch`, whose documents are not needed once planned). */
+function savePlan(walk: Walk, batch: Planned[]): BatchPlan {
+  const { ctx, commit } = walk;
+  const items = batch.splice(0);
+  const saved = buildPlan(
+    items.map((item) => item.document),
+    walk.target,
+    ctx.clock.now(),
+  );
+  ctx.state.transaction(() => {
+    commit.plans.save(saved);
+    for (const { document, letter } of items) {
+      if (letter?.status === 'open' || letter?.status === 'retrying') {
+        commit.deadLetters.resolve(document.documentId);
       }
     }
-  }
-
-  return { name: input.name, run };
+    fileFailures(ctx, commit.deadLetters, walk.failures.splice(0), commit.counts);
+  });
+  bump(commit.counts, 'batches_planned');
+  return saved;
 }
 
 function linesOf(item: Planned): number {
