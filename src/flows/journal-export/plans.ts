@@ -3,40 +3,16 @@
  * accounting target. After a crash the plan is resumed exactly as saved, so lines approved since then can never
  * change a batch that may already be in the target, and the export call is repeated with the same key and body.
  */
-import { createHash } from 'node:crypto';
-import type { JournalBatch, JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
+import type { JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
 import type { StateStore } from '../../state/index.js';
+import { batchKeyFor, documentLinesOf, type BatchPlan } from './batch-plan.js';
 import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
 import { decodePlan, StoredPlanError, storedPlanText } from './stored-plan.js';
 
+// The plan's shape and key live in batch-plan.ts, so that stored-plan.ts (which PlanStore uses) needs nothing here.
+export { batchKeyFor, type BatchPlan } from './batch-plan.js';
+
 type ReadyGroup = Extract<MappedGroup, { ok: true }>;
-
-export interface BatchPlan {
-  readonly version: 1;
-  readonly batchKey: string;
-  readonly createdAt: number;
-  /** Sorted; the batch key derives from them. */
-  readonly lineIds: readonly string[];
-  readonly documentIds: readonly string[];
-  /** Line ids per document, so a batch the target refuses can be split into one batch per document. */
-  readonly documentLines: Readonly<Record<string, readonly string[]>>;
-  /** Accounting periods of the lines: where reconciliation looks them up. */
-  readonly periods: readonly string[];
-  readonly batch: JournalBatch;
-  readonly target: string;
-  /** Whether the batch is known to be in the target. Plans are saved with false; that the batch was written is
-   *  noted in the ledger (version "written"), which a resumed plan consults. */
-  readonly written: boolean;
-  readonly location: string | null;
-  /** What the writer's checks of the documents left for writing the batch, in entry order. Never saved. */
-  readonly prepared?: readonly PreparedEntries[];
-}
-
-/** A deterministic key from the sorted line ids: the same lines always give the same key. */
-export function batchKeyFor(lineIds: readonly string[]): string {
-  const sorted = [...lineIds].sort();
-  return `je-${createHash('sha256').update(sorted.join('\n')).digest('hex').slice(0, 32)}`;
-}
 
 /** The Idempotency-Key of the export call for a batch (the client appends :<chunk> when it splits). */
 export function exportKeyFor(batchKey: string): string {
@@ -132,18 +108,6 @@ export function buildPlan(unordered: readonly PlannedDocument[], target: string,
     location: null,
     ...(preparedWhole && prepared.length > 0 ? { prepared } : {}),
   };
-}
-
-/**
- * Line ids by document id, in an object without a prototype: filled by assignment (several times faster than
- * Object.fromEntries for a batch's thousands of documents), where a document id such as "__proto__" is a key.
- */
-export function documentLinesOf(
-  documents: readonly { readonly documentId: string; readonly lineIds: readonly string[] }[],
-): Record<string, readonly string[]> {
-  const byDocument = Object.create(null) as Record<string, readonly string[]>;
-  for (const document of documents) byDocument[document.documentId] = document.lineIds;
-  return byDocument;
 }
 
 function compare(a: string, b: string): number {

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JournalEntry } from '../../connector-contract/journal.js';
-import { batchKeyFor, documentLinesOf, type BatchPlan } from './plans.js';
+import { batchKeyFor, documentLinesOf, type BatchPlan } from './batch-plan.js';
 
 /** [documentId, entry count, ...ids of the document's lines without an entry]. */
 type StoredDocument = [string, number, ...string[]];
