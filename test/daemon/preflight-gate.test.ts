@@ -9,7 +9,7 @@ import type { Connector } from '../../src/connector-contract/index.js';
 import type { Job, JobContext } from '../../src/engine/index.js';
 import type { BuiltJob } from '../../src/daemon/environment.js';
 import type { FlowDefinition } from '../../src/plugin/index.js';
-import { PreflightGate } from '../../src/daemon/preflight.js';
+import { PreflightGate } from '../../src/daemon/services/preflight-service.js';
 import { catalogFlow } from '../../src/flows/catalog/index.js';
 import { ordersFlow } from '../../src/flows/orders/index.js';
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
-import { describePreflightProblem } from '../../daemon/preflight.js';
+import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import type { PluginRegistry } from '../../plugin/index.js';

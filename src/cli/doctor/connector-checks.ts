@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import type { Config } from '../../config/index.js';
 import type { Connector } from '../../connector-contract/index.js';
 import type { PluginRegistry } from '../../plugin/index.js';
-import { describePreflightProblem } from '../../daemon/preflight.js';
+import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
 import { check, type DoctorCheck } from './check.js';
 
 /** The connector's statements prepared against the real target, one line per problem. */

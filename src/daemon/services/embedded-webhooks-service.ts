@@ -1,9 +1,10 @@
 /**
- * With the embedded sandbox the daemon registers its own webhook endpoint, so a demo shows signed webhooks
- * arriving without any setup; against a real API that is `supply-sync webhooks register`, and this does nothing.
+ * With the embedded sandbox the daemon registers its own webhook endpoint for each API side it uses, so a demo
+ * shows signed webhooks arriving without any setup; against a real API that is `supply-sync webhooks register`, and
+ * this does nothing.
  */
-import type { WebhookSecretStore } from '../../webhooks/index.js';
-import { registerEmbeddedWebhooks } from '../embedded-webhooks.js';
+import { SUPPLIER_EVENT_TYPES } from '../../contract/index.js';
+import { registerWebhook, webhookApiFromClient, type WebhookSecretStore } from '../../webhooks/index.js';
 import type { Environment } from '../environment.js';
 import type { Service } from './service.js';
 
@@ -25,4 +26,35 @@ export class EmbeddedWebhooksService implements Service {
   async stop(): Promise<void> {
     // The registration stays with the sandbox: the next start finds it and keeps it.
   }
+}
+
+async function registerEmbeddedWebhooks(
+  env: Environment,
+  url: string,
+  secrets: WebhookSecretStore,
+  mapping: Readonly<Record<string, readonly string[]>>,
+): Promise<void> {
+  const wanted = Object.keys(mapping);
+  if (wanted.length === 0) return;
+  for (const [side, api] of env.apis) {
+    const me = await api.account.me();
+    const accountEvents = wanted.filter((type) => isEventFor(me.account.type, type));
+    if (accountEvents.length === 0) continue;
+    const { endpoint, created } = await registerWebhook(webhookApiFromClient(api.webhooks), {
+      url,
+      events: accountEvents,
+      description: `supply-sync ${side} daemon`,
+      secrets,
+    });
+    env.logger.info(
+      { side, endpoint: endpoint.id, created, events: accountEvents },
+      'webhook endpoint registered',
+    );
+  }
+}
+
+const SUPPLIER_ONLY: ReadonlySet<string> = new Set(SUPPLIER_EVENT_TYPES);
+
+function isEventFor(accountType: string, eventType: string): boolean {
+  return accountType === 'supplier' ? SUPPLIER_ONLY.has(eventType) : !SUPPLIER_ONLY.has(eventType);
 }

@@ -2,11 +2,11 @@
 import type { ApiHealth, LeadershipStatus, OpsProviders } from '../../ops/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { ClosableInbox } from '../../webhooks/index.js';
-import type { ConnectorHealth } from '../connector-health.js';
+import type { ConnectorHealth } from './connector-health-service.js';
 import type { Environment } from '../environment.js';
 import { deadLetterStatus } from '../health-views.js';
 import { jobStatuses } from '../job-status.js';
-import type { PreflightGate } from '../preflight.js';
+import type { PreflightGate } from './preflight-service.js';
 import { packageVersion } from '../version.js';
 import type { SchedulerService } from './scheduler-service.js';
 
