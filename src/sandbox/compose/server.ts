@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleApi } from '../http/api.js';
-import type { ApiDeps } from '../http/api.js';
+import type { ApiDeps } from '../http/api-request.js';
 import { notFound } from '../http/problem.js';
 import { serializeProblem, writeReply } from '../http/respond.js';
 import type { PlatformContext } from '../platform/context.js';
