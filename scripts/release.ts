@@ -1,8 +1,8 @@
 /**
  * `npm run release`: a self-contained tarball for the build platform. It holds the compiled JavaScript, the
  * production node_modules (better-sqlite3's native module as built here, so the target needs the same OS, CPU
- * and Node major version), launchers for sh and cmd, the example configs, the deploy files and the deploy guide.
- * Only Node is needed where it is unpacked.
+ * and Node major version), launchers for sh and cmd, the example configs, the deploy files, the deploy and
+ * operations guides, and README.release.md as its README.md. Only Node is needed where it is unpacked.
  *
  *   node --import tsx scripts/release.ts [--out DIR]     (default DIR: release/)
  */
@@ -13,17 +13,35 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** What tsconfig.build.json compiles: the shipped code. */
 const COMPILED = ['src', 'connectors'];
-const COPIED = ['package.json', 'package-lock.json', 'bin', 'config', 'deploy', 'README.md'];
+/**
+ * What is copied from the repository (`from`) and where it lands in the release (`to`). The repository's README is
+ * for developers (`npm ci && npm start`, the tests); the person who unpacks the release gets README.release.md,
+ * which starts from the launchers, the example configs and the service definitions.
+ */
+export const SHIPPED: readonly { readonly from: string; readonly to: string }[] = [
+  ...[
+    'package.json',
+    'package-lock.json',
+    'bin',
+    'config',
+    'deploy',
+    'docs/deploy.md',
+    'docs/operations.md',
+  ].map((path) => ({ from: path, to: path })),
+  { from: 'README.release.md', to: 'README.md' },
+];
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -113,9 +131,10 @@ async function main(): Promise<void> {
   mkdirSync(stage, { recursive: true });
 
   await compile(stage);
-  for (const item of COPIED) cpSync(join(ROOT, item), join(stage, item), { recursive: true });
-  mkdirSync(join(stage, 'docs'));
-  cpSync(join(ROOT, 'docs/deploy.md'), join(stage, 'docs/deploy.md'));
+  for (const { from, to } of SHIPPED) {
+    mkdirSync(dirname(join(stage, to)), { recursive: true });
+    cpSync(join(ROOT, from), join(stage, to), { recursive: true });
+  }
   mkdirSync(join(stage, 'state'));
   const modules = copyProductionModules(stage);
   if (!existsSync(join(stage, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))) {
@@ -139,4 +158,6 @@ async function main(): Promise<void> {
   console.log(`${tarball} (${megabytes} MB, ${modules} production packages)`);
 }
 
-await main();
+// Run as a script; imported (by the tests, for SHIPPED), it builds nothing.
+const script = process.argv[1];
+if (script !== undefined && realpathSync(script) === fileURLToPath(import.meta.url)) await main();

@@ -98,6 +98,8 @@ describe('the release tarball', () => {
       'config/demo.yaml',
       'deploy/supply-sync.service',
       'docs/deploy.md',
+      'docs/operations.md',
+      'README.md',
     ]) {
       expect(existsSync(join(unpacked, file)), file).toBe(true);
     }
@@ -105,6 +107,13 @@ describe('the release tarball', () => {
       expect(existsSync(join(unpacked, 'node_modules', devOnly)), devOnly).toBe(false);
     }
     expect(existsSync(join(unpacked, 'src'))).toBe(false);
+  });
+
+  it("ships the README for the person who unpacked it (README.release.md), not the repository's", () => {
+    const shipped = readFileSync(join(unpacked, 'README.md'), 'utf8');
+    expect(shipped).toBe(readFileSync(join(ROOT, 'README.release.md'), 'utf8'));
+    expect(shipped).not.toBe(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    expect(shipped).toContain('./supply-sync demo');
   });
 
   it('prints the package version with only node on PATH, from outside the repository', async () => {
