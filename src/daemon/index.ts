@@ -9,7 +9,7 @@ export {
 } from './services/lifecycle.js';
 export { ServiceGroup, type ServiceGroupState } from './services/service-group.js';
 export { runJobOnce, UnknownJobError, type SyncOnceOptions } from './sync-once.js';
-export { buildEnvironment, type Environment, type BuiltJob } from './environment.js';
+export { buildEnvironment, type Environment, type BuiltJob } from './services/environment-service.js';
 export { buildPluginRegistry, builtinPlugins, type PluginRegistry } from './builtin.js';
 export { openApiEndpoint, type ApiEndpoint } from '../api-access/index.js';
 export { runDemo, defaultDemoConfigPath, type DemoOptions } from './demo.js';

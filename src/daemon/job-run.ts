@@ -1,7 +1,7 @@
 /** How the daemon and `sync` run one job: its context from the environment, then the engine's runJob. */
 import { runJob, type Job, type RunResult } from '../engine/index.js';
 import type { RunJobFn, SchedulerTrigger } from '../scheduler/index.js';
-import type { BuiltJob, Environment } from './environment.js';
+import type { BuiltJob, Environment } from './services/environment-service.js';
 import { errorThresholdFor } from './error-threshold.js';
 
 export interface JobRunOptions {

@@ -10,7 +10,7 @@ import type { OpsMetrics } from '../ops/index.js';
 import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { PluginRegistry } from './builtin.js';
-import type { Environment } from './environment.js';
+import type { Environment } from './services/environment-service.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { explainStartError } from './start-errors.js';
@@ -78,6 +78,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     logger: options.logger,
     hooks: daemonMetrics.hooks(clock, log),
+    observer: options.observer,
   });
   const lifecycle = new Lifecycle(log, options.observer, options.signal);
   try {

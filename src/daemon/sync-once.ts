@@ -12,7 +12,7 @@ import { systemClock } from '../shared/clock.js';
 import type { PluginRegistry } from './builtin.js';
 import { DaemonStartError } from './start-errors.js';
 import { openScratchState, type ScratchState } from './dry-run-state.js';
-import { buildEnvironment } from './environment.js';
+import { buildEnvironment } from './services/environment-service.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { takeOnceLease, type OnceLease } from './once-lease.js';

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/index.js';
-import { buildEnvironment } from '../../src/daemon/environment.js';
+import { buildEnvironment } from '../../src/daemon/services/environment-service.js';
 import { ConfigNotBuildableError } from '../../src/daemon/parsed-config.js';
 import { defineConnector, defineFlow, PluginRegistry } from '../../src/plugin/index.js';
 

@@ -136,6 +136,25 @@ describe('SIGTERM while `supply-sync run` starts', () => {
   }, 60_000);
 });
 
+/** The environment's parts with a connector "erp" and no job: the API client is the supplier side's. */
+const ENVIRONMENT_PARTS = [
+  'state store',
+  'API endpoint',
+  'supplier API client',
+  'connector erp',
+  'built jobs',
+];
+
+/**
+ * The reverse of `started`, except that the environment, which counts as started once its parts are, counts as
+ * stopped once they are: its parts come first in `started` and just before it in the stop order.
+ */
+function stopOrderOf(started: readonly string[]): string[] {
+  const environment = started.indexOf('environment');
+  const parts = started.slice(0, environment);
+  return [...started.slice(environment + 1).reverse(), ...parts.reverse(), 'environment'];
+}
+
 describe('in-process', () => {
   function recording(extra: LifecycleObserver = {}) {
     const started: string[] = [];
@@ -165,7 +184,7 @@ describe('in-process', () => {
     await expect(daemon).rejects.toBeInstanceOf(StartAbortedError);
     expect(run.started).toContain('ops server'); // it was under way: started, then stopped
     expect(run.started).not.toContain('scheduler');
-    expect(run.stopped).toEqual([...run.started].reverse());
+    expect(run.stopped).toEqual(stopOrderOf(run.started));
     expect(stateIsUnlocked(join(dir, 'state', 'abort-in-process.db'))).toBe(true);
   }, 60_000);
 
@@ -208,8 +227,13 @@ describe('in-process', () => {
     await checkHangs;
     abort.abort();
     await expect(daemon).rejects.toBeInstanceOf(StartAbortedError);
-    expect(run.started).toEqual(['environment', 'webhook inbox', 'pre-flight gate']);
-    expect(run.stopped).toEqual(['pre-flight gate', 'webhook inbox', 'environment']);
+    expect(run.started).toEqual([...ENVIRONMENT_PARTS, 'environment', 'webhook inbox', 'pre-flight gate']);
+    expect(run.stopped).toEqual([
+      'pre-flight gate',
+      'webhook inbox',
+      ...[...ENVIRONMENT_PARTS].reverse(),
+      'environment',
+    ]);
     expect(stateIsUnlocked(join(dir, 'state', 'hung-check.db'))).toBe(true);
   }, 60_000);
 

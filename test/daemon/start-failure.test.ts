@@ -24,8 +24,22 @@ import { systemClock } from '../../src/shared/clock.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
 
-/** Every service of the daemon in start order; the three that run jobs start as one group, "jobs", last. */
+/** The environment's parts for the config below (one API side, one connector), opened as the group "environment". */
+const ENVIRONMENT_PARTS = [
+  'state store',
+  'API endpoint',
+  'supplier API client',
+  'connector erp',
+  'built jobs',
+];
+/** The three services that run jobs, started as the group "jobs". */
+const JOB_SERVICES = ['scheduler', 'webhook dispatch', 'state housekeeping'];
+/** The services each group starts, after it is about to start and before it counts as started. */
+const GROUPS: Record<string, readonly string[]> = { environment: ENVIRONMENT_PARTS, jobs: JOB_SERVICES };
+
+/** Every service of the daemon in start order: the environment's group first, the jobs group last. */
 const SERVICES = [
+  ...ENVIRONMENT_PARTS,
   'environment',
   'webhook inbox',
   'pre-flight gate',
@@ -34,16 +48,12 @@ const SERVICES = [
   'webhook intake',
   'ops server',
   'embedded webhook registration',
-  'scheduler',
-  'webhook dispatch',
-  'state housekeeping',
+  ...JOB_SERVICES,
   'jobs',
 ];
-/** The stop order: the reverse, the group stopping its own services (in reverse) before it counts as stopped. */
+/** The stop order: the reverse, each group stopping its own services (in reverse) before it counts as stopped. */
 const STOP_ORDER = [
-  'state housekeeping',
-  'webhook dispatch',
-  'scheduler',
+  ...[...JOB_SERVICES].reverse(),
   'jobs',
   'embedded webhook registration',
   'ops server',
@@ -52,15 +62,14 @@ const STOP_ORDER = [
   'connector health',
   'pre-flight gate',
   'webhook inbox',
+  ...[...ENVIRONMENT_PARTS].reverse(),
   'environment',
 ];
 
-/** The services started when `failing` is about to start ("jobs" is about to start before its own services). */
+/** The services started when `failing` is about to start (a group is about to start before its own services). */
 function startedBefore(failing: string): string[] {
-  const grouped = ['scheduler', 'webhook dispatch', 'state housekeeping'];
-  return SERVICES.slice(0, SERVICES.indexOf(failing)).filter(
-    (name) => failing !== 'jobs' || !grouped.includes(name),
-  );
+  const grouped = GROUPS[failing] ?? [];
+  return SERVICES.slice(0, SERVICES.indexOf(failing)).filter((name) => !grouped.includes(name));
 }
 
 /** The stop order of the services of `started`. */
@@ -320,13 +329,13 @@ describe('real causes of a failed start', () => {
     await expectStartsAgain(await writeConfig('bad-cert-fixed'));
   }, 60_000);
 
-  it('broken connector: its error is reported and the state file is unlocked', async () => {
+  it('broken connector: its error is reported, the parts before it closed and the state file unlocked', async () => {
     const file = await writeConfig('broken-connector', { erpFile: 'no-such-folder/erp.sqlite' });
     const baseline = heldResources();
     const run = await start(file);
     await expect(run.daemon).rejects.toThrow(/directory does not exist|unable to open/i);
-    expect(run.started).toEqual([]);
-    expect(run.stopped).toEqual([]);
+    expect(run.started).toEqual(startedBefore('connector erp'));
+    expect(run.stopped).toEqual(beforeService('connector erp'));
     expect(await leftBehind(baseline)).toEqual([]);
     await expectStartsAgain(await writeConfig('broken-connector-fixed'));
   }, 60_000);

@@ -17,7 +17,7 @@ import type { StateStore } from '../../state/index.js';
 import type { RunResult } from '../../engine/index.js';
 import type { ApiSide } from '../../api-access/index.js';
 import { recordOutcomeLabel } from '../health-views.js';
-import type { EnvironmentHooks } from '../environment.js';
+import type { EnvironmentHooks } from './environment-service.js';
 import { packageVersion } from '../version.js';
 
 /** What the gauges read; absent before the daemon has started and after it stopped. */

@@ -1,27 +1,130 @@
 /**
- * The environment every other service works in: state store (opened and locked), API endpoint and clients,
- * connectors and jobs. Runs cut off by a crash are closed first; the webhook secrets kept in the state file join
- * the secrets scrubbed from logs.
+ * Everything a job needs, built from a loaded config: state store, logger, API clients per side, connectors, and
+ * the jobs themselves. Shared by `run` (the daemon, whose first service it is), `sync` (one job once) and `demo`.
+ * Its parts (environment-parts.ts) are services of one lifecycle: opened in order and closed in reverse, also when
+ * opening fails part way.
  */
 import type { Logger } from 'pino';
-import type { LoadedConfig } from '../../config/index.js';
-import type { Clock } from '../../shared/clock.js';
+import type { ApiEndpoint } from '../../api-access/index.js';
+import type { ApiCallEvent, ApiClient, DriftEvent } from '../../client/index.js';
+import { redactionPaths, secretValues, type LoadedConfig } from '../../config/index.js';
+import type { Connector } from '../../connector-contract/index.js';
+import type { Job } from '../../engine/index.js';
+import { createLogger, wantsPretty } from '../../log/index.js';
+import type { ApiSide, FlowDefinition } from '../../plugin/index.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import type { StateStore } from '../../state/index.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
 import type { PluginRegistry } from '../builtin.js';
-import { buildEnvironment, type Environment, type EnvironmentHooks } from '../environment.js';
+import { requireParsedBy } from '../parsed-config.js';
+import { openParts } from './environment-parts.js';
+import { Lifecycle, startServices, type LifecycleObserver } from './lifecycle.js';
 import type { Service } from './service.js';
+
+export { UnknownFlowError } from './environment-parts.js';
+
+export interface BuiltJob {
+  readonly job: Job;
+  readonly flow: FlowDefinition;
+  readonly config: LoadedConfig['config']['jobs'][string];
+}
+
+export interface EnvironmentHooks {
+  onApiCall?: (side: ApiSide, event: ApiCallEvent) => void;
+  onDrift?: (event: DriftEvent) => void;
+}
+
+export interface Environment {
+  readonly loaded: LoadedConfig;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly state: StateStore;
+  readonly endpoint: ApiEndpoint;
+  readonly apis: ReadonlyMap<ApiSide, ApiClient>;
+  readonly connectors: ReadonlyMap<string, Connector>;
+  readonly jobs: ReadonlyMap<string, BuiltJob>;
+  /** Every secret value known to the daemon, for scrubbing text shown to people. */
+  secrets(): readonly string[];
+  /** Closes every part, last opened first; a part that fails to close is logged and the others still close. */
+  close(): Promise<void>;
+}
+
+export interface EnvironmentOptions {
+  loaded: LoadedConfig;
+  registry: PluginRegistry;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  hooks?: EnvironmentHooks | undefined;
+  /** Extra secrets to scrub (e.g. webhook secrets kept in the state file). */
+  extraSecrets?: (() => readonly string[]) | undefined;
+  /** The state store to use instead of the configured file (a dry run's private copy); closed by the caller. */
+  state?: StateStore | undefined;
+  /** Told of each part's start and stop (the daemon's observer). */
+  observer?: LifecycleObserver | undefined;
+  /** Gives up the opening: what was opened is closed and the build rejects with a StartAbortedError. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The parts hold no running work: their close has nothing to wait for. */
+const CLOSE_PARTS = { timeoutMs: 0 };
+
+/** Opens the parts in order; when one fails, those already opened are closed in reverse and its error is thrown. */
+export async function buildEnvironment(options: EnvironmentOptions): Promise<Environment> {
+  const { loaded, registry } = options;
+  requireParsedBy(loaded, registry);
+  const clock = options.clock ?? systemClock;
+  const found: string[] = [];
+  const configSecrets = secretValues(loaded.config, registry);
+  const secrets = (): readonly string[] => [...configSecrets, ...found, ...(options.extraSecrets?.() ?? [])];
+  const logger = options.logger ?? configuredLogger(loaded, registry, secrets);
+  const lifecycle = new Lifecycle(() => logger, options.observer, options.signal);
+  const context = {
+    loaded,
+    registry,
+    clock,
+    logger,
+    hooks: options.hooks ?? {},
+    addSecrets: (values: readonly string[]) => found.push(...values),
+  };
+  const parts = await startServices(lifecycle, CLOSE_PARTS, () =>
+    openParts(lifecycle, context, options.state),
+  );
+  return { loaded, logger, clock, ...parts, secrets, close: () => closeParts(lifecycle) };
+}
+
+function configuredLogger(
+  loaded: LoadedConfig,
+  registry: PluginRegistry,
+  secrets: () => readonly string[],
+): Logger {
+  const { config } = loaded;
+  return createLogger({
+    level: config.log.level,
+    name: 'supply-sync',
+    pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
+    timeZone: config.timezone,
+    redactPaths: redactionPaths({ registry, prefix: 'config' }),
+    knownSecrets: secrets,
+  });
+}
+
+/** Stops every part; the close itself never fails: the lifecycle logged each part that did, by name. */
+function closeParts(lifecycle: Lifecycle): Promise<void> {
+  return lifecycle.stop(CLOSE_PARTS).catch(() => undefined);
+}
 
 /** Connections close within this bound, so a driver stuck on a lock cannot keep the process alive. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-export interface EnvironmentServiceOptions {
-  readonly loaded: LoadedConfig;
-  readonly registry: PluginRegistry;
-  readonly clock?: Clock | undefined;
-  readonly logger?: Logger | undefined;
-  readonly hooks: EnvironmentHooks;
-}
+export type EnvironmentServiceOptions = Pick<
+  EnvironmentOptions,
+  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer'
+>;
 
+/**
+ * The environment as the daemon's first service: every other service works in it. Runs cut off by a crash are
+ * closed first; the webhook secrets kept in the state file join the secrets scrubbed from logs.
+ */
 export class EnvironmentService implements Service {
   readonly name = 'environment';
   #env: Environment | undefined;
@@ -46,15 +149,11 @@ export class EnvironmentService implements Service {
     return this.#startedAt;
   }
 
-  async start(): Promise<void> {
-    const { loaded, registry, clock, logger, hooks } = this.options;
+  async start(signal?: AbortSignal): Promise<void> {
     const env = await buildEnvironment({
-      loaded,
-      registry,
-      ...(clock === undefined ? {} : { clock }),
-      ...(logger === undefined ? {} : { logger }),
+      ...this.options,
       extraSecrets: () => this.#webhookSecrets?.activeSecrets() ?? [],
-      hooks,
+      signal,
     });
     try {
       // Runs cut off by a crash or kill have no end; record them as such before anything new starts. On a shared

@@ -14,7 +14,7 @@ import {
   type WriteFence,
 } from '../../ha/index.js';
 import type { LeadershipStatus } from '../../ops/index.js';
-import type { Environment } from '../environment.js';
+import type { Environment } from './environment-service.js';
 import { packageVersion } from '../version.js';
 import type { ServiceGroup } from './service-group.js';
 import type { Service, StopOptions } from './service.js';

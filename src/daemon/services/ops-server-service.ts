@@ -2,7 +2,7 @@
 import type { OpsAccessCheck } from '../../ops/auth.js';
 import { createOpsServer, type OpsMetrics, type OpsProviders, type OpsServer } from '../../ops/index.js';
 import type { WebhookReceiver } from '../../webhooks/index.js';
-import type { Environment } from '../environment.js';
+import type { Environment } from './environment-service.js';
 import type { Service } from './service.js';
 import { readListenerTls, watchListenerTls } from './tls-listener.js';
 

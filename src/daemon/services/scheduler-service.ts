@@ -4,7 +4,7 @@
  * term and won a new one).
  */
 import { Scheduler, type SchedulerTrigger } from '../../scheduler/index.js';
-import type { Environment } from '../environment.js';
+import type { Environment } from './environment-service.js';
 import type { JobRunFn } from '../job-run.js';
 import type { Service, StopOptions } from './service.js';
 

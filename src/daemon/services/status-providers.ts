@@ -3,7 +3,7 @@ import type { ApiHealth, LeadershipStatus, OpsProviders } from '../../ops/index.
 import type { StateStore } from '../../state/index.js';
 import type { ClosableInbox } from '../../webhooks/index.js';
 import type { ConnectorHealth } from './connector-health-service.js';
-import type { Environment } from '../environment.js';
+import type { Environment } from './environment-service.js';
 import { deadLetterStatus } from '../health-views.js';
 import { jobStatuses } from '../job-status.js';
 import type { PreflightGate } from './preflight-service.js';

@@ -1,0 +1,259 @@
+/**
+ * The parts of an environment, each a service of the lifecycle that opens them: the state store, the API endpoint,
+ * one API client per side the jobs use, the connectors, then the jobs built on them. Opened in that order, closed
+ * in reverse.
+ */
+import { dirname, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { apiClientFor, openApiEndpoint, type ApiEndpoint } from '../../api-access/index.js';
+import type { ApiCallEvent, ApiClient } from '../../client/index.js';
+import { proxySecrets, resolveProxySettings } from '../../client/network.js';
+import type { LoadedConfig } from '../../config/index.js';
+import type { Connector } from '../../connector-contract/index.js';
+import { errorMessage } from '../../engine/index.js';
+import type { ApiSide, Mappings } from '../../plugin/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { LeadershipLostError, openConfiguredState, type StateStore } from '../../state/index.js';
+import type { PluginRegistry } from '../builtin.js';
+import { stateSessionOptions } from '../leadership-settings.js';
+import { ConfigNotBuildableError } from '../parsed-config.js';
+import type { BuiltJob, Environment, EnvironmentHooks } from './environment-service.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { Service } from './service.js';
+
+export class UnknownFlowError extends Error {
+  readonly code = 'config_invalid';
+}
+
+/** What every part is built from. */
+export interface PartsContext {
+  readonly loaded: LoadedConfig;
+  readonly registry: PluginRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly hooks: EnvironmentHooks;
+  /** API keys and proxy credentials, added to the secrets scrubbed from logs as the parts using them open. */
+  readonly addSecrets: (values: readonly string[]) => void;
+}
+
+export type EnvironmentParts = Pick<Environment, 'state' | 'endpoint' | 'apis' | 'connectors' | 'jobs'>;
+
+/** A job before it is built: its flow and its config block. */
+type JobPlan = Omit<BuiltJob, 'job'>;
+
+/** Opens every part on `lifecycle`. A state store given by the caller (a dry run's copy) stays the caller's to close. */
+export async function openParts(
+  lifecycle: Lifecycle,
+  context: PartsContext,
+  givenState?: StateStore,
+): Promise<EnvironmentParts> {
+  const state = givenState ?? (await openStateStore(lifecycle, context.loaded.config, context.clock));
+  const endpoint = await openEndpoint(lifecycle, context);
+  const plans = enabledJobPlans(context.loaded, context.registry);
+  const apis = await openApiClients(lifecycle, context, { state, endpoint, sides: sidesOf(plans) });
+  const connectors = await openConnectors(lifecycle, context);
+  const jobs = await openPart(
+    lifecycle,
+    'built jobs',
+    () => buildJobs(context, plans, { state, apis, connectors }),
+    () => undefined, // jobs hold nothing open: their API clients and connectors are parts of their own
+  );
+  return { state, endpoint, apis, connectors, jobs };
+}
+
+/** One resource as a service: opened when it starts, closed when it stops. */
+class ResourceService<T> implements Service {
+  #resource: T | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly open: () => Promise<T> | T,
+    private readonly close: (resource: T) => Promise<void> | void,
+  ) {}
+
+  get resource(): T {
+    if (this.#resource === undefined) throw new Error(`${this.name}: not open`);
+    return this.#resource;
+  }
+
+  async start(): Promise<void> {
+    this.#resource = await this.open();
+  }
+
+  async stop(): Promise<void> {
+    const resource = this.#resource;
+    this.#resource = undefined;
+    if (resource !== undefined) await this.close(resource);
+  }
+}
+
+async function openPart<T>(
+  lifecycle: Lifecycle,
+  name: string,
+  open: () => Promise<T> | T,
+  close: (resource: T) => Promise<void> | void,
+): Promise<T> {
+  return (await lifecycle.start(new ResourceService(name, open, close))).resource;
+}
+
+function openStateStore(
+  lifecycle: Lifecycle,
+  config: LoadedConfig['config'],
+  clock: Clock,
+): Promise<StateStore> {
+  return openPart(
+    lifecycle,
+    'state store',
+    () => openConfiguredState(config.state, clock, stateSessionOptions(config)),
+    (state) => state.close(),
+  );
+}
+
+async function openEndpoint(lifecycle: Lifecycle, context: PartsContext): Promise<ApiEndpoint> {
+  const { config } = context.loaded;
+  const endpoint = await openPart(
+    lifecycle,
+    'API endpoint',
+    () =>
+      openApiEndpoint(config, {
+        statePath: join(dirname(config.state.path), 'sandbox.db'),
+        allowHttpWebhooks: true,
+      }),
+    (opened) => opened.close(),
+  );
+  const { network } = endpoint;
+  if (network !== undefined) context.addSecrets(proxySecrets(resolveProxySettings(network), network.proxy));
+  return endpoint;
+}
+
+/** The enabled jobs with their flows, in config order; an unknown flow names the file, the job and the known flows. */
+function enabledJobPlans(loaded: LoadedConfig, registry: PluginRegistry): Map<string, JobPlan> {
+  const plans = new Map<string, JobPlan>();
+  for (const [jobName, config] of Object.entries(loaded.config.jobs)) {
+    if (!config.enabled) continue;
+    const flow = registry.flow(config.flow);
+    if (flow === undefined) {
+      const known = registry.flowNames().join(', ') || 'none';
+      throw new UnknownFlowError(
+        `${loaded.file}: jobs.${jobName}.flow: unknown flow "${config.flow}" (known flows: ${known})`,
+      );
+    }
+    plans.set(jobName, { flow, config });
+  }
+  return plans;
+}
+
+function sidesOf(plans: ReadonlyMap<string, JobPlan>): Set<ApiSide> {
+  const sides = new Set([...plans.values()].map(({ flow }) => flow.side));
+  // Without jobs the daemon still watches the API (readiness, doctor), with the supplier-side key.
+  if (sides.size === 0) sides.add('supplier');
+  return sides;
+}
+
+interface ApiClientSources {
+  readonly state: StateStore;
+  readonly endpoint: ApiEndpoint;
+  readonly sides: ReadonlySet<ApiSide>;
+}
+
+async function openApiClients(
+  lifecycle: Lifecycle,
+  context: PartsContext,
+  { state, endpoint, sides }: ApiClientSources,
+): Promise<Map<ApiSide, ApiClient>> {
+  const { clock, logger, hooks } = context;
+  const { onApiCall, onDrift } = hooks;
+  const apis = new Map<ApiSide, ApiClient>();
+  for (const side of sides) {
+    context.addSecrets([endpoint.keyFor(side)]);
+    const open = (): ApiClient =>
+      apiClientFor(context.loaded.config, endpoint, side, {
+        clock,
+        logger: logger.child({ api: side }),
+        // On a shared state, no write reaches the API once this instance has lost its term (a no-op on a file).
+        beforeWrite: () => checkTermBeforeWrite(state),
+        ...(onApiCall ? { onCall: (event: ApiCallEvent) => onApiCall(side, event) } : {}),
+        ...(onDrift ? { onDrift } : {}),
+      });
+    apis.set(side, await openPart(lifecycle, `${side} API client`, open, (api) => api.close()));
+  }
+  return apis;
+}
+
+async function openConnectors(lifecycle: Lifecycle, context: PartsContext): Promise<Map<string, Connector>> {
+  const { loaded, registry } = context;
+  const baseDir = dirname(resolve(loaded.file));
+  const connectors = new Map<string, Connector>();
+  for (const [name, block] of Object.entries(loaded.config.connectors)) {
+    const { type, ...parsed } = block; // parsed by the type's schema when the config was loaded
+    const open = (): Promise<Connector> => registry.createParsedConnector(type, parsed, { name, baseDir });
+    connectors.set(name, await openPart(lifecycle, `connector ${name}`, open, (opened) => opened.close()));
+  }
+  return connectors;
+}
+
+interface JobSources {
+  readonly state: StateStore;
+  readonly apis: ReadonlyMap<ApiSide, ApiClient>;
+  readonly connectors: ReadonlyMap<string, Connector>;
+}
+
+function buildJobs(
+  context: PartsContext,
+  plans: ReadonlyMap<string, JobPlan>,
+  { state, apis, connectors }: JobSources,
+): Map<string, BuiltJob> {
+  const { loaded, logger, clock } = context;
+  const { config } = loaded;
+  const connector = (name: string): Connector => connectorNamed(loaded.file, connectors, name);
+  const jobs = new Map<string, BuiltJob>();
+  for (const [jobName, { flow, config: jobConfig }] of plans) {
+    const api = apis.get(flow.side);
+    if (api === undefined) throw new Error(`no API client for side ${flow.side}`);
+    const job = flow.create(
+      {
+        name: jobName,
+        ...(jobConfig.connector === undefined ? {} : { connector: jobConfig.connector }),
+        // Parsed by the flow's schema when the config was loaded.
+        options: jobConfig.options,
+      },
+      {
+        api,
+        connector,
+        state,
+        mappings: config.mappings as Mappings,
+        logger: logger.child({ job: jobName }),
+        clock,
+        workDir: dirname(config.state.path),
+      },
+    );
+    jobs.set(jobName, { job, flow, config: jobConfig });
+  }
+  return jobs;
+}
+
+function connectorNamed(file: string, connectors: ReadonlyMap<string, Connector>, name: string): Connector {
+  const connector = connectors.get(name);
+  if (connector === undefined) {
+    throw new ConfigNotBuildableError(
+      `${file}: connectors: no connector named "${name}" (configured: ${[...connectors.keys()].join(', ') || 'none'})`,
+    );
+  }
+  return connector;
+}
+
+/**
+ * The fence check before an API write. A lease that cannot be read (PostgreSQL unreachable) refuses the write as a
+ * lost term does: the instance cannot know it still leads, and the run must stop rather than file the record as a
+ * dead letter.
+ */
+function checkTermBeforeWrite(state: StateStore): void {
+  try {
+    state.checkFence();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'LeadershipLostError') throw error; // src/state's or src/ha's
+    throw new LeadershipLostError(
+      `the lease could not be checked before an API write, so it is not sent: ${errorMessage(error)}`,
+    );
+  }
+}
