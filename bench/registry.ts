@@ -1,6 +1,7 @@
 /** Every benchmark, in the order `npm run bench` runs them. */
 import { sandboxServe } from './sandbox-serve.js';
 import { webhookIngest } from './webhook-ingest.js';
+import { webhookDaemon } from './webhook-daemon.js';
 import { catalog } from './catalog.js';
 import { pull } from './pull.js';
 import { rateLimit } from './rate-limit.js';
@@ -13,6 +14,7 @@ import type { Benchmark } from './lib/types.js';
 export const benchmarks: readonly Benchmark[] = [
   sandboxServe,
   webhookIngest,
+  webhookDaemon,
   pull,
   journalExport,
   catalog,

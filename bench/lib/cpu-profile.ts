@@ -22,6 +22,9 @@ export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** Microseconds, on the clock of the profiled process. */
+  startTime?: number;
+  endTime?: number;
 }
 
 export interface Profiler {
@@ -116,4 +119,22 @@ export function topFunctions(profile: CpuProfile, limit: number): ProfileShare[]
     .map(([category, us]) => ({ category, percent: all > 0 ? (100 * us) / all : 0, ms: us / 1000 }))
     .sort((a, b) => b.ms - a.ms)
     .slice(0, limit);
+}
+
+/**
+ * The samples taken from `fromMs` to `toMs` after the profile started (a `node --cpu-prof` profile starts with the
+ * process), so a whole-process profile can be cut to a measured window.
+ */
+export function profileWindow(profile: CpuProfile, fromMs: number, toMs: number): CpuProfile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let atUs = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    atUs += delta;
+    if (atUs < fromMs * 1000 || atUs > toMs * 1000) return;
+    samples.push(id);
+    timeDeltas.push(delta);
+  });
+  return { nodes: profile.nodes, samples, timeDeltas };
 }
