@@ -16,7 +16,20 @@ export interface WebhookDispatcherOptions {
   trigger: (jobName: string, cause: JobTriggerCause) => void | Promise<void>;
   logger?: Logger;
   batchSize?: number;
+  /**
+   * Least time from the start of one pass to the start of the next that a kick asks for
+   * (DEFAULT_DISPATCH_INTERVAL_MS when absent; 0 starts a pass on every kick).
+   */
+  minIntervalMs?: number;
 }
+
+/**
+ * Every stored group of events kicks the dispatcher, and a pass triggers each job its events name. Under a stream
+ * of events that made the triggered job run back to back, each run's bookkeeping commits blocking the event loop
+ * that also answers the webhooks; a run started at most every 200 ms picks up the same changes (polling stays the
+ * source of truth) while a lone event, after a quiet spell, is still dispatched at once.
+ */
+export const DEFAULT_DISPATCH_INTERVAL_MS = 200;
 
 export interface DispatchSummary {
   events: number;
@@ -31,15 +44,41 @@ export interface DispatchSummary {
 export class WebhookDispatcher {
   private running: Promise<DispatchSummary> | undefined;
   private again = false;
+  /** A pass put off until the interval since the last one has passed. */
+  private scheduled: Promise<void> | undefined;
+  private lastStartedAt = Number.NEGATIVE_INFINITY;
+  private readonly minIntervalMs: number;
 
-  constructor(private readonly options: WebhookDispatcherOptions) {}
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.minIntervalMs = Math.max(0, options.minIntervalMs ?? DEFAULT_DISPATCH_INTERVAL_MS);
+  }
 
-  /** Starts a dispatch pass soon; passes never overlap, and a kick during a pass runs one more. */
+  /**
+   * Starts a dispatch pass soon: at once when the last pass started at least the interval ago, else when it has.
+   * Passes never overlap, and a kick during a pass runs one more.
+   */
   kick(): void {
     if (this.running !== undefined) {
       this.again = true;
       return;
     }
+    if (this.scheduled !== undefined) return;
+    const waitMs = this.lastStartedAt + this.minIntervalMs - performance.now();
+    if (waitMs > 0) {
+      this.scheduled = new Promise((resolve) => {
+        setTimeout(() => {
+          this.scheduled = undefined;
+          this.startPass();
+          resolve();
+        }, waitMs);
+      });
+      return;
+    }
+    this.startPass();
+  }
+
+  private startPass(): void {
+    this.lastStartedAt = performance.now();
     this.running = this.dispatchPending()
       .catch((error: unknown) => {
         this.options.logger?.error({ err: error }, 'webhook dispatch failed');
@@ -54,9 +93,13 @@ export class WebhookDispatcher {
       });
   }
 
-  /** Waits for the pass in flight, if any (and the one it scheduled). */
+  /** Waits for the pass in flight, if any, and for those kicks have asked for since. */
   async idle(): Promise<void> {
-    while (this.running !== undefined) await this.running;
+    for (;;) {
+      const next = this.running ?? this.scheduled;
+      if (next === undefined) return;
+      await next;
+    }
   }
 
   /** Dispatches every undispatched inbox event (also those left by a crash); returns what it did. */

@@ -13,7 +13,7 @@ export { stateInbox } from './state-inbox.js';
 export { InboxGroupCommitter } from './group-commit.js';
 export { createWebhookReceiver, DEFAULT_MAX_BODY_BYTES, SIGNATURE_HEADER } from './receiver.js';
 export type { RejectReason, WebhookObserver, WebhookReceiver, WebhookReceiverOptions } from './receiver.js';
-export { WebhookDispatcher } from './dispatcher.js';
+export { DEFAULT_DISPATCH_INTERVAL_MS, WebhookDispatcher } from './dispatcher.js';
 export type {
   DispatchSummary,
   EventJobMapping,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stateInbox, WebhookDispatcher } from '../../src/webhooks/index.js';
+import { DEFAULT_DISPATCH_INTERVAL_MS, stateInbox, WebhookDispatcher } from '../../src/webhooks/index.js';
 import { fixedClock, openTempState } from './support.js';
 
 const row = (eventId: string, type: string) => ({
@@ -85,5 +85,80 @@ describe('WebhookDispatcher', () => {
     } finally {
       state.close();
     }
+  });
+
+  describe('kicks', () => {
+    /** Records when each pass triggered the job, in ms since the test began. */
+    const pacedDispatcher = (state: ReturnType<typeof openTempState>, minIntervalMs?: number) => {
+      const began = performance.now();
+      const passes: Array<{ atMs: number; eventIds: readonly string[] }> = [];
+      const dispatcher = new WebhookDispatcher({
+        inbox: stateInbox(state.inbox),
+        mapping: { 'order.created': ['orders'] },
+        trigger: (_job, cause) => {
+          passes.push({ atMs: performance.now() - began, eventIds: cause.eventIds });
+        },
+        ...(minIntervalMs === undefined ? {} : { minIntervalMs }),
+      });
+      return { dispatcher, passes };
+    };
+
+    it('dispatches a lone event at once and a stream at most once per interval, with nothing left behind', async () => {
+      const state = openTempState(fixedClock(1_795_000_000_000));
+      try {
+        const { dispatcher, passes } = pacedDispatcher(state, 150);
+        state.inbox.insertMany([row('e1', 'order.created')]);
+        dispatcher.kick();
+        await dispatcher.idle();
+        expect(passes).toHaveLength(1);
+        expect(passes[0]?.atMs).toBeLessThan(100);
+        // Events stored one by one, each kicking, right after that pass: one more pass, once the interval is up.
+        for (const id of ['e2', 'e3', 'e4']) {
+          state.inbox.insertMany([row(id, 'order.created')]);
+          dispatcher.kick();
+        }
+        await dispatcher.idle();
+        expect(passes.map((pass) => pass.eventIds)).toEqual([['e1'], ['e2', 'e3', 'e4']]);
+        const [first, second] = passes;
+        expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeGreaterThanOrEqual(140);
+        expect(state.inbox.counts()).toEqual({ pending: 0, dispatched: 4 });
+      } finally {
+        state.close();
+      }
+    });
+
+    it('starts a pass on every kick with an interval of 0', async () => {
+      const state = openTempState(fixedClock(1_795_000_000_000));
+      try {
+        const { dispatcher, passes } = pacedDispatcher(state, 0);
+        for (const id of ['e1', 'e2']) {
+          state.inbox.insertMany([row(id, 'order.created')]);
+          dispatcher.kick();
+          await dispatcher.idle();
+        }
+        expect(passes.map((pass) => pass.eventIds)).toEqual([['e1'], ['e2']]);
+        expect((passes[1]?.atMs ?? 0) - (passes[0]?.atMs ?? 0)).toBeLessThan(100);
+      } finally {
+        state.close();
+      }
+    });
+
+    it('paces passes by DEFAULT_DISPATCH_INTERVAL_MS when given no interval', async () => {
+      const state = openTempState(fixedClock(1_795_000_000_000));
+      try {
+        const { dispatcher, passes } = pacedDispatcher(state);
+        for (const id of ['e1', 'e2']) {
+          state.inbox.insertMany([row(id, 'order.created')]);
+          dispatcher.kick();
+          await dispatcher.idle();
+        }
+        expect(passes.map((pass) => pass.eventIds)).toEqual([['e1'], ['e2']]);
+        expect((passes[1]?.atMs ?? 0) - (passes[0]?.atMs ?? 0)).toBeGreaterThanOrEqual(
+          DEFAULT_DISPATCH_INTERVAL_MS - 10,
+        );
+      } finally {
+        state.close();
+      }
+    });
   });
 });
