@@ -77,19 +77,41 @@ async function firstRunCheck(input: BackfillInput): Promise<string | null> {
 }
 
 export async function runBackfill(input: BackfillInput): Promise<BackfillResult> {
-  const { state, job } = input;
-  const stored = readState(state, job);
+  const pending = await exportToRun(input);
+  if ('status' in pending) return pending;
+  const started = await startExport(input, pending);
+  if ('status' in started) return started;
+  const { current } = started;
+  const exportJob = await pollUntilFinished(input, started.exportJob);
+  if (exportJob.status === 'queued' || exportJob.status === 'running') return { status: 'waiting' };
+  if (exportJob.status !== 'completed') {
+    // A failed or expired job cannot be loaded: the next run asks for a new one.
+    saveState(input.state, input.job, {
+      phase: 'exporting',
+      attempt: current.attempt + 1,
+      exportId: null,
+      loaded: [],
+    });
+    throw new Error(
+      `export job ${exportJob.id} ended ${exportJob.status}${exportJob.error ? `: ${exportJob.error}` : ''}`,
+    );
+  }
+  const { rows, deadLettered, loaded } = await loadFiles(input, current, exportJob);
+  startCursors(input, exportJob, loaded);
+  return { status: 'done', rows, deadLettered, exportId: exportJob.id };
+}
+
+/** The export this run goes on with (or a first one), or the result when no backfill is to run. */
+async function exportToRun(input: BackfillInput): Promise<Exporting | BackfillResult> {
+  const stored = readState(input.state, input.job);
   if (stored?.phase === 'skipped' || stored?.phase === 'done') {
     return { status: 'not_needed', reason: stored.reason };
   }
   if (stored === null) {
     const reason = await firstRunCheck(input);
-    if (reason !== null) {
-      saveState(state, job, { phase: 'skipped', reason });
-      return { status: 'not_needed', reason };
-    }
+    if (reason !== null) return skip(input, reason);
   }
-  let current: Exporting =
+  const current: Exporting =
     stored?.phase === 'exporting'
       ? stored
       : {
@@ -98,46 +120,52 @@ export async function runBackfill(input: BackfillInput): Promise<BackfillResult>
           exportId: null,
           loaded: [],
         };
-
   if (current.attempt > MAX_EXPORT_ATTEMPTS) {
-    const reason = `${MAX_EXPORT_ATTEMPTS} export jobs failed; paging instead`;
-    saveState(state, job, { phase: 'skipped', reason });
-    return { status: 'not_needed', reason };
+    return skip(input, `${MAX_EXPORT_ATTEMPTS} export jobs failed; paging instead`);
   }
+  return current;
+}
+
+function skip(input: BackfillInput, reason: string): BackfillResult {
+  saveState(input.state, input.job, { phase: 'skipped', reason });
+  return { status: 'not_needed', reason };
+}
+
+/** Creates the export job and saves its id, or reads the one created before. */
+async function startExport(
+  input: BackfillInput,
+  current: Exporting,
+): Promise<{ current: Exporting; exportJob: ExportJob } | BackfillResult> {
+  if (current.exportId !== null) {
+    const exportJob = await input.api.exports.get(current.exportId, { signal: input.budget.signal });
+    return { current, exportJob };
+  }
+  const resources = input.targets.map((t) => t.resource.exportName);
   let exportJob: ExportJob;
-  if (current.exportId === null) {
-    const resources = input.targets.map((t) => t.resource.exportName);
-    try {
-      exportJob = await input.api.exports.create(
-        { resources, format: 'ndjson' },
-        {
-          signal: input.budget.signal,
-          idempotencyKey: idempotencyKey('mirror-backfill', job, String(current.attempt)),
-        },
-      );
-    } catch (error) {
-      // The plan lists bulk_export but this key may not use it (scope exports:manage): page instead.
-      if (!(error instanceof ApiError) || error.status !== 403) throw error;
-      const reason = `POST /exports refused (${error.code}); paging instead`;
-      saveState(state, job, { phase: 'skipped', reason });
-      return { status: 'not_needed', reason };
-    }
-    current = { ...current, exportId: exportJob.id };
-    saveState(state, job, current);
-  } else {
-    exportJob = await input.api.exports.get(current.exportId, { signal: input.budget.signal });
-  }
-
-  exportJob = await pollUntilFinished(input, exportJob);
-  if (exportJob.status === 'queued' || exportJob.status === 'running') return { status: 'waiting' };
-  if (exportJob.status !== 'completed') {
-    // A failed or expired job cannot be loaded: the next run asks for a new one.
-    saveState(state, job, { phase: 'exporting', attempt: current.attempt + 1, exportId: null, loaded: [] });
-    throw new Error(
-      `export job ${exportJob.id} ended ${exportJob.status}${exportJob.error ? `: ${exportJob.error}` : ''}`,
+  try {
+    exportJob = await input.api.exports.create(
+      { resources, format: 'ndjson' },
+      {
+        signal: input.budget.signal,
+        idempotencyKey: idempotencyKey('mirror-backfill', input.job, String(current.attempt)),
+      },
     );
+  } catch (error) {
+    // The plan lists bulk_export but this key may not use it (scope exports:manage): page instead.
+    if (!(error instanceof ApiError) || error.status !== 403) throw error;
+    return skip(input, `POST /exports refused (${error.code}); paging instead`);
   }
+  const started = { ...current, exportId: exportJob.id };
+  saveState(input.state, input.job, started);
+  return { current: started, exportJob };
+}
 
+/** Loads each file not loaded yet, saving after each one that it is. */
+async function loadFiles(
+  input: BackfillInput,
+  current: Exporting,
+  exportJob: ExportJob,
+): Promise<{ rows: number; deadLettered: number; loaded: ReadonlySet<string> }> {
   let rows = 0;
   let deadLettered = 0;
   const loaded = new Set(current.loaded);
@@ -148,9 +176,14 @@ export async function runBackfill(input: BackfillInput): Promise<BackfillResult>
     rows += result.rows;
     deadLettered += result.deadLettered;
     loaded.add(file.resource);
-    saveState(state, job, { ...current, loaded: [...loaded] });
+    saveState(input.state, input.job, { ...current, loaded: [...loaded] });
   }
+  return { rows, deadLettered, loaded };
+}
 
+/** Starts the cursor of each loaded resource at the export's snapshot and ends the backfill, in one transaction. */
+function startCursors(input: BackfillInput, exportJob: ExportJob, loaded: ReadonlySet<string>): void {
+  const { state, job } = input;
   // The contract does not say when the snapshot is taken; the job's creation is the earliest moment it can be,
   // so changes after it are pulled again (an idempotent upsert) rather than missed.
   const snapshotMs = Date.parse(exportJob.created_at);
@@ -168,7 +201,6 @@ export async function runBackfill(input: BackfillInput): Promise<BackfillResult>
     }
     saveState(state, job, { phase: 'done', reason: `loaded from export ${exportId}` });
   });
-  return { status: 'done', rows, deadLettered, exportId };
 }
 
 async function pollUntilFinished(input: BackfillInput, first: ExportJob): Promise<ExportJob> {

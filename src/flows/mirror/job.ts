@@ -6,11 +6,11 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../../client/index.js';
 import type { MirrorSink } from '../../connector-contract/index.js';
 import { RunBudget, errorMessage, type Job, type JobContext, type RunResult } from '../../engine/index.js';
-import { runBackfill, type BackfillTarget } from './backfill.js';
+import { runBackfill, type BackfillInput, type BackfillTarget } from './backfill.js';
 import type { MirrorOptions } from './options.js';
 import { pullResource } from './pull-stream.js';
 import { refreshList } from './refresh-list.js';
-import { mirrorResource, type MirrorResource, type PagedResource } from './resources.js';
+import { mirrorResource, type ListResource, type MirrorResource, type PagedResource } from './resources.js';
 import { mirrorTable, type MirrorTable } from './tables.js';
 
 export interface MirrorJobInput {
@@ -45,110 +45,163 @@ function combine(outcomes: readonly Outcome[]): Outcome {
   return outcomes.includes('skipped') ? 'partial' : 'ok';
 }
 
+/** What the steps of one run share. */
+interface MirrorRun {
+  readonly input: MirrorJobInput;
+  readonly ctx: JobContext;
+  readonly budget: RunBudget;
+  readonly counts: Record<string, number>;
+  /** One per selected resource, in order. */
+  readonly outcomes: Outcome[];
+  readonly errors: string[];
+  /** What the backfill, the list refresh and the pull all take. */
+  readonly base: Pick<BackfillInput, 'job' | 'api' | 'sink' | 'state' | 'clock'>;
+}
+
+/** Whether exportable resources wait for an unfinished export, or why the backfill failed the run. */
+type BackfillStep = { readonly waitForExport: boolean } | { readonly failed: string };
+
 export function createMirrorJob(input: MirrorJobInput): Job {
-  const { options } = input;
-  const selected: Selected[] = [...new Set(options.resources)].map((name) => ({
+  const selected = selectedResources(input.options);
+  return { name: input.name, run: (ctx) => runMirror(input, selected, ctx) };
+}
+
+function selectedResources(options: MirrorOptions): Selected[] {
+  return [...new Set(options.resources)].map((name) => ({
     resource: mirrorResource(name),
     table: mirrorTable(options, name),
   }));
+}
 
-  async function run(ctx: JobContext): Promise<RunResult> {
-    const counts: Record<string, number> = { rows_written: 0, dead_lettered: 0 };
-    const add = (key: string, n: number) => {
-      counts[key] = (counts[key] ?? 0) + n;
-    };
-    if (ctx.dryRun) return dryRun(ctx, counts);
-    const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
-    const outcomes: Outcome[] = [];
-    const errors: string[] = [];
-    const base = { job: input.name, api: input.api, sink: input.sink, state: ctx.state, clock: ctx.clock };
+async function runMirror(
+  input: MirrorJobInput,
+  selected: readonly Selected[],
+  ctx: JobContext,
+): Promise<RunResult> {
+  const counts: Record<string, number> = { rows_written: 0, dead_lettered: 0 };
+  if (ctx.dryRun) return dryRun(input, selected, ctx, counts);
+  const run: MirrorRun = {
+    input,
+    ctx,
+    budget: new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal),
+    counts,
+    outcomes: [],
+    errors: [],
+    base: { job: input.name, api: input.api, sink: input.sink, state: ctx.state, clock: ctx.clock },
+  };
+  for (const { table } of selected) await input.sink.ensureTable(table.spec);
+  const backfill = await backfillFirstRun(run, selected);
+  if ('failed' in backfill) return { outcome: 'failed', counts, error: backfill.failed };
+  for (const one of selected) await mirrorOne(run, one, backfill.waitForExport);
+  const combined = combine(run.outcomes);
+  // Waiting for an export is progress (the job exists and is being polled), not a skipped run.
+  const outcome =
+    backfill.waitForExport && (combined === 'ok' || combined === 'skipped') ? 'partial' : combined;
+  return { outcome, counts, ...(run.errors.length === 0 ? {} : { error: run.errors.join('; ') }) };
+}
 
-    for (const { table } of selected) await input.sink.ensureTable(table.spec);
-
-    const targets: BackfillTarget[] = selected.flatMap(({ resource, table }) =>
-      isExportable(resource) ? [{ resource, table }] : [],
-    );
-    // Resources an unfinished export will deliver wait for it; the others are pulled meanwhile.
-    let waitForExport = false;
-    try {
-      const backfill = await runBackfill({
-        ...base,
-        budget,
-        options,
-        targets,
-        ...(input.dispatcher === undefined ? {} : { dispatcher: input.dispatcher }),
-      });
-      if (backfill.status === 'waiting') {
-        ctx.logger.info({ job: input.name }, 'mirror: export job still running; the next run resumes it');
-        waitForExport = true;
-        errors.push('the backfill export is still running');
-      }
-      if (backfill.status === 'done') {
-        add('backfill_rows', backfill.rows);
-        add('rows_written', backfill.rows);
-        add('dead_lettered', backfill.deadLettered);
-        ctx.logger.info({ job: input.name, rows: backfill.rows }, 'mirror: backfill loaded');
-      }
-    } catch (error) {
-      ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'mirror: backfill failed');
-      return { outcome: 'failed', counts, error: `backfill: ${errorMessage(error)}` };
+async function backfillFirstRun(run: MirrorRun, selected: readonly Selected[]): Promise<BackfillStep> {
+  const { input, ctx, counts } = run;
+  const targets: BackfillTarget[] = selected.flatMap(({ resource, table }) =>
+    isExportable(resource) ? [{ resource, table }] : [],
+  );
+  try {
+    const backfill = await runBackfill({
+      ...run.base,
+      budget: run.budget,
+      options: input.options,
+      targets,
+      ...(input.dispatcher === undefined ? {} : { dispatcher: input.dispatcher }),
+    });
+    if (backfill.status === 'waiting') {
+      ctx.logger.info({ job: input.name }, 'mirror: export job still running; the next run resumes it');
+      run.errors.push('the backfill export is still running');
+      // Resources an unfinished export will deliver wait for it; the others are pulled meanwhile.
+      return { waitForExport: true };
     }
-
-    for (const { resource, table } of selected) {
-      if (waitForExport && isExportable(resource)) {
-        outcomes.push('skipped');
-        continue;
-      }
-      if (budget.stopReason() !== null) {
-        outcomes.push('skipped');
-        continue;
-      }
-      if (resource.mode === 'list') {
-        try {
-          const result = await refreshList({ ...base, signal: budget.signal, resource, table });
-          add(`${resource.name}.fetched`, result.fetched);
-          add(`${resource.name}.written`, result.written);
-          add('rows_written', result.written);
-          add('rows_deleted', result.deleted);
-          add('dead_lettered', result.deadLettered);
-          outcomes.push('ok');
-        } catch (error) {
-          errors.push(`${resource.name}: ${errorMessage(error)}`);
-          outcomes.push('failed');
-        }
-        continue;
-      }
-      const result = await pullResource({ ...base, budget, options, resource, table });
-      add(`${resource.name}.fetched`, result.counts.fetched);
-      add(`${resource.name}.written`, result.written);
-      add('rows_written', result.written);
-      add('dead_lettered', result.counts.deadLettered);
-      outcomes.push(result.outcome);
-      if (result.error !== undefined) errors.push(`${resource.name}: ${result.error}`);
+    if (backfill.status === 'done') {
+      add(counts, 'backfill_rows', backfill.rows);
+      add(counts, 'rows_written', backfill.rows);
+      add(counts, 'dead_lettered', backfill.deadLettered);
+      ctx.logger.info({ job: input.name, rows: backfill.rows }, 'mirror: backfill loaded');
     }
-    const combined = combine(outcomes);
-    // Waiting for an export is progress (the job exists and is being polled), not a skipped run.
-    const outcome = waitForExport && (combined === 'ok' || combined === 'skipped') ? 'partial' : combined;
-    return { outcome, counts, ...(errors.length === 0 ? {} : { error: errors.join('; ') }) };
+    return { waitForExport: false };
+  } catch (error) {
+    ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'mirror: backfill failed');
+    return { failed: `backfill: ${errorMessage(error)}` };
   }
+}
 
-  /** Reads the first page of each resource and writes nothing. */
-  async function dryRun(ctx: JobContext, counts: Record<string, number>): Promise<RunResult> {
-    for (const { resource } of selected) {
-      const page =
-        resource.mode === 'list'
-          ? await resource.fetchAll(input.api, ctx.signal)
-          : await resource.fetchPage(input.api, {
-              cursor: null,
-              updatedSince: null,
-              fromDate: null,
-              limit: options.page_size,
-              signal: ctx.signal,
-            });
-      counts[`${resource.name}.would_read`] = page.items.length + page.quarantined.length;
-    }
-    return { outcome: 'ok', counts };
+/** Brings one resource's table up to date, unless it waits for the export or the budget is spent. */
+async function mirrorOne(
+  run: MirrorRun,
+  { resource, table }: Selected,
+  waitForExport: boolean,
+): Promise<void> {
+  if ((waitForExport && isExportable(resource)) || run.budget.stopReason() !== null) {
+    run.outcomes.push('skipped');
+    return;
   }
+  if (resource.mode === 'list') await refreshListed(run, resource, table);
+  else await pullPaged(run, resource, table);
+}
 
-  return { name: input.name, run };
+async function refreshListed(run: MirrorRun, resource: ListResource, table: MirrorTable): Promise<void> {
+  const { counts } = run;
+  try {
+    const result = await refreshList({ ...run.base, signal: run.budget.signal, resource, table });
+    add(counts, `${resource.name}.fetched`, result.fetched);
+    add(counts, `${resource.name}.written`, result.written);
+    add(counts, 'rows_written', result.written);
+    add(counts, 'rows_deleted', result.deleted);
+    add(counts, 'dead_lettered', result.deadLettered);
+    run.outcomes.push('ok');
+  } catch (error) {
+    run.errors.push(`${resource.name}: ${errorMessage(error)}`);
+    run.outcomes.push('failed');
+  }
+}
+
+async function pullPaged(run: MirrorRun, resource: PagedResource, table: MirrorTable): Promise<void> {
+  const { counts } = run;
+  const result = await pullResource({
+    ...run.base,
+    budget: run.budget,
+    options: run.input.options,
+    resource,
+    table,
+  });
+  add(counts, `${resource.name}.fetched`, result.counts.fetched);
+  add(counts, `${resource.name}.written`, result.written);
+  add(counts, 'rows_written', result.written);
+  add(counts, 'dead_lettered', result.counts.deadLettered);
+  run.outcomes.push(result.outcome);
+  if (result.error !== undefined) run.errors.push(`${resource.name}: ${result.error}`);
+}
+
+/** Reads the first page of each resource and writes nothing. */
+async function dryRun(
+  input: MirrorJobInput,
+  selected: readonly Selected[],
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
+  for (const { resource } of selected) {
+    const page =
+      resource.mode === 'list'
+        ? await resource.fetchAll(input.api, ctx.signal)
+        : await resource.fetchPage(input.api, {
+            cursor: null,
+            updatedSince: null,
+            fromDate: null,
+            limit: input.options.page_size,
+            signal: ctx.signal,
+          });
+    counts[`${resource.name}.would_read`] = page.items.length + page.quarantined.length;
+  }
+  return { outcome: 'ok', counts };
+}
+
+function add(counts: Record<string, number>, key: string, n: number): void {
+  counts[key] = (counts[key] ?? 0) + n;
 }
