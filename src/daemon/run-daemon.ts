@@ -5,26 +5,26 @@
  */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
-import { createOpsAccessCheck } from '../ops/auth.js';
-import type { OpsMetrics } from '../ops/index.js';
+import { createOpsAccessCheck, type OpsAccessCheck } from '../ops/auth.js';
+import type { OpsMetrics, OpsProviders } from '../ops/index.js';
 import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
-import type { Environment } from './services/environment-service.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { explainStartError } from './start-errors.js';
 import { ConnectorHealthService } from './services/connector-health-service.js';
 import { DaemonMetrics } from './services/daemon-metrics.js';
 import { EmbeddedWebhooksService } from './services/embedded-webhooks-service.js';
-import { EnvironmentService } from './services/environment-service.js';
+import { EnvironmentService, type Environment } from './services/environment-service.js';
 import { HousekeepingService } from './services/housekeeping-service.js';
 import { InboxService } from './services/inbox-service.js';
 import { LeadershipService } from './services/leadership-service.js';
 import { Lifecycle, startServices, type LifecycleLog, type LifecycleObserver } from './services/lifecycle.js';
 import { MetricsService } from './services/metrics-service.js';
 import { OpsServerService } from './services/ops-server-service.js';
-import { PreflightService } from './services/preflight-service.js';
+import { PreflightService, type PreflightGate } from './services/preflight-service.js';
 import { SchedulerService } from './services/scheduler-service.js';
 import { ServiceGroup } from './services/service-group.js';
 import { statusProviders } from './services/status-providers.js';
@@ -68,7 +68,7 @@ export interface Daemon {
 
 /** Starts the daemon's services; a start error names the config key to change and how (port in use, state locked...). */
 export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
-  const daemonMetrics = new DaemonMetrics();
+  const metrics = new DaemonMetrics();
   const clock = options.clock ?? systemClock;
   // Until the environment has built its logger there is nothing to report with: nothing has started yet.
   const log = (): LifecycleLog => environment.logger() ?? { warn: () => undefined, error: () => undefined };
@@ -77,115 +77,190 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
     registry: options.registry,
     clock,
     logger: options.logger,
-    hooks: daemonMetrics.hooks(clock, log),
+    hooks: metrics.hooks(clock, log),
     observer: options.observer,
   });
   const lifecycle = new Lifecycle(log, options.observer, options.signal);
   try {
-    return await startServices(lifecycle, STOP_AFTER_FAILED_START, async () => {
-      const { env } = await lifecycle.start(environment);
-      const inboxService = await lifecycle.start(new InboxService(env));
-      const { inbox } = inboxService;
-      const { gate: preflight } = await lifecycle.start(new PreflightService(env));
-      const connectors = await lifecycle.start(new ConnectorHealthService(env));
-      const election = leadershipSettings(env.loaded.config);
-      let leadership: LeadershipService | undefined;
-      const run = jobRun({
-        env,
-        dryRun: false,
-        defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
-        guard: (name, job) => preflight.guard(name, job),
-        onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
-        onFinished: (name, result, durationMs) => daemonMetrics.recordRun(name, result, durationMs),
-      });
-      const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
-      const dispatch = new WebhookDispatchService(env, inboxService.dispatchInbox, scheduler);
-      // The services that run jobs, started and stopped as one group, last (below); on a shared PostgreSQL state the
-      // leader election starts the group when it wins a term and stops it when the term is lost, while every other
-      // service runs on every instance.
-      const jobs = new ServiceGroup(
-        'jobs',
-        [scheduler, dispatch, new HousekeepingService(env)],
-        log,
-        STOP_AFTER_FAILED_START,
-        options.observer,
-      );
-      const { url } = env.loaded.config.state;
-      if (election !== null && url !== undefined) {
-        leadership = new LeadershipService({ env, url, settings: election, jobs });
-      }
-
-      const providers = statusProviders({
-        env,
-        inbox,
-        unfencedState: inboxService.unfencedState,
-        ...(leadership === undefined ? {} : { leadership: () => leadership.status() }),
-        apiHealth: daemonMetrics.apiHealth,
-        connectorHealth: connectors.health,
-        scheduler,
-        preflight,
-        startedAt: environment.startedAt,
-      });
-      await lifecycle.start(new MetricsService(env, daemonMetrics, providers));
-      const { config } = env.loaded;
-      const access = createOpsAccessCheck(
-        {
-          token: config.server.auth?.token,
-          username: config.server.auth?.username,
-          password: config.server.auth?.password,
-          webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
-        },
-        config.server.webhook_path,
-      );
-      const intake = await lifecycle.start(
-        new WebhookIntakeService({
-          env,
-          inbox,
-          registeredSecrets: () => environment.webhookSecrets.activeSecrets(),
-          metrics: daemonMetrics.metrics,
-          access,
-          onStored: () => dispatch.kick(),
-        }),
-      );
-      const ops = await lifecycle.start(
-        new OpsServerService({
-          env,
-          port: options.port,
-          access,
-          metrics: daemonMetrics.metrics,
-          providers,
-          webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
-        }),
-      );
-      const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;
-      await lifecycle.start(
-        new EmbeddedWebhooksService(env, webhookUrl, environment.webhookSecrets, dispatch.mapping()),
-      );
-      // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).
-      await lifecycle.start(leadership ?? jobs);
-      env.logger.info(
-        { ops: ops.url, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
-        'daemon started',
-      );
-
-      return {
-        env,
-        opsUrl: ops.url,
-        webhookUrl,
-        metrics: daemonMetrics.metrics,
-        runNow: (job, trigger = 'cli') => scheduler.runNow(job, trigger),
-        stop: async (timeoutMs = 30_000) => {
-          // In reverse: the jobs group first (no new runs, running jobs reach a checkpoint; events stored from then
-          // on wait in the inbox for the next start), then registration, the ops server and webhook intake, then
-          // the checks, the inbox and the environment. A failed stop rejects naming the services that failed.
-          await lifecycle.stop({ timeoutMs });
-          const unfinished = [...scheduler.unfinished];
-          env.logger.info({ unfinished }, 'daemon stopped');
-          return { unfinished };
-        },
-      };
-    });
+    return await startServices(lifecycle, STOP_AFTER_FAILED_START, () =>
+      startDaemon({ lifecycle, environment, metrics, log, options }),
+    );
   } catch (error) {
     throw explainStartError(error, options.loaded, options.port);
   }
+}
+
+/** What every step of the start works with. */
+interface DaemonStart {
+  readonly lifecycle: Lifecycle;
+  readonly environment: EnvironmentService;
+  readonly metrics: DaemonMetrics;
+  readonly log: () => LifecycleLog;
+  readonly options: DaemonOptions;
+}
+
+/** The services in start order, each built from what the ones before it made. */
+async function startDaemon(start: DaemonStart): Promise<Daemon> {
+  const { lifecycle, environment, metrics } = start;
+  const { env } = await lifecycle.start(environment);
+  const watching = await startWatching(lifecycle, env);
+  const work = jobServices(start, env, watching.preflight, watching.inbox.dispatchInbox);
+  const { leadership } = work;
+  const providers = statusProviders({
+    env,
+    inbox: watching.inbox.inbox,
+    unfencedState: watching.inbox.unfencedState,
+    ...(leadership === undefined ? {} : { leadership: () => leadership.status() }),
+    apiHealth: metrics.apiHealth,
+    connectorHealth: watching.connectors.health,
+    scheduler: work.scheduler,
+    preflight: watching.preflight,
+    startedAt: environment.startedAt,
+  });
+  await lifecycle.start(new MetricsService(env, metrics, providers));
+  const urls = await startServing(start, {
+    env,
+    inbox: watching.inbox.inbox,
+    dispatch: work.dispatch,
+    providers,
+  });
+  // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).
+  await lifecycle.start(leadership ?? work.jobs);
+  env.logger.info(
+    { ops: urls.opsUrl, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
+    'daemon started',
+  );
+  return {
+    env,
+    ...urls,
+    metrics: metrics.metrics,
+    runNow: (job, trigger = 'cli') => work.scheduler.runNow(job, trigger),
+    stop: (timeoutMs = 30_000) => stopDaemon(lifecycle, env, work.scheduler, timeoutMs),
+  };
+}
+
+interface Watching {
+  readonly inbox: InboxService;
+  readonly preflight: PreflightGate;
+  readonly connectors: ConnectorHealthService;
+}
+
+/** What every instance keeps, leader or not: the webhook inbox, the pre-flight gate and the connector checks. */
+async function startWatching(lifecycle: Lifecycle, env: Environment): Promise<Watching> {
+  const inbox = await lifecycle.start(new InboxService(env));
+  const { gate: preflight } = await lifecycle.start(new PreflightService(env));
+  const connectors = await lifecycle.start(new ConnectorHealthService(env));
+  return { inbox, preflight, connectors };
+}
+
+interface JobServices {
+  readonly scheduler: SchedulerService;
+  readonly dispatch: WebhookDispatchService;
+  /** The scheduler, the webhook dispatch and housekeeping, started and stopped as one. */
+  readonly jobs: ServiceGroup;
+  /** On a shared PostgreSQL state, the election that starts and stops the jobs group. */
+  readonly leadership: LeadershipService | undefined;
+}
+
+/**
+ * The services that run jobs, as one group; on a shared PostgreSQL state the leader election starts the group when
+ * it wins a term and stops it when the term is lost, while every other service runs on every instance.
+ */
+function jobServices(
+  start: DaemonStart,
+  env: Environment,
+  preflight: PreflightGate,
+  dispatchInbox: InboxStore,
+): JobServices {
+  const { metrics, options } = start;
+  const election = leadershipSettings(env.loaded.config);
+  let leadership: LeadershipService | undefined;
+  const run = jobRun({
+    env,
+    dryRun: false,
+    defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
+    guard: (name, job) => preflight.guard(name, job),
+    onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
+    onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
+  });
+  const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
+  const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
+  const group = [scheduler, dispatch, new HousekeepingService(env)];
+  const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
+  const { url } = env.loaded.config.state;
+  if (election !== null && url !== undefined) {
+    leadership = new LeadershipService({ env, url, settings: election, jobs });
+  }
+  return { scheduler, dispatch, jobs, leadership };
+}
+
+interface ServingSources {
+  readonly env: Environment;
+  readonly inbox: ClosableInbox;
+  readonly dispatch: WebhookDispatchService;
+  readonly providers: OpsProviders;
+}
+
+/** Webhook intake, the ops server and, with the embedded sandbox, the registration of the daemon's webhook URL. */
+async function startServing(
+  start: DaemonStart,
+  { env, inbox, dispatch, providers }: ServingSources,
+): Promise<{ opsUrl: string; webhookUrl: string }> {
+  const { lifecycle, environment, metrics, options } = start;
+  const { config } = env.loaded;
+  const access = opsAccess(config);
+  const intake = await lifecycle.start(
+    new WebhookIntakeService({
+      env,
+      inbox,
+      registeredSecrets: () => environment.webhookSecrets.activeSecrets(),
+      metrics: metrics.metrics,
+      access,
+      onStored: () => dispatch.kick(),
+    }),
+  );
+  const ops = await lifecycle.start(
+    new OpsServerService({
+      env,
+      port: options.port,
+      access,
+      metrics: metrics.metrics,
+      providers,
+      webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
+    }),
+  );
+  const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;
+  await lifecycle.start(
+    new EmbeddedWebhooksService(env, webhookUrl, environment.webhookSecrets, dispatch.mapping()),
+  );
+  return { opsUrl: ops.url, webhookUrl };
+}
+
+function opsAccess(config: LoadedConfig['config']): OpsAccessCheck {
+  return createOpsAccessCheck(
+    {
+      token: config.server.auth?.token,
+      username: config.server.auth?.username,
+      password: config.server.auth?.password,
+      webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
+    },
+    config.server.webhook_path,
+  );
+}
+
+/**
+ * In reverse: the jobs group first (no new runs, running jobs reach a checkpoint; events stored from then on wait in
+ * the inbox for the next start), then registration, the ops server and webhook intake, then the checks, the inbox
+ * and the environment. A failed stop rejects naming the services that failed.
+ */
+async function stopDaemon(
+  lifecycle: Lifecycle,
+  env: Environment,
+  scheduler: SchedulerService,
+  timeoutMs: number,
+): Promise<{ unfinished: string[] }> {
+  await lifecycle.stop({ timeoutMs });
+  const unfinished = [...scheduler.unfinished];
+  env.logger.info({ unfinished }, 'daemon stopped');
+  return { unfinished };
 }

@@ -12,7 +12,7 @@ import { systemClock } from '../shared/clock.js';
 import type { PluginRegistry } from './builtin.js';
 import { DaemonStartError } from './start-errors.js';
 import { openScratchState, type ScratchState } from './dry-run-state.js';
-import { buildEnvironment } from './services/environment-service.js';
+import { buildEnvironment, type Environment } from './services/environment-service.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { takeOnceLease, type OnceLease } from './once-lease.js';
@@ -31,37 +31,16 @@ export interface SyncOnceOptions {
 }
 
 export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
-  const { jobs } = options.loaded.config;
-  const jobConfig = jobs[options.job];
-  if (jobConfig === undefined) {
-    const known = Object.keys(jobs).join(', ') || 'none';
-    throw new UnknownJobError(`no job "${options.job}" in ${options.loaded.file} (jobs: ${known})`);
-  }
+  requireConfiguredJob(options.loaded, options.job);
   const dryRun = options.dryRun ?? false;
-  if (dryRun && options.loaded.config.state.url !== undefined) {
-    // A dry run works on a private copy of the state file; a copy of a PostgreSQL state is not built yet, and a run
-    // on an empty copy would show writes the real state would skip.
-    throw new DaemonStartError(
-      `${options.loaded.file}: state.url: a dry run needs a state file to copy; it is not available with a PostgreSQL state yet`,
-      'dry_run_unavailable',
-      'state.url',
-    );
-  }
+  if (dryRun) refuseDryRunOnSharedState(options.loaded);
   // A dry run never touches the state file: no file created, no run recorded, no cursor or ledger moved.
   const scratch: ScratchState | undefined = dryRun
     ? await openScratchState(options.loaded.config.state.path, systemClock)
     : undefined;
-  let env;
+  let env: Environment;
   try {
-    // The embedded sandbox (demos) keeps the API's data beside the state file: a dry run reads the same data.
-    if (dryRun && options.loaded.config.api.sandbox === 'embedded') {
-      mkdirSync(dirname(resolve(options.loaded.config.state.path)), { recursive: true, mode: 0o700 });
-    }
-    env = await buildEnvironment({
-      loaded: options.loaded,
-      registry: options.registry,
-      ...(scratch === undefined ? {} : { state: scratch.store }),
-    });
+    env = await openJobEnvironment(options, scratch);
   } catch (error) {
     await scratch?.dispose();
     throw error;
@@ -71,30 +50,69 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     if (!env.jobs.has(options.job)) {
       throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
     }
-    // On a shared PostgreSQL state the run holds the leadership lease throughout, or is refused while one leads.
-    const election = leadershipSettings(env.loaded.config);
-    const { url } = env.loaded.config.state;
-    if (!dryRun && election !== null && url !== undefined) {
-      lease = await takeOnceLease({
-        url,
-        settings: election,
-        state: env.state,
-        purpose: `sync ${options.job}`,
-      });
-    }
-    const run = jobRun({ env, dryRun, defaultBudgetMs: 60 * 60_000, budgetMs: options.budgetMs });
-    return await runOnDemand(options.job, env.clock, (trigger, signal) =>
-      run(
-        options.job,
-        trigger,
-        options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
-      ),
-    );
+    if (!dryRun) lease = await leaseOnSharedState(env, options.job);
+    return await runOnce(env, options, dryRun);
   } finally {
     await lease?.release();
     await env.close();
     await scratch?.dispose();
   }
+}
+
+function requireConfiguredJob(loaded: LoadedConfig, job: string): void {
+  const { jobs } = loaded.config;
+  if (jobs[job] !== undefined) return;
+  const known = Object.keys(jobs).join(', ') || 'none';
+  throw new UnknownJobError(`no job "${job}" in ${loaded.file} (jobs: ${known})`);
+}
+
+/**
+ * A dry run works on a private copy of the state file; a copy of a PostgreSQL state is not built yet, and a run on
+ * an empty copy would show writes the real state would skip.
+ */
+function refuseDryRunOnSharedState(loaded: LoadedConfig): void {
+  if (loaded.config.state.url === undefined) return;
+  throw new DaemonStartError(
+    `${loaded.file}: state.url: a dry run needs a state file to copy; it is not available with a PostgreSQL state yet`,
+    'dry_run_unavailable',
+    'state.url',
+  );
+}
+
+/** The job's environment; a dry run's works on the scratch copy, which stays the caller's to dispose. */
+function openJobEnvironment(
+  options: SyncOnceOptions,
+  scratch: ScratchState | undefined,
+): Promise<Environment> {
+  const { loaded } = options;
+  // The embedded sandbox (demos) keeps the API's data beside the state file: a dry run reads the same data.
+  if (scratch !== undefined && loaded.config.api.sandbox === 'embedded') {
+    mkdirSync(dirname(resolve(loaded.config.state.path)), { recursive: true, mode: 0o700 });
+  }
+  return buildEnvironment({
+    loaded,
+    registry: options.registry,
+    ...(scratch === undefined ? {} : { state: scratch.store }),
+  });
+}
+
+/** On a shared PostgreSQL state the run holds the leadership lease throughout, or is refused while one leads. */
+async function leaseOnSharedState(env: Environment, job: string): Promise<OnceLease | undefined> {
+  const election = leadershipSettings(env.loaded.config);
+  const { url } = env.loaded.config.state;
+  if (election === null || url === undefined) return undefined;
+  return takeOnceLease({ url, settings: election, state: env.state, purpose: `sync ${job}` });
+}
+
+function runOnce(env: Environment, options: SyncOnceOptions, dryRun: boolean): Promise<RunResult> {
+  const run = jobRun({ env, dryRun, defaultBudgetMs: 60 * 60_000, budgetMs: options.budgetMs });
+  return runOnDemand(options.job, env.clock, (trigger, signal) =>
+    run(
+      options.job,
+      trigger,
+      options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
+    ),
+  );
 }
 
 /**
