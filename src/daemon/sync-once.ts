@@ -53,9 +53,13 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     if (!dryRun) lease = await leaseOnSharedState(env, options.job);
     return await runOnce(env, options, dryRun);
   } finally {
-    await lease?.release();
-    await env.close();
-    await scratch?.dispose();
+    // The environment and the dry run's copy are let go even when releasing the lease fails.
+    try {
+      await lease?.release();
+    } finally {
+      await env.close();
+      await scratch?.dispose();
+    }
   }
 }
 
