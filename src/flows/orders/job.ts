@@ -13,6 +13,7 @@ import {
   RunBudget,
   type Job,
   type JobContext,
+  type PullResult,
   type RecordFailure,
   type RunResult,
 } from '../../engine/index.js';
@@ -70,12 +71,21 @@ function erpRefLookup(
   };
 }
 
+/** What the delivery of one run's orders shares. */
+interface OrdersRun {
+  readonly input: OrdersJobInput;
+  readonly ctx: JobContext;
+  readonly processor: OrderProcessor;
+  /** The listed items as fetched in this run; any other is an operator's retry of a dead letter. */
+  readonly fetched: WeakSet<object>;
+  readonly counts: Record<string, number>;
+}
+
 async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunResult> {
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   const fetched = new WeakSet<object>();
   const mapper = new OrderMapper(input.options, input.mappings, erpRefLookup(input, ctx.signal));
   const counts: Record<string, number> = {};
-  const bump = (key: string) => (counts[key] = (counts[key] ?? 0) + 1);
   const processor = new OrderProcessor({
     api: input.api,
     sink: input.sink,
@@ -84,47 +94,14 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     options: input.options,
   });
   if (ctx.dryRun) return dryRun(input, ctx, processor, fetched, counts);
-
-  /** The order to act on: the listed one, or for an operator's retry the order as the API has it now. */
-  async function current(item: ListedOrder, signal: AbortSignal): Promise<Order> {
-    if (fetched.has(item)) {
-      if (item.kind === 'order') return item.order;
-      throw new RecordProblem(`the API sent an order that does not match the contract: ${item.reason}`);
-    }
-    const id = identifyListedOrder(item).id;
-    try {
-      return await input.api.orders.get(id, { signal });
-    } catch (error) {
-      if (isNotFound(error)) throw new RecordProblem(`order ${id} no longer exists in the API`);
-      throw error;
-    }
-  }
-
-  async function deliver(items: readonly ListedOrder[], signal: AbortSignal) {
-    const failures: RecordFailure<ListedOrder>[] = [];
-    for (const item of items) {
-      if (signal.aborted) throw signal.reason;
-      try {
-        const order = await current(item, signal);
-        const result = await processor.process(order, signal, !fetched.has(item));
-        bump(result.outcome);
-        if (result.acknowledged) bump('acknowledged');
-      } catch (error) {
-        const reason = recordFailureReason(error, signal);
-        ctx.logger.warn({ job: input.name, reason }, 'order filed as a dead letter');
-        failures.push({ item, reason });
-      }
-    }
-    return failures;
-  }
-
+  const run: OrdersRun = { input, ctx, processor, fetched, counts };
   const result = await pullIncremental<ListedOrder>({
     state: ctx.state,
     stream: ordersStream(input.name),
     flow: input.name,
     fetchPage: orderPageSource(input.api, input.options.page_size, fetched),
     identify: identifyListedOrder,
-    deliver,
+    deliver: (items, signal) => deliverOrders(run, items, signal),
     overlapMs: input.options.overlap_ms,
     budget,
     isStaleCursorError,
@@ -132,8 +109,53 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     headFirst: ctx.trigger === 'webhook',
     ...(ctx.errorThreshold === undefined ? {} : { errorThreshold: ctx.errorThreshold }),
   });
-  // Orders the flow leaves alone (drafts, orders not sent to us) were no work: judge dead letters against the
-  // orders it tried to write, so a run where every write failed is never "ok".
+  return judged(ctx, result, counts);
+}
+
+/** Writes each order to the ERP and acknowledges it; the ones that fail are returned to become dead letters. */
+async function deliverOrders(
+  run: OrdersRun,
+  items: readonly ListedOrder[],
+  signal: AbortSignal,
+): Promise<RecordFailure<ListedOrder>[]> {
+  const { input, ctx, processor, fetched, counts } = run;
+  const failures: RecordFailure<ListedOrder>[] = [];
+  for (const item of items) {
+    if (signal.aborted) throw signal.reason;
+    try {
+      const order = await currentOrder(run, item, signal);
+      const result = await processor.process(order, signal, !fetched.has(item));
+      bump(counts, result.outcome);
+      if (result.acknowledged) bump(counts, 'acknowledged');
+    } catch (error) {
+      const reason = recordFailureReason(error, signal);
+      ctx.logger.warn({ job: input.name, reason }, 'order filed as a dead letter');
+      failures.push({ item, reason });
+    }
+  }
+  return failures;
+}
+
+/** The order to act on: the listed one, or for an operator's retry the order as the API has it now. */
+async function currentOrder(run: OrdersRun, item: ListedOrder, signal: AbortSignal): Promise<Order> {
+  if (run.fetched.has(item)) {
+    if (item.kind === 'order') return item.order;
+    throw new RecordProblem(`the API sent an order that does not match the contract: ${item.reason}`);
+  }
+  const id = identifyListedOrder(item).id;
+  try {
+    return await run.input.api.orders.get(id, { signal });
+  } catch (error) {
+    if (isNotFound(error)) throw new RecordProblem(`order ${id} no longer exists in the API`);
+    throw error;
+  }
+}
+
+/**
+ * The pull's result, judged against the orders the run tried to write: orders the flow leaves alone (drafts, orders
+ * not sent to us) were no work, so a run where every write failed is never "ok".
+ */
+function judged(ctx: JobContext, result: PullResult, counts: Record<string, number>): RunResult {
   const work = new FailureTracker(ctx.errorThreshold);
   work.succeeded(Math.max(0, result.counts['delivered'] - (counts['skipped'] ?? 0)));
   work.failure(result.counts['deadLettered']);
@@ -144,6 +166,10 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     counts: { ...result.counts, ...counts },
     ...(error === undefined ? {} : { error }),
   };
+}
+
+function bump(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
 }
 
 /** Reads the pending pass and reports what a real run would write or dead-letter; writes nothing anywhere. */
