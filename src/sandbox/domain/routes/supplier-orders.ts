@@ -27,15 +27,17 @@ const orderReply = (order: Order, expand: string | null): Reply => ({
 /** The order date of part 4.3's from/to: the day the buyer sent it (or created it). */
 export const orderDate = (order: Order): string => order.sent_at ?? order.created_at;
 
-export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
-  const base = { accountType: 'supplier', group: SUPPLIER_GROUP } as const;
-  const orderId = (params: Readonly<Record<string, string>>): string => params['order_id'] ?? '';
-  /** POST /supplier/orders/:order_id/<verb> (G1-G3): owner check, 404 for an unknown order, then the operation. */
-  const orderOperation = (
-    verb: 'confirm' | 'acknowledge' | 'reject',
-    run: (ctx: RequestContext, id: string) => Order,
-  ): RouteDef => ({
-    ...base,
+const BASE = { accountType: 'supplier', group: SUPPLIER_GROUP } as const;
+const orderId = (params: Readonly<Record<string, string>>): string => params['order_id'] ?? '';
+
+/** POST /supplier/orders/:order_id/<verb> (G1-G3): owner check, 404 for an unknown order, then the operation. */
+function orderOperation(
+  env: DomainEnv,
+  verb: 'confirm' | 'acknowledge' | 'reject',
+  run: (ctx: RequestContext, id: string) => Order,
+): RouteDef {
+  return {
+    ...BASE,
     method: 'POST',
     path: `/supplier/orders/:order_id/${verb}`,
     scope: 'supplier.orders:write',
@@ -46,10 +48,13 @@ export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
       getSupplierOrder(env, id);
       return orderReply(run(ctx, id), null);
     },
-  });
+  };
+}
+
+export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
   return [
     {
-      ...base,
+      ...BASE,
       method: 'GET',
       path: '/supplier/orders',
       scope: 'supplier.orders:read',
@@ -72,7 +77,7 @@ export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
       },
     },
     {
-      ...base,
+      ...BASE,
       method: 'GET',
       path: '/supplier/orders/:order_id',
       scope: 'supplier.orders:read',
@@ -81,13 +86,13 @@ export function supplierOrderRoutes(env: DomainEnv): RouteDef[] {
         return orderReply(getSupplierOrder(env, orderId(ctx.params)), ctx.query.get('expand'));
       },
     },
-    orderOperation('confirm', (ctx, id) =>
+    orderOperation(env, 'confirm', (ctx, id) =>
       confirmOrder(env, id, parseBody(ConfirmBody, ctx.body), callerActor(ctx)),
     ),
-    orderOperation('acknowledge', (ctx, id) =>
+    orderOperation(env, 'acknowledge', (ctx, id) =>
       acknowledgeOrder(env, id, parseBody(AcknowledgeBody, ctx.body), callerActor(ctx)),
     ),
-    orderOperation('reject', (ctx, id) =>
+    orderOperation(env, 'reject', (ctx, id) =>
       rejectOrder(env, id, parseBody(RejectBody, ctx.body).reason, callerActor(ctx)),
     ),
   ];
