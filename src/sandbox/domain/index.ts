@@ -16,12 +16,17 @@ import { noteMutation } from './list-index.js';
 import type { DomainEnv } from './env.js';
 import { clone } from './env.js';
 import { exportRows } from './export-rows.js';
-import { buyerBookRoutes } from './routes/buyer-books.js';
+import { buyerAccountingRoutes } from './routes/buyer-accounting.js';
+import { buyerExpenseRoutes } from './routes/buyer-expenses.js';
+import { buyerOrderRoutes } from './routes/buyer-orders.js';
 import { buyerReferenceRoutes } from './routes/buyer-reference.js';
+import { buyerInventoryRoutes } from './routes/buyer-inventory.js';
+import { buyerReportRoutes } from './routes/buyer-reports.js';
 import { buyerSalesRoutes } from './routes/buyer-sales.js';
 import { documentRoutes } from './routes/documents.js';
 import { supplierBuyerRoutes } from './routes/supplier-buyers.js';
-import { supplierCatalogRoutes } from './routes/supplier-catalog.js';
+import { supplierPriceListRoutes } from './routes/supplier-price-lists.js';
+import { supplierProductRoutes } from './routes/supplier-products.js';
 import { supplierOrderRoutes } from './routes/supplier-orders.js';
 import { expireInvitations } from './buyers.js';
 import { DEFAULT_SEED, seedState } from './seed/index.js';
@@ -46,10 +51,15 @@ function allRoutes(env: DomainEnv): RouteDef[] {
     ...supplierBuyerRoutes(env),
     ...supplierOrderRoutes(env),
     ...documentRoutes(env),
-    ...supplierCatalogRoutes(env),
+    ...supplierProductRoutes(env),
+    ...supplierPriceListRoutes(env),
     ...buyerReferenceRoutes(env),
-    ...buyerBookRoutes(env),
+    ...buyerOrderRoutes(env),
+    ...buyerExpenseRoutes(env),
+    ...buyerAccountingRoutes(env),
     ...buyerSalesRoutes(env),
+    ...buyerInventoryRoutes(env),
+    ...buyerReportRoutes(env),
   ];
 }
 

@@ -1,55 +1,40 @@
-/** Buyer reference data (part 4.6, scopes G16) and the buyer's orders (4.7). */
+/** Buyer reference data (part 4.6, scopes G16). */
 import { BUYER_REFERENCE_SCOPES } from '../../../contract/index.js';
-import { inDateRange, parseDateRange } from '../../http/paging.js';
 import type { RouteDef } from '../../http/types.js';
 import { catalogProducts } from '../catalog-view.js';
 import type { DomainEnv } from '../env.js';
 import { clone } from '../env.js';
 import { notFound } from '../errors.js';
-import { orderView, viewOptions } from '../orders.js';
-import {
-  BUYER_GROUP,
-  NOTHING,
-  indexedPageReply,
-  isDemoBuyer,
-  listParam,
-  listReply,
-  ok,
-  pageReply,
-  requireOwner,
-} from './common.js';
-import { orderDate } from './supplier-orders.js';
+import { BUYER_GROUP, isDemoBuyer, listReply, ok, pageReply, requireOwner } from './common.js';
+
+type ReferencePath = keyof typeof BUYER_REFERENCE_SCOPES;
+const BASE = { accountType: 'buyer', group: BUYER_GROUP, minPlan: 'Pro', method: 'GET' } as const;
+
+/** A list paged by (updated_at, id). */
+function pagedList(
+  env: DomainEnv,
+  path: ReferencePath,
+  rows: () => readonly { id: string; updated_at: string }[],
+): RouteDef {
+  const scope = BUYER_REFERENCE_SCOPES[path];
+  return { ...BASE, path, scope, handle: (ctx) => pageReply(env, isDemoBuyer(ctx) ? rows() : [], ctx.query) };
+}
+
+/** A short list answered whole. */
+function wholeList(env: DomainEnv, path: ReferencePath, rows: () => readonly object[]): RouteDef {
+  const scope = BUYER_REFERENCE_SCOPES[path];
+  return { ...BASE, path, scope, handle: (ctx) => listReply(env, isDemoBuyer(ctx) ? rows() : []) };
+}
 
 export function buyerReferenceRoutes(env: DomainEnv): RouteDef[] {
-  const base = { accountType: 'buyer', group: BUYER_GROUP, minPlan: 'Pro' } as const;
-  const scopes = BUYER_REFERENCE_SCOPES;
   return [
+    pagedList(env, '/branches', () => Object.values(env.state.branches)),
+    wholeList(env, '/purchase-types', () => env.state.purchaseTypes),
+    pagedList(env, '/suppliers', () => Object.values(env.state.vendors)),
     {
-      ...base,
-      method: 'GET',
-      path: '/branches',
-      scope: scopes['/branches'],
-      handle: (ctx) => pageReply(env, isDemoBuyer(ctx) ? Object.values(env.state.branches) : [], ctx.query),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/purchase-types',
-      scope: scopes['/purchase-types'],
-      handle: (ctx) => listReply(env, isDemoBuyer(ctx) ? env.state.purchaseTypes : []),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/suppliers',
-      scope: scopes['/suppliers'],
-      handle: (ctx) => pageReply(env, isDemoBuyer(ctx) ? Object.values(env.state.vendors) : [], ctx.query),
-    },
-    {
-      ...base,
-      method: 'GET',
+      ...BASE,
       path: '/suppliers/:supplier_id',
-      scope: scopes['/suppliers/{supplier_id}'],
+      scope: BUYER_REFERENCE_SCOPES['/suppliers/{supplier_id}'],
       handle: (ctx) => {
         const id = ctx.params['supplier_id'] ?? '';
         requireOwner(isDemoBuyer(ctx), 'Supplier', id);
@@ -58,57 +43,9 @@ export function buyerReferenceRoutes(env: DomainEnv): RouteDef[] {
         return ok(clone(vendor));
       },
     },
-    {
-      ...base,
-      method: 'GET',
-      path: '/products',
-      scope: scopes['/products'],
-      handle: (ctx) => pageReply(env, isDemoBuyer(ctx) ? catalogProducts(env) : [], ctx.query),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/expense-categories',
-      scope: scopes['/expense-categories'],
-      handle: (ctx) => listReply(env, isDemoBuyer(ctx) ? env.state.expenseCategories : []),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/expense-accounts',
-      scope: scopes['/expense-accounts'],
-      handle: (ctx) => listReply(env, isDemoBuyer(ctx) ? env.state.expenseAccounts : []),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/account-mappings',
-      scope: scopes['/account-mappings'],
-      handle: (ctx) => listReply(env, isDemoBuyer(ctx) ? env.state.accountMappings : []),
-    },
-    {
-      ...base,
-      method: 'GET',
-      path: '/orders',
-      scope: 'buyer.purchases:read',
-      handle: (ctx) => {
-        const range = parseDateRange(ctx.query);
-        const statuses = listParam(ctx.query, 'status');
-        const branchId = ctx.query.get('branch_id');
-        const supplierId = ctx.query.get('supplier_id');
-        const options = viewOptions(ctx.query.get('expand'));
-        return indexedPageReply(
-          env,
-          isDemoBuyer(ctx) ? env.state.orders : NOTHING,
-          ctx.query,
-          (order) =>
-            inDateRange(orderDate(order), range) &&
-            (statuses === null || statuses.has(order.status)) &&
-            (branchId === null || order.branch.id === branchId) &&
-            (supplierId === null || order.supplier.id === supplierId),
-          (order) => orderView(order, 'buyer', options),
-        );
-      },
-    },
+    pagedList(env, '/products', () => catalogProducts(env)),
+    wholeList(env, '/expense-categories', () => env.state.expenseCategories),
+    wholeList(env, '/expense-accounts', () => env.state.expenseAccounts),
+    wholeList(env, '/account-mappings', () => env.state.accountMappings),
   ];
 }
