@@ -43,6 +43,52 @@ export function groupDebits(
   return [...grouped.values()];
 }
 
+/** What sets one line of a source apart from the others. */
+interface LineParts {
+  side: JournalLine['side'];
+  account: string;
+  counter: string | null;
+  amount: bigint;
+  description: string;
+  categoryId: string | null;
+}
+
+/** One debit line per account, the VAT line when there is VAT, the credit for the total; reversed sides swap. */
+function lineParts(env: DomainEnv, from: JournalSource): LineParts[] {
+  const vendor = env.state.vendors[from.vendorId];
+  const reversed = isReversed(from.documentType);
+  const creditAccount = vendor?.credit_account ?? '40000';
+  const vendorName = vendor?.name ?? from.vendorId;
+  const parts: LineParts[] = from.debits
+    .filter((debit) => debit.amount !== 0n)
+    .map((debit) => ({
+      side: reversed ? 'credit' : 'debit',
+      account: debit.account,
+      counter: creditAccount,
+      amount: debit.amount,
+      description: `${from.documentType} ${from.documentNumber} ${vendorName}`,
+      categoryId: debit.categoryId,
+    }));
+  if (from.vat > 0n)
+    parts.push({
+      side: 'vat',
+      account: INPUT_VAT_ACCOUNT,
+      counter: creditAccount,
+      amount: from.vat,
+      description: `VAT ${from.documentType} ${from.documentNumber}`,
+      categoryId: null,
+    });
+  parts.push({
+    side: reversed ? 'debit' : 'credit',
+    account: creditAccount,
+    counter: null,
+    amount: from.credit,
+    description: `${vendorName} ${from.documentNumber}`,
+    categoryId: null,
+  });
+  return parts;
+}
+
 export function buildJournalLines(
   env: DomainEnv,
   from: JournalSource,
@@ -52,34 +98,26 @@ export function buildJournalLines(
   const branch = env.state.branches[from.branchId];
   const reversed = isReversed(from.documentType);
   const now = nowIso(env);
-  const creditAccount = vendor?.credit_account ?? '40000';
   // Credit notes may arrive with negative amounts; the reversed sides already carry the sign.
   const magnitude = (amount: bigint): bigint => (reversed && amount < 0n ? -amount : amount);
-  const base = (
-    side: JournalLine['side'],
-    account: string,
-    counter: string | null,
-    amountIn: bigint,
-    description: string,
-    categoryId: string | null,
-  ): JournalLine => ({
+  const lines = lineParts(env, from).map((line): JournalLine => ({
     id: newId(env, 'jl'),
     document_id: from.documentId,
     document_type: from.documentType,
     document_number: from.documentNumber,
     source: from.source,
-    side,
-    account,
-    counter_account: counter,
-    amount: money(magnitude(amountIn)),
+    side: line.side,
+    account: line.account,
+    counter_account: line.counter,
+    amount: money(magnitude(line.amount)),
     currency: 'ILS',
-    description,
+    description: line.description,
     vendor_id: from.vendorId,
     vendor_tax_id: vendor?.tax_id ?? null,
     branch_id: from.branchId,
     branch_tax_id: branch?.tax_id ?? null,
     purchase_type: from.purchaseType,
-    category_id: categoryId,
+    category_id: line.categoryId,
     reference: from.documentNumber,
     allocation_number: from.allocationNumber,
     doc_date: from.docDate,
@@ -90,41 +128,7 @@ export function buildJournalLines(
     export_batch_id: null,
     exported_at: null,
     updated_at: now,
-  });
-  const vendorName = vendor?.name ?? from.vendorId;
-  const lines = from.debits
-    .filter((debit) => debit.amount !== 0n)
-    .map((debit) =>
-      base(
-        reversed ? 'credit' : 'debit',
-        debit.account,
-        creditAccount,
-        debit.amount,
-        `${from.documentType} ${from.documentNumber} ${vendorName}`,
-        debit.categoryId,
-      ),
-    );
-  if (from.vat > 0n)
-    lines.push(
-      base(
-        'vat',
-        INPUT_VAT_ACCOUNT,
-        creditAccount,
-        from.vat,
-        `VAT ${from.documentType} ${from.documentNumber}`,
-        null,
-      ),
-    );
-  lines.push(
-    base(
-      reversed ? 'debit' : 'credit',
-      creditAccount,
-      null,
-      from.credit,
-      `${vendorName} ${from.documentNumber}`,
-      null,
-    ),
-  );
+  }));
   const bySource = sourceIndex(env.state.journalLines);
   for (const line of lines) {
     env.state.journalLines[line.id] = line;
