@@ -5,7 +5,7 @@ import { conflict, invalid, notFound, type ValidationItem } from './errors.js';
 import { branchRef, purchaseLineAccount, supplierBuyer, supplierParty } from './lookup.js';
 import { documentRuleViolations, formatPath } from '../../contract/index.js';
 import { historyEntry, systemActor } from './orders.js';
-import type { FileRef, PurchaseDocument, Totals } from './types.js';
+import type { DocumentLine, FileRef, PurchaseDocument, Totals } from './types.js';
 
 export interface DocumentLineInput {
   sku: string;
@@ -97,21 +97,30 @@ export function createDocument(
   source = 'purchase',
 ): PurchaseDocument {
   checkRules(env, accountId, input);
+  refuseDuplicate(env, input);
+  const doc = newDocument(env, input, source);
+  storeDocument(env, doc);
+  raiseToBuyer(env, 'document.created', () => documentEventData(doc));
+  return doc;
+}
+
+/** 409 for a second document of one type and number for the buyer; the attempt is counted on the first. */
+function refuseDuplicate(env: DomainEnv, input: DocumentInput): void {
   const existing = findDocumentByNumber(env, input.type, input.number, input.buyer_id);
-  if (existing) {
-    const tally = env.state.documentTallies[existing.id];
-    if (tally) tally.duplicateAttempts += 1;
-    throw conflict(
-      `A ${input.type} numbered ${input.number} already exists for this buyer (${existing.id}).`,
-      [
-        {
-          field: 'number',
-          code: 'duplicate',
-          message: `Document ${existing.id} already has this type and number.`,
-        },
-      ],
-    );
-  }
+  if (!existing) return;
+  const tally = env.state.documentTallies[existing.id];
+  if (tally) tally.duplicateAttempts += 1;
+  throw conflict(`A ${input.type} numbered ${input.number} already exists for this buyer (${existing.id}).`, [
+    {
+      field: 'number',
+      code: 'duplicate',
+      message: `Document ${existing.id} already has this type and number.`,
+    },
+  ]);
+}
+
+/** The new document, its files marked referenced; not yet stored. */
+function newDocument(env: DomainEnv, input: DocumentInput, source: string): PurchaseDocument {
   const buyer = supplierBuyer(env, input.buyer_id);
   const now = nowIso(env);
   const purchaseType = input.purchase_type ?? null;
@@ -134,22 +143,7 @@ export function createDocument(
     currency: input.currency,
     totals: totalsOf(input.totals),
     allocation_number: input.allocation_number ?? null,
-    lines: input.lines.map((line) => ({
-      id: newId(env, 'dln'),
-      sku: line.sku,
-      name: line.name,
-      quantity: line.quantity,
-      unit_price: line.unit_price,
-      total: line.total,
-      ...(line.unit === undefined ? {} : { unit: line.unit }),
-      discount_pct: line.discount_pct ?? null,
-      vat_exempt: line.vat_exempt ?? false,
-      order_id: line.order_id ?? null,
-      order_line_id: line.order_line_id ?? null,
-      quantity_received: null,
-      purchase_type: purchaseType,
-      expense_account: purchaseLineAccount(env, line.sku, purchaseType),
-    })),
+    lines: input.lines.map((line) => documentLine(env, line, purchaseType)),
     buyer_status: 'pending',
     differences: [],
     payment_status: 'unpaid',
@@ -165,6 +159,30 @@ export function createDocument(
   };
   const branch = input.branch_id === undefined ? undefined : branchRef(env, input.branch_id);
   if (branch) doc.branch = branch;
+  return doc;
+}
+
+function documentLine(env: DomainEnv, line: DocumentLineInput, purchaseType: string | null): DocumentLine {
+  return {
+    id: newId(env, 'dln'),
+    sku: line.sku,
+    name: line.name,
+    quantity: line.quantity,
+    unit_price: line.unit_price,
+    total: line.total,
+    ...(line.unit === undefined ? {} : { unit: line.unit }),
+    discount_pct: line.discount_pct ?? null,
+    vat_exempt: line.vat_exempt ?? false,
+    order_id: line.order_id ?? null,
+    order_line_id: line.order_line_id ?? null,
+    quantity_received: null,
+    purchase_type: purchaseType,
+    expense_account: purchaseLineAccount(env, line.sku, purchaseType),
+  };
+}
+
+/** Stores the document under its id and its (buyer, type, number), and links it to its orders. */
+function storeDocument(env: DomainEnv, doc: PurchaseDocument): void {
   env.state.documents[doc.id] = doc;
   env.state.documentTallies[doc.id] = { creations: 1, duplicateAttempts: 0 };
   env.state.documentKeys[documentKey(doc.type, doc.number, doc.buyer.id)] = doc.id;
@@ -175,8 +193,6 @@ export function createDocument(
       order.updated_at = stampAfter(env, order.updated_at);
     }
   }
-  raiseToBuyer(env, 'document.created', () => documentEventData(doc));
-  return doc;
 }
 
 function totalsOf(input: DocumentInput['totals']): Totals {
