@@ -35,7 +35,18 @@ export interface ExpenseOptions {
   enforceAttachments: boolean;
 }
 
+/** Every rule the expense breaks, in the order the buyer reports them. */
 function checkExpense(env: DomainEnv, input: ExpenseInput, options: ExpenseOptions): ValidationItem[] {
+  return [
+    ...partyProblems(env, input),
+    ...totalProblems(input),
+    ...attachmentProblems(env, input, options),
+    ...lineProblems(env, input),
+  ];
+}
+
+/** The vendor (a card vendor needs the merchant's name) and the branch. */
+function partyProblems(env: DomainEnv, input: ExpenseInput): ValidationItem[] {
   const errors: ValidationItem[] = [];
   const vendor = env.state.vendors[input.vendor_id];
   if (!vendor)
@@ -56,6 +67,12 @@ function checkExpense(env: DomainEnv, input: ExpenseInput, options: ExpenseOptio
       code: 'not_found',
       message: `Branch ${input.branch_id} was not found.`,
     });
+  return errors;
+}
+
+/** Totals that add up, and an allocation number above the threshold. */
+function totalProblems(input: ExpenseInput): ValidationItem[] {
+  const errors: ValidationItem[] = [];
   const beforeVat = cents(input.totals.before_vat);
   if (sum(input.lines.map((line) => cents(line.amount_before_vat))) !== beforeVat) {
     errors.push({
@@ -82,6 +99,12 @@ function checkExpense(env: DomainEnv, input: ExpenseInput, options: ExpenseOptio
       message: 'An allocation number is required above 5,000.00 ILS.',
     });
   }
+  return errors;
+}
+
+/** The mandatory attachment, and files that exist. */
+function attachmentProblems(env: DomainEnv, input: ExpenseInput, options: ExpenseOptions): ValidationItem[] {
+  const errors: ValidationItem[] = [];
   const files = input.file_ids ?? [];
   if (options.enforceAttachments && ATTACHMENT_REQUIRED.has(input.doc_type) && files.length === 0) {
     errors.push({
@@ -98,6 +121,12 @@ function checkExpense(env: DomainEnv, input: ExpenseInput, options: ExpenseOptio
         message: `File ${fileId} was not found.`,
       });
   });
+  return errors;
+}
+
+/** Each line's category exists and maps to an expense account. */
+function lineProblems(env: DomainEnv, input: ExpenseInput): ValidationItem[] {
+  const errors: ValidationItem[] = [];
   input.lines.forEach((line, index) => {
     if (!env.state.expenseCategories.some((category) => category.id === line.category_id)) {
       errors.push({
