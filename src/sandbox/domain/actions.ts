@@ -54,6 +54,51 @@ function touchVendor(env: DomainEnv, body: Body): unknown {
   return clone(vendor);
 }
 
+function receiveDocumentAction(env: DomainEnv, body: Body): unknown {
+  const received = asBody(body['received']);
+  const quantities: Record<string, string> = {};
+  for (const [lineId, quantity] of Object.entries(received))
+    if (typeof quantity === 'string') quantities[lineId] = quantity;
+  return clone(
+    receiveDocument(env, requiredText(body, 'document_id'), {
+      received: quantities,
+      withDifferences: body['with_differences'] === true,
+    }),
+  );
+}
+
+/** A random expense of the demo buyer, created as if by hand (no attachment needed). */
+function createExpenseAction(env: DomainEnv, body: Body): unknown {
+  const random = actionRandom(env);
+  const input = expenseInput(
+    random,
+    pickPlan(random),
+    text(body, 'branch_id') ?? 'br_tlv',
+    text(body, 'doc_date') ?? new Date(env.services.clock.now()).toISOString().slice(0, 10),
+    `EX-${env.state.nextId}`,
+  );
+  return clone(
+    createExpense(env, input, {
+      accountId: DEMO_BUYER_ACCOUNT_ID,
+      source: 'manual',
+      enforceAttachments: false,
+    }),
+  );
+}
+
+/** Completes the given count, or starts and completes one of eight random products. */
+function completeCountAction(env: DomainEnv, body: Body): unknown {
+  const countId = text(body, 'count_id');
+  if (countId !== undefined) return clone(completeInventoryCount(env, countId));
+  const random = actionRandom(env);
+  const counted = randomOrderLines(env, random, 8).map((line) => ({
+    sku: line.sku,
+    quantity: line.quantity,
+  }));
+  const started = startInventoryCount(env, text(body, 'branch_id') ?? 'br_tlv', counted);
+  return clone(completeInventoryCount(env, started.id));
+}
+
 export function createActions(env: DomainEnv): Record<string, Action> {
   return {
     buyer_send_order: (body) => sendOrders(env, asBody(body)),
@@ -61,19 +106,7 @@ export function createActions(env: DomainEnv): Record<string, Action> {
       orderEventData(sendOrder(env, requiredText(asBody(body), 'order_id')), 'buyer'),
     buyer_cancel_order: (body) =>
       orderEventData(cancelOrder(env, requiredText(asBody(body), 'order_id')), 'buyer'),
-    buyer_receive_document: (body) => {
-      const b = asBody(body);
-      const received = asBody(b['received']);
-      const quantities: Record<string, string> = {};
-      for (const [lineId, quantity] of Object.entries(received))
-        if (typeof quantity === 'string') quantities[lineId] = quantity;
-      return clone(
-        receiveDocument(env, requiredText(b, 'document_id'), {
-          received: quantities,
-          withDifferences: b['with_differences'] === true,
-        }),
-      );
-    },
+    buyer_receive_document: (body) => receiveDocumentAction(env, asBody(body)),
     buyer_dispute_document: (body) => clone(disputeDocument(env, requiredText(asBody(body), 'document_id'))),
     buyer_approve_document: (body) => {
       const { document, lines } = approveDocument(env, requiredText(asBody(body), 'document_id'));
@@ -83,40 +116,12 @@ export function createActions(env: DomainEnv): Record<string, Action> {
       clone(payDocument(env, requiredText(asBody(body), 'document_id'), asBody(body)['full'] !== false)),
     approve_journal_lines: (body) =>
       approveJournalLinesInBulk(env, count(asBody(body), 'count', 30, 100_000)),
-    create_expense: (body) => {
-      const b = asBody(body);
-      const random = actionRandom(env);
-      const input = expenseInput(
-        random,
-        pickPlan(random),
-        text(b, 'branch_id') ?? 'br_tlv',
-        text(b, 'doc_date') ?? new Date(env.services.clock.now()).toISOString().slice(0, 10),
-        `EX-${env.state.nextId}`,
-      );
-      return clone(
-        createExpense(env, input, {
-          accountId: DEMO_BUYER_ACCOUNT_ID,
-          source: 'manual',
-          enforceAttachments: false,
-        }),
-      );
-    },
+    create_expense: (body) => createExpenseAction(env, asBody(body)),
     approve_expense: (body) => {
       const { expense, lines } = approveExpense(env, requiredText(asBody(body), 'expense_id'));
       return { expense: clone(expense), journal_line_ids: lines.map((line) => line.id) };
     },
-    complete_inventory_count: (body) => {
-      const b = asBody(body);
-      const countId = text(b, 'count_id');
-      if (countId !== undefined) return clone(completeInventoryCount(env, countId));
-      const random = actionRandom(env);
-      const counted = randomOrderLines(env, random, 8).map((line) => ({
-        sku: line.sku,
-        quantity: line.quantity,
-      }));
-      const started = startInventoryCount(env, text(b, 'branch_id') ?? 'br_tlv', counted);
-      return clone(completeInventoryCount(env, started.id));
-    },
+    complete_inventory_count: (body) => completeCountAction(env, asBody(body)),
     accept_invitation: (body) => clone(acceptInvitation(env, text(asBody(body), 'invitation_id'))),
     update_supplier: (body) => touchVendor(env, asBody(body)),
     ...lateAndDriftActions(env),
