@@ -40,6 +40,8 @@ export function buyerScenarioWith(options: BuyerScenarioOptions = {}): CrashScen
     side: 'buyer',
     jobs: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
     requiredFlows: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
+    // An export that finished under the kills (and, with the mirror, a mirrored line), not only approvals.
+    minimumActivity: mirror ? { linesExported: 1, mirroredLines: 1 } : { linesExported: 1 },
     events: ['journal_lines.approved_for_export'],
     writeCounts: {
       'journal-export': ['lines_exported', 'batches_written', 'batches_resumed'],
@@ -306,6 +308,16 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
     },
     settled: async () => (await missing()).length === 0,
     pending: async () => (await missing()).slice(0, 10).join('; '),
+    progress: async () => {
+      const here = (await readout()).lines.filter((line) => !exportedBefore.has(line.id));
+      return {
+        linesApproved: here.filter(
+          (line) => line.status === 'approved_for_export' || line.status === 'exported',
+        ).length,
+        linesExported: here.filter((line) => line.status === 'exported').length,
+        ...(mirror ? { mirroredLines: mirroredLines(mirrorFile).size } : {}),
+      };
+    },
     check,
     close: async () => undefined,
   };

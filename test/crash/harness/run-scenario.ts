@@ -1,7 +1,9 @@
 /**
  * The kill loop: start the real CLI (`run` or `sync <job>`), let it work for a seeded random time, SIGKILL it (or
- * stop it with SIGTERM and hold it to the shutdown bound), add more work, repeat; then restart until everything
- * made has arrived and check that it arrived exactly once.
+ * stop it with SIGTERM and hold it to the shutdown bound), add more work, repeat until every flow has its kill points
+ * and the scenario's minimum activity has happened; then restart until everything made has arrived and check that
+ * it arrived exactly once. The loop ends on counts, never on a clock: a busy machine makes it slower, not smaller.
+ * A time guard only turns a run that cannot get there into a failure that says how far it got.
  */
 import { buildPluginRegistry } from '../../../src/daemon/index.js';
 import path from 'node:path';
@@ -14,7 +16,10 @@ import type { FaultSettings } from '../../../src/sandbox/index.js';
 
 export interface CrashRunOptions {
   scenario: CrashScenario;
-  /** Kill points to make per flow (a SIGKILL that cut off a started run of that flow's job). */
+  /**
+   * Kill points to make per flow (a SIGKILL that cut off a started run of that flow's job). The kill phase goes on
+   * until every flow has them and the scenario's `minimumActivity` is reached.
+   */
   points: number;
   seed: number;
   /** Sandbox faults for the kill phase and the convergence (fault-convergence runs). */
@@ -23,9 +28,12 @@ export interface CrashRunOptions {
   sigtermShare?: number;
   /** Upper bound on the SIGTERM exit (the daemon's own shutdown timeout is 30 s). */
   sigtermBoundMs?: number;
-  /** Stop making kill points after this long, whatever `points` says (the CI bound). */
-  maxKillPhaseMs?: number;
-  /** Convergence bound. */
+  /**
+   * A guard, not a size: a kill phase still short of its goal after this long fails with the counts it reached
+   * (default: no guard).
+   */
+  killPhaseGuardMs?: number;
+  /** Convergence guard: a run not converged after this long fails with what is still missing. */
   maxConvergeMs?: number;
   log?: (line: string) => void;
 }
@@ -43,6 +51,9 @@ export interface CrashRunReport {
   /** Slowest clean shutdown (SIGTERM to exit). */
   slowestSigtermMs: number;
   completedRuns: number;
+  /** The scenario's progress counts when the kill phase ended (its goal: `minimumActivity`). */
+  activity: Record<string, number>;
+  killPhaseMs: number;
   convergeRounds: number;
   durationMs: number;
   check: ScenarioCheck;
@@ -71,6 +82,36 @@ function chooseTarget(prng: Prng, points: Readonly<Record<string, number>>): Tar
 }
 
 const DEFAULT_RUN_ESTIMATE_MS = 1_000;
+
+/**
+ * The kill phase's guard: SUPPLY_SYNC_CRASH_GUARD_MS, or 5 s per kill point of each flow plus a minute. On an idle
+ * 2-core machine a kill point takes about a second; the rest is room for a busy one.
+ */
+export function crashGuardMs(
+  points: number,
+  scenario: CrashScenario,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
+  const set = env['SUPPLY_SYNC_CRASH_GUARD_MS'];
+  return set !== undefined && set !== '' ? Number(set) : points * scenario.jobs.length * 5_000 + 60_000;
+}
+
+/** The parts of the kill phase's goal not reached yet, in words; empty when it is reached. */
+export function shortOfGoal(
+  points: number,
+  killPointsPerFlow: Readonly<Record<string, number>>,
+  minimumActivity: Readonly<Record<string, number>>,
+  activity: Readonly<Record<string, number>>,
+): string[] {
+  return [
+    ...Object.entries(killPointsPerFlow)
+      .filter(([, made]) => made < points)
+      .map(([flow, made]) => `${flow} ${made} of ${points} kill points`),
+    ...Object.entries(minimumActivity)
+      .filter(([name, least]) => (activity[name] ?? 0) < least)
+      .map(([name, least]) => `${name} ${activity[name] ?? 0} of ${least}`),
+  ];
+}
 
 export async function runCrashScenario(options: CrashRunOptions): Promise<CrashRunReport> {
   const started = Date.now();
@@ -104,11 +145,29 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         if (job in killPointsPerFlow) killPointsPerFlow[job] = (killPointsPerFlow[job] ?? 0) + 1;
       }
     };
-    const killPhaseEnds = started + (options.maxKillPhaseMs ?? Number.POSITIVE_INFINITY);
+    const guardEnds = started + (options.killPhaseGuardMs ?? Number.POSITIVE_INFINITY);
 
     const runs = new RunWatcher(path.join(world.dir, 'state', 'supply-sync.db'));
-    const enough = (): boolean => Object.values(killPointsPerFlow).every((n) => n >= options.points);
-    while (!enough() && Date.now() < killPhaseEnds) {
+    const enoughPoints = (): boolean => Object.values(killPointsPerFlow).every((n) => n >= options.points);
+    let activity: Record<string, number> = {};
+    for (;;) {
+      // The activity is read only once the points are there (a read of the API and the ERP per cycle is not free).
+      if (enoughPoints()) {
+        activity = await live.progress();
+        if (shortOfGoal(options.points, killPointsPerFlow, scenario.minimumActivity, activity).length === 0)
+          break;
+      }
+      if (Date.now() >= guardEnds) {
+        activity = await live.progress();
+        const short = shortOfGoal(options.points, killPointsPerFlow, scenario.minimumActivity, activity);
+        throw new HarnessError(
+          `${scenario.name}: the kill phase is still short of its goal after ${Date.now() - started} ms ` +
+            `(guard ${options.killPhaseGuardMs} ms): ${short.join(', ')}. Reached: kill points per flow ` +
+            `${JSON.stringify(killPointsPerFlow)}, kills ${JSON.stringify(kills)}, kills outside runs ` +
+            `${killsOutsideRuns}, completed runs ${completedRuns}, SIGTERM stops ${sigterms}, activity ` +
+            `${JSON.stringify(activity)}`,
+        );
+      }
       await live.activity(prng, 'before-start');
       const target = chooseTarget(prng, killPointsPerFlow);
       if (target.kind === 'run') {
@@ -170,7 +229,8 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       log(`cycle ${target.kind} ${target.job ?? ''} done at ${Date.now() - started} ms (${made} kills)`);
       child = undefined;
     }
-    log(`kill phase: ${made} kills in ${Date.now() - started} ms`);
+    const killPhaseMs = Date.now() - started;
+    log(`kill phase: ${made} kills in ${killPhaseMs} ms, activity ${JSON.stringify(activity)}`);
 
     // Convergence: restart each job without kills until all work made so far has arrived. At least one round
     // always runs: the API can already show everything done while the daemon still holds work it was killed in
@@ -179,7 +239,10 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
     let convergeRounds = 0;
     do {
       if (Date.now() > convergeEnds) {
-        throw new HarnessError(`${scenario.name} did not converge: ${await live.pending()}`);
+        throw new HarnessError(
+          `${scenario.name} did not converge in ${convergeRounds} rounds of every job ` +
+            `(guard ${options.maxConvergeMs ?? 120_000} ms): ${await live.pending()}`,
+        );
       }
       convergeRounds += 1;
       for (const job of scenario.convergeOrder ?? scenario.jobs) await syncToEnd(world, job);
@@ -198,6 +261,8 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
       sigterms,
       slowestSigtermMs,
       completedRuns,
+      activity,
+      killPhaseMs,
       convergeRounds,
       durationMs: Date.now() - started,
       check,

@@ -25,6 +25,11 @@ export interface ScenarioSession {
   settled(): Promise<boolean>;
   /** Describes what is still missing, for a failure message. */
   pending(): Promise<string>;
+  /**
+   * Counts of the work made so far and of what has reached its destination (orders sent, orders in the ERP...), read
+   * from the API and the systems on the other side: the kill phase's activity goal, and its report.
+   */
+  progress(): Promise<Record<string, number>>;
   check(): Promise<ScenarioCheck>;
   close(): Promise<void>;
 }
@@ -43,6 +48,11 @@ export interface CrashScenario {
   readonly events: readonly string[];
   /** Config text after the api/state/server/log blocks. `startFrom` is the moment the scenario began. */
   configBody(dir: string, startFrom: string): string;
+  /**
+   * The least of each `progress()` count the kill phase must reach before it ends, besides the kill points per flow:
+   * the work the checks need to have something to check (an ERP confirmation for the order-confirm flow...).
+   */
+  readonly minimumActivity: Readonly<Record<string, number>>;
   /** Flow names this scenario needs registered in src/daemon/builtin-plugins.ts; missing ones make it skip. */
   readonly requiredFlows: readonly string[];
   open(world: CrashWorld): Promise<ScenarioSession>;

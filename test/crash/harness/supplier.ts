@@ -59,6 +59,9 @@ export const supplierScenario: CrashScenario = {
   // A confirmation sent with notes comes back as an order update, which the orders flow then applies to the ERP.
   convergeOrder: ['order-confirm', 'orders', 'documents', 'catalog'],
   requiredFlows: ['orders', 'order-confirm', 'documents', 'catalog'],
+  // The checks need an order the daemon wrote into the ERP, a confirmation the ERP's users made of one (only an order
+  // in the ERP can be confirmed) and a document the ERP issued.
+  minimumActivity: { ordersInErp: 1, confirmationsInErp: 1, erpDocuments: 1 },
   events: ['order.created', 'order.updated', 'order.cancelled', 'document.received'],
   writeCounts: {
     orders: ['written', 'recovered', 'updated', 'cancelled', 'acknowledged'],
@@ -113,6 +116,7 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
   const orderIds: string[] = [];
   const query = async (sql: string): Promise<Record<string, unknown>[]> =>
     (await erp.driver.query(sql, {})).rows;
+  const count = async (sql: string): Promise<number> => Number((await query(sql))[0]?.['n'] ?? 0);
 
   const sendOrders = async (count: number): Promise<void> => {
     const result = (await world.sandbox.control.action('buyer_send_order', { count })) as {
@@ -354,6 +358,16 @@ async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> 
     },
     settled: async () => (await missing()).length === 0,
     pending: async () => (await missing()).slice(0, 10).join('; '),
+    progress: async () => ({
+      ordersSent: orderIds.length,
+      ordersInErp: await count('SELECT count(*) AS n FROM ORDERS WHERE API_ORDER_ID IS NOT NULL'),
+      confirmationsInErp: await count(
+        'SELECT count(*) AS n FROM ORDCONFIRM JOIN ORDERS ON ORDERS.ORDNAME = ORDCONFIRM.ORDNAME',
+      ),
+      confirmationsSent: await count('SELECT count(*) AS n FROM ORDCONFIRM WHERE API_SENT_AT IS NOT NULL'),
+      erpDocuments: await count('SELECT count(*) AS n FROM DOCUMENTS'),
+      documentsSent: await count('SELECT count(*) AS n FROM DOCUMENTS WHERE API_DOCUMENT_ID IS NOT NULL'),
+    }),
     check,
     close: () => erp.driver.close(),
   };
