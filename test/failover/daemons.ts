@@ -39,13 +39,19 @@ export class Instance {
     private readonly stateUrl: string,
   ) {}
 
-  async start(): Promise<void> {
+  /** Starts the daemon and waits until it serves; `guardMs` only bounds a start that never comes. */
+  async start(guardMs: number): Promise<void> {
     const child = spawnCli(['run', '--config', this.configFile, '--port', '0'], {
       [INSTANCE_ENV]: this.name,
       [STATE_URL_ENV]: this.stateUrl,
     });
     this.child = child;
-    const url = await child.ready;
+    let timer: NodeJS.Timeout | undefined;
+    const guard = new Promise<'guard'>((resolve) => (timer = setTimeout(() => resolve('guard'), guardMs)));
+    const url = await Promise.race([child.ready, guard]).finally(() => clearTimeout(timer));
+    if (url === 'guard') {
+      throw new Error(`${this.name} was not serving after ${guardMs} ms (guard):\n${child.output()}`);
+    }
     if (url === null) throw new Error(`${this.name} did not start:\n${child.output()}`);
     this.opsUrl = url;
   }
@@ -82,13 +88,13 @@ export class Instance {
   }
 }
 
-/** Polls `probe` every 25 ms until it returns true; the milliseconds it took, or null after `ms`. */
-export async function within(probe: () => Promise<boolean>, ms: number): Promise<number | null> {
+/** Polls `probe` every `pollMs` until it returns true; the milliseconds it took, or null after `ms`. */
+export async function within(probe: () => Promise<boolean>, ms: number, pollMs = 25): Promise<number | null> {
   const started = performance.now();
   for (;;) {
     if (await probe()) return performance.now() - started;
     if (performance.now() - started > ms) return null;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 

@@ -2,15 +2,22 @@
  * The failover loop shared by the failover suites: a crash scenario (test/crash/harness) run by two `supply-sync run`
  * processes on one PostgreSQL state instead of one process on a state file. At seeded points the leader is, in turn,
  * killed (SIGKILL, then restarted as the new standby), frozen past its lease (SIGSTOP, then SIGCONT: it must wake up
- * as a standby) or cut from the database (its relay resets every connection; restored, it must stand by). Each time the standby must lead within lease + poll (plus delivery slack); the webhook endpoint points at
- * the standby, whose intake stores events in the shared inbox for the leader. Then the work must converge and the
- * scenario's own exactly-once checks hold.
+ * as a standby) or cut from the database (its relay resets every connection; restored, it must stand by). Each time
+ * the standby must lead within lease + poll (plus delivery slack); the webhook endpoint points at the standby, whose
+ * intake stores events in the shared inbox for the leader. Then the work must converge and the scenario's own
+ * exactly-once checks hold.
+ *
+ * What the run needs is counted, not timed: before each failover the leader has started a run in its term (read
+ * from the runs table of the shared state) and the standby has stored a webhook event for the next leader (the
+ * inbox), and before the convergence the scenario's minimumActivity is reached (an ERP confirmation, lines exported,
+ * a mirrored line...). One time guard covers the whole run; a run that hits it fails with the counts it reached.
  */
 import { failoverBoundMs } from '../../src/ha/index.js';
 import { seededPrng } from '../crash/harness/prng.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/harness/scenario.js';
 import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
-import { createTempDatabase, type TempDatabase } from '../ha/support/postgres.js';
+import { shortOfGoal } from '../crash/harness/run-scenario.js';
+import { createTempDatabase, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { Instance, percentile, shareState, within } from './daemons.js';
 import { DatabaseRelay } from './relay.js';
 
@@ -21,9 +28,13 @@ const BOUND_MS = failoverBoundMs({ leaseMs: LEASE_MS, pollIntervalMs: POLL_MS })
 // The standby's /status must then answer this process; on a loaded 2-core machine timers fire late. Not a speed claim.
 const DELIVERY_SLACK_MS = 3_000;
 // Jobs run every minute and at each election; the last ones may need two rounds (a confirmation's update).
-export const CONVERGE_MS = 180_000;
-/** A generous bound on one failover point (activity, the wait, the takeover, a restart). */
-export const POINT_BUDGET_MS = 20_000;
+const CONVERGE_MS = 180_000;
+/** How often the shared state's tables are read while waiting on them (a new session each time). */
+const DATABASE_POLL_MS = 100;
+/** A generous share of the guard per failover point (activity, the leader's run, the takeover, a restart). */
+const POINT_BUDGET_MS = 20_000;
+/** The guard of a whole run: past it, the run fails with the counts it reached. */
+export const FAILOVER_GUARD_MS = POINTS * POINT_BUDGET_MS + CONVERGE_MS;
 
 /** What happens to the leader at a failover point, in turn. */
 type Fault = 'SIGKILL' | 'SIGSTOP' | 'cut';
@@ -34,6 +45,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface FailoverReport {
   readonly failoversMs: readonly number[];
   readonly faults: Readonly<Record<Fault, number>>;
+  /** Failovers whose leader had a run open (started, not ended) when the fault struck. */
+  readonly faultsInsideRuns: number;
+  /** The scenario's progress counts before the convergence (its goal: `minimumActivity`). */
+  readonly activity: Readonly<Record<string, number>>;
   readonly check: ScenarioCheck;
   /** One line for the test output: counts, settings, p50/p99. */
   readonly line: string;
@@ -58,10 +73,9 @@ export class FailoverRun {
   }
 
   async run(scenario: CrashScenario, seed: number): Promise<FailoverReport> {
-    const expectFound = (value: number | null, message: string): number => {
-      if (value === null) throw new FailoverError(message);
-      return value;
-    };
+    const started = performance.now();
+    const deadline = started + FAILOVER_GUARD_MS;
+    const remaining = (): number => Math.max(0, deadline - performance.now());
     this.database = await createTempDatabase();
     const database = this.database;
     const prng = seededPrng(seed);
@@ -77,6 +91,27 @@ export class FailoverRun {
     this.session = session;
     await session.activity(prng, 'before-start');
 
+    const failovers: number[] = [];
+    const faults: Record<Fault, number> = { SIGKILL: 0, SIGSTOP: 0, cut: 0 };
+    let faultsInsideRuns = 0;
+    let runsStarted = 0;
+    let activity: Record<string, number> = {};
+    /** A failure that says how far the run got. */
+    const stuck = async (what: string): Promise<FailoverError> => {
+      activity = await session.progress().catch(() => activity);
+      return new FailoverError(
+        `${what} (${Math.round(performance.now() - started)} ms into the run, guard ${FAILOVER_GUARD_MS} ms). ` +
+          `Reached: ${failovers.length} of ${POINTS} failovers ${JSON.stringify(faults)}, ` +
+          `${faultsInsideRuns} with a run open, ${runsStarted} runs started by the leaders, ${handedOver} with ` +
+          `webhook events waiting for the next leader, activity ` +
+          `${JSON.stringify(activity)} (goal ${JSON.stringify(scenario.minimumActivity)})`,
+      );
+    };
+    const expectFound = async (value: number | null, message: string): Promise<number> => {
+      if (value === null) throw await stuck(message);
+      return value;
+    };
+
     const relays = new Map<Instance, DatabaseRelay>();
     const instance = async (name: string): Promise<Instance> => {
       const relay = await DatabaseRelay.start(database.url);
@@ -88,8 +123,8 @@ export class FailoverRun {
     const a = await instance('sync-a');
     const b = await instance('sync-b');
     this.instances.push(a, b);
-    await a.start();
-    await b.start();
+    await a.start(remaining());
+    await b.start(remaining());
     const leaderOf = async (): Promise<[Instance, Instance] | undefined> => {
       const [roleA, roleB] = await Promise.all([a.role(), b.role()]);
       if (roleA === 'leader' && roleB === 'standby') return [a, b];
@@ -97,22 +132,77 @@ export class FailoverRun {
       return undefined;
     };
     let pair: [Instance, Instance] | undefined;
-    expectFound(
-      await within(async () => (pair = await leaderOf()) !== undefined, BOUND_MS * 2),
-      'no leader elected',
+    await expectFound(
+      await within(async () => (pair = await leaderOf()) !== undefined, remaining()),
+      `no leader and standby pair: ${a.name} says ${String(await a.role())}, ${b.name} ${String(await b.role())}`,
     );
 
-    const failovers: number[] = [];
-    const faults: Record<Fault, number> = { SIGKILL: 0, SIGSTOP: 0, cut: 0 };
+    // Runs of the current leader: only the leader writes the shared state, so every run with an id past the mark
+    // taken when its predecessor was stopped is one of its own.
+    let mark = 0;
+    let handedOver = 0;
+    const runsSince = (since: number) =>
+      withClient(database.url, async (client) => {
+        const { rows } = await client.query<{ started: number; open: number; last: number }>(
+          `SELECT count(*)::int AS started, (count(*) FILTER (WHERE ended_at IS NULL))::int AS open,
+             coalesce(max(id), $1)::int AS last FROM runs WHERE id > $1`,
+          [since],
+        );
+        return rows[0] ?? { started: 0, open: 0, last: since };
+      });
+    // Webhook events in the shared inbox that no leader has dispatched yet: those the standby's intake stored. A
+    // leader dispatches the pending events when it is elected, so they are the next leader's first work.
+    const pendingEvents = () =>
+      withClient(database.url, async (client) => {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM inbox WHERE status = 'pending'",
+        );
+        return rows[0]?.n ?? 0;
+      });
+    /** Makes webhook work until `reached` holds; each round's events get a moment to be delivered and stored. */
+    const webhookWorkUntil = async (reached: () => Promise<boolean>, what: string): Promise<void> => {
+      for (;;) {
+        await session.activity(prng, 'daemon-ready');
+        if ((await within(reached, Math.min(2_000, remaining()), DATABASE_POLL_MS)) !== null) return;
+        if (remaining() === 0) throw await stuck(what);
+      }
+    };
+
+    // The first leader has had no election with events waiting: it gets the webhooks itself until it runs a job.
+    if (pair === undefined) throw new Error('no leader and standby pair');
+    await world.followDaemon(pair[0].opsUrl);
+    await webhookWorkUntil(
+      async () => (await runsSince(mark)).started > 0,
+      `${pair[0].name}, the first leader, started no run`,
+    );
+
     for (let point = 0; point < POINTS; point += 1) {
       if (pair === undefined) throw new Error('no leader and standby pair');
-      const [leader, standby] = pair;
+      const [leader, standby]: [Instance, Instance] = pair;
       await world.followDaemon(standby.opsUrl);
-      await session.activity(prng, 'daemon-ready');
-      // Seeded: let the leader's jobs get under way (catch-up runs at election, webhook runs) before the signal.
+      // The other system's users' work (the ERP's, the accountant's), then webhook work until the standby has
+      // stored an event for the next leader.
+      await session.activity(prng, 'before-start');
+      await webhookWorkUntil(
+        async () => (await pendingEvents()) > 0,
+        `failover ${point}: ${standby.name} stored no webhook event for the next leader`,
+      );
+      handedOver += 1;
+      // A leader that has done nothing in its term proves nothing when it fails: its first run (the events it found
+      // pending at its election, or its schedule) must have started.
+      await expectFound(
+        await within(async () => (await runsSince(mark)).started > 0, remaining(), DATABASE_POLL_MS),
+        `failover ${point}: ${leader.name} started no run in its term`,
+      );
+      // Seeded: the fault lands anywhere in the leader's work (catch-up runs at election, webhook runs).
       await sleep(prng.int(300, 2_500));
       const fault = FAULTS[point % FAULTS.length] ?? 'SIGKILL';
       faults[fault] += 1;
+      // The leader's term ends here: its runs are counted, and the next leader's are those past the new mark.
+      const term = await runsSince(mark);
+      runsStarted += term.started;
+      if (term.open > 0) faultsInsideRuns += 1;
+      mark = term.last;
       const relay = relays.get(leader);
       if (fault === 'cut') relay?.cut();
       else leader.signal(fault);
@@ -121,11 +211,11 @@ export class FailoverRun {
         BOUND_MS + DELIVERY_SLACK_MS,
       );
       failovers.push(
-        expectFound(tookMs, `failover ${point} (${fault}): ${standby.name} did not lead in time`),
+        await expectFound(tookMs, `failover ${point} (${fault}): ${standby.name} did not lead in time`),
       );
       if (fault === 'SIGKILL') {
         await leader.killed();
-        await leader.start();
+        await leader.start(remaining());
       } else {
         await sleep(500);
         if (fault === 'cut') relay?.restore();
@@ -135,20 +225,44 @@ export class FailoverRun {
           async () => (await leader.role()) === 'standby',
           BOUND_MS + DELIVERY_SLACK_MS,
         );
-        expectFound(stoodBy, `failover ${point} (${fault}): ${leader.name} does not stand by`);
+        await expectFound(stoodBy, `failover ${point} (${fault}): ${leader.name} does not stand by`);
       }
       pair = [standby, leader];
     }
 
+    const failoverPhaseMs = performance.now() - started;
     const [last] = pair ?? [];
     if (last !== undefined) await world.followDaemon(last.opsUrl);
-    const converged = await within(() => session.settled(), CONVERGE_MS);
-    if (converged === null) throw new FailoverError(`not converged: ${await session.pending()}`);
+    // The checks need something to check (the scenario's minimumActivity: an ERP confirmation, a mirrored line...):
+    // until the counts show it, more work for the last leader, which gets the webhooks itself now.
+    const goalReached = async (): Promise<boolean> => {
+      activity = await session.progress();
+      return shortOfGoal(0, {}, scenario.minimumActivity, activity).length === 0;
+    };
+    let extraRounds = 0;
+    while (!(await goalReached())) {
+      if (remaining() === 0) {
+        throw await stuck(
+          `short of ${shortOfGoal(0, {}, scenario.minimumActivity, activity).join(', ')} after ${extraRounds} ` +
+            'rounds of work past the last failover',
+        );
+      }
+      await session.activity(prng, 'before-start');
+      await session.activity(prng, 'daemon-ready');
+      extraRounds += 1;
+      await within(goalReached, Math.min(10_000, remaining()), 1_000);
+    }
+    const converged = await within(() => session.settled(), Math.min(CONVERGE_MS, remaining()), 250);
+    if (converged === null) throw await stuck(`not converged: ${await session.pending()}`);
     const check = await session.check();
     const line =
-      `${failovers.length} failovers (${JSON.stringify(faults)}), lease ${LEASE_MS} ms, poll ${POLL_MS} ms, ` +
-      `bound ${BOUND_MS} ms; signal to the new leader p50 ${Math.round(percentile(failovers, 50))} ms, ` +
-      `p99 ${Math.round(percentile(failovers, 99))} ms, max ${Math.round(Math.max(...failovers))} ms`;
-    return { failoversMs: failovers, faults, check, line };
+      `${failovers.length} failovers (${JSON.stringify(faults)}, ${faultsInsideRuns} with a run open, each with ` +
+      `webhook events waiting for the next leader; ${runsStarted} runs started by the leaders), ` +
+      `lease ${LEASE_MS} ms, poll ${POLL_MS} ms, bound ${BOUND_MS} ms; signal to the new leader p50 ` +
+      `${Math.round(percentile(failovers, 50))} ms, p99 ${Math.round(percentile(failovers, 99))} ms, ` +
+      `max ${Math.round(Math.max(...failovers))} ms; activity ${JSON.stringify(activity)} (${extraRounds} rounds ` +
+      `of work past the last failover); ` +
+      `failovers took ${Math.round(failoverPhaseMs)} ms, convergence ${Math.round(converged)} ms`;
+    return { failoversMs: failovers, faults, faultsInsideRuns, activity, check, line };
   }
 }
