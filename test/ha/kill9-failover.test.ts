@@ -5,7 +5,8 @@
  * Each time the standby must take over within the configured bound, in the next epoch; a frozen leader, once woken,
  * must step down and have its next write refused by the fence. At the end PostgreSQL's own commit order (a counter
  * row every write updates under its row lock) must show no write of a term after a write of a later term. Takeover
- * times are printed as p50/p99.
+ * times are printed as p50/p99. With 4 failovers or more, one freeze at least must land inside a transaction (that
+ * is counted, from the woken leader's lines): freezes go on past the seeded points until one does.
  *
  * HA_FAILOVER_POINTS sets the number of failovers (CI size in test/support/suites.ts), HA_FAILOVER_SEED the seed,
  * HA_FAILOVER_LEASE_MS and HA_FAILOVER_POLL_MS the lease and poll interval.
@@ -29,6 +30,8 @@ const TIMING = {
   holdMs: 250,
 };
 const BOUND_MS = failoverBoundMs(TIMING);
+/** At most this many freezes past POINTS to get one inside a transaction (see the loop). */
+const EXTRA_FREEZES = 8;
 // The bound runs from the leader's death to the standby's election in the database; the standby's line must then
 // reach this process, and on a loaded 2-core machine either process's timers can fire late. Not a speed claim.
 const DELIVERY_SLACK_MS = 1_500;
@@ -87,14 +90,30 @@ describe.skipIf(!probe.available)(
         let fencedWrites = 0;
         let frozenInTransaction = 0;
 
-        for (let round = 0; round < POINTS; round += 1) {
+        // With 4 failovers or more, a leader must be frozen inside a transaction at least once. The freeze is sent
+        // when the transaction's line arrives, and on a busy machine the line can arrive after the commit: the
+        // rounds go on, freezing right after a transaction opened, until one lands inside it.
+        const wantFrozenInTransaction = POINTS >= 4;
+        for (
+          let round = 0;
+          round < POINTS || (wantFrozenInTransaction && frozenInTransaction === 0);
+          round += 1
+        ) {
+          if (round >= POINTS + EXTRA_FREEZES) {
+            throw new Error(
+              `no leader frozen inside a transaction after ${round} rounds (${POINTS} + ${EXTRA_FREEZES} more ` +
+                `freezes after an open transaction); takeovers ${JSON.stringify(takeovers)}, ${fencedWrites} stale ` +
+                'writes refused',
+            );
+          }
+          const extra = round >= POINTS;
           // Anywhere in the renewal cycle, and often with a write in flight.
           await sleep(rng.int(0, TIMING.renewIntervalMs * 2));
-          const mode = round % 2 === 0 ? 'SIGKILL' : 'SIGSTOP';
+          const mode = !extra && round % 2 === 0 ? 'SIGKILL' : 'SIGSTOP';
           const standbyMark = standby.events.length;
           let leaderMark = leader.events.length;
           // Every other freeze right after a transaction opened: the leader then sleeps holding the lease row.
-          if (round % 4 === 3) {
+          if (round % 4 === 3 || extra) {
             await leader.next('an open transaction', (event) => event.event === 'open', 10_000, leaderMark);
             leaderMark = leader.events.length;
           }
@@ -156,7 +175,7 @@ describe.skipIf(!probe.available)(
         expect(facts?.writes).toBeGreaterThan(1);
         expect(facts?.terms).toBeGreaterThan(1);
         expect(fencedWrites).toBe(takeovers.SIGSTOP.length);
-        if (POINTS >= 4) expect(frozenInTransaction).toBeGreaterThan(0);
+        if (wantFrozenInTransaction) expect(frozenInTransaction).toBeGreaterThan(0);
 
         const all = [...takeovers.SIGKILL, ...takeovers.SIGSTOP];
         console.log(
@@ -166,7 +185,7 @@ describe.skipIf(!probe.available)(
             `${frozenInTransaction} leaders frozen inside a transaction`,
         );
       },
-      POINTS * (BOUND_MS + 8_000) + 60_000,
+      (POINTS + EXTRA_FREEZES) * (BOUND_MS + 8_000) + 60_000,
     );
   },
 );
