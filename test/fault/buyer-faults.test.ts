@@ -11,7 +11,7 @@ import { buyerScenarioWith } from '../crash/harness/buyer.js';
 import { missingFlows } from '../crash/harness/run-scenario.js';
 import { runConvergence, type ConvergeReport } from './converge.js';
 import { faultedCalls } from './daemon-metrics.js';
-import { NETWORK_FAULTS, SKEW_BEYOND_TOLERANCE_S, SKEW_WITHIN_TOLERANCE_S } from './faults.js';
+import { FAULT_GOALS, NETWORK_FAULTS, SKEW_BEYOND_TOLERANCE_S, SKEW_WITHIN_TOLERANCE_S } from './faults.js';
 
 const SEED = 91;
 const ROUNDS = 8;
@@ -24,7 +24,8 @@ function endState(report: ConvergeReport): Record<string, unknown> {
 }
 
 describe.skipIf(missingFlows(scenario).length > 0)('buyer daemon under network faults', () => {
-  it('ends in the state of a fault-free run', { timeout: 420_000 }, async () => {
+  // Past the harness's guards (each daemon phase, each convergence), which fail with the counts reached.
+  it('ends in the state of a fault-free run', { timeout: 720_000 }, async () => {
     const clean = await runConvergence({ scenario, seed: SEED, activityRounds: ROUNDS });
     expect(clean.check.violations).toEqual([]);
     expect(clean.idleWrites).toEqual([]);
@@ -37,6 +38,10 @@ describe.skipIf(missingFlows(scenario).length > 0)('buyer daemon under network f
       faultPhases: [
         { ...faults, signature_skew_seconds: SKEW_WITHIN_TOLERANCE_S },
         { ...faults, rate_limit_burst: 0, signature_skew_seconds: SKEW_BEYOND_TOLERANCE_S },
+      ],
+      phaseGoals: [
+        [FAULT_GOALS.retriedCall, FAULT_GOALS.storedEvent, FAULT_GOALS.duplicate],
+        [FAULT_GOALS.refusedSkew],
       ],
     });
     process.stdout.write(

@@ -4,6 +4,11 @@
  * webhooks for it (duplicated, reordered, signed with skewed clocks when faulted), then `sync <job>` runs repeat
  * under request faults (5xx, connection resets, 429 bursts, latency spikes) until everything has arrived. With the
  * faults off, the end state is read back and one more run of each job must write nothing.
+ *
+ * A daemon phase ends on counts, read from the daemon's own /metrics: every event redelivered in the phase has
+ * reached it (stored, recognised as a duplicate or refused) and the phase's goals hold (an API call that met a fault,
+ * a refused skewed signature...). Its time guard only bounds a phase that cannot get there, and then fails with the
+ * counts it reached.
  */
 import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
 import { seededPrng } from '../crash/harness/prng.js';
@@ -11,7 +16,13 @@ import { idleWrites, syncToEnd } from '../crash/harness/run-scenario.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/harness/scenario.js';
 import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
 import type { FaultSettings } from '../../src/sandbox/index.js';
-import { readDaemonCounters, type DaemonCounters } from './daemon-metrics.js';
+import { readDaemonCounters, webhookArrivals, type DaemonCounters } from './daemon-metrics.js';
+
+/** A count the daemon's own counters (over the whole run so far) must reach before a phase ends. */
+export interface DaemonGoal {
+  readonly what: string;
+  reached(counters: DaemonCounters): boolean;
+}
 
 export interface ConvergeOptions {
   scenario: CrashScenario;
@@ -19,7 +30,10 @@ export interface ConvergeOptions {
   activityRounds: number;
   /** Request and webhook faults; each entry is one daemon phase (e.g. skew within, then beyond tolerance). */
   faultPhases?: Partial<FaultSettings>[];
-  daemonPhaseMs?: number;
+  /** Per phase, what the daemon must have counted before the phase ends, besides the arrival of its events. */
+  phaseGoals?: (readonly DaemonGoal[])[];
+  /** Guard of one daemon phase (default 90 s). */
+  phaseGuardMs?: number;
   maxConvergeMs?: number;
 }
 
@@ -61,15 +75,29 @@ export async function runConvergence(options: ConvergeOptions): Promise<Converge
     const opsUrl = await child.ready;
     if (opsUrl === null) throw new Error(`the daemon did not start:\n${child.output()}`);
     let redelivered = 0;
-    for (const phase of phases) {
+    for (const [index, phase] of phases.entries()) {
       // The 429 burst is held back until the harness's own calls are done, so it lands on the daemon's requests.
       const { rate_limit_burst: burst = 0, ...rest } = phase;
       if (Object.keys(rest).length > 0) await world.sandbox.control.setFaults(rest);
       await world.followDaemon(opsUrl);
+      const before = webhookArrivals(await readDaemonCounters(opsUrl));
       // Every event once more, now that the daemon listens (as `supply-sync webhooks recover` would ask for).
-      redelivered += await redeliverAll(world);
+      const sent = await redeliverAll(world);
+      redelivered += sent;
       if (burst > 0) await world.sandbox.control.setFaults(phase);
-      await sleep(options.daemonPhaseMs ?? 6_000);
+      const goals: DaemonGoal[] = [
+        {
+          what: `the ${sent} events redelivered in the phase reached the daemon`,
+          reached: (counters) => webhookArrivals(counters) - before >= sent,
+        },
+        ...(options.phaseGoals?.[index] ?? []),
+      ];
+      await daemonReaches(
+        opsUrl,
+        goals,
+        options.phaseGuardMs ?? 90_000,
+        `phase ${index + 1} of ${phases.length}`,
+      );
     }
     const daemon = await readDaemonCounters(opsUrl);
     child.kill('SIGTERM');
@@ -81,7 +109,12 @@ export async function runConvergence(options: ConvergeOptions): Promise<Converge
     let failedSyncRuns = 0;
     const until = Date.now() + (options.maxConvergeMs ?? 180_000);
     while (!(await session.settled())) {
-      if (Date.now() > until) throw new Error(`no convergence: ${await session.pending()}`);
+      if (Date.now() > until) {
+        throw new Error(
+          `no convergence after ${syncRuns} sync runs (${failedSyncRuns} failed; guard ` +
+            `${options.maxConvergeMs ?? 180_000} ms): ${await session.pending()}`,
+        );
+      }
       for (const job of options.scenario.jobs) {
         child = spawnCli(['sync', job, '--config', world.configFile]);
         const done = await child.exited;
@@ -141,8 +174,26 @@ async function deliveryStatuses(world: CrashWorld): Promise<Record<string, numbe
   return out;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls the daemon's counters until every goal is reached; past the guard, fails naming what was not. */
+async function daemonReaches(
+  opsUrl: string,
+  goals: readonly DaemonGoal[],
+  guardMs: number,
+  phase: string,
+): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const counters = await readDaemonCounters(opsUrl);
+    const missing = goals.filter((goal) => !goal.reached(counters)).map((goal) => goal.what);
+    if (missing.length === 0) return;
+    if (Date.now() - started > guardMs) {
+      throw new Error(
+        `${phase}: not reached after ${Date.now() - started} ms (guard): ${missing.join('; ')}. ` +
+          `The daemon counted ${JSON.stringify(counters)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export type { CrashWorld };

@@ -21,6 +21,15 @@ export function faultedCalls(counters: DaemonCounters): number {
     .reduce((sum, [, count]) => sum + count, 0);
 }
 
+/** Webhook requests the daemon answered: events stored, recognised as already stored, or refused. */
+export function webhookArrivals(counters: DaemonCounters): number {
+  return (
+    counters.webhooksReceived +
+    counters.webhooksDuplicate +
+    Object.values(counters.webhooksRejected).reduce((sum, count) => sum + count, 0)
+  );
+}
+
 export async function readDaemonCounters(opsUrl: string): Promise<DaemonCounters> {
   const response = await fetch(`${opsUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
   if (!response.ok) throw new Error(`GET ${opsUrl}/metrics answered ${response.status}`);
