@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buyerScenario } from './harness/buyer.js';
 import { crashGuardMs, idleWrites, missingFlows, runCrashScenario } from './harness/run-scenario.js';
 
-const POINTS = Number(process.env['SUPPLY_SYNC_CRASH_POINTS'] ?? 50);
+const POINTS = Number(process.env['SUPPLY_SYNC_DAEMON_CRASH_POINTS'] ?? 50);
 const GUARD_MS = crashGuardMs(POINTS, buyerScenario);
 const CONVERGE_MS = 120_000;
 const missing = missingFlows(buyerScenario);

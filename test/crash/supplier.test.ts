@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { crashGuardMs, idleWrites, missingFlows, runCrashScenario } from './harness/run-scenario.js';
 import { supplierScenario } from './harness/supplier.js';
 
-const POINTS = Number(process.env['SUPPLY_SYNC_CRASH_POINTS'] ?? 50);
+const POINTS = Number(process.env['SUPPLY_SYNC_DAEMON_CRASH_POINTS'] ?? 50);
 const GUARD_MS = crashGuardMs(POINTS, supplierScenario);
 const CONVERGE_MS = 120_000;
 const missing = missingFlows(supplierScenario);

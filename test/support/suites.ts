@@ -45,14 +45,17 @@ export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/so
  * test is exercised, and no more. A value set in the environment wins, so a run can be made larger by hand.
  */
 const CI_SIZES: Readonly<Record<string, string>> = {
-  // Whole-daemon crash tests (supplier, buyer; capped by the phase below), and the orders and order-confirm kill
-  // tests. With their seeds, 12 rounds of the orders test send 28 orders, touch a timestamp group (round 1) and
-  // cancel an order the ERP holds (as soon as it holds one), and 12 rounds of the order-confirm test decide 16
-  // orders of all three kinds (full, partial, reject by round 4); in both the kill delays already span the
-  // whole 0-400 ms range after the child is ready. Every step window of each flow is covered by its in-process
-  // crash-window tests; the whole-daemon runs go on until every flow has 12 kill points (and their scenario's
-  // minimum activity), however long a busy machine makes that (SUPPLY_SYNC_CRASH_GUARD_MS is a guard, not a size).
+  // The orders and order-confirm kill tests. With their seeds, 12 rounds of the orders test send 28 orders, touch a
+  // timestamp group (round 1) and cancel an order the ERP holds (as soon as it holds one), and 12 rounds of the
+  // order-confirm test decide 16 orders of all three kinds (full, partial, reject by round 4); in both the kill
+  // delays already span the whole 0-400 ms range after the child is ready.
   SUPPLY_SYNC_CRASH_POINTS: '12',
+  // Whole-daemon crash tests (supplier, buyer): they go on until every flow has this many kill points and their
+  // scenario's minimum activity happened (an ERP confirmation, lines exported), however long a busy machine makes
+  // that (SUPPLY_SYNC_CRASH_GUARD_MS is a guard, not a size). Every step window of each flow is covered by its
+  // in-process crash-window tests; here each flow's runs are cut in the real daemon 8 times at least (the time cap
+  // these tests had before gave 4 to 9 per flow on a busy machine).
+  SUPPLY_SYNC_DAEMON_CRASH_POINTS: '8',
   // Per-flow kill -9 tests.
   BUYERS_KILL_POINTS: '9',
   CATALOG_KILL_POINTS: '9',
