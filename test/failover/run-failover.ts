@@ -95,6 +95,7 @@ export class FailoverRun {
     const faults: Record<Fault, number> = { SIGKILL: 0, SIGSTOP: 0, cut: 0 };
     let faultsInsideRuns = 0;
     let runsStarted = 0;
+    let handedOver = 0;
     let activity: Record<string, number> = {};
     /** A failure that says how far the run got. */
     const stuck = async (what: string): Promise<FailoverError> => {
@@ -132,15 +133,15 @@ export class FailoverRun {
       return undefined;
     };
     let pair: [Instance, Instance] | undefined;
-    await expectFound(
-      await within(async () => (pair = await leaderOf()) !== undefined, remaining()),
-      `no leader and standby pair: ${a.name} says ${String(await a.role())}, ${b.name} ${String(await b.role())}`,
-    );
+    if ((await within(async () => (pair = await leaderOf()) !== undefined, remaining())) === null) {
+      throw await stuck(
+        `no leader and standby pair: ${a.name} says ${String(await a.role())}, ${b.name} ${String(await b.role())}`,
+      );
+    }
 
     // Runs of the current leader: only the leader writes the shared state, so every run with an id past the mark
     // taken when its predecessor was stopped is one of its own.
     let mark = 0;
-    let handedOver = 0;
     const runsSince = (since: number) =>
       withClient(database.url, async (client) => {
         const { rows } = await client.query<{ started: number; open: number; last: number }>(
