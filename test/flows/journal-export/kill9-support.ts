@@ -27,9 +27,19 @@ interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
+  /** The guard killed it: the kill was not one of the test's points. */
+  guarded: boolean;
 }
 
-function runChild(env: Record<string, unknown>, killAfterStartMs: number | null): Promise<ChildExit> {
+/** How long one child may run before the guard kills it: a kill round, or the final run that must converge. */
+const KILL_ROUND_GUARD_MS = 60_000;
+const FINAL_RUN_GUARD_MS = 300_000;
+
+function runChild(
+  env: Record<string, unknown>,
+  killAfterStartMs: number | null,
+  guardMs = KILL_ROUND_GUARD_MS,
+): Promise<ChildExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [compiledEntry(CHILD)], {
       env: { ...process.env, JOURNAL_CHILD: JSON.stringify(env) },
@@ -37,7 +47,11 @@ function runChild(env: Record<string, unknown>, killAfterStartMs: number | null)
     });
     let stdout = '';
     let timer: NodeJS.Timeout | undefined;
-    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    let guarded = false;
+    const guard = setTimeout(() => {
+      guarded = true;
+      child.kill('SIGKILL');
+    }, guardMs);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       if (killAfterStartMs !== null && timer === undefined && stdout.includes('started')) {
@@ -49,7 +63,7 @@ function runChild(env: Record<string, unknown>, killAfterStartMs: number | null)
     child.on('close', (code, signal) => {
       clearTimeout(guard);
       if (timer) clearTimeout(timer);
-      resolve({ code, signal, stdout });
+      resolve({ code, signal, stdout, guarded });
     });
   });
 }
@@ -70,7 +84,11 @@ export async function crashUntilConverged(
   };
   await harness.sandbox.control.action('approve_journal_lines', { count: 60 });
   let kills = 0;
-  for (let point = 0; point < KILL_POINTS; point += 1) {
+  // The kills are counted, not the rounds: a child that finishes before its kill point (nothing left to do yet)
+  // exits 0 and the next round tries again. The round limit is a guard that says what was reached.
+  const maxRounds = KILL_POINTS * 3;
+  let point = 0;
+  for (; kills < KILL_POINTS && point < maxRounds; point += 1) {
     if (random() < 0.5)
       await harness.sandbox.control.action('approve_journal_lines', { count: 3 + Math.floor(random() * 25) });
     const selfKill = point % 2 === 0;
@@ -84,10 +102,17 @@ export async function crashUntilConverged(
       selfKill ? null : Math.floor(random() * 300),
     );
     await approving;
+    expect(exit.guarded, `a child ran past the ${KILL_ROUND_GUARD_MS} ms guard in round ${point}`).toBe(
+      false,
+    );
     if (exit.signal === 'SIGKILL') kills += 1;
     else expect(exit.code, exit.stdout).toBe(0);
   }
-  const final = await runChild(base, null);
+  expect(kills, `the guard of ${maxRounds} rounds ended the kills after ${kills}`).toBeGreaterThanOrEqual(
+    KILL_POINTS,
+  );
+  const final = await runChild(base, null, FINAL_RUN_GUARD_MS);
+  expect(final.guarded, `the final run did not converge within ${FINAL_RUN_GUARD_MS} ms`).toBe(false);
   expect(final.code, final.stdout).toBe(0);
   expect(final.stdout).toContain('converged');
   return kills;
