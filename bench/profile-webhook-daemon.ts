@@ -30,12 +30,18 @@ export const DAEMON_WEBHOOK_CATEGORIES: readonly CategoryRule[] = [
   { category: 'envelope (UTF-8 check, JSON.parse)', pattern: /src\/webhooks\/envelope\./ },
   { category: 'body read', pattern: /src\/webhooks\/body\./ },
   { category: 'WAL sync (fdatasync scheduling)', pattern: /src\/webhooks\/wal-sync\./ },
+  // The inbox's functions by name: its anonymous callbacks count for the named function that called them.
+  {
+    category: 'webhook dispatch (inbox read and mark, triggers)',
+    pattern:
+      /src\/webhooks\/dispatcher\.|^(pending|markDispatched|listUndispatched|fromRow) .*(src\/state\/inbox|src\/webhooks\/(state|wal-synced)-inbox)\./,
+  },
   {
     category: 'inbox insert (group commit, SQLite)',
-    pattern: /src\/webhooks\/(group-commit|state-inbox|wal-synced-inbox)\.|src\/state\/inbox\./,
+    pattern:
+      /src\/webhooks\/group-commit\.|^(insertMany|prepareInsertGroup|asBuffer) .*(src\/state\/inbox|src\/webhooks\/(state|wal-synced)-inbox)\./,
   },
-  { category: 'webhook dispatch (inbox read and mark, triggers)', pattern: /src\/webhooks\/dispatcher\./ },
-  { category: 'receiver (other)', pattern: /src\/webhooks\// },
+  { category: 'receiver (other)', pattern: /src\/webhooks\/(?!(state|wal-synced)-inbox\.)/ },
   { category: 'ops server routing and access check', pattern: /src\/ops\// },
   {
     category: 'orders job runs (scheduler, engine, flow, ERP)',
@@ -45,7 +51,7 @@ export const DAEMON_WEBHOOK_CATEGORIES: readonly CategoryRule[] = [
     category: 'API client (undici) for the job runs',
     pattern: /src\/client\/|node_modules\/undici\/|node:internal\/deps\/undici/,
   },
-  { category: 'state store (runs, cursors)', pattern: /src\/state\// },
+  { category: 'state store (runs, cursors)', pattern: /src\/state\/(?!inbox\.)/ },
   { category: 'daemon services (other)', pattern: /src\/daemon\// },
   {
     category: 'node:http and sockets',

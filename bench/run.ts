@@ -50,7 +50,9 @@ const jsonPath = args.jsonOut ?? fileURLToPath(new URL('./out/results.json', imp
 const loadAtEnd = Math.round((loadavg()[0] ?? 0) * 100) / 100;
 // The profile summaries (where the time goes, before and after a change) travel with the figures they explain.
 const profilesPath = fileURLToPath(new URL('./profiles.md', import.meta.url));
-const profiled = ['pull', 'journal-export'].some((name) => args.only === null || args.only.includes(name));
+const profiled = ['pull', 'journal-export', 'webhook-daemon'].some(
+  (name) => args.only === null || args.only.includes(name),
+);
 const appendix = profiled && existsSync(profilesPath) ? readFileSync(profilesPath, 'utf8') : undefined;
 await writeReport(
   {

@@ -226,7 +226,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
         ],
         details,
         notes: [
-          'The daemon is the compiled CLI (`bin/supply-sync.js run`, the layout `npm run release` ships) with the orders job and the demo ERP; the sandbox runs in a process of its own, as the API is elsewhere, and serves the orders job that every stored order.created event triggers (runs are coalesced: one at a time and one to follow). The daemon logs at info as JSON lines into a file.',
+          'The daemon is the compiled CLI (`bin/supply-sync.js run`, the layout `npm run release` ships) with the orders job and the demo ERP; the sandbox runs in a process of its own, as the API is elsewhere, and serves the orders job that stored order.created events trigger (the webhook dispatcher starts a pass at most every 200 ms, and the scheduler keeps one run of a job going at a time, with at most one more to follow). The daemon logs at info as JSON lines into a file.',
           'Each connection keeps one request in flight (a closed loop), so the rate at 1 connection is one over the time to 2xx: for the daemon that includes the group commit and the fdatasync of the inbox before the answer, which the bare server does not do.',
           'On a 2-core machine the sender, the server under test and the sandbox share the cores; the CPU shares in the details say who used them.',
         ],
