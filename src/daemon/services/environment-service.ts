@@ -61,8 +61,6 @@ export interface EnvironmentOptions {
   state?: StateStore | undefined;
   /** Told of each part's start and stop (the daemon's observer). */
   observer?: LifecycleObserver | undefined;
-  /** Gives up the opening: what was opened is closed and the build rejects with a StartAbortedError. */
-  signal?: AbortSignal | undefined;
 }
 
 /** The parts hold no running work: their close has nothing to wait for. */
@@ -77,7 +75,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   const configSecrets = secretValues(loaded.config, registry);
   const secrets = (): readonly string[] => [...configSecrets, ...found, ...(options.extraSecrets?.() ?? [])];
   const logger = options.logger ?? configuredLogger(loaded, registry, secrets);
-  const lifecycle = new Lifecycle(() => logger, options.observer, options.signal);
+  const lifecycle = new Lifecycle(() => logger, options.observer);
   const context = {
     loaded,
     registry,
@@ -149,11 +147,13 @@ export class EnvironmentService implements Service {
     return this.#startedAt;
   }
 
-  async start(signal?: AbortSignal): Promise<void> {
+  async start(): Promise<void> {
+    // The daemon's stop signal is not handed to the parts: a stop asked for while they open is seen once they are
+    // open, and then this service's stop closes them within CLOSE_TIMEOUT_MS, which a close inside the opening would
+    // not be held to.
     const env = await buildEnvironment({
       ...this.options,
       extraSecrets: () => this.#webhookSecrets?.activeSecrets() ?? [],
-      signal,
     });
     try {
       // Runs cut off by a crash or kill have no end; record them as such before anything new starts. On a shared
