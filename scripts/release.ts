@@ -58,8 +58,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** One .js per .ts under dist/, the layout bin/supply-sync.js loads (dist/src/cli/main.js). */
-async function compile(stage: string): Promise<void> {
+/**
+ * One .js per .ts under `stage`/dist/, the layout bin/supply-sync.js loads (dist/src/cli/main.js); the daemon
+ * benchmarks compile with it too, so they measure what ships.
+ */
+export async function compile(stage: string): Promise<void> {
   await build({
     entryPoints: COMPILED.flatMap((dir) => sourceFiles(join(ROOT, dir))),
     outdir: join(stage, 'dist'),
