@@ -7,6 +7,7 @@ export { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
 export { csvSalesConnectorDefinition } from '../../connectors/csv-sales/index.js';
 export { demoErpConnectorDefinition } from '../../connectors/sql/demo-erp/index.js';
 export { hashavshevetConnectorDefinition } from '../../connectors/hashavshevet/index.js';
+export { odataConnectorDefinition } from '../../connectors/odata/index.js';
 export { sqlConnectorDefinition } from '../../connectors/sql/index.js';
 export { buyersFlow } from '../flows/buyers/index.js';
 export { catalogFlow } from '../flows/catalog/index.js';

@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { duration, secret } from '../../src/config/index.js';
+
+/**
+ * The `odata` connector's block. `entities` says, per capability, which entity set to read or write, with which
+ * `$filter`, `$select` and property mapping; a `preset` fills it from a vendor's published API and the block
+ * overrides any part of it (resolved in presets.ts, validated against `entitiesSchema`).
+ */
+
+const name = (description: string, example: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: 'expected an OData identifier (letters, digits, _)' })
+    .meta({ description, examples: [example] });
+
+/** A value written into the ERP: `:param` (a value supply-sync provides), or a constant. */
+const writeValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.strictObject({
+    value: z.string().meta({ description: 'a `:param` or a constant' }),
+    as: z.enum(['text', 'number', 'date', 'datetime', 'boolean']).meta({
+      description: 'the JSON form the ERP expects: datetime writes 2026-11-24T00:00:00Z',
+    }),
+  }),
+]);
+export type WriteValue = z.output<typeof writeValue>;
+
+/** Where a neutral field is read from: a property path, or a property turned into a yes/no. */
+const readField = z.union([
+  z.string(),
+  z.strictObject({
+    path: z.string(),
+    true_values: z.array(z.string()).optional(),
+    above_zero: z.boolean().optional(),
+  }),
+]);
+export type ReadField = z.output<typeof readField>;
+
+const filter = z
+  .string()
+  .trim()
+  .min(1)
+  .meta({
+    description: 'An OData $filter; `:param` placeholders are bound as quoted OData literals',
+    examples: ['U_ApiOrderId eq :api_order_id'],
+  });
+
+const readSection = z.strictObject({
+  entity_set: name('The entity set read', 'Items'),
+  filter: filter.optional(),
+  select: z.array(z.string()).optional().meta({ description: '$select; by default the properties mapped' }),
+  flatten: z.string().optional().meta({
+    description: 'A collection property each entity is read as several rows of (paths inside it: Prop/Child)',
+  }),
+  fields: z.record(z.string(), readField).meta({ description: 'supply-sync field -> property path' }),
+});
+export type ReadSection = z.output<typeof readSection>;
+
+const documentSource = z.strictObject({
+  type: z.string().meta({ description: 'delivery_note | invoice | credit_note | consolidated_invoice' }),
+  entity_set: name('The entity set of these documents', 'Invoices'),
+  key: z.array(z.string()).min(1).meta({ description: 'The key properties, as in $metadata' }),
+  filter: filter.meta({ description: 'Selects the documents not sent yet' }),
+  lines_property: z.string().meta({ description: 'The collection or navigation property of the lines' }),
+  expand_lines: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'true when the lines are a navigation property ($expand)' }),
+  fields: z.record(z.string(), readField),
+  line_fields: z.record(z.string(), readField),
+  mark_sent: z.record(z.string(), writeValue).meta({
+    description: 'Properties PATCHed on a document once sent; :api_document_id and :ref are provided',
+  }),
+});
+export type DocumentSourceConfig = z.output<typeof documentSource>;
+
+export const entitiesSchema = z.strictObject({
+  orders: z
+    .strictObject({
+      entity_set: name('The sales order entity set', 'Orders'),
+      key: z.array(z.string()).min(1),
+      erp_number: z.string().meta({ description: 'The property holding the order number users see' }),
+      status: z.string().optional(),
+      find_filter: filter,
+      lines_property: z.string(),
+      header: z.record(z.string(), writeValue),
+      line: z.record(z.string(), writeValue),
+      write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
+        description:
+          'deep_insert: one POST with the lines inside; batch: a $batch change set (header, then lines)',
+      }),
+      cancelled: z
+        .strictObject({ property: z.string(), value: z.union([z.string(), z.boolean()]) })
+        .optional()
+        .meta({ description: 'How a cancelled order shows, so a repeated cancel writes nothing' }),
+      cancel: z
+        .union([
+          z.strictObject({ action: z.string() }),
+          z.strictObject({ patch: z.record(z.string(), writeValue) }),
+        ])
+        .optional(),
+    })
+    .optional(),
+  documents: z.strictObject({ sources: z.array(documentSource).min(1) }).optional(),
+  catalog: z
+    .strictObject({
+      products: readSection,
+      prices: readSection.optional(),
+      availability: readSection.optional(),
+    })
+    .optional(),
+  customers: readSection.optional(),
+});
+export type OdataEntities = z.output<typeof entitiesSchema>;
+
+const authSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('sap-b1-session'),
+    company_db: z
+      .string()
+      .min(1)
+      .meta({ description: 'CompanyDB sent to Login', examples: ['SBODEMOUS'] }),
+    username: z.string().min(1),
+    password: secret('the Service Layer password'),
+  }),
+  z.strictObject({
+    kind: z.literal('basic'),
+    username: z.string().min(1),
+    password: secret('the API password'),
+  }),
+  z.strictObject({
+    kind: z.literal('personal-access-token'),
+    token: secret('the personal access token'),
+  }),
+]);
+export type OdataAuth = z.output<typeof authSchema>;
+
+export const PRESET_NAMES = ['sap-b1-service-layer', 'priority-rest'] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+
+export const odataConnectorConfigSchema = z.strictObject({
+  preset: z.enum(PRESET_NAMES).optional().meta({
+    description: 'Fills `entities` from the vendor API reference (connectors/odata/README.md)',
+  }),
+  service_url: z.url().meta({
+    description: 'The service root',
+    examples: [
+      'https://b1server:50000/b1s/v2/',
+      'https://priority.example.com/odata/Priority/tabula.ini/demo/',
+    ],
+  }),
+  auth: authSchema.meta({ description: 'How supply-sync signs in' }),
+  timeout: duration().default(30_000).meta({ description: 'Per request' }),
+  entities: z.record(z.string(), z.unknown()).default({}).meta({
+    description:
+      'Overrides of the preset, or the whole mapping without one; a section set to null is dropped',
+  }),
+});
+export type OdataConnectorConfig = z.output<typeof odataConnectorConfigSchema>;

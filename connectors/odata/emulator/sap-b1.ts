@@ -1,0 +1,209 @@
+import type { ErpModel, PropertyModel } from './model.js';
+
+/**
+ * SAP Business One Service Layer, as far as the sap-b1-service-layer preset uses it: the marketing documents share
+ * one type (Document, lines in the DocumentLines collection), business partners and items. Names and behaviour
+ * from "Working with SAP Business One Service Layer" (SAP, see README.md); U_ApiOrderId and U_ApiDocumentId are
+ * the user-defined fields an installation adds for supply-sync.
+ */
+const s = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => ({
+  name,
+  type: 'Edm.String',
+  ...extra,
+});
+const n = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => ({
+  name,
+  type: 'Edm.Double',
+  ...extra,
+});
+
+export const SAP_B1_MODEL: ErpModel = {
+  namespace: 'SAPB1',
+  types: [
+    {
+      name: 'Document',
+      key: ['DocEntry'],
+      properties: [
+        { name: 'DocEntry', type: 'Edm.Int32', assigned: true },
+        { name: 'DocNum', type: 'Edm.Int32', assigned: true },
+        { name: 'DocDate', type: 'Edm.Date' },
+        { name: 'DocDueDate', type: 'Edm.Date', required: true },
+        s('CardCode', { required: true }),
+        s('NumAtCard'),
+        s('DocCurrency'),
+        s('Comments'),
+        s('DocumentStatus', { assigned: true }),
+        s('Cancelled', { assigned: true }),
+        n('DocTotal', { assigned: true }),
+        n('VatSum', { assigned: true }),
+        s('U_ApiOrderId'),
+        s('U_ApiDocumentId'),
+      ],
+      collections: [{ name: 'DocumentLines', itemType: 'DocumentLine', kind: 'complex', required: true }],
+    },
+    {
+      name: 'DocumentLine',
+      key: [],
+      complex: true,
+      properties: [
+        { name: 'LineNum', type: 'Edm.Int32', assigned: true },
+        s('ItemCode', { required: true }),
+        s('ItemDescription'),
+        n('Quantity', { required: true }),
+        n('UnitPrice'),
+        n('DiscountPercent'),
+        n('LineTotal', { assigned: true }),
+      ],
+      collections: [],
+    },
+    {
+      name: 'BusinessPartner',
+      key: ['CardCode'],
+      properties: [
+        s('CardCode', { required: true }),
+        s('CardName'),
+        s('CardType'),
+        s('FederalTaxID'),
+        s('EmailAddress'),
+        { name: 'PriceListNum', type: 'Edm.Int32' },
+      ],
+      collections: [],
+    },
+    {
+      name: 'Item',
+      key: ['ItemCode'],
+      properties: [
+        s('ItemCode', { required: true }),
+        s('ItemName'),
+        s('SalesUnit'),
+        s('BarCode'),
+        { name: 'ItemsGroupCode', type: 'Edm.Int32' },
+        s('SalesItem'),
+        n('QuantityOnStock'),
+      ],
+      collections: [{ name: 'ItemPrices', itemType: 'ItemPrice', kind: 'complex' }],
+    },
+    {
+      name: 'ItemPrice',
+      key: [],
+      complex: true,
+      properties: [{ name: 'PriceList', type: 'Edm.Int32' }, n('Price')],
+      collections: [],
+    },
+  ],
+  entitySets: [
+    {
+      name: 'Orders',
+      type: 'Document',
+      references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+    },
+    {
+      name: 'DeliveryNotes',
+      type: 'Document',
+      references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+    },
+    {
+      name: 'Invoices',
+      type: 'Document',
+      references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+    },
+    {
+      name: 'CreditNotes',
+      type: 'Document',
+      references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+    },
+    { name: 'BusinessPartners', type: 'BusinessPartner' },
+    { name: 'Items', type: 'Item' },
+  ],
+  actions: { Cancel: ['Document'], Close: ['Document'] },
+};
+
+/** Sample master data and issued documents. */
+export const SAP_B1_SEED: Readonly<Record<string, ReadonlyArray<Record<string, unknown>>>> = {
+  BusinessPartners: [
+    {
+      CardCode: 'C1001',
+      CardName: "Levi's Grocery",
+      CardType: 'cCustomer',
+      FederalTaxID: '514000001',
+      EmailAddress: 'buy@levi.example',
+      PriceListNum: 1,
+    },
+    {
+      CardCode: 'C1002',
+      CardName: 'Cohen Market',
+      CardType: 'cCustomer',
+      FederalTaxID: '514000002',
+      EmailAddress: null,
+      PriceListNum: 2,
+    },
+    {
+      CardCode: 'V2001',
+      CardName: 'A supplier',
+      CardType: 'cSupplier',
+      FederalTaxID: null,
+      EmailAddress: null,
+      PriceListNum: 1,
+    },
+  ],
+  Items: [
+    {
+      ItemCode: 'A100',
+      ItemName: 'Olive oil 1L',
+      SalesUnit: 'bottle',
+      BarCode: '7290000000011',
+      ItemsGroupCode: 100,
+      SalesItem: 'tYES',
+      QuantityOnStock: 40,
+      ItemPrices: [
+        { PriceList: 1, Price: 32.5 },
+        { PriceList: 2, Price: 30 },
+      ],
+    },
+    {
+      ItemCode: 'A200',
+      ItemName: 'Tahini 500g',
+      SalesUnit: 'jar',
+      BarCode: null,
+      ItemsGroupCode: 100,
+      SalesItem: 'tYES',
+      QuantityOnStock: 0,
+      ItemPrices: [{ PriceList: 1, Price: 18 }],
+    },
+    {
+      ItemCode: 'Z900',
+      ItemName: 'Shelf (not sold)',
+      SalesUnit: 'unit',
+      BarCode: null,
+      ItemsGroupCode: 900,
+      SalesItem: 'tNO',
+      QuantityOnStock: 3,
+      ItemPrices: [],
+    },
+  ],
+};
+
+/** Documents the seed issues through the store (so they are numbered and totalled like any other). */
+export const SAP_B1_SEED_DOCUMENTS: ReadonlyArray<{ set: string; entity: Record<string, unknown> }> = [
+  {
+    set: 'Invoices',
+    entity: {
+      CardCode: 'C1001',
+      DocDate: '2026-11-20',
+      DocDueDate: '2026-12-20',
+      DocCurrency: 'ILS',
+      U_ApiOrderId: 'ord_seed_1',
+      DocumentLines: [{ ItemCode: 'A100', Quantity: 2, UnitPrice: 32.5 }],
+    },
+  },
+  {
+    set: 'DeliveryNotes',
+    entity: {
+      CardCode: 'C1002',
+      DocDate: '2026-11-21',
+      DocDueDate: '2026-11-21',
+      DocCurrency: 'ILS',
+      DocumentLines: [{ ItemCode: 'A200', Quantity: 1, UnitPrice: 18 }],
+    },
+  },
+];

@@ -1,0 +1,203 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { OdataAuth } from './config.js';
+import { httpError, odataErrorMessage, withoutSecrets } from './errors.js';
+
+export interface OdataResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly text: string;
+}
+
+export interface SendOptions {
+  readonly body?: string;
+  readonly contentType?: string;
+  /** What the request does, for errors (`orders.create`). */
+  readonly what: string;
+}
+
+const JSON_TYPE = 'application/json';
+
+/**
+ * HTTP to one OData service, signed in as the config says: Basic (user and password, or a Priority personal access
+ * token with the password `PAT`), or an SAP Business One Service Layer session (Login, B1SESSION and ROUTEID cookies,
+ * a new Login when the service answers 401 because the session expired, Logout on close). Errors never carry a
+ * credential: every text from the network passes withoutSecrets.
+ */
+export class OdataHttp {
+  readonly #agent: Agent;
+  readonly #root: URL;
+  #cookies: string | null = null;
+  #login: Promise<void> | null = null;
+  /** Logins made, for tests and doctor. */
+  logins = 0;
+
+  constructor(
+    serviceUrl: string,
+    private readonly auth: OdataAuth,
+    private readonly timeoutMs: number,
+    private readonly connector: string,
+  ) {
+    this.#root = new URL(serviceUrl.endsWith('/') ? serviceUrl : `${serviceUrl}/`);
+    this.#agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+  }
+
+  /** Where the service is, without credentials. */
+  get where(): string {
+    return `${this.#root.origin}${this.#root.pathname}`;
+  }
+
+  /** A path relative to the service root (or an absolute next link) as a URL. */
+  url(path: string): URL {
+    return new URL(path, this.#root);
+  }
+
+  async send(method: Dispatcher.HttpMethod, path: string, options: SendOptions): Promise<OdataResponse> {
+    await this.#ensureSession();
+    const first = await this.#raw(method, path, options);
+    if (first.status !== 401 || this.auth.kind !== 'sap-b1-session')
+      return this.#checked(first, options.what);
+    // The session expired (or the service restarted): sign in again once and repeat the request.
+    this.#cookies = null;
+    await this.#ensureSession();
+    return this.#checked(await this.#raw(method, path, options), options.what);
+  }
+
+  /** Signs in now (doctor and health), so a wrong password shows before any capability runs. */
+  async signIn(): Promise<void> {
+    if (this.auth.kind === 'sap-b1-session') {
+      this.#cookies = null;
+      await this.#ensureSession();
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (this.auth.kind === 'sap-b1-session' && this.#cookies !== null) {
+        await this.#raw('POST', 'Logout', { what: 'Logout' });
+        this.#cookies = null;
+      }
+    } catch {
+      // A failed Logout leaves a session that expires by itself; closing goes on.
+    } finally {
+      await this.#agent.close();
+    }
+  }
+
+  get #secrets(): string[] {
+    return this.auth.kind === 'personal-access-token' ? [this.auth.token] : [this.auth.password];
+  }
+
+  #checked(response: OdataResponse, what: string): OdataResponse {
+    if (response.status < 400) return response;
+    const said = odataErrorMessage(response.body);
+    const message = said === undefined ? undefined : withoutSecrets(said, this.#secrets);
+    if (response.status !== 401) throw httpError(this.connector, what, response.status, message);
+    const keys =
+      this.auth.kind === 'personal-access-token' ? 'auth.token' : 'auth.username and auth.password';
+    throw new ConnectorError(
+      'connector_config_invalid',
+      `${what}: HTTP 401 (sign-in refused); check ${keys}`,
+      {
+        connector: this.connector,
+        retryable: false,
+      },
+    );
+  }
+
+  #ensureSession(): Promise<void> {
+    if (this.auth.kind !== 'sap-b1-session' || this.#cookies !== null) return Promise.resolve();
+    this.#login ??= this.#signInToServiceLayer(this.auth).finally(() => {
+      this.#login = null;
+    });
+    return this.#login;
+  }
+
+  async #signInToServiceLayer(auth: Extract<OdataAuth, { kind: 'sap-b1-session' }>): Promise<void> {
+    const body = JSON.stringify({
+      CompanyDB: auth.company_db,
+      UserName: auth.username,
+      Password: auth.password,
+    });
+    const response = await this.#raw('POST', 'Login', { body, contentType: JSON_TYPE, what: 'Login' }, false);
+    if (response.status >= 400) {
+      const message = odataErrorMessage(response.body);
+      const said = message === undefined ? '' : `: ${withoutSecrets(message, this.#secrets)}`;
+      if (response.status === 401 || response.status === 400) {
+        throw new ConnectorError(
+          'connector_config_invalid',
+          `Login refused (HTTP ${response.status}${said}); check auth.company_db ("${auth.company_db}"), ` +
+            `auth.username ("${auth.username}") and auth.password`,
+          { connector: this.connector, retryable: false },
+        );
+      }
+      throw httpError(this.connector, 'Login', response.status, said === '' ? undefined : said.slice(2));
+    }
+    this.#cookies = response.cookies;
+    this.logins += 1;
+  }
+
+  async #raw(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    options: SendOptions,
+    signed = true,
+  ): Promise<OdataResponse & { cookies: string }> {
+    const headers: Record<string, string> = { accept: JSON_TYPE, 'odata-version': '4.0' };
+    if (options.contentType !== undefined) headers['content-type'] = options.contentType;
+    const authorization = signed ? this.#authorization() : undefined;
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    if (signed && this.#cookies !== null) headers['cookie'] = this.#cookies;
+    try {
+      const response = await request(this.url(path), {
+        method,
+        headers,
+        body: options.body ?? null,
+        dispatcher: this.#agent,
+      });
+      const text = await response.body.text();
+      return {
+        status: response.statusCode,
+        text,
+        body: parseJson(text),
+        cookies: sessionCookies(response.headers['set-cookie']),
+      };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ConnectorError(
+        'connector_unreachable',
+        `${options.what}: ${this.where} did not answer: ${withoutSecrets(reason, this.#secrets)}`,
+        { connector: this.connector, retryable: true },
+      );
+    }
+  }
+
+  #authorization(): string | undefined {
+    if (this.auth.kind === 'basic') return basic(this.auth.username, this.auth.password);
+    // Priority: the token as user name and the fixed password PAT.
+    if (this.auth.kind === 'personal-access-token') return basic(this.auth.token, 'PAT');
+    return undefined;
+  }
+}
+
+function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** `name=value` pairs of the Set-Cookie headers (B1SESSION, ROUTEID), as one Cookie header. */
+function sessionCookies(header: string | string[] | undefined): string {
+  const all = header === undefined ? [] : Array.isArray(header) ? header : [header];
+  return all
+    .map((cookie) => cookie.split(';')[0]?.trim() ?? '')
+    .filter((pair) => pair.includes('='))
+    .join('; ');
+}

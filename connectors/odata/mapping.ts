@@ -1,0 +1,202 @@
+import type { ErpOrder, ErpOrderLine } from '../../src/connector-contract/orders.js';
+import type { ReadField, WriteValue } from './config.js';
+import type { ODataValue } from './literals.js';
+import type { Entity } from './service.js';
+
+/** The values supply-sync provides to order mappings, by `:name` (the names of the sql connector's statements). */
+export type Params = Readonly<Record<string, ODataValue>>;
+
+const DECIMALS = new Set([
+  'quantity',
+  'unit_price',
+  'discount_pct',
+  'line_total',
+  'total_before_vat',
+  'vat',
+  'total_with_vat',
+]);
+
+export function headerParams(order: ErpOrder): Params {
+  return {
+    api_order_id: order.apiOrderId,
+    order_number: order.orderNumber,
+    customer_number: order.customerNumber,
+    ship_to: order.shipTo,
+    purchase_type: order.purchaseType,
+    order_date: order.orderDate,
+    delivery_date: order.deliveryDate,
+    window_from: order.windowFrom,
+    window_to: order.windowTo,
+    currency: order.currency,
+    total_before_vat: order.totalBeforeVat,
+    vat: order.vat,
+    total_with_vat: order.totalWithVat,
+    notes: order.notes,
+    line_count: order.lines.length,
+  };
+}
+
+export function lineParams(line: ErpOrderLine): Params {
+  return {
+    line_number: line.lineNumber,
+    api_line_id: line.apiLineId,
+    item_code: line.itemCode,
+    description: line.description,
+    quantity: line.quantity,
+    unit: line.unit,
+    unit_price: line.unitPrice,
+    discount_pct: line.discountPct,
+    line_total: line.total,
+    vat_exempt: line.vatExempt,
+    line_notes: line.notes,
+  };
+}
+
+export const HEADER_PARAM_NAMES = Object.keys(headerParams(emptyOrder()));
+export const LINE_PARAM_NAMES = Object.keys(
+  lineParams({
+    ...emptyOrder(),
+    lineNumber: 1,
+    apiLineId: '',
+    itemCode: '',
+    description: '',
+    quantity: '0',
+    unit: null,
+    unitPrice: '0',
+    discountPct: null,
+    total: '0',
+    vatExempt: false,
+    notes: null,
+  }),
+);
+
+function emptyOrder(): ErpOrder {
+  return {
+    apiOrderId: '',
+    orderNumber: '',
+    customerNumber: '',
+    shipTo: null,
+    purchaseType: null,
+    orderDate: '',
+    deliveryDate: '',
+    windowFrom: null,
+    windowTo: null,
+    currency: '',
+    totalBeforeVat: '0',
+    vat: '0',
+    totalWithVat: '0',
+    notes: null,
+    lines: [],
+  };
+}
+
+/** A decimal string as a JSON number, refused when the number would not say the same amount. */
+function decimalNumber(text: string, property: string): number {
+  const value = Number(text);
+  const canonical = (s: string) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+  if (
+    !Number.isFinite(value) ||
+    canonical(String(value)) !== canonical(text.replace(/^(-?)0+(?=\d)/, '$1'))
+  ) {
+    throw new Error(`${property}: the amount has more digits than a JSON number keeps`);
+  }
+  return value;
+}
+
+function typed(raw: ODataValue, as: string, param: string | null, property: string): unknown {
+  if (raw === null) return null;
+  if (as === 'number' || (as === 'auto' && param !== null && DECIMALS.has(param))) {
+    return typeof raw === 'number' ? raw : decimalNumber(String(raw), property);
+  }
+  if (as === 'datetime') return `${String(raw).slice(0, 10)}T00:00:00Z`;
+  if (as === 'date') return String(raw).slice(0, 10);
+  if (as === 'boolean') return raw === true || raw === 'true';
+  if (as === 'text') return String(raw);
+  return raw;
+}
+
+/** The `:name` a mapping value refers to, or null for a constant. */
+export function paramOf(value: WriteValue): string | null {
+  const text = typeof value === 'object' ? value.value : value;
+  return typeof text === 'string' && /^:[A-Za-z_][A-Za-z0-9_]*$/.test(text) ? text.slice(1) : null;
+}
+
+/** One entity written from a mapping (property -> `:param` or constant) and the values provided. */
+export function writeEntity(
+  mapping: Readonly<Record<string, WriteValue>>,
+  params: Params,
+  where: string,
+): Entity {
+  const entity: Entity = {};
+  for (const [property, value] of Object.entries(mapping)) {
+    const param = paramOf(value);
+    const as = typeof value === 'object' ? value.as : 'auto';
+    if (param !== null && !(param in params))
+      throw new Error(`${where}.${property}: :${param} is not provided here`);
+    const raw: ODataValue =
+      param !== null ? (params[param] ?? null) : typeof value === 'object' ? value.value : value;
+    entity[property] = typed(raw, as, param, `${where}.${property}`);
+  }
+  return entity;
+}
+
+/** A value read from an entity by a path (`Prop`, `Prop/Child` inside the row's flattened item). */
+function readPath(
+  entity: Entity,
+  path: string,
+  flatten: string | undefined,
+  item: Entity | undefined,
+): unknown {
+  const [first, ...rest] = path.split('/');
+  let value: unknown = first === flatten && item !== undefined ? item : entity[first ?? ''];
+  for (const segment of rest) {
+    value = typeof value === 'object' && value !== null ? (value as Entity)[segment] : undefined;
+  }
+  return value;
+}
+
+export type ReadValue = string | boolean | null;
+
+/** The neutral fields of one row: text for values, yes/no for fields read as a condition. */
+export function readFields(
+  entity: Entity,
+  fields: Readonly<Record<string, ReadField>>,
+  flatten?: string,
+  item?: Entity,
+): Record<string, ReadValue> {
+  const out: Record<string, ReadValue> = {};
+  for (const [field, spec] of Object.entries(fields)) {
+    const path = typeof spec === 'string' ? spec : spec.path;
+    const value = readPath(entity, path, flatten, item);
+    if (typeof spec === 'string') out[field] = value === null || value === undefined ? null : String(value);
+    else if (spec.above_zero === true) out[field] = Number(value) > 0;
+    else out[field] = (spec.true_values ?? ['true', 'tYES', 'Y']).includes(String(value));
+  }
+  return out;
+}
+
+/** The rows of a read: one per entity, or one per item of its `flatten` collection. */
+export function rowsOf(
+  entities: readonly Entity[],
+  fields: Readonly<Record<string, ReadField>>,
+  flatten: string | undefined,
+): Array<Record<string, ReadValue>> {
+  if (flatten === undefined) return entities.map((entity) => readFields(entity, fields));
+  return entities.flatMap((entity) => {
+    const items = entity[flatten];
+    return Array.isArray(items)
+      ? items.map((item) => readFields(entity, fields, flatten, item as Entity))
+      : [];
+  });
+}
+
+/** The properties a set of read fields uses, for $select. */
+export function selectedProperties(
+  fields: Readonly<Record<string, ReadField>>,
+  extra: readonly string[] = [],
+): string[] {
+  const names = Object.values(fields).map(
+    (spec) => (typeof spec === 'string' ? spec : spec.path).split('/')[0] ?? '',
+  );
+  return [...new Set([...extra, ...names])];
+}

@@ -1,0 +1,264 @@
+import type {
+  CatalogSource,
+  CustomerDirectory,
+  DocumentSource,
+} from '../../src/connector-contract/capabilities.js';
+import type {
+  ErpAvailability,
+  ErpCustomer,
+  ErpPrice,
+  ErpProduct,
+} from '../../src/connector-contract/catalog.js';
+import type { ErpDocument, ErpDocumentLine } from '../../src/connector-contract/documents.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { DocumentSourceConfig, OdataEntities, ReadSection } from './config.js';
+import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
+import { readFields, rowsOf, selectedProperties, writeEntity, type ReadValue } from './mapping.js';
+import type { Entity, OdataService } from './service.js';
+
+type Row = Record<string, ReadValue>;
+
+/** Typed access to one mapped row, failing with the setting that should have provided a missing value. */
+class Fields {
+  constructor(
+    private readonly row: Row,
+    private readonly where: string,
+    private readonly connector: string,
+  ) {}
+
+  text(field: string): string {
+    const value = this.row[field];
+    if (typeof value !== 'string' || value === '') {
+      throw new ConnectorError(
+        'connector_result_invalid',
+        `${this.where}.fields.${field}: the ERP returned no value`,
+        {
+          connector: this.connector,
+          retryable: false,
+        },
+      );
+    }
+    return value;
+  }
+
+  optional(field: string): string | null {
+    const value = this.row[field];
+    return typeof value === 'string' && value !== '' ? value : null;
+  }
+
+  decimal(field: string, fallback: string | null = null): string {
+    return this.optional(field) ?? fallback ?? this.text(field);
+  }
+
+  date(field: string): string {
+    return this.text(field).slice(0, 10);
+  }
+
+  optionalDate(field: string): string | null {
+    return this.optional(field)?.slice(0, 10) ?? null;
+  }
+
+  flag(field: string): boolean {
+    const value = this.row[field];
+    return value === true || value === 'true' || value === '1';
+  }
+}
+
+async function readRows(service: OdataService, section: ReadSection, where: string): Promise<Row[]> {
+  const filter =
+    section.filter === undefined ? undefined : bindTemplate(section.filter, {}, `${where}.filter`);
+  const select = section.select ?? selectedProperties(section.fields);
+  const entities = await service.list(section.entity_set, { filter, select }, where);
+  return rowsOf(entities, section.fields, section.flatten);
+}
+
+export class OdataCatalogSource implements CatalogSource {
+  constructor(
+    private readonly service: OdataService,
+    private readonly config: NonNullable<OdataEntities['catalog']>,
+    private readonly connector: string,
+  ) {}
+
+  async readProducts(): Promise<ErpProduct[]> {
+    const rows = await readRows(this.service, this.config.products, 'catalog.products');
+    return rows.map((row) => {
+      const f = new Fields(row, 'catalog.products', this.connector);
+      return {
+        sku: f.text('sku'),
+        name: f.text('name'),
+        unit: f.optional('unit') ?? 'unit',
+        packageQuantity: f.optional('package_quantity'),
+        category: f.optional('category'),
+        barcode: f.optional('barcode'),
+        vatExempt: f.flag('vat_exempt'),
+        externalRef: f.optional('external_ref'),
+      };
+    });
+  }
+
+  async readPrices(): Promise<ErpPrice[]> {
+    if (this.config.prices === undefined) return [];
+    const rows = await readRows(this.service, this.config.prices, 'catalog.prices');
+    return rows.map((row) => {
+      const f = new Fields(row, 'catalog.prices', this.connector);
+      return {
+        priceList: f.text('price_list'),
+        sku: f.text('sku'),
+        price: f.decimal('price'),
+        minQuantity: f.optional('min_quantity'),
+        validFrom: f.optionalDate('valid_from'),
+      };
+    });
+  }
+
+  async readAvailability(): Promise<ErpAvailability[]> {
+    if (this.config.availability === undefined) return [];
+    const rows = await readRows(this.service, this.config.availability, 'catalog.availability');
+    return rows.map((row) => {
+      const f = new Fields(row, 'catalog.availability', this.connector);
+      return {
+        sku: f.text('sku'),
+        available: f.flag('available'),
+        availableUntil: f.optionalDate('available_until'),
+      };
+    });
+  }
+}
+
+export class OdataCustomerDirectory implements CustomerDirectory {
+  constructor(
+    private readonly service: OdataService,
+    private readonly config: ReadSection,
+    private readonly connector: string,
+  ) {}
+
+  async listCustomers(): Promise<ErpCustomer[]> {
+    const rows = await readRows(this.service, this.config, 'customers');
+    return rows.map((row) => {
+      const f = new Fields(row, 'customers', this.connector);
+      return {
+        customerNumber: f.text('customer_number'),
+        name: f.text('name'),
+        taxId: f.optional('tax_id'),
+        erpRef: f.optional('erp_ref'),
+        email: f.optional('email'),
+        priceList: f.optional('price_list'),
+      };
+    });
+  }
+}
+
+/** Scaled-integer subtraction of two decimal strings (totals before VAT where the ERP keeps only gross and VAT). */
+export function subtractDecimals(a: string, b: string): string {
+  const scale = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  const scaled = (text: string) => {
+    const [whole = '0', fraction = ''] = text.split('.');
+    const sign = whole.startsWith('-') ? -1n : 1n;
+    return sign * BigInt(`${whole.replace('-', '')}${fraction.padEnd(scale, '0')}`);
+  };
+  const difference = scaled(a) - scaled(b);
+  const digits = (difference < 0n ? -difference : difference).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return difference < 0n ? `-${text}` : text;
+}
+
+/**
+ * Documents not sent yet, from one or more entity sets (invoices, delivery notes, credit notes). A document's ref
+ * is its entity set and key predicate (`Invoices(17)`), so marking it sent needs nothing else.
+ */
+export class OdataDocumentSource implements DocumentSource {
+  constructor(
+    private readonly service: OdataService,
+    private readonly sources: readonly DocumentSourceConfig[],
+    private readonly connector: string,
+  ) {}
+
+  async listPendingDocuments(): Promise<ErpDocument[]> {
+    const documents: ErpDocument[] = [];
+    for (const [index, source] of this.sources.entries()) {
+      const where = `documents.sources.${index}`;
+      const filter = bindTemplate(source.filter, {}, `${where}.filter`);
+      const expand = source.expand_lines ? source.lines_property : undefined;
+      const select = selectedProperties(source.fields, [
+        ...source.key,
+        ...(expand === undefined ? [source.lines_property] : []),
+      ]);
+      const entities = await this.service.list(source.entity_set, { filter, select, expand }, where);
+      documents.push(...entities.map((entity) => this.#document(source, entity, where)));
+    }
+    return documents;
+  }
+
+  async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
+    const source = this.sources.find((candidate) => ref.startsWith(`${candidate.entity_set}(`));
+    if (source === undefined) {
+      throw new ConnectorError(
+        'connector_input_invalid',
+        'documents: a ref that names no configured entity set',
+        {
+          connector: this.connector,
+          retryable: false,
+        },
+      );
+    }
+    const changes = writeEntity(
+      source.mark_sent,
+      { api_document_id: apiDocumentId, ref },
+      'documents.mark_sent',
+    );
+    await this.service.patch(ref, changes, 'documents.mark_sent');
+  }
+
+  #document(source: DocumentSourceConfig, entity: Entity, where: string): ErpDocument {
+    const f = new Fields(readFields(entity, source.fields), where, this.connector);
+    const lines = Array.isArray(entity[source.lines_property])
+      ? (entity[source.lines_property] as Entity[])
+      : [];
+    const totalWithVat = f.decimal('total_with_vat');
+    const vat = f.decimal('vat', '0');
+    const apiOrderId = f.optional('api_order_id');
+    const documentLines = lines.map((line) => this.#line(source, line, apiOrderId, where));
+    const lineOrders = documentLines.map((line) => line.apiOrderId).filter((id): id is string => id !== null);
+    return {
+      ref: `${source.entity_set}${keyPredicate(source.key, entity as Record<string, ODataValue>)}`,
+      type: source.type,
+      number: f.text('number'),
+      date: f.date('date'),
+      dueDate: f.optionalDate('due_date'),
+      customerNumber: f.text('customer_number'),
+      shipTo: f.optional('ship_to'),
+      purchaseType: f.optional('purchase_type'),
+      allocationNumber: f.optional('allocation_number'),
+      currency: f.optional('currency') ?? 'ILS',
+      totalBeforeVat: f.optional('total_before_vat') ?? subtractDecimals(totalWithVat, vat),
+      vat,
+      totalWithVat,
+      discount: f.optional('discount'),
+      attachmentPath: null,
+      apiOrderIds: [...new Set([...(apiOrderId === null ? [] : [apiOrderId]), ...lineOrders])],
+      lines: documentLines,
+    };
+  }
+
+  #line(
+    source: DocumentSourceConfig,
+    line: Entity,
+    apiOrderId: string | null,
+    where: string,
+  ): ErpDocumentLine {
+    const f = new Fields(readFields(line, source.line_fields), `${where}.line`, this.connector);
+    return {
+      lineNumber: Number(f.text('line_number')),
+      itemCode: f.text('item_code'),
+      description: f.optional('description') ?? '',
+      quantity: f.decimal('quantity'),
+      unit: f.optional('unit'),
+      unitPrice: f.decimal('unit_price'),
+      discountPct: f.optional('discount_pct'),
+      total: f.decimal('total'),
+      vatExempt: f.flag('vat_exempt'),
+      apiOrderId: f.optional('api_order_id') ?? apiOrderId,
+      apiOrderLineId: f.optional('api_order_line_id'),
+    };
+  }
+}

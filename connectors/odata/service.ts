@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { OdataHttp } from './http.js';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+
+export type Entity = Record<string, unknown>;
+
+export interface Query {
+  readonly filter?: string | undefined;
+  readonly select?: readonly string[] | undefined;
+  readonly expand?: string | undefined;
+}
+
+/** The query string of a request; each option percent-encoded whole, as OData URL conventions expect. */
+export function queryString(query: Query): string {
+  const options: string[] = [];
+  if (query.filter !== undefined) options.push(`$filter=${encodeURIComponent(query.filter)}`);
+  if (query.select !== undefined && query.select.length > 0) {
+    options.push(`$select=${encodeURIComponent(query.select.join(','))}`);
+  }
+  if (query.expand !== undefined) options.push(`$expand=${encodeURIComponent(query.expand)}`);
+  return options.length === 0 ? '' : `?${options.join('&')}`;
+}
+
+/** Reads, writes and change sets over OdataHttp, in OData JSON (v4 `value`/`@odata.nextLink`, v3 `odata.nextLink`). */
+export class OdataService {
+  constructor(
+    readonly http: OdataHttp,
+    private readonly connector: string,
+  ) {}
+
+  /** Every entity of a collection, following the service's paging links. */
+  async list(entitySet: string, query: Query, what: string): Promise<Entity[]> {
+    const entities: Entity[] = [];
+    let next: string | null = `${entitySet}${queryString(query)}`;
+    while (next !== null) {
+      const response = await this.http.send('GET', next, { what });
+      const page = response.body as Record<string, unknown> | null;
+      const value = page?.['value'];
+      if (!Array.isArray(value)) throw this.#invalid(what, 'the answer has no value list');
+      entities.push(...(value as Entity[]));
+      const link = page?.['@odata.nextLink'] ?? page?.['odata.nextLink'];
+      next = typeof link === 'string' ? link : null;
+    }
+    return entities;
+  }
+
+  async create(path: string, entity: Entity, what: string): Promise<Entity> {
+    const response = await this.http.send('POST', path, {
+      body: JSON.stringify(entity),
+      contentType: 'application/json',
+      what,
+    });
+    if (typeof response.body !== 'object' || response.body === null)
+      throw this.#invalid(what, 'no entity returned');
+    return response.body as Entity;
+  }
+
+  async patch(path: string, changes: Entity, what: string): Promise<void> {
+    await this.http.send('PATCH', path, {
+      body: JSON.stringify(changes),
+      contentType: 'application/json',
+      what,
+    });
+  }
+
+  async action(path: string, what: string): Promise<void> {
+    await this.http.send('POST', path, { what });
+  }
+
+  /**
+   * One $batch change set: the service applies all of its requests or none. Returns the first entity created.
+   * `requests` may refer to the entity the first creates as `$1`.
+   */
+  async changeSet(requests: ReadonlyArray<{ path: string; entity: Entity }>, what: string): Promise<Entity> {
+    const batch = `batch_${randomUUID()}`;
+    const changeset = `changeset_${randomUUID()}`;
+    const parts = requests.map(
+      (request, index) =>
+        `--${changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n` +
+        `Content-ID: ${index + 1}\r\n\r\nPOST ${request.path} HTTP/1.1\r\nContent-Type: application/json\r\n\r\n` +
+        `${JSON.stringify(request.entity)}\r\n`,
+    );
+    const body =
+      `--${batch}\r\nContent-Type: multipart/mixed; boundary=${changeset}\r\n\r\n` +
+      `${parts.join('')}--${changeset}--\r\n--${batch}--\r\n`;
+    const response = await this.http.send('POST', '$batch', {
+      body,
+      contentType: `multipart/mixed; boundary=${batch}`,
+      what,
+    });
+    const answers = parseBatchAnswers(response.text);
+    const failed = answers.find((answer) => answer.status >= 400);
+    if (failed !== undefined) {
+      throw new ConnectorError(
+        'connector_statement_failed',
+        `${what}: the change set failed with HTTP ${failed.status}`,
+        {
+          connector: this.connector,
+          retryable: failed.status === 429 || failed.status >= 500,
+        },
+      );
+    }
+    const first = answers[0]?.body;
+    if (typeof first !== 'object' || first === null)
+      throw this.#invalid(what, 'the change set returned no entity');
+    return first as Entity;
+  }
+
+  #invalid(what: string, message: string): ConnectorError {
+    return new ConnectorError('connector_result_invalid', `${what}: ${message}`, {
+      connector: this.connector,
+      retryable: false,
+    });
+  }
+}
+
+/** The status and JSON body of each HTTP response inside a multipart $batch answer. */
+export function parseBatchAnswers(text: string): Array<{ status: number; body: unknown }> {
+  const answers: Array<{ status: number; body: unknown }> = [];
+  for (const part of text.split(/\r?\n--[^\r\n]*/)) {
+    const status = /HTTP\/1\.1 (\d{3})/.exec(part);
+    if (status === null) continue;
+    const afterStatus = part.slice(status.index);
+    const blank = /\r?\n\r?\n/.exec(afterStatus);
+    const raw = blank === null ? '' : afterStatus.slice(blank.index + blank[0].length).trim();
+    let body: unknown = null;
+    try {
+      body = raw === '' ? null : (JSON.parse(raw) as unknown);
+    } catch {
+      body = null;
+    }
+    answers.push({ status: Number(status[1]), body });
+  }
+  return answers;
+}
