@@ -11,10 +11,15 @@ const resolve = (config: OdataConnectorConfig, name: string): ResolvedEntities =
 /** The block, with its preset and overrides resolved and checked when the config is loaded. */
 export const odataConfigSchema = odataConnectorConfigSchema.superRefine((block, context) => {
   try {
-    resolveEntities(block.preset, block.entities, 'entities');
+    resolveEntities(block.preset, block.entities, '');
   } catch (error) {
     if (!(error instanceof EntitiesConfigError)) throw error;
-    context.addIssue({ code: 'custom', path: error.key.split('.'), message: error.message });
+    const from = error.origin === undefined ? '' : ` (from ${error.origin})`;
+    context.addIssue({
+      code: 'custom',
+      path: ['entities', ...error.path.split('.')],
+      message: `${error.reason}${from}`,
+    });
   }
 });
 

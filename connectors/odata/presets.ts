@@ -87,20 +87,22 @@ function mergeNew(
   return value;
 }
 
-/** An `entities` block that cannot be used, naming the setting and where it came from. */
+/** An `entities` block that cannot be used: the setting (inside `entities`), what is wrong, where it came from. */
 export class EntitiesConfigError extends Error {
   constructor(
-    message: string,
-    readonly key: string,
+    readonly path: string,
+    readonly reason: string,
+    readonly origin: string | undefined,
+    configKey: string,
   ) {
-    super(message);
+    super(`${configKey}.entities.${path}: ${reason}${origin === undefined ? '' : ` (from ${origin})`}`);
     this.name = 'EntitiesConfigError';
   }
 }
 
 /**
  * The preset (if any) with the block's overrides, validated. `configKey` is the block's place in the config file
- * (`connectors.erp`), for the origins of overridden settings and for errors.
+ * (`connectors.erp`; empty where it is not known), for the origins of overridden settings and for errors.
  */
 export function resolveEntities(
   preset: PresetName | undefined,
@@ -109,17 +111,16 @@ export function resolveEntities(
 ): ResolvedEntities {
   const base = preset === undefined ? { value: {}, origins: new Map<string, string>() } : loadPreset(preset);
   const origins = base.origins;
-  const keyOf = (path: string) => `${configKey}.entities.${path}`;
+  const keyOf = (path: string) => (configKey === '' ? `entities.${path}` : `${configKey}.entities.${path}`);
   const merged = merge(base.value, overrides, '', origins, keyOf);
   const parsed = entitiesSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = (issue?.path ?? []).join('.');
-    const origin = originOf(origins, path) ?? keyOf(path);
-    throw new EntitiesConfigError(
-      `${configKey}.entities.${path}: ${issue?.message ?? 'invalid'} (from ${origin})`,
-      `${configKey}.entities.${path}`,
-    );
+    const origin = originOf(origins, path);
+    // A value set in the block itself needs no "from": the key already says where it is.
+    const fromPreset = origin !== undefined && origin.startsWith('preset ') ? origin : undefined;
+    throw new EntitiesConfigError(path, issue?.message ?? 'invalid', fromPreset, configKey);
   }
   return { entities: parsed.data, origins };
 }

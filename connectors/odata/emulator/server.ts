@@ -130,13 +130,31 @@ function shaped(
   return out;
 }
 
+/** Sample data, less what a reduced model (without a field or an entity set) cannot hold. */
+function seed(store: ErpStore, sap: boolean): void {
+  const has = (set: string) => store.model.entitySets.some((candidate) => candidate.name === set);
+  const fit = (set: string, entity: Record<string, unknown>) => {
+    const type = store.typeOfSet(set);
+    const names = new Set([...type.properties.map((p) => p.name), ...type.collections.map((c) => c.name)]);
+    return Object.fromEntries(Object.entries(entity).filter(([name]) => names.has(name)));
+  };
+  for (const [set, rows] of Object.entries(sap ? SAP_B1_SEED : PRIORITY_SEED)) {
+    if (has(set))
+      store.seed(
+        set,
+        rows.map((row) => fit(set, row)),
+      );
+  }
+  for (const { set, entity } of sap ? SAP_B1_SEED_DOCUMENTS : PRIORITY_SEED_DOCUMENTS) {
+    if (has(set)) store.create(set, fit(set, entity));
+  }
+}
+
 /** Starts the emulated service of one ERP, seeded with sample master data and documents. */
 export async function startOdataEmulator(options: EmulatorOptions): Promise<OdataEmulator> {
   const sap = options.erp === 'sap-b1-service-layer';
   const store = new ErpStore(options.model ?? (sap ? SAP_B1_MODEL : PRIORITY_MODEL));
-  for (const [set, rows] of Object.entries(sap ? SAP_B1_SEED : PRIORITY_SEED)) store.seed(set, rows);
-  for (const { set, entity } of sap ? SAP_B1_SEED_DOCUMENTS : PRIORITY_SEED_DOCUMENTS)
-    store.create(set, entity);
+  seed(store, sap);
   const faults = new FaultPlan();
   const stats = { logins: 0, logouts: 0, requests: 0, expired: 0 };
   const sessions = new Map<string, number>();
