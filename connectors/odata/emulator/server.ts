@@ -250,10 +250,11 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     if (key !== null && segment === null) return shaped(store, set, store.find(set, key), select, expand);
     const rows = store.query(set, target.searchParams.get('$filter') ?? undefined);
     const skip = Number(target.searchParams.get('$skip') ?? '0');
-    const top = Number(target.searchParams.get('$top') ?? String(pageSize));
-    const page = rows.slice(skip, skip + Math.min(top, pageSize));
+    const top = target.searchParams.get('$top');
+    const end = top === null ? rows.length : Math.min(rows.length, skip + Number(top));
+    const page = rows.slice(skip, Math.min(end, skip + pageSize));
     const value = page.map((entity) => shaped(store, set, entity, select, expand));
-    if (skip + page.length >= rows.length || page.length >= top) return { value };
+    if (skip + page.length >= end) return { value };
     const next = new URLSearchParams(target.searchParams);
     next.set('$skip', String(skip + page.length));
     return { value, '@odata.nextLink': `${set}?${next.toString().replaceAll('+', '%20')}` };

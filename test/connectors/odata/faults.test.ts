@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectorError } from '../../../src/connector-contract/errors.js';
+import { openOdata, order, type OdataFixture } from './fixture.js';
+
+/**
+ * What the real services do to a client, injected by the emulator: sessions that expire, 429 and 503 before
+ * anything changed, and a 500, a dropped connection or a lost answer after the order was committed. The order
+ * must end up in the ERP exactly once.
+ */
+describe('odata connector under session expiry and faults', () => {
+  let fixture: OdataFixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  const sapOrders = (f: OdataFixture, id: string) =>
+    f.emulator.store.all('Orders').filter((row) => row['U_ApiOrderId'] === id);
+
+  it('signs in again when the Service Layer session expired, and logs out on close', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const sink = fixture.connector.capabilities.orderSink;
+    await sink?.writeOrder(order('ord_s1'));
+    expect(fixture.emulator.stats.logins).toBe(1);
+    fixture.emulator.expireSessions();
+    expect((await sink?.writeOrder(order('ord_s2')))?.status).toBe('written');
+    expect(fixture.emulator.stats.logins).toBe(2);
+    expect(fixture.emulator.stats.expired).toBe(1);
+    await fixture.connector.close();
+    expect(fixture.emulator.stats.logouts).toBe(1);
+    await fixture.emulator.close();
+    fixture = undefined;
+  });
+
+  it('shares one Login between requests that find the session gone at the same time', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const sink = fixture.connector.capabilities.orderSink;
+    await Promise.all(['a', 'b', 'c', 'd'].map((id) => sink?.findOrder(id)));
+    expect(fixture.emulator.stats.logins).toBe(1);
+  });
+
+  for (const kind of ['fail-after-commit', 'drop-after-commit', 'hang-after-commit'] as const) {
+    it(`writes the order once when the ERP committed it and then the answer was lost (${kind})`, async () => {
+      fixture = await openOdata('sap-b1-service-layer', {
+        block: kind === 'hang-after-commit' ? { timeout: 1_000 } : {},
+      });
+      fixture.emulator.faults.next({ kind, status: 500, method: 'POST', path: /^Orders$/ });
+      const result = await fixture.connector.capabilities.orderSink?.writeOrder(order('ord_lost_answer'));
+      expect(fixture.emulator.faults.injected[kind]).toBe(1);
+      expect(result?.status).toBe('written');
+      const held = sapOrders(fixture, 'ord_lost_answer');
+      expect(held).toHaveLength(1);
+      expect(result?.erpOrderNumber).toBe(String(held[0]?.['DocNum']));
+    });
+  }
+
+  it('reports 429 and 503 as retryable, writes nothing, and writes the order on the next attempt', async () => {
+    fixture = await openOdata('priority-rest');
+    const sink = fixture.connector.capabilities.orderSink;
+    fixture.emulator.faults.next({ kind: 'refuse', status: 503, method: 'POST' });
+    const refused = await sink?.writeOrder(order('ord_busy')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConnectorError);
+    expect(refused).toMatchObject({ retryable: true });
+    expect(
+      fixture.emulator.store.all('ORDERS').filter((row) => row['ZSSY_APIORDERID'] === 'ord_busy'),
+    ).toHaveLength(0);
+    fixture.emulator.faults.next({ kind: 'refuse', status: 429, method: 'GET' });
+    await expect(sink?.findOrder('ord_busy')).rejects.toMatchObject({ retryable: true });
+    expect((await sink?.writeOrder(order('ord_busy')))?.status).toBe('written');
+    expect(
+      fixture.emulator.store.all('ORDERS').filter((row) => row['ZSSY_APIORDERID'] === 'ord_busy'),
+    ).toHaveLength(1);
+  });
+
+  it('leaves nothing of a $batch change set whose last line the ERP refuses', async () => {
+    fixture = await openOdata('priority-rest', { block: { entities: { orders: { write: 'batch' } } } });
+    const before = fixture.emulator.store.all('ORDERS').length;
+    const error = await fixture.connector.capabilities.orderSink
+      ?.writeOrder(order('ord_atomic', ['A100', 'A200', 'NOPE']))
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'connector_statement_failed', retryable: false });
+    expect(fixture.emulator.store.all('ORDERS')).toHaveLength(before);
+    const batches = fixture.oracle.seen.filter((request) => request.inBatch);
+    expect(batches.map((request) => request.target)).toEqual([
+      'ORDERS',
+      '$1/ORDERITEMS_SUBFORM',
+      '$1/ORDERITEMS_SUBFORM',
+      '$1/ORDERITEMS_SUBFORM',
+    ]);
+    expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('follows the service paging links until the last page', async () => {
+    fixture = await openOdata('sap-b1-service-layer', { emulator: { pageSize: 1 } });
+    const customers = await fixture.connector.capabilities.customerDirectory?.listCustomers();
+    expect(customers?.map((customer) => customer.customerNumber)).toEqual(['C1001', 'C1002']);
+    expect(
+      fixture.oracle.seen.filter((request) => request.target.startsWith('BusinessPartners')).length,
+    ).toBe(2);
+    expect(fixture.oracle.failures).toEqual([]);
+  });
+});
