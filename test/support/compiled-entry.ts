@@ -23,6 +23,7 @@ export const BUILD_CACHE = path.join(REPO_ROOT, 'node_modules', '.cache', 'suppl
 /** Every entry the tests start as a child process, relative to the repository root. */
 export const CHILD_ENTRIES: readonly string[] = [
   'src/cli/main.ts',
+  'test/connectors/odata/kill9-child.ts',
   'test/engine/support/pull-child.ts',
   'test/flows/buyers/child.ts',
   'test/flows/catalog/child.ts',

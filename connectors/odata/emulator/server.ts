@@ -38,6 +38,8 @@ export interface EmulatorOptions {
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
   readonly echoCredentials?: boolean;
   readonly inspect?: (request: SeenRequest) => void;
+  /** Called once a write was committed and its answer handed to the connection (kill -9 tests cut there). */
+  readonly onCommit?: (write: { method: string; path: string; status: number }) => void;
 }
 
 export interface OdataEmulator {
@@ -356,9 +358,9 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     if (fault?.kind === 'hang-after-commit') return void hanging.add(response);
     if (typeof answer === 'string') {
       response.writeHead(status);
-      return void response.end(answer);
-    }
-    send(response, status, answer);
+      response.end(answer);
+    } else send(response, status, answer);
+    if (method !== 'GET' && status < 300) options.onCommit?.({ method, path, status });
   };
 
   const server = createServer((request, response) => {

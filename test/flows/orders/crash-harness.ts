@@ -22,8 +22,9 @@ export interface ChildRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
 }
 
-export function startChild(settings: Record<string, unknown>): ChildRun {
-  const child = spawn(process.execPath, [compiledEntry(CHILD), JSON.stringify(settings)], {
+/** Starts the orders crash child, or another child entry (a .ts file) taking the same JSON settings argument. */
+export function startChild(settings: Record<string, unknown>, entry: string = CHILD): ChildRun {
+  const child = spawn(process.execPath, [compiledEntry(entry), JSON.stringify(settings)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,0 +1,195 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../../src/sandbox/index.js';
+import { DEMO_BUYER_NAME, DEMO_CUSTOMER_NUMBER } from '../../../src/demo-data/index.js';
+import { demoParts } from '../../../connectors/sql/demo-erp/seed.js';
+import { startOdataEmulator, type OdataEmulator } from '../../../connectors/odata/emulator/index.js';
+import { mulberry32, sleep, startChild, type ChildRun } from '../../flows/orders/crash-harness.js';
+import { buyerSendsOrders, DEMO_SHIP_TO, type Sandbox } from '../../flows/orders/harness.js';
+import { ODataOracle } from './oracle.js';
+import { SAP_PASSWORD } from './fixture.js';
+
+/**
+ * Exactly once without a shared transaction: the orders job writes through the odata connector into the SAP
+ * Business One Service Layer emulator (running here, in the parent), and the child running it is killed with
+ * SIGKILL at seeded random points, and in some rounds right after the ERP committed an order and answered 201,
+ * before the child could record it. The emulator also fails writes on its own: 429 and 503 before committing, a
+ * 500 or a dropped connection after committing. After a final run converges, every order the buyer sent is in the
+ * ERP exactly once with all its lines, acknowledged exactly once with the ERP's number, cancelled where the buyer
+ * cancelled it. ODATA_KILL_POINTS sets the number of kill points (test/support/suites.ts).
+ */
+const SEED = Number(process.env['SUPPLY_SYNC_KILL_SEED'] ?? '20261126');
+const KILL_POINTS = Number(process.env['ODATA_KILL_POINTS'] ?? '50');
+const AT_COMMIT_KILLS = 3;
+const AFTER_COMMIT_FAULTS = 3;
+// A guard only: the loop ends on counts.
+const MAX_ROUNDS = KILL_POINTS * 4;
+const MAX_KILL_DELAY_MS = 400;
+const CHILD = fileURLToPath(new URL('./kill9-child.ts', import.meta.url));
+
+describe('orders flow through the odata connector under kill -9 and ERP faults', () => {
+  let sandbox: Sandbox;
+  let emulator: OdataEmulator;
+  let dir: string;
+  const oracle = new ODataOracle();
+  const running = new Set<ChildProcess>();
+  let killAtCommit: ChildRun | null = null;
+  let killsAtCommit = 0;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({});
+    dir = await mkdtemp(path.join(tmpdir(), 'supply-odata-kill9-'));
+    emulator = await startOdataEmulator({
+      erp: 'sap-b1-service-layer',
+      users: { manager: SAP_PASSWORD },
+      inspect: oracle.inspect,
+      onCommit: (write) => {
+        if (killAtCommit === null || write.path !== 'Orders') return;
+        killAtCommit.child.kill('SIGKILL');
+        killAtCommit = null;
+        killsAtCommit += 1;
+      },
+    });
+    emulator.store.seed('BusinessPartners', [
+      { CardCode: DEMO_CUSTOMER_NUMBER, CardName: DEMO_BUYER_NAME, CardType: 'cCustomer' },
+    ]);
+    emulator.store.seed(
+      'Items',
+      demoParts().map((part) => ({
+        ItemCode: part.sku,
+        ItemName: part.name,
+        SalesItem: 'tYES',
+        ItemPrices: [],
+      })),
+    );
+  });
+
+  afterAll(async () => {
+    for (const child of running)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await emulator?.close();
+    await sandbox?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const afterCommitFaults = () =>
+    emulator.faults.injected['fail-after-commit'] + emulator.faults.injected['drop-after-commit'];
+
+  it('writes and acknowledges every order exactly once', { timeout: 600_000 }, async () => {
+    const rng = mulberry32(SEED);
+    emulator.faults.chaos = { random: mulberry32(SEED + 1), rate: 0.2 };
+    const settings = {
+      baseUrl: sandbox.baseUrl,
+      apiKey: sandbox.keys.supplier,
+      serviceUrl: emulator.serviceUrl,
+      password: SAP_PASSWORD,
+      dir,
+      startFrom: new Date().toISOString(),
+      shipTo: DEMO_SHIP_TO,
+    };
+    const erpOrders = () =>
+      emulator.store.all('Orders').filter((row) => typeof row['U_ApiOrderId'] === 'string');
+    const erpHas = (id: string) => erpOrders().some((row) => row['U_ApiOrderId'] === id);
+    const sent: string[] = [];
+    const cancelled = new Set<string>();
+    const progress = { written: 0, recovered: 0, acknowledged: 0 };
+    const tally = (output: string) => {
+      for (const line of output.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const counts = (JSON.parse(line) as { counts: Record<string, number> }).counts;
+        for (const key of Object.keys(progress) as Array<keyof typeof progress>)
+          progress[key] += counts[key] ?? 0;
+      }
+    };
+
+    let kills = 0;
+    let rounds = 0;
+    const done = () =>
+      kills >= KILL_POINTS &&
+      cancelled.size > 0 &&
+      killsAtCommit >= AT_COMMIT_KILLS &&
+      afterCommitFaults() >= AFTER_COMMIT_FAULTS;
+    while (!done() && rounds < MAX_ROUNDS) {
+      rounds += 1;
+      sent.push(...(await buyerSendsOrders(sandbox, { count: 1 + Math.floor(rng() * 3) })));
+      const roll = rng();
+      if (roll < 0.15) await sandbox.control.action('touch_orders_same_timestamp', { count: 3 });
+      if (roll > 0.8 || cancelled.size === 0) {
+        const candidate = sent.find((id) => !cancelled.has(id) && erpHas(id));
+        if (candidate !== undefined) {
+          await sandbox.control.action('buyer_cancel_order', { order_id: candidate });
+          cancelled.add(candidate);
+        }
+      }
+      const run = startChild({ ...settings, mode: 'loop' }, CHILD);
+      running.add(run.child);
+      await run.ready;
+      // One round in three is cut right after the ERP's 201 for an order (if one comes before the random point).
+      if (rng() < 1 / 3) killAtCommit = run;
+      await Promise.race([sleep(Math.floor(rng() * MAX_KILL_DELAY_MS)), run.exited]);
+      killAtCommit = null;
+      run.child.kill('SIGKILL');
+      const result = await run.exited;
+      running.delete(run.child);
+      tally(result.output);
+      if (result.signal === 'SIGKILL') kills += 1;
+      else expect.fail(`the child exited by itself (code ${String(result.code)}): ${result.output}`);
+    }
+    const reached = `${kills} kills (${killsAtCommit} right after a 201), ${afterCommitFaults()} faults after commit, ${cancelled.size} cancelled, in ${rounds} rounds`;
+    expect(done(), `the guard of ${MAX_ROUNDS} rounds ended the kills: ${reached}`).toBe(true);
+
+    // The ERP recovers; the last run must converge.
+    emulator.faults.chaos = null;
+    const last = startChild({ ...settings, mode: 'converge' }, CHILD);
+    running.add(last.child);
+    const final = await Promise.race([last.exited, sleep(120_000).then(() => null)]);
+    running.delete(last.child);
+    expect(final, 'the last run did not converge within 120 s').not.toBeNull();
+    expect(final?.code, final?.output).toBe(0);
+    tally(final?.output ?? '');
+    console.info(
+      `odata orders kill -9: ${reached}, ${sent.length} orders`,
+      progress,
+      emulator.faults.injected,
+    );
+
+    const readout = await sandbox.control.state();
+    const tallies = readout['orderTallies'] as Record<string, { acknowledgements: number }>;
+    const orders = readout['orders'] as Record<string, { external_ref: string | null; lines: unknown[] }>;
+    const problems: string[] = [];
+    for (const id of sent) {
+      const held = erpOrders().filter((row) => row['U_ApiOrderId'] === id);
+      const order = orders[id];
+      if (held.length !== 1 || order === undefined) {
+        problems.push(`${id}: ${held.length} orders in the ERP`);
+        continue;
+      }
+      const [row] = held;
+      if ((row?.['DocumentLines'] as unknown[]).length !== order.lines.length)
+        problems.push(`${id}: lines differ`);
+      if (tallies[id]?.acknowledgements !== 1)
+        problems.push(`${id}: acknowledged ${String(tallies[id]?.acknowledgements)} times`);
+      if (order.external_ref !== String(row?.['DocNum']))
+        problems.push(`${id}: external_ref ${String(order.external_ref)}`);
+      if (cancelled.has(id) !== (row?.['Cancelled'] === 'tYES'))
+        problems.push(`${id}: cancelled ${String(row?.['Cancelled'])}`);
+    }
+    expect(problems).toEqual([]);
+    expect(erpOrders()).toHaveLength(sent.length);
+    expect(sent.length).toBeGreaterThan(KILL_POINTS);
+    expect(oracle.seen.length).toBeGreaterThan(sent.length);
+    expect(oracle.failures).toEqual([]);
+
+    const state = new Database(path.join(dir, 'orders.db'), { readonly: true });
+    const open = state
+      .prepare("SELECT COUNT(*) AS n FROM dead_letters WHERE status IN ('open', 'retrying')")
+      .get() as { n: number };
+    state.close();
+    expect(open.n).toBe(0);
+  });
+});
