@@ -63,12 +63,9 @@ export class OdataHttp {
     return this.#checked(await this.#raw(method, path, options), options.what);
   }
 
-  /** Signs in now (doctor and health), so a wrong password shows before any capability runs. */
-  async signIn(): Promise<void> {
-    if (this.auth.kind === 'sap-b1-session') {
-      this.#cookies = null;
-      await this.#ensureSession();
-    }
+  /** Signs in now unless signed in (doctor and health), so a wrong password shows before any capability runs. */
+  signIn(): Promise<void> {
+    return this.#ensureSession();
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,16 @@ import { buildPluginRegistry } from '../../src/cli/plugins.js';
 import { optionsOnlyFlow, registryWithConnectors } from './fixtures.js';
 
 const CONFIG_DIR = join(import.meta.dirname, '../../config');
-const ENV = { SUPPLY_API_KEY: 'svc_test_example', ERP_DATABASE_URL: 'mssql://sync:pw@127.0.0.1:1433/erp' };
+const ENV = {
+  SUPPLY_API_KEY: 'svc_test_example',
+  ERP_DATABASE_URL: 'mssql://sync:pw@127.0.0.1:1433/erp',
+  SAP_B1_SERVICE_URL: 'https://b1server:50000/b1s/v2/',
+  SAP_B1_COMPANY_DB: 'SBODEMOUS',
+  SAP_B1_USER: 'manager',
+  SAP_B1_PASSWORD: 'example',
+  PRIORITY_SERVICE_URL: 'https://priority.example.com/odata/Priority/tabula.ini/demo/',
+  PRIORITY_TOKEN: 'example',
+};
 const SECRET_FILES: Record<string, string> = {
   '/run/secrets/supply_api_key': 'svc_live_example\n',
   '/run/secrets/books_database_url': 'postgres://sync:pw@127.0.0.1:5432/books\n',
@@ -22,6 +31,8 @@ describe('example configs', () => {
       'buyer-mirror.yaml',
       'demo.yaml',
       'pos-sales.yaml',
+      'supplier-priority.yaml',
+      'supplier-sap-b1.yaml',
       'supplier-sqlserver.yaml',
     ]);
   });
