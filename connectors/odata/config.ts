@@ -115,24 +115,31 @@ export const entitiesSchema = z.strictObject({
 });
 export type OdataEntities = z.output<typeof entitiesSchema>;
 
+const meta = (description: string, example: unknown) => ({ description, examples: [example] });
+
 const authSchema = z.discriminatedUnion('kind', [
   z.strictObject({
-    kind: z.literal('sap-b1-session'),
-    company_db: z
-      .string()
-      .min(1)
-      .meta({ description: 'CompanyDB sent to Login', examples: ['SBODEMOUS'] }),
-    username: z.string().min(1),
-    password: secret('the Service Layer password'),
+    kind: z
+      .literal('sap-b1-session')
+      .meta(meta('SAP Business One Service Layer: Login, B1SESSION cookie', 'sap-b1-session')),
+    company_db: z.string().min(1).meta(meta('CompanyDB sent to Login: the company database', 'SBODEMOUS')),
+    username: z.string().min(1).meta(meta('UserName sent to Login: an SAP Business One user', 'manager')),
+    password: secret('the Service Layer password').meta(meta("That user's password", '${SAP_B1_PASSWORD}')),
   }),
   z.strictObject({
-    kind: z.literal('basic'),
-    username: z.string().min(1),
-    password: secret('the API password'),
+    kind: z
+      .literal('basic')
+      .meta(meta('HTTP Basic with a user and password (Priority: the API user)', 'basic')),
+    username: z.string().min(1).meta(meta('The API user name', 'apiuser')),
+    password: secret('the API password').meta(meta("That user's password", '${PRIORITY_PASSWORD}')),
   }),
   z.strictObject({
-    kind: z.literal('personal-access-token'),
-    token: secret('the personal access token'),
+    kind: z
+      .literal('personal-access-token')
+      .meta(
+        meta('Priority personal access token, sent as Basic with the password PAT', 'personal-access-token'),
+      ),
+    token: secret('the personal access token').meta(meta('The token', '${PRIORITY_TOKEN}')),
   }),
 ]);
 export type OdataAuth = z.output<typeof authSchema>;
@@ -141,18 +148,37 @@ export const PRESET_NAMES = ['sap-b1-service-layer', 'priority-rest'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 export const odataConnectorConfigSchema = z.strictObject({
-  preset: z.enum(PRESET_NAMES).optional().meta({
-    description: 'Fills `entities` from the vendor API reference (connectors/odata/README.md)',
-  }),
-  service_url: z.url().meta({
-    description: 'The service root',
+  preset: z
+    .enum(PRESET_NAMES)
+    .optional()
+    .meta({
+      description: 'Fills `entities` from the vendor API reference (connectors/odata/README.md)',
+      examples: ['sap-b1-service-layer'],
+    }),
+  service_url: z
+    .string()
+    .refine((text) => URL.canParse(text) && /^https?:/.test(text), { error: 'expected an http(s) URL' })
+    .meta({
+      description: 'The service root',
+      examples: [
+        'https://b1server:50000/b1s/v2/',
+        'https://priority.example.com/odata/Priority/tabula.ini/demo/',
+      ],
+    }),
+  auth: authSchema.meta({
+    description: 'How supply-sync signs in',
     examples: [
-      'https://b1server:50000/b1s/v2/',
-      'https://priority.example.com/odata/Priority/tabula.ini/demo/',
+      {
+        kind: 'sap-b1-session',
+        company_db: 'SBODEMOUS',
+        username: 'manager',
+        password: '${SAP_B1_PASSWORD}',
+      },
     ],
   }),
-  auth: authSchema.meta({ description: 'How supply-sync signs in' }),
-  timeout: duration().default(30_000).meta({ description: 'Per request' }),
+  timeout: duration()
+    .default(30_000)
+    .meta({ description: 'How long one request may take before it counts as failed', examples: ['30s'] }),
   entities: z.record(z.string(), z.unknown()).default({}).meta({
     description:
       'Overrides of the preset, or the whole mapping without one; a section set to null is dropped',
