@@ -181,7 +181,7 @@ export function describeMissing(missing: Missing, origins: Origins, configKey: s
       `${what} ${missing.name} is not on ${missing.on} in the service's $metadata` +
       `${meant === undefined ? '' : `; did you mean ${meant}?`} (set by ${origin})`,
     fix: userField
-      ? `add the field ${missing.name} in the ERP (connectors/odata/README.md says how), or set ${configKey}.entities.${missing.setting} to the field it has`
+      ? `add the field ${missing.name} in the ERP (docs/supplier-setup.md says how), or set ${configKey}.entities.${missing.setting} to the field it has`
       : `set ${configKey}.entities.${missing.setting} to a name the service has`,
   };
 }
