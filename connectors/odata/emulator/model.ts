@@ -37,6 +37,14 @@ export interface EntitySetModel {
   readonly type: string;
   /** References checked on create: property -> entity set whose key it must name. */
   readonly references?: Readonly<Record<string, string>>;
+  /** Line properties the ERP fills from master data when not sent (an item's description from the item). */
+  readonly lineDefaults?: ReadonlyArray<{
+    lines: string;
+    property: string;
+    from: string;
+    key: string;
+    source: string;
+  }>;
 }
 
 export interface ErpModel {

@@ -37,6 +37,11 @@ const line = (name: string) => ({
   collections: [],
 });
 
+/** Priority fills a line's part description from the part. */
+const partDescription = (lines: string) => [
+  { lines, property: 'PDES', from: 'LOGPART', key: 'PARTNAME', source: 'PARTDES' },
+];
+
 export const PRIORITY_MODEL: ErpModel = {
   namespace: 'Priority.OData',
   types: [
@@ -113,8 +118,18 @@ export const PRIORITY_MODEL: ErpModel = {
       type: 'ORDERS',
       references: { CUSTNAME: 'CUSTOMERS', 'ORDERITEMS_SUBFORM/PARTNAME': 'LOGPART' },
     },
-    { name: 'AINVOICES', type: 'AINVOICES', references: { CUSTNAME: 'CUSTOMERS' } },
-    { name: 'DOCUMENTS_D', type: 'DOCUMENTS_D', references: { CUSTNAME: 'CUSTOMERS' } },
+    {
+      name: 'AINVOICES',
+      type: 'AINVOICES',
+      references: { CUSTNAME: 'CUSTOMERS' },
+      lineDefaults: partDescription('AINVOICEITEMS_SUBFORM'),
+    },
+    {
+      name: 'DOCUMENTS_D',
+      type: 'DOCUMENTS_D',
+      references: { CUSTNAME: 'CUSTOMERS' },
+      lineDefaults: partDescription('TRANSORDER_D_SUBFORM'),
+    },
     { name: 'LOGPART', type: 'LOGPART' },
     { name: 'CUSTOMERS', type: 'CUSTOMERS' },
   ],

@@ -17,6 +17,11 @@ const n = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => (
   ...extra,
 });
 
+/** SAP copies the item's name into a document line sent without a description. */
+const ITEM_DESCRIPTION = [
+  { lines: 'DocumentLines', property: 'ItemDescription', from: 'Items', key: 'ItemCode', source: 'ItemName' },
+];
+
 export const SAP_B1_MODEL: ErpModel = {
   namespace: 'SAPB1',
   types: [
@@ -96,21 +101,25 @@ export const SAP_B1_MODEL: ErpModel = {
       name: 'Orders',
       type: 'Document',
       references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+      lineDefaults: ITEM_DESCRIPTION,
     },
     {
       name: 'DeliveryNotes',
       type: 'Document',
       references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+      lineDefaults: ITEM_DESCRIPTION,
     },
     {
       name: 'Invoices',
       type: 'Document',
       references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+      lineDefaults: ITEM_DESCRIPTION,
     },
     {
       name: 'CreditNotes',
       type: 'Document',
       references: { CardCode: 'BusinessPartners', 'DocumentLines/ItemCode': 'Items' },
+      lineDefaults: ITEM_DESCRIPTION,
     },
     { name: 'BusinessPartners', type: 'BusinessPartner' },
     { name: 'Items', type: 'Item' },

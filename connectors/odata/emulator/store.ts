@@ -86,6 +86,7 @@ export class ErpStore {
       entity[collection.name] = this.#items(collection, items, set);
     }
     this.#checkReferences(set, entity);
+    this.#fillLines(set, entity);
     this.#assign(set, type, entity);
     this.#rows(set).push(entity);
     return entity;
@@ -107,6 +108,7 @@ export class ErpStore {
     if (item !== undefined) items.push({ ...item, ...this.#lineNumber(collection, items.length) });
     parent[collectionName] = items;
     this.#checkReferences(set, parent);
+    this.#fillLines(set, parent);
     this.#total(parent);
     return items[items.length - 1] ?? {};
   }
@@ -206,6 +208,18 @@ export class ErpStore {
         if (!this.#rows(target).some((row) => row[keyName] === value)) {
           throw new ODataFault(400, `${set}: ${path} '${String(value)}' is not in ${target}`);
         }
+      }
+    }
+  }
+
+  #fillLines(set: string, entity: Entity): void {
+    const defaults = this.model.entitySets.find((candidate) => candidate.name === set)?.lineDefaults ?? [];
+    for (const fill of defaults) {
+      if (this.#data[fill.from] === undefined) continue;
+      for (const line of (entity[fill.lines] as Entity[] | undefined) ?? []) {
+        if (line[fill.property] !== undefined && line[fill.property] !== null) continue;
+        const master = this.#rows(fill.from).find((row) => row[fill.key] === line[fill.key]);
+        line[fill.property] = master?.[fill.source] ?? null;
       }
     }
   }
