@@ -3,7 +3,8 @@ import type { CheckResult, Connector, PreflightProblem } from '../../src/connect
 import type { OdataEntities } from './config.js';
 import { describeMissing, missingNames } from './doctor.js';
 import type { OdataHttp } from './http.js';
-import { parseMetadata, type ServiceModel } from './metadata.js';
+import { selectedProperties } from './mapping.js';
+import { parseMetadata } from './metadata.js';
 import { OdataOrderSink } from './orders.js';
 import type { Origins } from './presets.js';
 import { OdataCatalogSource, OdataCustomerDirectory, OdataDocumentSource } from './reads.js';
@@ -39,8 +40,9 @@ function odataCapabilities(
 }
 
 /**
- * A connector over one OData service. doctor, the pre-flight and health sign in the way the capabilities do (one
- * session for all), read $metadata and check every configured entity set, property and user-defined field.
+ * A connector over one OData service. Health, doctor and the pre-flight sign in the way the capabilities do (one
+ * session for all); the pre-flight reads $metadata and checks every configured entity set, property and
+ * user-defined field.
  */
 export class OdataConnector implements Connector {
   readonly type = 'odata';
@@ -58,10 +60,17 @@ export class OdataConnector implements Connector {
     this.capabilities = odataCapabilities(this.#service, entities, name);
   }
 
+  /**
+   * Health and doctor's first line: signed in with the configured credentials (the session the capabilities use)
+   * and one small read. $metadata, which can be megabytes, is read by the pre-flight only.
+   */
   async check(): Promise<CheckResult[]> {
-    let model: ServiceModel;
     try {
-      model = await this.#metadata();
+      await this.http.signIn();
+      const probe = this.#probe();
+      if (probe !== undefined)
+        await this.#service.list(probe.set, { select: [probe.property], top: 1 }, 'health');
+      return [{ name: 'ERP service signed in', status: 'ok', detail: this.http.where }];
     } catch (error) {
       return [
         {
@@ -72,45 +81,30 @@ export class OdataConnector implements Connector {
         },
       ];
     }
-    const signedIn: CheckResult = { name: 'ERP service signed in', status: 'ok', detail: this.http.where };
-    const problems = this.#problems(model);
-    const first = problems[0];
-    if (first === undefined) {
-      return [
-        signedIn,
-        { name: 'ERP names in $metadata', status: 'ok', detail: 'every configured name exists' },
-      ];
-    }
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
-    const detail = `${this.configKey}.${first.key}: ${first.detail}${more}`;
-    return [
-      signedIn,
-      {
-        name: 'ERP names in $metadata',
-        status: 'fail',
-        detail,
-        ...(first.fix === undefined ? {} : { fix: first.fix }),
-      },
-    ];
   }
 
+  /** doctor and daemon start: every configured entity set, property, user-defined field and action in $metadata. */
   async preflight(): Promise<PreflightProblem[]> {
-    return this.#problems(await this.#metadata());
+    await this.http.signIn();
+    const response = await this.http.send('GET', '$metadata', { what: '$metadata' });
+    const model = parseMetadata(response.text);
+    return missingNames(model, this.entities).map((missing) =>
+      describeMissing(missing, this.origins, this.configKey),
+    );
   }
 
   close(): Promise<void> {
     return this.http.close();
   }
 
-  #problems(model: ServiceModel): PreflightProblem[] {
-    return missingNames(model, this.entities).map((missing) =>
-      describeMissing(missing, this.origins, this.configKey),
-    );
-  }
-
-  async #metadata(): Promise<ServiceModel> {
-    await this.http.signIn();
-    const response = await this.http.send('GET', '$metadata', { what: '$metadata' });
-    return parseMetadata(response.text);
+  /** The entity set and a property the health read asks for: the orders' key, else the first read section. */
+  #probe(): { set: string; property: string } | undefined {
+    const { orders, customers, catalog } = this.entities;
+    if (orders !== undefined) return { set: orders.entity_set, property: orders.key[0] ?? orders.erp_number };
+    const section = customers ?? catalog?.products;
+    const first = section === undefined ? undefined : selectedProperties(section.fields)[0];
+    return section === undefined || first === undefined
+      ? undefined
+      : { set: section.entity_set, property: first };
   }
 }

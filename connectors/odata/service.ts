@@ -8,6 +8,7 @@ export interface Query {
   readonly filter?: string | undefined;
   readonly select?: readonly string[] | undefined;
   readonly expand?: string | undefined;
+  readonly top?: number | undefined;
 }
 
 /** The query string of a request; each option percent-encoded whole, as OData URL conventions expect. */
@@ -18,6 +19,7 @@ export function queryString(query: Query): string {
     options.push(`$select=${encodeURIComponent(query.select.join(','))}`);
   }
   if (query.expand !== undefined) options.push(`$expand=${encodeURIComponent(query.expand)}`);
+  if (query.top !== undefined) options.push(`$top=${query.top}`);
   return options.length === 0 ? '' : `?${options.join('&')}`;
 }
 
@@ -39,7 +41,7 @@ export class OdataService {
       if (!Array.isArray(value)) throw this.#invalid(what, 'the answer has no value list');
       entities.push(...(value as Entity[]));
       const link = page?.['@odata.nextLink'] ?? page?.['odata.nextLink'];
-      next = typeof link === 'string' ? link : null;
+      next = typeof link === 'string' && query.top === undefined ? link : null;
     }
     return entities;
   }

@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOdataEmulator, type OdataEmulator } from '../../../connectors/odata/emulator/index.js';
+import {
+  SAP_B1_MODEL,
+  startOdataEmulator,
+  withoutProperties,
+  type OdataEmulator,
+} from '../../../connectors/odata/emulator/index.js';
 import { runCli, STACK_LINE } from '../../cli/run-cli.js';
 
 /**
@@ -48,7 +53,7 @@ describe('config/supplier-sap-b1.yaml and config/supplier-priority.yaml against 
         sapEnv(SAP_PASSWORD),
       );
       expect(stdout).toMatch(/OK\s+connector erp\s+.*ERP service signed in/);
-      expect(stdout).toMatch(/OK\s+connector erp\s+.*every configured name exists/);
+      expect(stdout).toMatch(/OK\s+connector erp\s+statements: prepared/);
       expect(stderr).toMatch(/^0 failed, /m);
       expect(code).toBe(0);
       expect(sap.stats.logins).toBe(1);
@@ -62,7 +67,7 @@ describe('config/supplier-sap-b1.yaml and config/supplier-priority.yaml against 
       ['doctor', '--offline', '--config', 'config/supplier-priority.yaml'],
       env,
     );
-    expect(stdout).toMatch(/OK\s+connector erp\s+.*every configured name exists/);
+    expect(stdout).toMatch(/OK\s+connector erp\s+statements: prepared/);
     expect(stderr).toMatch(/^0 failed, /m);
     expect(code).toBe(0);
   });
@@ -80,6 +85,35 @@ describe('config/supplier-sap-b1.yaml and config/supplier-priority.yaml against 
       expect(stdout).toMatch(/FAIL\s+connector erp\s+.*Login refused.*auth\.password/);
       expect(`${stdout}${stderr}`).not.toContain(wrong);
       expect(`${stdout}${stderr}`).not.toMatch(STACK_LINE);
+    },
+  );
+
+  it(
+    'a company without U_ApiOrderId fails doctor naming the setting and the preset line, first',
+    { timeout: 60_000 },
+    async () => {
+      const lacking = await startOdataEmulator({
+        erp: 'sap-b1-service-layer',
+        users: { manager: SAP_PASSWORD },
+        model: withoutProperties(SAP_B1_MODEL, ['U_ApiOrderId']),
+      });
+      try {
+        const env = { ...sapEnv(SAP_PASSWORD), SAP_B1_SERVICE_URL: lacking.serviceUrl };
+        const { code, stdout } = await runCli(
+          ['doctor', '--offline', '--config', 'config/supplier-sap-b1.yaml'],
+          env,
+        );
+        expect(code).not.toBe(0);
+        const failures = stdout.split('\n').filter((line) => line.startsWith('FAIL'));
+        expect(failures[0]).toContain(
+          'config/supplier-sap-b1.yaml: connectors.erp.entities.orders.find_filter: user-defined field U_ApiOrderId ' +
+            "is not on Orders in the service's $metadata (set by preset sap-b1-service-layer " +
+            '(connectors/odata/presets/sap-b1-service-layer.ts line 11))',
+        );
+        expect(failures.every((line) => line.includes('U_ApiOrderId'))).toBe(true);
+      } finally {
+        await lacking.close();
+      }
     },
   );
 });

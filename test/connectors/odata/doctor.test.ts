@@ -17,10 +17,11 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
         const results = await fixture.connector.check();
         expect(results.map((result) => [result.name, result.status])).toEqual([
           ['ERP service signed in', 'ok'],
-          ['ERP names in $metadata', 'ok'],
         ]);
-        expect(fixture.oracle.failures).toEqual([]);
         expect(await fixture.connector.preflight?.()).toEqual([]);
+        expect(fixture.emulator.stats.logins).toBe(erp === 'sap-b1-service-layer' ? 1 : 0);
+        expect(fixture.oracle.seen.some((request) => request.target === '$metadata')).toBe(true);
+        expect(fixture.oracle.failures).toEqual([]);
       } finally {
         await fixture.close();
       }
@@ -32,17 +33,22 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
       emulator: { model: withoutProperties(SAP_B1_MODEL, ['U_ApiOrderId']) },
     });
     try {
-      const [signedIn, names] = await fixture.connector.check();
+      const [signedIn] = await fixture.connector.check();
       expect(signedIn?.status).toBe('ok');
       const line = presetLine(SAP_B1_SERVICE_LAYER, 'find_filter');
       expect(line).toBeGreaterThan(1);
-      expect(names).toMatchObject({ status: 'fail' });
-      expect(names?.detail).toContain(
-        'connectors.erp.entities.orders.find_filter: user-defined field U_ApiOrderId is not on Orders in the ' +
-          `service's $metadata (set by preset sap-b1-service-layer (connectors/odata/presets/sap-b1-service-layer.ts line ${line}))`,
-      );
-      expect(names?.fix).toContain('add the field U_ApiOrderId in the ERP');
       const problems = (await fixture.connector.preflight?.()) ?? [];
+      const [first] = problems;
+      expect(first).toMatchObject({
+        status: 'fail',
+        capability: 'orderSink',
+        key: 'entities.orders.find_filter',
+      });
+      expect(first?.detail).toBe(
+        "user-defined field U_ApiOrderId is not on Orders in the service's $metadata (set by preset " +
+          `sap-b1-service-layer (connectors/odata/presets/sap-b1-service-layer.ts line ${line}))`,
+      );
+      expect(first?.fix).toContain('add the field U_ApiOrderId in the ERP');
       expect(new Set(problems.map((problem) => problem.capability))).toEqual(
         new Set(['orderSink', 'documentSource']),
       );
@@ -56,10 +62,15 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
       block: { entities: { customers: { fields: { email: 'EMAL' } } } },
     });
     try {
-      const [, names] = await fixture.connector.check();
-      expect(names?.detail).toBe(
-        "connectors.erp.entities.customers.fields.email: property EMAL is not on CUSTOMERS in the service's $metadata; " +
-          'did you mean EMAIL? (set by connectors.erp.entities.customers.fields.email)',
+      const [problem, ...others] = (await fixture.connector.preflight?.()) ?? [];
+      expect(others).toEqual([]);
+      expect(problem).toMatchObject({
+        capability: 'customerDirectory',
+        key: 'entities.customers.fields.email',
+      });
+      expect(problem?.detail).toBe(
+        "property EMAL is not on CUSTOMERS in the service's $metadata; did you mean EMAIL? " +
+          '(set by connectors.erp.entities.customers.fields.email)',
       );
     } finally {
       await fixture.close();
@@ -76,10 +87,9 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
       },
     });
     try {
-      const [, names] = await fixture.connector.check();
-      expect(names?.detail).toMatch(
-        /^connectors\.erp\.entities\.catalog\.products\.entity_set: entity set LOGPART is not on the service/,
-      );
+      const [problem] = (await fixture.connector.preflight?.()) ?? [];
+      expect(problem?.key).toBe('entities.catalog.products.entity_set');
+      expect(problem?.detail).toMatch(/^entity set LOGPART is not on the service/);
     } finally {
       await fixture.close();
     }
