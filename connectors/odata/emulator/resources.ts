@@ -1,0 +1,169 @@
+import { readBatch, type BatchAnswer, type BatchRequest } from './batch.js';
+import { ErpStore, ODataFault, type Entity } from './store.js';
+
+interface Route {
+  readonly set: string;
+  readonly key: Record<string, unknown> | null;
+  readonly segment: string | null;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** `(5)`, `('SO1')`, `(IVNUM='T1',IVTYPE='A')` against the type's key names. */
+function parseKey(text: string, keyNames: readonly string[]): Record<string, unknown> {
+  const literal = (raw: string): unknown => {
+    if (raw.startsWith("'") && raw.endsWith("'")) return raw.slice(1, -1).replaceAll("''", "'");
+    if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+    throw new ODataFault(400, `key literal ${raw} is malformed`);
+  };
+  const pieces = [...text.matchAll(/(?:([A-Za-z_]\w*)=)?('(?:[^']|'')*'|[^,]+)/g)];
+  if (pieces.length === 1 && pieces[0]?.[1] === undefined && keyNames.length === 1) {
+    return { [keyNames[0] ?? '']: literal(pieces[0]?.[2] ?? '') };
+  }
+  const key: Record<string, unknown> = {};
+  for (const piece of pieces) key[piece[1] ?? ''] = literal(piece[2] ?? '');
+  if (keyNames.some((name) => !(name in key)))
+    throw new ODataFault(400, `the key needs ${keyNames.join(', ')}`);
+  return key;
+}
+
+/** The key predicate of an entity, as a `$n` reference in a change set resolves to. */
+function keyText(store: ErpStore, set: string, entity: Entity): string {
+  const parts = store
+    .typeOfSet(set)
+    .key.map(
+      (name) =>
+        `${name}=${typeof entity[name] === 'number' ? String(entity[name]) : `'${String(entity[name])}'`}`,
+    );
+  return `${set}(${parts.join(',')})`;
+}
+
+/**
+ * The entity sets of the emulated service over HTTP verbs: reads with $filter, $select, $expand, $top, $skip and
+ * server paging; creates (with lines), related creates, PATCH, bound actions; and $batch change sets applied whole
+ * or not at all.
+ */
+export class Resources {
+  constructor(
+    private readonly store: ErpStore,
+    private readonly pageSize: number,
+    private readonly errorBody: (message: string) => unknown,
+    private readonly inspect: ((request: BatchRequest) => void) | undefined,
+  ) {}
+
+  route(path: string): Route {
+    const match = /^([A-Za-z_]\w*)(?:\(([^)]*)\))?(?:\/([A-Za-z_]\w*))?$/.exec(path);
+    if (match === null) throw new ODataFault(404, `Resource not found for the segment '${path}'`);
+    const set = match[1] ?? '';
+    const type = this.store.typeOfSet(set);
+    return {
+      set,
+      key: match[2] === undefined ? null : parseKey(match[2], type.key),
+      segment: match[3] ?? null,
+    };
+  }
+
+  read(target: URL, path: string): unknown {
+    const { set, key, segment } = this.route(path);
+    const select =
+      target.searchParams
+        .get('$select')
+        ?.split(',')
+        .map((name) => name.trim()) ?? null;
+    const expand = target.searchParams.get('$expand');
+    this.#checkOptions(set, select, expand);
+    if (key !== null && segment === null) return this.#shaped(set, this.store.find(set, key), select, expand);
+    const rows = this.store.query(set, target.searchParams.get('$filter') ?? undefined);
+    const skip = Number(target.searchParams.get('$skip') ?? '0');
+    const top = target.searchParams.get('$top');
+    const end = top === null ? rows.length : Math.min(rows.length, skip + Number(top));
+    const page = rows.slice(skip, Math.min(end, skip + this.pageSize));
+    const value = page.map((entity) => this.#shaped(set, entity, select, expand));
+    if (skip + page.length >= end) return { value };
+    const next = new URLSearchParams(target.searchParams);
+    next.set('$skip', String(skip + page.length));
+    return { value, '@odata.nextLink': `${set}?${next.toString().replaceAll('+', '%20')}` };
+  }
+
+  write(method: string, path: string, body: string): Answer {
+    const entity = (body === '' ? {} : JSON.parse(body)) as Entity;
+    const { set, key, segment } = this.route(path);
+    if (method === 'PATCH' && key !== null && segment === null) {
+      this.store.patch(set, key, entity);
+      return { status: 204, body: '' };
+    }
+    if (method !== 'POST') throw new ODataFault(405, `${method} is not supported on ${path}`);
+    if (key === null) return { status: 201, body: this.store.create(set, entity) };
+    if (segment === null) throw new ODataFault(405, `POST is not supported on ${path}`);
+    if (this.store.typeOfSet(set).collections.some((collection) => collection.name === segment)) {
+      return { status: 201, body: this.store.createChild(set, key, segment, entity) };
+    }
+    this.store.action(set, key, segment);
+    return { status: 204, body: '' };
+  }
+
+  /** Every change set of a $batch body, each applied whole or not at all. */
+  batch(body: string, contentType: string): Array<{ answers: BatchAnswer[]; failed: boolean }> {
+    return readBatch(body, contentType).map((requests) => this.#changeSet(requests));
+  }
+
+  #changeSet(requests: readonly BatchRequest[]): { answers: BatchAnswer[]; failed: boolean } {
+    const saved = this.store.snapshot();
+    const created = new Map<string, string>();
+    const answers: BatchAnswer[] = [];
+    for (const request of requests) {
+      this.inspect?.(request);
+      const path = request.path.replace(/^\$(\d+)/, (whole, id: string) => created.get(id) ?? whole);
+      try {
+        const answer = this.write(request.method, path, request.body);
+        if (request.contentId !== null && answer.status === 201) {
+          created.set(request.contentId, keyText(this.store, this.route(path).set, answer.body as Entity));
+        }
+        answers.push({ ...answer, contentId: request.contentId });
+      } catch (error) {
+        this.store.restore(saved);
+        const fault = error instanceof ODataFault ? error : new ODataFault(400, String(error));
+        answers.push({
+          status: fault.status,
+          body: this.errorBody(fault.message),
+          contentId: request.contentId,
+        });
+        return { answers, failed: true };
+      }
+    }
+    return { answers, failed: false };
+  }
+
+  #checkOptions(set: string, select: string[] | null, expand: string | null): void {
+    const type = this.store.typeOfSet(set);
+    for (const name of select ?? []) {
+      if (!type.properties.some((p) => p.name === name) && !type.collections.some((c) => c.name === name)) {
+        throw new ODataFault(400, `Property '${name}' of '${type.name}' is invalid`);
+      }
+    }
+    if (expand !== null && !type.collections.some((c) => c.name === expand && c.kind === 'navigation')) {
+      throw new ODataFault(400, `$expand: ${expand} is not a navigation property of ${type.name}`);
+    }
+  }
+
+  /** An entity as a read returns it: $select applied, navigation collections only when expanded. */
+  #shaped(set: string, entity: Entity, select: string[] | null, expand: string | null): Entity {
+    const type = this.store.typeOfSet(set);
+    const out: Entity = {};
+    for (const property of type.properties) {
+      const wanted = select === null || select.includes(property.name) || type.key.includes(property.name);
+      if (wanted) out[property.name] = entity[property.name] ?? null;
+    }
+    for (const collection of type.collections) {
+      const wanted =
+        collection.kind === 'complex'
+          ? select === null || select.includes(collection.name)
+          : expand === collection.name;
+      if (wanted) out[collection.name] = entity[collection.name] ?? [];
+    }
+    return out;
+  }
+}
