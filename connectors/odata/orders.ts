@@ -10,7 +10,7 @@ import type {
 import type { OdataEntities } from './config.js';
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
 import { headerParams, lineParams, paramOf, writeEntity } from './mapping.js';
-import type { Entity, OdataService } from './service.js';
+import { queryString, type Entity, type OdataService } from './service.js';
 
 type OrdersConfig = NonNullable<OdataEntities['orders']>;
 
@@ -51,14 +51,44 @@ export class OdataOrderSink implements OrderSink {
     this.#bodies(order);
   }
 
-  /** Header fields only: the ERPs' own rules for changing the lines of an entered order differ too much. */
+  /**
+   * Header fields only: the ERPs' own rules for changing the lines of an entered order differ too much. An update
+   * that changes the lines (items or quantities) is refused with the reason, so it becomes a dead letter for
+   * someone to apply in the ERP, rather than reported as applied.
+   */
   async applyOrderUpdate(order: ErpOrder): Promise<OrderUpdateResult> {
     const existing = await this.#find(order.apiOrderId);
     if (existing === null) return { status: 'not_found', erpOrderNumber: null };
+    const number = this.#number(existing);
+    if (!sameLines(await this.#currentLines(existing), this.#bodies(order).lines, this.#lineIdentity())) {
+      throw new ConnectorError(
+        'connector_input_invalid',
+        `orders.update: the lines of the order changed after it was written to the ERP as ${number}; ` +
+          'the odata connector changes header fields only: change the lines in the ERP, then discard this letter',
+        { connector: this.connector, retryable: false },
+      );
+    }
     const header = this.#header(order);
     delete header[this.#apiIdProperty() ?? ''];
     await this.service.patch(this.#path(existing), header, 'orders.update');
-    return { status: 'updated', erpOrderNumber: this.#number(existing) };
+    return { status: 'updated', erpOrderNumber: number };
+  }
+
+  async #currentLines(existing: Entity): Promise<Entity[]> {
+    const { lines_property: lines, expand_lines: expand } = this.config;
+    const query = queryString(expand ? { expand: lines } : { select: [lines] });
+    const response = await this.service.http.send('GET', `${this.#path(existing)}${query}`, {
+      what: 'orders.update',
+    });
+    const value = (response.body as Entity | null)?.[lines];
+    return Array.isArray(value) ? (value as Entity[]) : [];
+  }
+
+  /** The line properties written from :item_code and :quantity: what makes two lines the same line. */
+  #lineIdentity(): string[] {
+    return Object.entries(this.config.line)
+      .filter(([, value]) => ['item_code', 'quantity'].includes(paramOf(value) ?? ''))
+      .map(([property]) => property);
   }
 
   async cancelOrder(apiOrderId: string, reason: string): Promise<OrderCancelResult> {
@@ -162,4 +192,16 @@ export class OdataOrderSink implements OrderSink {
       status: status === null || status === undefined ? null : String(status as string),
     };
   }
+}
+
+/** Whether the ERP's lines and the order's lines have the same items and quantities, in order. */
+function sameLines(
+  current: readonly Entity[],
+  wanted: readonly Entity[],
+  identity: readonly string[],
+): boolean {
+  return (
+    current.length === wanted.length &&
+    wanted.every((line, index) => identity.every((property) => current[index]?.[property] === line[property]))
+  );
 }

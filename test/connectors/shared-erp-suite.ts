@@ -84,6 +84,26 @@ export function sharedErpSuite(title: string, target: ErpSuiteTarget): void {
       expect(await sink().findOrder('ord_bad_item')).toBeNull();
     });
 
+    it('applies a header change; refuses a change of lines with the reason, leaving the ERP as it was', async () => {
+      const written = await sink().writeOrder(order('ord_update'));
+      const later = { ...order('ord_update'), deliveryDate: '2026-11-30', notes: 'ring twice' };
+      expect(await sink().applyOrderUpdate(later)).toEqual({
+        status: 'updated',
+        erpOrderNumber: written.erpOrderNumber,
+      });
+      const fewerLines = { ...later, lines: later.lines.slice(0, 1) };
+      const refused = await sink()
+        .applyOrderUpdate(fewerLines)
+        .catch((caught: unknown) => caught);
+      expect(refused).toMatchObject({ retryable: false });
+      expect(String((refused as Error).message)).toContain(`written to the ERP as ${written.erpOrderNumber}`);
+      expect(erp.ordersFor('ord_update')).toMatchObject([{ lines: 2 }]);
+      expect(await sink().applyOrderUpdate(order('ord_not_there'))).toEqual({
+        status: 'not_found',
+        erpOrderNumber: null,
+      });
+    });
+
     it('cancels an order once; a repeat is still cancelled; an unknown order is not found', async () => {
       await sink().writeOrder(order('ord_cancel'));
       expect(await sink().cancelOrder('ord_cancel', 'buyer cancelled')).toEqual({ status: 'cancelled' });

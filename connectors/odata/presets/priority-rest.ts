@@ -10,6 +10,7 @@ orders:
   status: ORDSTATUSDES
   find_filter: ZSSY_APIORDERID eq :api_order_id
   lines_property: ORDERITEMS_SUBFORM
+  expand_lines: true
   write: deep_insert
   header:
     CUSTNAME: ':customer_number'
