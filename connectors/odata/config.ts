@@ -85,12 +85,9 @@ export const entitiesSchema = z.strictObject({
       status: z.string().optional(),
       find_filter: filter,
       lines_property: z.string(),
-      expand_lines: z
-        .boolean()
-        .default(false)
-        .meta({
-          description: 'true when the lines are a navigation property ($expand), as Priority subforms',
-        }),
+      expand_lines: z.boolean().default(false).meta({
+        description: 'true when the lines are a navigation property ($expand), as Priority subforms',
+      }),
       header: z.record(z.string(), writeValue),
       line: z.record(z.string(), writeValue),
       write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
