@@ -34,4 +34,5 @@ export {
   type Term,
   type WriteFence,
 } from './fence.js';
+export { boundTerm, runInTerm } from './job-term.js';
 export { CREATE_LEASE_TABLE_SQL, FENCE_SQL, LEASE_TABLE, RELEASE_CHANNEL } from './lease-sql.js';
