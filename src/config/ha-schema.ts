@@ -38,6 +38,14 @@ export const haConfigSchema = z
         examples: ['3s'],
       })
       .optional(),
+    write_timeout: duration()
+      .refine((ms) => ms >= 100, { error: 'expected a write timeout of at least 100ms' })
+      .meta({
+        description:
+          'The longest one write of the leader may take (an API request, an ERP commit, a books write): a write starts only while the lease has this much plus a fifth of the lease left; 40% of the lease by default',
+        examples: ['4s'],
+      })
+      .optional(),
     poll_interval: duration()
       .refine((ms) => ms >= 100, { error: 'expected a poll interval of at least 100ms' })
       .meta({

@@ -21,10 +21,18 @@ export interface AsyncQueryable {
   query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-/** What a fence offers the writers; `check` throws LeadershipLostError when the write must not commit. */
+/** What a passed fence says of the lease: the time it has left by the database clock. */
+export interface LeaseGrant {
+  readonly remainingMs: number;
+}
+
+/**
+ * What a fence offers the writers; `check` throws LeadershipLostError when the write must not commit, and else
+ * returns the time the lease has left.
+ */
 export interface WriteFence {
-  check(port: SyncSqlPort): void;
-  checkAsync(client: AsyncQueryable): Promise<void>;
+  check(port: SyncSqlPort): LeaseGrant;
+  checkAsync(client: AsyncQueryable): Promise<LeaseGrant>;
 }
 
 /**
@@ -38,15 +46,15 @@ export class LeaderFence implements WriteFence {
     this.#currentTerm = currentTerm;
   }
 
-  check(port: SyncSqlPort): void {
+  check(port: SyncSqlPort): LeaseGrant {
     const term = this.#termOrThrow();
-    judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
+    return judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
   }
 
-  async checkAsync(client: AsyncQueryable): Promise<void> {
+  async checkAsync(client: AsyncQueryable): Promise<LeaseGrant> {
     const term = this.#termOrThrow();
     const result = await client.query(FENCE_SQL, [term.epoch, term.holder]);
-    judge(term, result.rows[0]);
+    return judge(term, result.rows[0]);
   }
 
   #termOrThrow(): Term {
@@ -80,6 +88,7 @@ interface FenceRow {
   epoch: string;
   holder: string;
   valid: boolean;
+  remaining_ms: number | string;
 }
 
 function isFenceRow(row: unknown): row is FenceRow {
@@ -92,7 +101,7 @@ function isFenceRow(row: unknown): row is FenceRow {
   );
 }
 
-function judge(term: Term, row: unknown): void {
+function judge(term: Term, row: unknown): LeaseGrant {
   if (row === undefined || row === null) {
     throw new LeadershipLostError(
       'lease_missing',
@@ -101,7 +110,7 @@ function judge(term: Term, row: unknown): void {
     );
   }
   if (!isFenceRow(row)) throw new Error('leader fence: unexpected row shape from the state database');
-  if (row.valid) return;
+  if (row.valid) return { remainingMs: Math.max(0, Number(row.remaining_ms)) };
   if (Number(row.epoch) === term.epoch && row.holder === term.holder) {
     throw new LeadershipLostError(
       'lease_expired',

@@ -12,6 +12,7 @@ import {
   runInTerm,
   termFence,
   type HaSettings,
+  type LeaseGrant,
   type SyncSqlPort,
   type Term,
 } from '../../ha/index.js';
@@ -103,7 +104,7 @@ export class LeadershipService implements Service {
   }
 
   /** Fences a write to the term its work began in, or to the current one for work bound to none. */
-  #check(port: SyncSqlPort): void {
+  #check(port: SyncSqlPort): LeaseGrant {
     const current = this.#term;
     const term = boundTerm() ?? current;
     if (term === null) {
@@ -120,7 +121,7 @@ export class LeadershipService implements Service {
         term.epoch,
       );
     }
-    termFence(term).check(port);
+    return termFence(term).check(port);
   }
 
   #elected(elector: Elector): void {

@@ -8,6 +8,8 @@
  */
 import pg from 'pg';
 import {
+  defaultWriteTimeoutMs,
+  writeMarginMs,
   Elector,
   fencedSessionSettings,
   LeadershipLostError,
@@ -85,6 +87,8 @@ const elector = new Elector({
     leaseMs: options.leaseMs,
     renewIntervalMs: options.renewIntervalMs,
     pollIntervalMs: options.pollIntervalMs,
+    writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
+    writeMarginMs: writeMarginMs(options.leaseMs),
   },
   onElected: (epoch) => {
     say('elected', { epoch });
