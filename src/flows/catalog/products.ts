@@ -6,10 +6,12 @@
  * (intents.ts); the answer confirms or clears them in one transaction per batch. A crash between the two leaves
  * the intents: the next run sends those SKUs again (the batch is an upsert keyed by SKU, PUT semantics, so
  * applying it twice leaves the same product and never a duplicate), or deletes them if the ERP dropped them.
+ * Its Idempotency-Key comes from the batch's content and the stored state it replaces (productBatchKey), so a
+ * frozen leader's late copy of a batch the next leader re-sent is recognised by the API as a repeat.
  */
 import type { BatchResponse } from '../../contract/index.js';
-import { ApiError } from '../../client/index.js';
-import { toBatches } from '../../engine/index.js';
+import { ApiError, type ProductBatchItemBody } from '../../client/index.js';
+import { contentHash, idempotencyKey, toBatches } from '../../engine/index.js';
 import type { ProductUpsert } from './plan.js';
 import { clearIntent, confirmIntents, forgetKeys, recordIntents } from './intents.js';
 import { count, describeItemErrors, shouldStop, type PushContext } from './push-context.js';
@@ -21,10 +23,31 @@ export async function pushProducts(ctx: PushContext, upserts: readonly ProductUp
     if (shouldStop(ctx)) return;
     recordBatchIntents(ctx, batch.items);
     const items = batch.items.map((upsert) => productBody(upsert.product, upsert.available));
-    const response = await ctx.api.catalog.upsertProducts(items, { signal: ctx.budget.signal });
+    const response = await ctx.api.catalog.upsertProducts(items, {
+      signal: ctx.budget.signal,
+      idempotencyKey: productBatchKey(ctx.job, items, batch.items),
+    });
     count(ctx, 'product_batches');
     recordBatch(ctx, batch.items, response);
   }
+}
+
+/**
+ * The batch's Idempotency-Key, from its content and what it replaces: the same send from any instance or process
+ * (a frozen leader's late request, the new leader's re-send of its unconfirmed intents) has the same key, so the
+ * API applies it once; a later send of the same content over a different stored state (a value changed and
+ * changed back) has a key of its own and is applied again.
+ */
+export function productBatchKey(
+  job: string,
+  items: readonly ProductBatchItemBody[],
+  upserts: readonly ProductUpsert[],
+): string {
+  return idempotencyKey(
+    'catalog-products',
+    job,
+    contentHash({ items, replaces: upserts.map((u) => u.replaces) }),
+  );
 }
 
 function recordBatchIntents(ctx: PushContext, upserts: readonly ProductUpsert[]): void {
