@@ -70,13 +70,26 @@ export class LeaderFence implements WriteFence {
   }
 }
 
+/** Server settings of a session that runs fenced transactions (pg client config names). */
+export interface FencedSessionSettings {
+  readonly idle_in_transaction_session_timeout: number;
+  readonly statement_timeout: number;
+  readonly lock_timeout: number;
+}
+
 /**
- * Server settings for every session that runs fenced transactions (for a pg client config). A leader frozen inside
- * a transaction that passed the fence keeps the lease row locked, and no standby could take over until that
- * transaction ends: the server aborts it once it sits idle for half a lease, well before the lease runs out.
+ * Server settings for every session that runs fenced transactions. A transaction that passed the fence keeps the
+ * lease row share-locked until it ends, and no standby can take the lease before: whatever holds it open (a leader
+ * frozen between statements, one long statement, a statement waiting on a lock) is ended by the server within
+ * half a lease, so a takeover waits at most that long beyond the lease's expiry.
  */
-export function fencedSessionSettings(leaseMs: number): { idle_in_transaction_session_timeout: number } {
-  return { idle_in_transaction_session_timeout: Math.max(500, Math.floor(leaseMs / 2)) };
+export function fencedSessionSettings(leaseMs: number): FencedSessionSettings {
+  const half = Math.max(500, Math.floor(leaseMs / 2));
+  return {
+    idle_in_transaction_session_timeout: half,
+    statement_timeout: half,
+    lock_timeout: Math.max(250, Math.floor(leaseMs / 4)),
+  };
 }
 
 /** A fence for one fixed term: a job started in term N stays refused after a later term N + 1 of the same instance. */

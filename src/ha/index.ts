@@ -30,6 +30,7 @@ export {
 } from './errors.js';
 export {
   fencedSessionSettings,
+  type FencedSessionSettings,
   LeaderFence,
   termFence,
   type AsyncQueryable,

@@ -79,6 +79,8 @@ export interface PgPortOptions {
    * (fencedSessionSettings in src/ha): a leader frozen inside a transaction holds the lease row until then.
    */
   readonly idleInTransactionTimeoutMs?: number;
+  /** How long a statement waits for a lock before the server fails it; the server's default (none) without. */
+  readonly lockTimeoutMs?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export class PgSyncPort implements SyncSqlPort {
       applicationName: 'supply-sync',
       readOnly: options.readOnly ?? false,
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? null,
+      lockTimeoutMs: options.lockTimeoutMs ?? null,
     };
     // A statement may wait for a connection first; beyond both, the worker is stuck and is replaced.
     this.#timeoutMs = statementTimeoutMs + connectTimeoutMs + 5_000;

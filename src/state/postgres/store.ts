@@ -21,6 +21,8 @@ export interface OpenPgStateOptions {
   readonly statementTimeoutMs?: number;
   /** See PgPortOptions.idleInTransactionTimeoutMs. */
   readonly idleInTransactionTimeoutMs?: number;
+  /** See PgPortOptions.lockTimeoutMs. */
+  readonly lockTimeoutMs?: number;
 }
 
 /**
@@ -80,6 +82,7 @@ export function openPgStateStore(options: OpenPgStateOptions): PgStateStore {
     ...(options.idleInTransactionTimeoutMs === undefined
       ? {}
       : { idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs }),
+    ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
   });
   const location = describePgUrl(options.url);
   try {

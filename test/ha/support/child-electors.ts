@@ -24,6 +24,7 @@ export interface ChildSettings {
   readonly pollIntervalMs: number;
   readonly writeEveryMs: number;
   readonly holdMs: number;
+  readonly statementMs?: number;
 }
 
 export class ChildElector {

@@ -26,6 +26,8 @@ interface ChildOptions {
   readonly writeEveryMs: number;
   /** How long each transaction stays open after its writes, so a freeze can land inside one. */
   readonly holdMs: number;
+  /** When set, each transaction also runs one statement this long (pg_sleep) after its writes. */
+  readonly statementMs?: number;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
@@ -59,6 +61,8 @@ async function writeUntilFenced(term: Term): Promise<void> {
         term.holder,
       ]);
       say('open', { epoch: term.epoch });
+      if (options.statementMs !== undefined)
+        await client.query('SELECT pg_sleep($1)', [options.statementMs / 1000]);
       await sleep(options.holdMs);
       await client.query('COMMIT');
       written += 1;
