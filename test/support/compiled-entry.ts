@@ -32,6 +32,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/flows/orders/child.ts',
   'test/flows/sales-push/child.ts',
   'test/ha/support/elector-child.ts',
+  'test/ha/support/erp-writer-child.ts',
   'test/ha/support/sync-pg-worker.ts',
   'test/soak/erp-activity.ts',
   'test/webhooks/fixtures/receiver-child.ts',
