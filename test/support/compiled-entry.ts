@@ -31,6 +31,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/flows/mirror/child.ts',
   'test/flows/orders/child.ts',
   'test/flows/sales-push/child.ts',
+  'test/ha/support/catalog-leader-child.ts',
   'test/ha/support/elector-child.ts',
   'test/ha/support/erp-writer-child.ts',
   'test/ha/support/sync-pg-worker.ts',

@@ -8,6 +8,8 @@ import { compiledEntry } from '../../support/compiled-entry.js';
 const CHILD = path.join(import.meta.dirname, 'elector-child.ts');
 /** The ERP order writer (erp-writer-child.ts), started through the same class. */
 export const ERP_WRITER_CHILD = path.join(import.meta.dirname, 'erp-writer-child.ts');
+/** The catalog leader (catalog-leader-child.ts). */
+export const CATALOG_LEADER_CHILD = path.join(import.meta.dirname, 'catalog-leader-child.ts');
 
 export interface ChildEvent {
   readonly event:
@@ -20,7 +22,11 @@ export interface ChildEvent {
     | 'erp-open'
     | 'erp-committed'
     | 'refused'
-    | 'erp-error';
+    | 'erp-error'
+    | 'run'
+    | 'run-error';
+  readonly counts?: Readonly<Record<string, number>>;
+  readonly outcome?: string;
   readonly ref?: string;
   readonly instance: string;
   readonly epoch?: number;
