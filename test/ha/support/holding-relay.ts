@@ -34,9 +34,9 @@ export class HoldingRelay {
 
   static async start(targetBaseUrl: string): Promise<HoldingRelay> {
     const target = new URL(targetBaseUrl);
-    let relay: HoldingRelay | undefined;
-    const server = createServer((req, res) => void relay?.handle(req, res));
-    relay = new HoldingRelay(server, target);
+    const server = createServer();
+    const relay = new HoldingRelay(server, target);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void relay.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return relay;
   }
