@@ -4,7 +4,8 @@
  * through an HTTP relay that can hold a request. At each point a product is renamed in the ERP, the relay holds the
  * leader's product batch (its arrival at the relay is what proves the write was in flight), and the leader is
  * frozen. The standby takes over, re-sends the unconfirmed batch from the frozen leader's intents, and then sends
- * the ERP's next name. Only then the relay lets the frozen leader's batch reach the API, late: it must be absorbed
+ * the ERP's next name; every other point the ERP changes during the takeover already, and the standby first
+ * re-sends the frozen batch exactly (the reconciling re-push), then its newer one. Only then the relay lets the frozen leader's batch reach the API, late: it must be absorbed
  * (the API replays it under its deterministic Idempotency-Key) and the catalog stay current. Woken, the old leader
  * stands by and writes nothing.
  *
@@ -93,6 +94,7 @@ describe.skipIf(!probe.available)(
         await b.next('started', (event) => event.event === 'started', STEP_GUARD_MS);
         let [leader, standby] = [a, b];
         let absorbed = 0;
+        let changedDuring = 0;
 
         for (let point = 0; point < POINTS; point += 1) {
           const frozenName = `Frozen write ${point}`;
@@ -106,12 +108,17 @@ describe.skipIf(!probe.available)(
           expect(held.body.toString('utf8')).toContain(frozenName);
           expect(held.headers['idempotency-key']).toMatch(/^catalog-products:/);
           leader.signal('SIGSTOP');
+          // Every other point the ERP changes again during the takeover: the next leader's first send already differs.
+          const changedDuringTakeover = point % 2 === 1;
+          if (changedDuringTakeover) await rename(newerName);
 
           await standby.next('elected', (event) => event.event === 'elected', STEP_GUARD_MS, standbyFrom);
-          await until(`the standby re-sent "${frozenName}"`, async () =>
-            (await nameInApi()) === frozenName ? true : undefined,
-          );
-          await rename(newerName);
+          if (!changedDuringTakeover) {
+            await until(`the standby re-sent "${frozenName}"`, async () =>
+              (await nameInApi()) === frozenName ? true : undefined,
+            );
+            await rename(newerName);
+          }
           await until(`the new leader sent "${newerName}"`, async () =>
             (await nameInApi()) === newerName ? true : undefined,
           );
@@ -135,12 +142,14 @@ describe.skipIf(!probe.available)(
           );
           expect(await nameInApi()).toBe(newerName);
           absorbed += 1;
+          if (changedDuringTakeover) changedDuring += 1;
           [leader, standby] = [standby, leader];
         }
         process.stdout.write(
-          `in-flight catalog freezes: ${POINTS} points, ${absorbed} late batches absorbed\n`,
+          `in-flight catalog freezes: ${POINTS} points, ${absorbed} late batches absorbed, ${changedDuring} with the ERP changed during the takeover\n`,
         );
         expect(absorbed).toBe(POINTS);
+        expect(changedDuring).toBe(Math.floor(POINTS / 2));
       },
       POINTS * 30_000 + 90_000,
     );

@@ -3,7 +3,9 @@
  * contract's: same key and body replays, different body under one key is 409). A leader frozen with a product
  * batch in flight, whose request reaches the API only after the next leader re-sent the batch and then sent a
  * newer one, must not put the older snapshot back: its key is the re-send's, so the API replays instead of
- * applying it. The request is held in the test (not sent) and released late, as a relay would.
+ * applying it. The same when the ERP changed during the takeover: the next leader first re-sends the frozen
+ * leader's unconfirmed batch exactly (the reconciling re-push), then the newer values. The request is held in the
+ * test (not sent) and released late, as a relay would.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CallOptions, ProductBatchItemBody } from '../../../src/client/index.js';
@@ -75,6 +77,34 @@ describe('catalog idempotency keys', () => {
     const answer = await h.api.catalog.upsertProducts(late.items, late.options);
     expect(answer.summary).toMatchObject({ total: 2 });
     expect((await sandboxCatalog(h.sandbox)).products['LATE-00000']).toMatchObject({ name: 'Renamed' });
+  });
+
+  it("absorbs the frozen leader's late batch when the ERP changed during the takeover", async () => {
+    h = await startSupplierHarness();
+    expect((await catalogJob(h, h.api).run(jobContext(h.state))).outcome).toBe('ok');
+    await addParts(h, 2, 'LATE');
+    const keys: string[] = [];
+    const held: HeldBatch[] = [];
+    const job = catalogJob(h, holdingApi(h, keys, held));
+
+    expect((await job.run(jobContext(h.state))).outcome).toBe('failed'); // the frozen leader's run
+    await erpSql(h, `UPDATE PARTS SET PARTDES = 'Renamed' WHERE PARTNAME = 'LATE-00000'`);
+    const next = await job.run(jobContext(h.state)); // the next leader: the re-push, then the newer snapshot
+    expect(next.outcome).toBe('ok');
+    expect(next.counts['product_batches_resent']).toBe(1);
+    expect(keys).toHaveLength(3);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect((await sandboxCatalog(h.sandbox)).products['LATE-00000']).toMatchObject({ name: 'Renamed' });
+
+    const late = held[0];
+    if (late === undefined) throw new Error('no batch was held');
+    await h.api.catalog.upsertProducts(late.items, late.options);
+    expect((await sandboxCatalog(h.sandbox)).products['LATE-00000']).toMatchObject({ name: 'Renamed' });
+    // Nothing is left to re-send: the next run sends nothing.
+    const quiet = await job.run(jobContext(h.state));
+    expect(quiet.counts['product_batches_resent'] ?? 0).toBe(0);
+    expect(keys).toHaveLength(3);
   });
 
   it('gives a value changed and changed back a key of its own, so it is applied again', async () => {
