@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeConnection, openSqlDriver, sqlConnectionSchema } from '../../src/kit/sql/connection.js';
+import { commitGated } from '../../src/kit/sql/commit-gated.js';
 import { SqlConnector, sqlCapabilities, sqlCapabilityNames } from './connector.js';
 import { erpStatementsSchema } from './erp-config.js';
 import { journalTableSchema } from './journal-config.js';
@@ -51,7 +52,8 @@ export const sqlConnectorDefinition = defineConnector({
   capabilitiesFor: (config) => sqlCapabilityNames(config),
   create(config, context) {
     const driver = openSqlDriver(config.connection, context.baseDir, context.name);
-    const capabilities = sqlCapabilities(driver, config, context.name);
+    // Every write transaction asks the daemon's commit gate right before COMMIT.
+    const capabilities = sqlCapabilities(commitGated(driver, context.mayCommit), config, context.name);
     return Promise.resolve(
       new SqlConnector(
         'sql',

@@ -45,11 +45,12 @@ export interface ApiAccess {
 export async function openApi(
   config: Config,
   embeddedSandbox: EmbeddedSandboxOptions = {},
+  extras: ApiClientExtras = {},
 ): Promise<ApiAccess> {
   const endpoint = await openApiEndpoint(config, embeddedSandbox);
   let api: ApiClient;
   try {
-    api = apiClientFor(config, endpoint, 'supplier');
+    api = apiClientFor(config, endpoint, 'supplier', extras);
   } catch (error) {
     await endpoint.close();
     throw error;

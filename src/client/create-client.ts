@@ -34,7 +34,7 @@ import { DriftCounter, type DriftListener } from './parsing.js';
 import { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
-import { Transport, type ApiCallEvent } from './transport.js';
+import { Transport, type ApiCallEvent, type BeforeWrite } from './transport.js';
 
 export interface ApiClientOptions {
   /** Includes the version prefix, e.g. http://127.0.0.1:4010/v2. */
@@ -71,8 +71,9 @@ export interface ApiClientOptions {
    * Called right before each attempt of a request that changes data (not a GET, not the token exchange) is
    * sent, after any rate-limit wait or retry delay; what it throws ends the call unsent. The daemon checks there
    * that it still leads: a leader paused past its lease must not send a write it prepared before the takeover.
+   * It may return an allowance: the attempt is then cut off after its `timeoutMs` (the lease time it may use).
    */
-  beforeWrite?: () => void;
+  beforeWrite?: BeforeWrite;
 }
 
 function defaultDispatcher(options: ApiClientOptions): Dispatcher {

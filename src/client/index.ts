@@ -21,7 +21,7 @@ export {
   type ApiEnvironment,
 } from './environment.js';
 export type { AuthOptions } from './auth.js';
-export type { ApiCallEvent, CallOptions } from './transport.js';
+export type { ApiCallEvent, BeforeWrite, CallOptions, WriteAllowance } from './transport.js';
 export type { RetryOptions } from './retry-policy.js';
 export type { RateLimiterOptions, RateLimiterStats } from './rate-limiter.js';
 export type { Page, PageOptions, Paginated, ListResult, ItemsOptions, PageQuery } from './pagination.js';

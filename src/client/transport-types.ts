@@ -78,5 +78,13 @@ export interface TransportOptions {
   logger?: Logger | undefined;
   onCall?: ((event: ApiCallEvent) => void) | undefined;
   /** See ApiClientOptions.beforeWrite. */
-  beforeWrite?: (() => void) | undefined;
+  beforeWrite?: BeforeWrite | undefined;
 }
+
+/** What beforeWrite may allow: the attempt is cut off after `timeoutMs` (the leader's remaining lease). */
+export interface WriteAllowance {
+  readonly timeoutMs: number;
+}
+
+export type BeforeWrite = () =>
+  void | WriteAllowance | Promise<void | WriteAllowance | undefined> | undefined;

@@ -47,11 +47,11 @@ export class Transport {
           : undefined;
       const waitMs = await this.acquireSlot(spec, path, attempt, signal, deadlineAt);
       const startedAt = clock.now();
-      const cutoff = attemptCutoff(signal, deadlineAt - startedAt);
-      const outcome = await this.runAttempt(spec, prepared, authorization, cutoff.signal).finally(
-        cutoff.clear,
-      );
-      if (outcome.kind === 'aborted' && cutoff.expired() && !signal?.aborted) {
+      const { outcome, cutoff } = await this.runAttempt(spec, prepared, authorization, {
+        signal,
+        remainingMs: deadlineAt - startedAt,
+      });
+      if (outcome.kind === 'aborted' && cutoff === 'deadline' && !signal?.aborted) {
         const timedOut: AttemptOutcome = {
           kind: 'network',
           error: new Error('no answer before the deadline'),
@@ -147,27 +147,44 @@ export class Transport {
     }
   }
 
+  /**
+   * One attempt, cut off at the call's deadline or, for a write, at the end of what beforeWrite allows (the lease
+   * time left): `cutoff` says which one ended it. An attempt cut at the allowance is a network failure, retried
+   * like one after a new check.
+   */
   private async runAttempt(
     spec: RequestSpec,
     prepared: PreparedRequest,
     authorization: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<AttemptOutcome> {
+    limits: { signal: AbortSignal | undefined; remainingMs: number },
+  ): Promise<{ outcome: AttemptOutcome; cutoff: 'deadline' | 'allowance' | null }> {
     const { limiter } = this.options;
     let outcome: AttemptOutcome;
+    let cutoff: 'deadline' | 'allowance' | null = null;
     try {
-      if (changesData(spec)) this.options.beforeWrite?.();
+      const allowance = changesData(spec) ? await this.options.beforeWrite?.() : undefined;
+      const allowedMs = allowance?.timeoutMs ?? Number.POSITIVE_INFINITY;
+      const cut = attemptCutoff(limits.signal, Math.min(limits.remainingMs, allowedMs));
       const headers = { ...prepared.headers };
       if (authorization !== undefined) headers['authorization'] = authorization;
-      outcome = await sendAttempt(this.options.dispatcher, { ...prepared, headers }, signal);
+      outcome = await sendAttempt(this.options.dispatcher, { ...prepared, headers }, cut.signal).finally(
+        cut.clear,
+      );
+      if (cut.expired()) cutoff = allowedMs < limits.remainingMs ? 'allowance' : 'deadline';
     } finally {
       limiter.release();
+    }
+    if (outcome.kind === 'aborted' && cutoff === 'allowance' && !limits.signal?.aborted) {
+      outcome = {
+        kind: 'network',
+        error: new Error('no answer within the time the leader lease allows a write'),
+      };
     }
     if (outcome.kind === 'response') {
       limiter.observe(outcome.header);
       this.warnOnDeprecation(spec, outcome.header);
     }
-    return outcome;
+    return { outcome, cutoff };
   }
 
   /** Metrics hook and log line for one attempt; never includes headers, keys or tokens. */

@@ -18,6 +18,11 @@ export interface JobRunOptions {
    * The run ends failed by fencing; it is not a data error and nothing of it is dead-lettered.
    */
   readonly onFenced?: (name: string, reason: string) => void;
+  /**
+   * Runs a job's run bound to the leadership term current at its start (the daemon on a shared state): its writes
+   * are fenced to that term, never to a later one of the same instance.
+   */
+  readonly inTerm?: <T>(work: () => Promise<T>) => Promise<T>;
   /** Told of every finished run (the daemon's metrics). */
   readonly onFinished?: (name: string, result: RunResult, durationMs: number) => void;
 }
@@ -31,17 +36,20 @@ export function jobRun(options: JobRunOptions): JobRunFn & RunJobFn {
     if (built === undefined) throw new Error(`unknown job ${name}`);
     const job = options.guard?.(name, built.job) ?? built.job;
     const started = env.clock.now();
-    const result = await fenceAware(name, options, () =>
-      runJob(job, {
-        signal,
-        budgetMs: options.budgetMs ?? built.config.budget ?? options.defaultBudgetMs,
-        dryRun: options.dryRun,
-        logger: env.logger,
-        clock: env.clock,
-        state: env.state,
-        trigger,
-        errorThreshold: errorThresholdFor(env.loaded.config, built.config),
-      }),
+    const inTerm = options.inTerm ?? ((work) => work());
+    const result = await inTerm(() =>
+      fenceAware(name, options, () =>
+        runJob(job, {
+          signal,
+          budgetMs: options.budgetMs ?? built.config.budget ?? options.defaultBudgetMs,
+          dryRun: options.dryRun,
+          logger: env.logger,
+          clock: env.clock,
+          state: env.state,
+          trigger,
+          errorThreshold: errorThresholdFor(env.loaded.config, built.config),
+        }),
+      ),
     );
     options.onFinished?.(name, result, env.clock.now() - started);
     return result;

@@ -14,10 +14,15 @@ export function leadershipSettings(config: Pick<CoreConfig, 'state' | 'ha'>): Ha
 /** Session options of a state store whose write transactions are fenced (see fencedSessionSettings). */
 export function stateSessionOptions(config: Pick<CoreConfig, 'state' | 'ha'>): {
   idleInTransactionTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
 } {
   const settings = leadershipSettings(config);
   if (settings === null) return {};
+  const session = fencedSessionSettings(settings.leaseMs);
   return {
-    idleInTransactionTimeoutMs: fencedSessionSettings(settings.leaseMs).idle_in_transaction_session_timeout,
+    idleInTransactionTimeoutMs: session.idle_in_transaction_session_timeout,
+    statementTimeoutMs: session.statement_timeout,
+    lockTimeoutMs: session.lock_timeout,
   };
 }

@@ -54,7 +54,7 @@ export async function takeOnceLease(options: OnceLeaseOptions): Promise<OnceLeas
           `the lease of term ${term.epoch} was lost during ${options.purpose}`,
           null,
         );
-      fence.check(port);
+      return fence.check(port);
     },
   });
   return {

@@ -180,6 +180,7 @@ function jobServices(
     dryRun: false,
     defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
     guard: (name, job) => preflight.guard(name, job),
+    inTerm: (work) => leadership?.inCurrentTerm(work) ?? work(),
     onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
     onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
   });

@@ -20,6 +20,10 @@ export interface HaSettings {
   readonly leaseMs: number;
   readonly renewIntervalMs: number;
   readonly pollIntervalMs: number;
+  /** The longest one write may take; each API request's timeout is cut to it. */
+  readonly writeTimeoutMs: number;
+  /** Lease time kept in reserve beyond a write's timeout: clock drift and round trips (a fifth of the lease). */
+  readonly writeMarginMs: number;
 }
 
 export function haSettings(config: HaConfig): HaSettings {
@@ -28,7 +32,23 @@ export function haSettings(config: HaConfig): HaSettings {
     leaseMs: config.lease,
     renewIntervalMs: config.renew_interval ?? Math.floor(config.lease / 3),
     pollIntervalMs: config.poll_interval,
+    writeTimeoutMs: config.write_timeout ?? defaultWriteTimeoutMs(config.lease),
+    writeMarginMs: writeMarginMs(config.lease),
   };
+}
+
+/** 40% of the lease: with a renewal every third of it, a write finds its headroom without waiting. */
+export function defaultWriteTimeoutMs(leaseMs: number): number {
+  return Math.floor(leaseMs * 0.4);
+}
+
+export function writeMarginMs(leaseMs: number): number {
+  return Math.floor(leaseMs / 5);
+}
+
+/** The lease time a write needs left before it starts: its timeout plus the margin. */
+export function writeHeadroomMs(settings: Pick<HaSettings, 'writeTimeoutMs' | 'writeMarginMs'>): number {
+  return settings.writeTimeoutMs + settings.writeMarginMs;
 }
 
 export function defaultInstanceName(): string {

@@ -21,10 +21,18 @@ export interface AsyncQueryable {
   query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-/** What a fence offers the writers; `check` throws LeadershipLostError when the write must not commit. */
+/** What a passed fence says of the lease: the time it has left by the database clock. */
+export interface LeaseGrant {
+  readonly remainingMs: number;
+}
+
+/**
+ * What a fence offers the writers; `check` throws LeadershipLostError when the write must not commit, and else
+ * returns the time the lease has left.
+ */
 export interface WriteFence {
-  check(port: SyncSqlPort): void;
-  checkAsync(client: AsyncQueryable): Promise<void>;
+  check(port: SyncSqlPort): LeaseGrant;
+  checkAsync(client: AsyncQueryable): Promise<LeaseGrant>;
 }
 
 /**
@@ -38,15 +46,15 @@ export class LeaderFence implements WriteFence {
     this.#currentTerm = currentTerm;
   }
 
-  check(port: SyncSqlPort): void {
+  check(port: SyncSqlPort): LeaseGrant {
     const term = this.#termOrThrow();
-    judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
+    return judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
   }
 
-  async checkAsync(client: AsyncQueryable): Promise<void> {
+  async checkAsync(client: AsyncQueryable): Promise<LeaseGrant> {
     const term = this.#termOrThrow();
     const result = await client.query(FENCE_SQL, [term.epoch, term.holder]);
-    judge(term, result.rows[0]);
+    return judge(term, result.rows[0]);
   }
 
   #termOrThrow(): Term {
@@ -62,13 +70,26 @@ export class LeaderFence implements WriteFence {
   }
 }
 
+/** Server settings of a session that runs fenced transactions (pg client config names). */
+export interface FencedSessionSettings {
+  readonly idle_in_transaction_session_timeout: number;
+  readonly statement_timeout: number;
+  readonly lock_timeout: number;
+}
+
 /**
- * Server settings for every session that runs fenced transactions (for a pg client config). A leader frozen inside
- * a transaction that passed the fence keeps the lease row locked, and no standby could take over until that
- * transaction ends: the server aborts it once it sits idle for half a lease, well before the lease runs out.
+ * Server settings for every session that runs fenced transactions. A transaction that passed the fence keeps the
+ * lease row share-locked until it ends, and no standby can take the lease before: whatever holds it open (a leader
+ * frozen between statements, one long statement, a statement waiting on a lock) is ended by the server within
+ * half a lease, so a takeover waits at most that long beyond the lease's expiry.
  */
-export function fencedSessionSettings(leaseMs: number): { idle_in_transaction_session_timeout: number } {
-  return { idle_in_transaction_session_timeout: Math.max(500, Math.floor(leaseMs / 2)) };
+export function fencedSessionSettings(leaseMs: number): FencedSessionSettings {
+  const half = Math.max(500, Math.floor(leaseMs / 2));
+  return {
+    idle_in_transaction_session_timeout: half,
+    statement_timeout: half,
+    lock_timeout: Math.max(250, Math.floor(leaseMs / 4)),
+  };
 }
 
 /** A fence for one fixed term: a job started in term N stays refused after a later term N + 1 of the same instance. */
@@ -80,6 +101,7 @@ interface FenceRow {
   epoch: string;
   holder: string;
   valid: boolean;
+  remaining_ms: number | string;
 }
 
 function isFenceRow(row: unknown): row is FenceRow {
@@ -92,7 +114,7 @@ function isFenceRow(row: unknown): row is FenceRow {
   );
 }
 
-function judge(term: Term, row: unknown): void {
+function judge(term: Term, row: unknown): LeaseGrant {
   if (row === undefined || row === null) {
     throw new LeadershipLostError(
       'lease_missing',
@@ -101,7 +123,7 @@ function judge(term: Term, row: unknown): void {
     );
   }
   if (!isFenceRow(row)) throw new Error('leader fence: unexpected row shape from the state database');
-  if (row.valid) return;
+  if (row.valid) return { remainingMs: Math.max(0, Number(row.remaining_ms)) };
   if (Number(row.epoch) === term.epoch && row.holder === term.holder) {
     throw new LeadershipLostError(
       'lease_expired',

@@ -3,6 +3,9 @@ export {
   DEFAULT_LEASE_MS,
   DEFAULT_POLL_INTERVAL_MS,
   defaultInstanceName,
+  defaultWriteTimeoutMs,
+  writeHeadroomMs,
+  writeMarginMs,
   failoverBoundMs,
   haConfigSchema,
   haSettings,
@@ -27,11 +30,14 @@ export {
 } from './errors.js';
 export {
   fencedSessionSettings,
+  type FencedSessionSettings,
   LeaderFence,
   termFence,
   type AsyncQueryable,
+  type LeaseGrant,
   type SyncSqlPort,
   type Term,
   type WriteFence,
 } from './fence.js';
+export { boundTerm, runInTerm } from './job-term.js';
 export { CREATE_LEASE_TABLE_SQL, FENCE_SQL, LEASE_TABLE, RELEASE_CHANNEL } from './lease-sql.js';

@@ -94,10 +94,12 @@ export const READ_LEASE_SQL = `SELECT ${ROW} FROM ${LEASE_TABLE} WHERE id = 1`;
  * REPEATABLE READ or SERIALIZABLE it fails with a serialization error instead. Both refuse.
  *
  * clock_timestamp() rather than now(): now() is the transaction's start, which can be long before this statement.
+ * `remaining_ms` is the lease time left by the database clock: the headroom a write of the term may still use.
  */
 export const FENCE_SQL = `
   SELECT epoch::text AS epoch, holder,
-    (epoch = $1::bigint AND holder = $2 AND expires_at > clock_timestamp()) AS valid
+    (epoch = $1::bigint AND holder = $2 AND expires_at > clock_timestamp()) AS valid,
+    (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::float8 AS remaining_ms
   FROM ${LEASE_TABLE} WHERE id = 1
   FOR SHARE`;
 

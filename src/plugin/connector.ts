@@ -3,13 +3,18 @@
  * that turns one `connectors.<name>` block into a live Connector (src/connector-contract holds the runtime interfaces).
  */
 import type { z } from 'zod';
-import type { CapabilityName, Connector, PreflightProblem } from '../connector-contract/index.js';
+import type { CapabilityName, CommitGate, Connector, PreflightProblem } from '../connector-contract/index.js';
 
 export interface ConnectorContext {
   /** The connector's name in the config, for errors and logs. */
   readonly name: string;
   /** Directory relative paths in the connector config resolve against (the config file's folder). */
   readonly baseDir: string;
+  /**
+   * Asked right before each write to the connector's system commits (see CommitGate); a refusal means roll back.
+   * Absent where nothing holds writes back.
+   */
+  readonly mayCommit?: CommitGate;
 }
 
 export interface ConnectorDefinition<S extends z.ZodType = z.ZodType> {

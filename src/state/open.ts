@@ -16,7 +16,12 @@ export interface StateLocation {
 export function openConfiguredState(
   location: StateLocation,
   clock: Clock,
-  options: { readOnly?: boolean; idleInTransactionTimeoutMs?: number } = {},
+  options: {
+    readOnly?: boolean;
+    idleInTransactionTimeoutMs?: number;
+    statementTimeoutMs?: number;
+    lockTimeoutMs?: number;
+  } = {},
 ): StateStore {
   if (location.url !== undefined) return openPgStateStore({ url: location.url, clock, ...options });
   return openStateStore({ file: location.path, clock, ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }) });

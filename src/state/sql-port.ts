@@ -36,7 +36,13 @@ export interface SyncSqlPort {
  * and nothing of a deposed leader is committed.
  */
 export interface Fence {
-  check(tx: SyncSqlPort): void;
+  /** Returns how long the lease has left when the fence knows it (the headroom a write may use). */
+  check(tx: SyncSqlPort): LeaseGrant | void;
+}
+
+/** What a passed fence says of the lease: how long it has left by the database clock, when checked. */
+export interface LeaseGrant {
+  readonly remainingMs: number;
 }
 
 /** Thrown by a fence: this instance is no longer the leader, its writes must stop. */

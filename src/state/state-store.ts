@@ -8,7 +8,7 @@ import { LedgerStore } from './ledger.js';
 import type { LockHolder } from './lock.js';
 import { OutboxStore } from './outbox.js';
 import { RunStore, type WriteWithoutSync } from './runs.js';
-import type { Fence, SyncSqlPort } from './sql-port.js';
+import type { Fence, LeaseGrant, SyncSqlPort } from './sql-port.js';
 
 export interface StateStoreParts {
   readonly db: SyncSqlPort;
@@ -76,10 +76,12 @@ export abstract class StateStore {
 
   /**
    * Runs the fence on its own (LeadershipLostError when a write would be refused now); nothing where there is none.
-   * For an external call that must not start once this instance has lost its term, such as an outbox send.
+   * For an external call that must not start once this instance has lost its term, such as an outbox send. Returns
+   * how long the lease has left when there is a lease.
    */
-  checkFence(): void {
+  checkFence(): LeaseGrant | undefined {
     // A state file has no fence: its lock keeps it to one daemon.
+    return undefined;
   }
 
   abstract schemaVersion(): number;

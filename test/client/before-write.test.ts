@@ -135,3 +135,32 @@ describe('beforeWrite with client_credentials', () => {
     expect(server.requests.map((request) => request.path)).toEqual(['/oauth/token', '/me']);
   });
 });
+
+describe('beforeWrite, an allowance', () => {
+  it('cuts an attempt the server holds at the allowance, and checks again before the retry', async () => {
+    await client.close();
+    client = makeClient(server, {
+      beforeWrite: () => {
+        checks.push(server.requests.length);
+        if (checks.length > 1) throw new NotLeadingError('this instance is not the leader');
+        return { timeoutMs: 50 };
+      },
+    });
+    let held = 0;
+    // The first attempt reaches the server and gets no answer: only the allowance can end it.
+    server.enqueue(() => void (held += 1));
+    await expect(client.api.catalog.upsertProducts(product)).rejects.toBeInstanceOf(NotLeadingError);
+    expect(held).toBe(1);
+    expect(checks).toEqual([0, 1]);
+    expect(server.requests).toHaveLength(1);
+    expect(client.calls[0]).toMatchObject({ status: null, errorCode: 'network_error' });
+  });
+
+  it('leaves an attempt within its allowance alone', async () => {
+    await client.close();
+    client = makeClient(server, { beforeWrite: () => Promise.resolve({ timeoutMs: 60_000 }) });
+    server.enqueue(json(200, batchResponse(1)));
+    const answer = await client.api.catalog.upsertProducts(product);
+    expect(answer.summary).toMatchObject({ total: 1 });
+  });
+});

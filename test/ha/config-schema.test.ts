@@ -16,6 +16,8 @@ describe('ha config block', () => {
       leaseMs: 10_000,
       renewIntervalMs: 3_333,
       pollIntervalMs: 2_000,
+      writeTimeoutMs: 4_000,
+      writeMarginMs: 2_000,
     });
     expect(failoverBoundMs(settings)).toBe(12_000);
     expect(failoverBoundMs(settings)).toBeLessThanOrEqual(15_000);
@@ -30,6 +32,8 @@ describe('ha config block', () => {
       leaseMs: 6_000,
       renewIntervalMs: 2_000,
       pollIntervalMs: 500,
+      writeTimeoutMs: 2_400,
+      writeMarginMs: 1_200,
     });
   });
 
@@ -38,6 +42,16 @@ describe('ha config block', () => {
     [{ lease: '10s', renew_interval: '5s' }, ['renew_interval'], 'at most 4000ms (40% of the lease)'],
     [{ poll_interval: 10 }, ['poll_interval'], 'expected a poll interval of at least 100ms'],
     [{ lease: 'soon' }, ['lease'], 'expected a duration like'],
+    [
+      { lease: '10s', write_timeout: '30s' },
+      ['write_timeout'],
+      'plus a fifth of the lease (2000ms) plus the renew interval (3333ms), 35333ms: a write starts only with its timeout and the margin left on the lease. Lower write_timeout to at most 4667ms or raise lease to at least 64286ms',
+    ],
+    [
+      { lease: '3s', poll_interval: '5s' },
+      ['poll_interval'],
+      'expected a poll interval no longer than the lease (3000ms)',
+    ],
     [{ leader: true }, [], 'leader'],
   ])('refuses %j, naming the key', (input, path, message) => {
     const result = haConfigSchema.safeParse(input);
@@ -65,6 +79,7 @@ describe('ha config block', () => {
       'lease',
       'poll_interval',
       'renew_interval',
+      'write_timeout',
     ]);
     for (const [name, property] of Object.entries(schema.properties)) {
       expect(property.description, name).toMatch(/\w/);

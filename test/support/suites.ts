@@ -70,6 +70,8 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // between two whole daemons, supplier and buyer, SIGKILL, SIGSTOP and a cut from the database in turn, two of each
   // (test/failover/kill9-*.test.ts).
   HA_FAILOVER_POINTS: '4',
+  // Leaders frozen (SIGSTOP) with a write really in flight, an ERP transaction open (test/ha/kill9-inflight-erp.test.ts).
+  HA_INFLIGHT_POINTS: '8',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { SqlConnector, sqlCapabilities, sqlCapabilityNames } from '../connector.js';
+import { commitGated } from '../../../src/kit/sql/commit-gated.js';
 import { defineConnector } from '../../../src/plugin/index.js';
 import { openDemoErp } from './demo-erp.js';
 import { demoErpJournal, demoErpStatements } from './statements.js';
@@ -41,7 +42,8 @@ export const demoErpConnectorDefinition = defineConnector({
   capabilitiesFor: (config) => sqlCapabilityNames(demoErpSettings(config.journal)),
   async create(config, context) {
     const erp = await openDemoErp(path.resolve(context.baseDir, config.data_dir));
-    const capabilities = sqlCapabilities(erp.driver, demoErpSettings(config.journal), context.name);
+    const driver = commitGated(erp.driver, context.mayCommit);
+    const capabilities = sqlCapabilities(driver, demoErpSettings(config.journal), context.name);
     return new SqlConnector('demo-erp', erp.driver, capabilities, `demo ERP ${erp.file}`, undefined);
   },
 });

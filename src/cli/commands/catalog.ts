@@ -15,6 +15,7 @@ import type { StateLocation, StateStore } from '../../state/index.js';
 import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE, scrub } from '../errors.js';
+import { cliWriteFence } from '../api-fence.js';
 import { openStateForReading } from '../state-access.js';
 
 function readSkus(file: string): string[] {
@@ -125,20 +126,24 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
         const state = options.stateCheck ? openDaemonState(config.state) : undefined;
         if (state === undefined) context.output.line(NO_STATE_CHECK_NOTE);
         try {
-          const access = dryRun ? undefined : await openApi(config);
+          // On a shared state the deletions hold the leadership lease and are fenced to its term.
+          const fence = cliWriteFence(config, 'catalog remove');
+          const access = dryRun ? undefined : await openApi(config, {}, { beforeWrite: fence.beforeWrite });
           try {
-            const run = await removeListedProducts({
-              api: {
-                deleteProduct: (sku, callOptions) => {
-                  if (access === undefined) throw new Error('a dry run sends nothing');
-                  return access.api.catalog.deleteProduct(sku, callOptions);
+            const remove = () =>
+              removeListedProducts({
+                api: {
+                  deleteProduct: (sku, callOptions) => {
+                    if (access === undefined) throw new Error('a dry run sends nothing');
+                    return access.api.catalog.deleteProduct(sku, callOptions);
+                  },
                 },
-              },
-              skus,
-              dryRun,
-              trackedBy: trackerOf(state),
-              onResult: (result) => context.output.line(scrub(describe(result), context.secrets)),
-            });
+                skus,
+                dryRun,
+                trackedBy: trackerOf(state),
+                onResult: (result) => context.output.line(scrub(describe(result), context.secrets)),
+              });
+            const run = dryRun ? await remove() : await fence.during(remove);
             context.output.line(summary(run, dryRun));
             if (run.refused !== undefined) {
               const { status, code, unsent } = run.refused;

@@ -11,6 +11,7 @@ import {
 import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
+import { cliWriteFence } from '../api-fence.js';
 import { withStateChange } from '../state-access.js';
 import type { StateStore } from '../../state/index.js';
 
@@ -42,10 +43,17 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
         EXIT_USAGE,
       );
     }
-    const access = await openApi(config);
+    // On a shared state the command holds the leadership lease, and its API writes are fenced to that term.
+    const fence = cliWriteFence(config, `webhooks ${command.name()}`);
+    const access = await openApi(config, {}, { beforeWrite: fence.beforeWrite });
     try {
-      return await withStateChange(config, `webhooks ${command.name()}`, (state) =>
-        use(state, webhookApiFromClient(access.api.webhooks)),
+      if (config.state.url === undefined) {
+        return await withStateChange(config, `webhooks ${command.name()}`, (state) =>
+          use(state, webhookApiFromClient(access.api.webhooks)),
+        );
+      }
+      return await fence.during((state) =>
+        use(state ?? unreachable(), webhookApiFromClient(access.api.webhooks)),
       );
     } finally {
       await access.close();
@@ -143,4 +151,8 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
         );
       },
     );
+}
+
+function unreachable(): never {
+  throw new Error('a fenced CLI change on a shared state runs with its state');
 }

@@ -10,16 +10,16 @@ import type { ApiCallEvent, ApiClient } from '../../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../../client/network.js';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Connector } from '../../connector-contract/index.js';
-import { errorMessage } from '../../engine/index.js';
 import type { ApiSide, Mappings } from '../../plugin/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { LeadershipLostError, openConfiguredState, type StateStore } from '../../state/index.js';
+import { openConfiguredState, type StateStore } from '../../state/index.js';
 import type { PluginRegistry } from '../builtin.js';
-import { stateSessionOptions } from '../leadership-settings.js';
+import { leadershipSettings, stateSessionOptions } from '../leadership-settings.js';
 import { ConfigNotBuildableError } from '../parsed-config.js';
 import type { BuiltJob, Environment, EnvironmentHooks } from './environment-service.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Service } from './service.js';
+import { WriteGate } from './write-gate.js';
 
 export class UnknownFlowError extends Error {
   readonly code = 'config_invalid';
@@ -50,8 +50,9 @@ export async function openParts(
   const state = givenState ?? (await openStateStore(lifecycle, context.loaded.config, context.clock));
   const endpoint = await openEndpoint(lifecycle, context);
   const plans = enabledJobPlans(context.loaded, context.registry);
-  const apis = await openApiClients(lifecycle, context, { state, endpoint, sides: sidesOf(plans) });
-  const connectors = await openConnectors(lifecycle, context);
+  const gate = new WriteGate(state, leadershipSettings(context.loaded.config));
+  const apis = await openApiClients(lifecycle, context, { gate, endpoint, sides: sidesOf(plans) });
+  const connectors = await openConnectors(lifecycle, context, gate);
   const jobs = await openPart(
     lifecycle,
     'built jobs',
@@ -151,7 +152,7 @@ function sidesOf(plans: ReadonlyMap<string, JobPlan>): Set<ApiSide> {
 }
 
 interface ApiClientSources {
-  readonly state: StateStore;
+  readonly gate: WriteGate;
   readonly endpoint: ApiEndpoint;
   readonly sides: ReadonlySet<ApiSide>;
 }
@@ -159,7 +160,7 @@ interface ApiClientSources {
 async function openApiClients(
   lifecycle: Lifecycle,
   context: PartsContext,
-  { state, endpoint, sides }: ApiClientSources,
+  { gate, endpoint, sides }: ApiClientSources,
 ): Promise<Map<ApiSide, ApiClient>> {
   const { clock, logger, hooks } = context;
   const { onApiCall, onDrift } = hooks;
@@ -170,8 +171,8 @@ async function openApiClients(
       apiClientFor(context.loaded.config, endpoint, side, {
         clock,
         logger: logger.child({ api: side }),
-        // On a shared state, no write reaches the API once this instance has lost its term (a no-op on a file).
-        beforeWrite: () => checkTermBeforeWrite(state),
+        // On a shared state, a write reaches the API only while its term holds the lease with time for it.
+        beforeWrite: () => gate.admit('an API write'),
         ...(onApiCall ? { onCall: (event: ApiCallEvent) => onApiCall(side, event) } : {}),
         ...(onDrift ? { onDrift } : {}),
       });
@@ -180,13 +181,19 @@ async function openApiClients(
   return apis;
 }
 
-async function openConnectors(lifecycle: Lifecycle, context: PartsContext): Promise<Map<string, Connector>> {
+async function openConnectors(
+  lifecycle: Lifecycle,
+  context: PartsContext,
+  gate: WriteGate,
+): Promise<Map<string, Connector>> {
   const { loaded, registry } = context;
   const baseDir = dirname(resolve(loaded.file));
   const connectors = new Map<string, Connector>();
   for (const [name, block] of Object.entries(loaded.config.connectors)) {
     const { type, ...parsed } = block; // parsed by the type's schema when the config was loaded
-    const open = (): Promise<Connector> => registry.createParsedConnector(type, parsed, { name, baseDir });
+    const mayCommit = async (): Promise<void> => void (await gate.admit(`a write of connector ${name}`));
+    const open = (): Promise<Connector> =>
+      registry.createParsedConnector(type, parsed, { name, baseDir, mayCommit });
     connectors.set(name, await openPart(lifecycle, `connector ${name}`, open, (opened) => opened.close()));
   }
   return connectors;
@@ -240,20 +247,4 @@ function connectorNamed(file: string, connectors: ReadonlyMap<string, Connector>
     );
   }
   return connector;
-}
-
-/**
- * The fence check before an API write. A lease that cannot be read (PostgreSQL unreachable) refuses the write as a
- * lost term does: the instance cannot know it still leads, and the run must stop rather than file the record as a
- * dead letter.
- */
-function checkTermBeforeWrite(state: StateStore): void {
-  try {
-    state.checkFence();
-  } catch (error) {
-    if (error instanceof Error && error.name === 'LeadershipLostError') throw error; // src/state's or src/ha's
-    throw new LeadershipLostError(
-      `the lease could not be checked before an API write, so it is not sent: ${errorMessage(error)}`,
-    );
-  }
 }

@@ -6,12 +6,15 @@
  * so a leader that was paused or cut off and wakes up after a takeover commits nothing.
  */
 import {
+  boundTerm,
   Elector,
   LeadershipLostError,
+  runInTerm,
   termFence,
   type HaSettings,
+  type LeaseGrant,
   type SyncSqlPort,
-  type WriteFence,
+  type Term,
 } from '../../ha/index.js';
 import type { LeadershipStatus } from '../../ops/index.js';
 import type { Environment } from './environment-service.js';
@@ -34,8 +37,8 @@ export interface LeadershipOptions {
 export class LeadershipService implements Service {
   readonly name = 'leader election';
   #elector: Elector | undefined;
-  /** The fence of the term this instance holds; null refuses every write. */
-  #termFence: WriteFence | null = null;
+  /** The term this instance holds; null refuses every write. */
+  #term: Term | null = null;
 
   constructor(private readonly options: LeadershipOptions) {}
 
@@ -69,13 +72,24 @@ export class LeadershipService implements Service {
       jobsError = error;
     });
     await elector?.stop();
-    this.#termFence = null;
+    this.#term = null;
     if (jobsError !== undefined) throw jobsError;
   }
 
-  /** A job's write was refused by the fence: the term is over even if the local deadline has not passed. */
+  /**
+   * A job's write was refused by the fence: the term is over even if the local deadline has not passed. A refusal
+   * of work bound to an earlier term says nothing about the current one, which stays.
+   */
   stepDown(reason: string): void {
+    const bound = boundTerm();
+    if (bound !== undefined && !sameTerm(bound, this.#term)) return;
     if (this.#elector?.isLeader() === true) this.#elector.stepDown(reason);
+  }
+
+  /** Runs `work` bound to the term held now (see src/ha job-term.ts); work already bound keeps its own term. */
+  inCurrentTerm<T>(work: () => Promise<T>): Promise<T> {
+    const term = this.#term;
+    return boundTerm() !== undefined || term === null ? work() : runInTerm(term, work);
   }
 
   status(): LeadershipStatus {
@@ -89,22 +103,36 @@ export class LeadershipService implements Service {
     };
   }
 
-  #check(port: SyncSqlPort): void {
-    const fence = this.#termFence;
-    if (fence === null) {
+  /** Fences a write to the term its work began in, or to the current one for work bound to none. */
+  #check(port: SyncSqlPort): LeaseGrant {
+    const current = this.#term;
+    const term = boundTerm() ?? current;
+    if (term === null) {
       throw new LeadershipLostError(
         'not_leader',
         'this instance is not the leader: its jobs may not write',
         null,
       );
     }
-    fence.check(port);
+    if (!sameTerm(term, current)) {
+      throw new LeadershipLostError(
+        'lease_taken',
+        `leadership lost: work of term ${term.epoch} may not write in ${current === null ? 'no term' : `term ${current.epoch}`}`,
+        term.epoch,
+      );
+    }
+    return termFence(term).check(port);
   }
 
   #elected(elector: Elector): void {
     const term = elector.term();
     if (term === null) return;
-    this.#termFence = termFence(term);
+    this.#term = term;
+    runInTerm(term, () => this.#startTerm(term));
+  }
+
+  /** Closes the runs earlier terms left open, then starts the jobs: everything they start is bound to `term`. */
+  #startTerm(term: Term): void {
     const { env, jobs } = this.options;
     try {
       // The runs of earlier terms that have no end were cut off (their leader died or lost its term).
@@ -126,11 +154,15 @@ export class LeadershipService implements Service {
   }
 
   #lost(reason: string): void {
-    this.#termFence = null;
+    this.#term = null;
     const { env, jobs } = this.options;
     env.logger.warn({ reason }, 'standing by: the jobs stop');
     jobs.stop(STOP_AFTER_LOSS).catch((error: unknown) => {
       env.logger.error({ err: error }, 'the jobs of a lost term failed to stop');
     });
   }
+}
+
+function sameTerm(a: Term, b: Term | null): boolean {
+  return b !== null && a.epoch === b.epoch && a.holder === b.holder;
 }

@@ -5,6 +5,7 @@
  */
 import type { ErpCustomer } from '../../connector-contract/index.js';
 import type { SupplierBuyer } from '../../contract/index.js';
+import { idempotencyKey } from '../../engine/index.js';
 import { count, shouldStop, type PushContext } from './push-context.js';
 
 export interface AssignmentInput {
@@ -37,7 +38,20 @@ export async function assignPriceLists(ctx: PushContext, input: AssignmentInput)
     }
     if (buyer.price_list_id === priceListId) continue;
     if (shouldStop(ctx)) return;
-    await ctx.api.priceLists.assignBuyer(priceListId, { buyer_id: buyer.id }, { signal: ctx.budget.signal });
+    await ctx.api.priceLists.assignBuyer(
+      priceListId,
+      { buyer_id: buyer.id },
+      {
+        signal: ctx.budget.signal,
+        // The assignment as a change from the list the buyer has: the same change from any instance is one write.
+        idempotencyKey: idempotencyKey(
+          'price-list-assignment',
+          buyer.id,
+          buyer.price_list_id ?? 'none',
+          priceListId,
+        ),
+      },
+    );
     count(ctx, 'price_lists_assigned');
   }
 }

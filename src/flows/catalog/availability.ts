@@ -4,6 +4,7 @@
  * idempotent, so a crash in between only repeats the call, even if the ERP went back to the stored state.
  */
 import { ApiError, ValidationApiError } from '../../client/index.js';
+import { contentHash, idempotencyKey } from '../../engine/index.js';
 import type { ErpAvailability } from '../../connector-contract/index.js';
 import type { Change } from './diff.js';
 import { clearIntent, confirmIntents, recordIntents } from './intents.js';
@@ -20,8 +21,16 @@ export async function pushAvailability(
     const deadLetterKey = `availability:${change.key}`;
     recordIntents(ctx, 'availability', [[change.key, change.hash]]);
     try {
-      await ctx.api.catalog.setAvailability(change.key, availabilityBody(change.source), {
+      const body = availabilityBody(change.source);
+      await ctx.api.catalog.setAvailability(change.key, body, {
         signal: ctx.budget.signal,
+        // From the content and the state it replaces, as a product batch's (products.ts).
+        idempotencyKey: idempotencyKey(
+          'catalog-availability',
+          ctx.job,
+          change.key,
+          contentHash({ body, replaces: change.previous ?? null }),
+        ),
       });
     } catch (error) {
       if (!isItemRefusal(error)) throw error;

@@ -36,6 +36,8 @@ export interface ProductUpsert {
   availabilityState: string | undefined;
   /** The availability intent left by an earlier send that was never answered, if any. */
   availabilityPending: string | undefined;
+  /** The stored hashes this upsert replaces (product, availability): part of the batch's idempotency key. */
+  replaces: readonly [product: string | undefined, availability: string | undefined];
   /** The ERP's availability, always carried so an upsert never resets it. */
   available: boolean | undefined;
 }
@@ -119,6 +121,7 @@ function productUpserts(
       productPending: change.pending,
       availabilityState: undefined,
       availabilityPending: undefined,
+      replaces: [change.previous, undefined],
       available: availability.sourceOf(change.key)?.available,
     });
   }
@@ -133,6 +136,7 @@ function productUpserts(
       productPending: existing?.productPending,
       availabilityState: change.hash,
       availabilityPending: change.pending,
+      replaces: [existing?.replaces[0], change.previous],
       available: change.source.available,
     });
   }

@@ -10,6 +10,7 @@ export { SqliteDriver } from './sqlite-driver.js';
 // that loading a connector does not load their packages; openSqlDriver loads them when a config uses them.
 export type { PgDriverOptions } from './pg-driver.js';
 export { LazyDriver } from './lazy-driver.js';
+export { commitGated } from './commit-gated.js';
 export {
   openSqlDriver,
   describeConnection,

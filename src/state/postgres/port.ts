@@ -1,4 +1,4 @@
-import type { Fence, SqlRunResult, SyncSqlPort, SyncStatement } from '../sql-port.js';
+import type { Fence, LeaseGrant, SqlRunResult, SyncSqlPort, SyncStatement } from '../sql-port.js';
 import { SyncWorkerChannel } from './channel.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { WorkerSetup } from './protocol.js';
@@ -79,6 +79,8 @@ export interface PgPortOptions {
    * (fencedSessionSettings in src/ha): a leader frozen inside a transaction holds the lease row until then.
    */
   readonly idleInTransactionTimeoutMs?: number;
+  /** How long a statement waits for a lock before the server fails it; the server's default (none) without. */
+  readonly lockTimeoutMs?: number;
 }
 
 /**
@@ -93,6 +95,7 @@ export class PgSyncPort implements SyncSqlPort {
   #channel: SyncWorkerChannel | null = null;
   #depth = 0;
   #fence: Fence | null = null;
+  #grant: LeaseGrant | undefined;
   #closed = false;
 
   constructor(options: PgPortOptions) {
@@ -105,6 +108,7 @@ export class PgSyncPort implements SyncSqlPort {
       applicationName: 'supply-sync',
       readOnly: options.readOnly ?? false,
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? null,
+      lockTimeoutMs: options.lockTimeoutMs ?? null,
     };
     // A statement may wait for a connection first; beyond both, the worker is stuck and is replaced.
     this.#timeoutMs = statementTimeoutMs + connectTimeoutMs + 5_000;
@@ -118,9 +122,15 @@ export class PgSyncPort implements SyncSqlPort {
     this.#fence = fence;
   }
 
-  /** Runs the fence in an empty transaction of its own; nothing without a fence or inside a transaction (fenced). */
-  checkFence(): void {
-    if (this.#fence !== null && this.#depth === 0) this.#transact(() => undefined);
+  /**
+   * Runs the fence in an empty transaction of its own and returns what it says of the lease; nothing without a
+   * fence or inside a transaction (fenced already).
+   */
+  checkFence(): LeaseGrant | undefined {
+    if (this.#fence === null || this.#depth > 0) return undefined;
+    this.#grant = undefined;
+    this.#transact(() => undefined);
+    return this.#grant;
   }
 
   prepare(sql: string): SyncStatement {
@@ -188,7 +198,7 @@ export class PgSyncPort implements SyncSqlPort {
     this.exec(depth === 0 ? 'BEGIN' : `SAVEPOINT ${savepoint}`);
     this.#depth += 1;
     try {
-      if (depth === 0) this.#fence?.check(this);
+      if (depth === 0) this.#grant = this.#fence?.check(this) ?? undefined;
       const result = work();
       this.exec(depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
       return result;

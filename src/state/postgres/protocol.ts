@@ -52,4 +52,6 @@ export interface WorkerSetup {
   readonly readOnly: boolean;
   /** The server ends a transaction left idle this long; null for the default (twice the statement timeout). */
   readonly idleInTransactionTimeoutMs: number | null;
+  /** A statement waiting this long for a lock fails; null for the server's default. */
+  readonly lockTimeoutMs: number | null;
 }

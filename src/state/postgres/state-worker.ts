@@ -41,6 +41,7 @@ async function connect(): Promise<pg.Client> {
     statement_timeout: setup.statementTimeoutMs,
     idle_in_transaction_session_timeout:
       setup.idleInTransactionTimeoutMs ?? Math.max(setup.statementTimeoutMs * 2, 60_000),
+    ...(setup.lockTimeoutMs === null ? {} : { lock_timeout: setup.lockTimeoutMs }),
     application_name: setup.applicationName,
     ...(setup.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
     // A peer that vanished without closing is found within about a minute instead of the system's two hours.

@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { POSTGRES_DIALECT } from '../dialect.js';
 import type { LockHolder } from '../lock.js';
-import type { Fence } from '../sql-port.js';
+import type { Fence, LeaseGrant } from '../sql-port.js';
 import { StateStore } from '../state-store.js';
 import { openFailure } from './errors.js';
 import { describePgUrl } from './location.js';
@@ -21,6 +21,8 @@ export interface OpenPgStateOptions {
   readonly statementTimeoutMs?: number;
   /** See PgPortOptions.idleInTransactionTimeoutMs. */
   readonly idleInTransactionTimeoutMs?: number;
+  /** See PgPortOptions.lockTimeoutMs. */
+  readonly lockTimeoutMs?: number;
 }
 
 /**
@@ -43,8 +45,8 @@ export class PgStateStore extends StateStore {
     this.db.setFence(fence);
   }
 
-  override checkFence(): void {
-    this.db.checkFence();
+  override checkFence(): LeaseGrant | undefined {
+    return this.db.checkFence();
   }
 
   schemaVersion(): number {
@@ -80,6 +82,7 @@ export function openPgStateStore(options: OpenPgStateOptions): PgStateStore {
     ...(options.idleInTransactionTimeoutMs === undefined
       ? {}
       : { idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs }),
+    ...(options.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: options.lockTimeoutMs }),
   });
   const location = describePgUrl(options.url);
   try {

@@ -12,7 +12,7 @@ import type { CatalogApi } from '../../../src/flows/catalog/api.js';
 import { createCatalogJob } from '../../../src/flows/catalog/job.js';
 import { catalogOptionsSchema } from '../../../src/flows/catalog/options.js';
 import { systemClock } from '../../../src/shared/clock.js';
-import { openStateStore } from '../../../src/state/index.js';
+import { openPgStateStore, openStateStore } from '../../../src/state/index.js';
 import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
 import { SqlCatalogSource } from '../../../connectors/sql/erp-catalog.js';
 import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
@@ -22,6 +22,8 @@ interface ChildArgs {
   baseUrl: string;
   apiKey: string;
   stateFile: string;
+  /** A PostgreSQL state instead of the file. */
+  stateUrl?: string;
   erpFile: string;
   sendLog: string;
   killAtStep?: number;
@@ -93,7 +95,10 @@ const api: CatalogApi = {
   },
 };
 
-const state = openStateStore({ file: args.stateFile, clock: systemClock });
+const state =
+  args.stateUrl === undefined
+    ? openStateStore({ file: args.stateFile, clock: systemClock })
+    : openPgStateStore({ url: args.stateUrl, clock: systemClock });
 process.stdout.write(`started pid=${process.pid}\n`);
 const job = createCatalogJob({
   name: 'catalog',

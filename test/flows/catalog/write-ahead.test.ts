@@ -3,7 +3,7 @@
  * whose answer never reached the state (the call throws after the real request succeeded, as a process that died
  * there would leave things) is sent again or undone by the next run, for availability and prices as for products;
  * an item refused after such a crash keeps the earlier intent, so it is still deleted when the ERP drops it; and a
- * dry run records no intent.
+ * dry run records no intent. On both state backends: a SQLite file and a PostgreSQL database.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CatalogApi } from '../../../src/flows/catalog/index.js';
@@ -14,6 +14,9 @@ import {
   startSupplierHarness,
   type SupplierHarness,
 } from '../documents/supplier-harness.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { openPgStateStore } from '../../../src/state/index.js';
+import { createTempDatabase, postgresProbe } from '../../ha/support/postgres.js';
 import { addParts, catalogJob, erpSql } from './catalog-support.js';
 
 let h: SupplierHarness | undefined;
@@ -57,9 +60,35 @@ function answerLostOnce(harness: SupplierHarness, op: 'upsert' | 'availability' 
   return wrapped;
 }
 
-describe('catalog write-ahead intents', () => {
+const probe = await postgresProbe();
+
+/** The harness with its state on `backend`: its SQLite file, or a fresh PostgreSQL database. */
+async function startHarness(backend: 'sqlite' | 'postgres'): Promise<SupplierHarness> {
+  const harness = await startSupplierHarness();
+  if (backend === 'sqlite') return harness;
+  const database = await createTempDatabase();
+  const state = openPgStateStore({ url: database.url, clock: systemClock });
+  return {
+    ...harness,
+    state,
+    close: async () => {
+      state.close();
+      await database.drop();
+      await harness.close();
+    },
+  };
+}
+
+describe.each([
+  ['sqlite', null],
+  ['postgres', probe.available ? null : probe.reason],
+] as const)('catalog write-ahead intents (%s state)', (backend, skipReason) => {
+  if (skipReason !== null) {
+    it.skip(`skipped: ${skipReason}`, () => undefined);
+    return;
+  }
   it('availability set, answer lost, ERP back to the stored state: the next run sets it back', async () => {
-    h = await startSupplierHarness();
+    h = await startHarness(backend);
     const job = catalogJob(h, h.api);
     expect((await job.run(jobContext(h.state))).outcome).toBe('ok');
     const sku = 'BULK-00002';
@@ -92,7 +121,7 @@ describe('catalog write-ahead intents', () => {
   });
 
   it('price put, answer lost, ERP back to the stored price: the next run puts the stored price again', async () => {
-    h = await startSupplierHarness();
+    h = await startHarness(backend);
     await addParts(h, 3);
     const job = catalogJob(h, h.api);
     expect((await job.run(jobContext(h.state))).outcome).toBe('ok');
@@ -114,7 +143,7 @@ describe('catalog write-ahead intents', () => {
   });
 
   it('a product refused after a lost answer keeps the earlier intent and is deleted when the ERP drops it', async () => {
-    h = await startSupplierHarness();
+    h = await startHarness(backend);
     const job = catalogJob(h, h.api);
     expect((await job.run(jobContext(h.state))).outcome).toBe('ok');
     await addParts(h, 1, 'LATE');
@@ -138,7 +167,7 @@ describe('catalog write-ahead intents', () => {
   });
 
   it('a product refused on its first send leaves no intent behind', async () => {
-    h = await startSupplierHarness();
+    h = await startHarness(backend);
     const job = catalogJob(h, h.api);
     expect((await job.run(jobContext(h.state))).outcome).toBe('ok');
     await addParts(h, 1, 'LATE');
@@ -152,7 +181,7 @@ describe('catalog write-ahead intents', () => {
   });
 
   it('a dry run records no intent', async () => {
-    h = await startSupplierHarness();
+    h = await startHarness(backend);
     const preview = await catalogJob(h, h.api).run(jobContext(h.state, { dryRun: true }));
     expect(preview.counts['products_changed']).toBe(351);
     for (const kind of ['products', 'availability', 'prices'] as const)

@@ -6,9 +6,28 @@ import { createInterface } from 'node:readline';
 import { compiledEntry } from '../../support/compiled-entry.js';
 
 const CHILD = path.join(import.meta.dirname, 'elector-child.ts');
+/** The ERP order writer (erp-writer-child.ts), started through the same class. */
+export const ERP_WRITER_CHILD = path.join(import.meta.dirname, 'erp-writer-child.ts');
+/** The catalog leader (catalog-leader-child.ts). */
+export const CATALOG_LEADER_CHILD = path.join(import.meta.dirname, 'catalog-leader-child.ts');
 
 export interface ChildEvent {
-  readonly event: 'started' | 'elected' | 'lost' | 'open' | 'fenced' | 'write-error';
+  readonly event:
+    | 'started'
+    | 'elected'
+    | 'lost'
+    | 'open'
+    | 'fenced'
+    | 'write-error'
+    | 'erp-open'
+    | 'erp-committed'
+    | 'refused'
+    | 'erp-error'
+    | 'run'
+    | 'run-error';
+  readonly counts?: Readonly<Record<string, number>>;
+  readonly outcome?: string;
+  readonly ref?: string;
   readonly instance: string;
   readonly epoch?: number;
   readonly code?: string;
@@ -24,6 +43,7 @@ export interface ChildSettings {
   readonly pollIntervalMs: number;
   readonly writeEveryMs: number;
   readonly holdMs: number;
+  readonly statementMs?: number;
 }
 
 export class ChildElector {
@@ -34,11 +54,11 @@ export class ChildElector {
   readonly #exited: Promise<void>;
   #waiters: (() => void)[] = [];
 
-  constructor(instance: string, settings: ChildSettings) {
+  constructor(instance: string, settings: ChildSettings | Readonly<Record<string, unknown>>, entry = CHILD) {
     this.instance = instance;
     this.#process = spawn(
       process.execPath,
-      [compiledEntry(CHILD), JSON.stringify({ ...settings, instance })],
+      [compiledEntry(entry), JSON.stringify({ ...settings, instance })],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -8,6 +8,8 @@
  */
 import pg from 'pg';
 import {
+  defaultWriteTimeoutMs,
+  writeMarginMs,
   Elector,
   fencedSessionSettings,
   LeadershipLostError,
@@ -24,6 +26,8 @@ interface ChildOptions {
   readonly writeEveryMs: number;
   /** How long each transaction stays open after its writes, so a freeze can land inside one. */
   readonly holdMs: number;
+  /** When set, each transaction also runs one statement this long (pg_sleep) after its writes. */
+  readonly statementMs?: number;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
@@ -57,6 +61,8 @@ async function writeUntilFenced(term: Term): Promise<void> {
         term.holder,
       ]);
       say('open', { epoch: term.epoch });
+      if (options.statementMs !== undefined)
+        await client.query('SELECT pg_sleep($1)', [options.statementMs / 1000]);
       await sleep(options.holdMs);
       await client.query('COMMIT');
       written += 1;
@@ -85,6 +91,8 @@ const elector = new Elector({
     leaseMs: options.leaseMs,
     renewIntervalMs: options.renewIntervalMs,
     pollIntervalMs: options.pollIntervalMs,
+    writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
+    writeMarginMs: writeMarginMs(options.leaseMs),
   },
   onElected: (epoch) => {
     say('elected', { epoch });

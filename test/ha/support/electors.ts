@@ -5,6 +5,8 @@ export const FAST: Omit<HaSettings, 'instance'> = {
   leaseMs: 1_500,
   renewIntervalMs: 500,
   pollIntervalMs: 200,
+  writeTimeoutMs: 600,
+  writeMarginMs: 300,
 };
 
 export interface RecordedEvent {

@@ -1,0 +1,79 @@
+/**
+ * The headroom gate's decisions on the lease it is shown: a write starts only with its timeout plus the margin
+ * left, its timeout cut to what the lease allows; a late renewal is waited for, a missing one refuses the write as
+ * a lost term does. The lease is a scripted fence here (what the database answers is tested in test/ha and
+ * test/daemon/job-term.test.ts); the counts are of fence checks, not of time.
+ */
+import { describe, expect, it } from 'vitest';
+import { WriteGate } from '../../src/daemon/services/write-gate.js';
+import type { HaSettings } from '../../src/ha/index.js';
+import type { LeaseGrant, StateStore } from '../../src/state/index.js';
+
+const SETTINGS: HaSettings = {
+  instance: 'gate-test',
+  leaseMs: 1_000,
+  renewIntervalMs: 100,
+  pollIntervalMs: 100,
+  writeTimeoutMs: 300,
+  writeMarginMs: 200,
+};
+
+/** A state whose fence answers from a script, the last answer repeated. */
+function scriptedState(answers: Array<LeaseGrant | Error>): { state: StateStore; checks: () => number } {
+  let checks = 0;
+  const state = {
+    checkFence: (): LeaseGrant => {
+      const answer = answers[Math.min(checks, answers.length - 1)];
+      checks += 1;
+      if (answer instanceof Error) throw answer;
+      if (answer === undefined) throw new Error('no scripted answer');
+      return answer;
+    },
+  } as unknown as StateStore;
+  return { state, checks: () => checks };
+}
+
+describe('the write gate', () => {
+  it('admits a write with the headroom, its timeout cut to the lease left minus the margin', async () => {
+    const plenty = scriptedState([{ remainingMs: 900 }]);
+    expect(await new WriteGate(plenty.state, SETTINGS).admit('an API write')).toEqual({ timeoutMs: 300 });
+    const just = scriptedState([{ remainingMs: 500 }]);
+    expect(await new WriteGate(just.state, SETTINGS).admit('an API write')).toEqual({ timeoutMs: 300 });
+    expect(plenty.checks() + just.checks()).toBe(2);
+  });
+
+  it('waits for a late renewal and admits the write once it came', async () => {
+    const late = scriptedState([{ remainingMs: 499 }, { remainingMs: 120 }, { remainingMs: 990 }]);
+    expect(await new WriteGate(late.state, SETTINGS).admit('an ERP commit')).toEqual({ timeoutMs: 300 });
+    expect(late.checks()).toBe(3);
+  });
+
+  it('refuses a write as a lost term when no renewal comes', async () => {
+    const dying = scriptedState([{ remainingMs: 400 }]);
+    const refusal = new WriteGate(dying.state, SETTINGS).admit('a books write');
+    await expect(refusal).rejects.toMatchObject({
+      name: 'LeadershipLostError',
+      message: expect.stringMatching(
+        /^a books write not started: the lease has \d+ ms left and a write needs 500 ms/,
+      ),
+    });
+    expect(dying.checks()).toBeGreaterThan(1);
+  });
+
+  it('refuses when the lease cannot be read, and passes the fence refusal through', async () => {
+    const unreachable = scriptedState([new Error('connect ECONNREFUSED')]);
+    await expect(new WriteGate(unreachable.state, SETTINGS).admit('an API write')).rejects.toMatchObject({
+      name: 'LeadershipLostError',
+      message: expect.stringMatching(/could not be checked before an API write.*ECONNREFUSED/),
+    });
+    const lost = new Error('leadership lost: term 3 ended');
+    lost.name = 'LeadershipLostError';
+    await expect(new WriteGate(scriptedState([lost]).state, SETTINGS).admit('x')).rejects.toBe(lost);
+  });
+
+  it('bounds nothing without a lease', async () => {
+    const file = scriptedState([new Error('a state file has no fence to check')]);
+    expect(await new WriteGate(file.state, null).admit('an API write')).toBeUndefined();
+    expect(file.checks()).toBe(0);
+  });
+});
