@@ -33,5 +33,6 @@ export {
   type ExpensesOptionsInput,
 } from './options.js';
 export { buildExpenseBody, exactMoney, type ExpenseBody } from './body.js';
+export { expenseValueMaps } from './mapping.js';
 export { expenseIdempotencyKey } from './send.js';
 export { MAX_ATTACHMENT_BYTES } from './attachments.js';
