@@ -6,6 +6,7 @@ import type { ExpenseSource, SourceExpense } from '../../connector-contract/inde
 import {
   contentHash,
   errorMessage,
+  FailureTracker,
   RunBudget,
   type Job,
   type JobContext,
@@ -73,11 +74,18 @@ async function runExpenses(
       signal: ctx.signal,
       onUpload: () => add(counts, 'files_uploaded'),
     };
+    // Dead letters fail the run as they fail every flow's: all of those tried, or more than the job's share.
+    const tracker = new FailureTracker(ctx.errorThreshold);
     let unsettled = 0;
     for (const expense of todo) {
       if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-      if (!(await sendOne(input, ctx, send, expense, counts))) unsettled += 1;
+      const settled = await sendOne(input, ctx, send, expense, counts);
+      if (settled === 'dead_lettered') tracker.failure();
+      else if (settled === 'sent') tracker.succeeded();
+      else unsettled += 1;
     }
+    const breach = tracker.finalBreach();
+    if (breach !== null) return { outcome: 'failed', counts, error: breach };
     return { outcome: unsettled === 0 ? 'ok' : 'partial', counts };
   } catch (error) {
     if (ctx.signal.aborted) return { outcome: 'partial', counts };
@@ -101,20 +109,20 @@ function waitingDeadLetter(
   return true;
 }
 
-/** Whether the expense is settled: sent, or filed as a dead letter. */
+/** How the expense's send ended: sent, filed as a dead letter, or left for the next run. */
 async function sendOne(
   input: ExpensesJobInput,
   ctx: JobContext,
   send: SendContext,
   expense: SourceExpense,
   counts: Record<string, number>,
-): Promise<boolean> {
+): Promise<'sent' | 'dead_lettered' | 'retry'> {
   try {
     const result = await sendExpense(send, expense);
     if (result.kind === 'sent') {
       add(counts, `expenses_${result.how}`);
       ctx.state.deadLetters.resolve(input.name, expense.ref);
-      return true;
+      return 'sent';
     }
     if (result.kind === 'rejected') {
       const record: ExpenseDeadLetter = {
@@ -128,7 +136,7 @@ async function sendOne(
       ctx.state.deadLetters.add(input.name, expense.ref, record, result.reason);
       add(counts, 'dead_lettered');
       ctx.logger.warn({ expense: expense.ref, reason: result.reason }, 'expense filed as a dead letter');
-      return true;
+      return 'dead_lettered';
     }
     ctx.logger.warn({ expense: expense.ref, reason: result.reason }, 'expense not sent; retried next run');
   } catch (error) {
@@ -136,7 +144,7 @@ async function sendOne(
     ctx.logger.warn({ expense: expense.ref, err: errorMessage(error) }, 'expense not sent; retried next run');
   }
   add(counts, 'expenses_failed');
-  return false;
+  return 'retry';
 }
 
 function preview(

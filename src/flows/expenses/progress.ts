@@ -42,7 +42,7 @@ export class ExpenseProgressStore {
 
   constructor(
     private readonly state: StateStore,
-    job: string,
+    private readonly job: string,
   ) {
     this.namespace = `${job}:expenses`;
   }
@@ -85,12 +85,19 @@ export class ExpenseProgressStore {
     );
   }
 
+  /**
+   * The API id, and the expense's dead letter resolved, in one transaction: once the source is told, the expense is
+   * no longer pending there and no later run would resolve the letter.
+   */
   recordCreated(ref: string, apiId: string): void {
-    this.update(ref, (p) => ({
-      ...p,
-      apiId,
-      ...(p.request === undefined ? {} : { request: { ...p.request, answered: true } }),
-    }));
+    this.state.transaction(() => {
+      this.update(ref, (p) => ({
+        ...p,
+        apiId,
+        ...(p.request === undefined ? {} : { request: { ...p.request, answered: true } }),
+      }));
+      this.state.deadLetters.resolve(this.job, ref);
+    });
   }
 
   recordMarkedSent(ref: string): void {
