@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { duration } from '../../src/config/index.js';
 
+/** A column name; matched without regard to case, as the header's names are. */
 const column = (description: string, fallback: string) =>
   z
     .string()
     .trim()
     .min(1)
-    .transform((name) => name.toLowerCase())
-    .meta({ description })
+    .meta({ description, examples: [fallback] })
     .default(fallback);
 
 export const csvExpensesConfigSchema = z.strictObject({

@@ -113,8 +113,8 @@ export class CsvExpenseSource implements ExpenseSource {
       const text = iconv.decode(await readFile(file), this.config.encoding);
       try {
         const columns = {
-          reference: this.config.reference_column,
-          attachment: this.config.attachment_column,
+          reference: this.config.reference_column.toLowerCase(),
+          attachment: this.config.attachment_column.toLowerCase(),
         };
         files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns) });
       } catch (error) {
