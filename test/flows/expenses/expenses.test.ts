@@ -17,6 +17,7 @@ import {
   MAX_ATTACHMENT_BYTES,
 } from '../../../src/flows/expenses/index.js';
 import type { ExpensesApi } from '../../../src/flows/expenses/api.js';
+import { systemClock } from '../../../src/shared/clock.js';
 import { jobContext } from '../job-context.js';
 import {
   EXPENSE_MAPPINGS,
@@ -214,6 +215,37 @@ describe('expenses flow', () => {
     expect(stored.map((expense) => expense.external_ref).sort()).toEqual(['F-1', 'F-2']);
     const back = await writeBack(harness.driver);
     expect([...back.values()].map((row) => row.marks)).toEqual([1, 1]);
+  }, 60_000);
+
+  it('past the 24-hour idempotency window, finds an unanswered expense by its reference instead of sending it again', async () => {
+    const harness = (h = await startExpensesHarness());
+    await harness.insert({ id: 'W-1', docType: 'none', lines: [{ category: 'UTIL', net: '30.00' }] });
+    const api: ExpensesApi = {
+      files: harness.api.files,
+      expenses: {
+        list: (options) => harness.api.expenses.list(options),
+        async create(body, options) {
+          await harness.api.expenses.create(body, options);
+          throw new NetworkApiError({
+            status: 0,
+            code: 'network_error',
+            message: 'socket closed before the answer',
+            method: 'POST',
+            path: '/expenses',
+            retryable: true,
+          });
+        },
+      },
+    };
+    const lost = await job(harness, api).run(jobContext(harness.state));
+    expect(lost.counts).toMatchObject({ expenses_failed: 1 });
+    // A day later the API no longer replays the key; the expense is read back by external_ref.
+    const dayLater = { now: () => Date.now() + 25 * 3_600_000, sleep: systemClock.sleep.bind(systemClock) };
+    const found = await job(harness).run(jobContext(harness.state, { clock: dayLater }));
+    expect(found).toMatchObject({ outcome: 'ok', counts: { expenses_found: 1 } });
+    const stored = await sandboxExpenses(harness.sandbox, 'W-');
+    expect(stored).toHaveLength(1);
+    expect((await writeBack(harness.driver)).get('W-1')).toEqual({ apiId: stored[0]?.id, marks: 1 });
   }, 60_000);
 
   it('previews in a dry run without sending or writing back', async () => {
