@@ -4,6 +4,7 @@
  */
 import type { ExpensesApi } from './api.js';
 
+/** An hour short of the API's 24 hours, so a replay is never asked of a key the API may just have forgotten. */
 export const IDEMPOTENCY_WINDOW_MS = 23 * 3_600_000;
 /** Clock skew between this host and the API. */
 const SKEW_MS = 10 * 60_000;

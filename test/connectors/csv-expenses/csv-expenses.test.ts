@@ -192,6 +192,24 @@ describe('the drop folder', () => {
     expect((await readdir(join(dir, 'done'))).sort()).toEqual(['a.csv', 'b.csv']);
   });
 
+  it('matches the configured reference and attachment columns without regard to case', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'csv-expenses-'));
+    dirs.push(dir);
+    const config = csvExpensesConfigSchema.parse({
+      in_dir: '.',
+      min_age: 0,
+      reference_column: 'Voucher',
+      attachment_column: 'Scan',
+    });
+    await writeFile(join(dir, 'v.pdf'), 'scan');
+    await writeFile(
+      join(dir, 'x.csv'),
+      'VOUCHER,Vendor,Doc_Type,Doc_Date,Branch,Category,Amount_Before_Vat,SCAN\nV-1,ELEC,receipt,2026-11-20,TLV01,UTIL,1.00,v.pdf\n',
+    );
+    const pending = await new CsvExpenseSource(config, expenseFolders(config, dir)).listPendingExpenses();
+    expect(pending.map((e) => [e.ref, e.attachmentPaths])).toEqual([['V-1', [join(dir, 'v.pdf')]]]);
+  });
+
   it('moves an unreadable file to failed/ with the reason beside it', async () => {
     const { dir, source } = await folder();
     await writeFile(join(dir, 'bad.csv'), 'reference,vendor\nR1,ELEC\n');
