@@ -2,6 +2,7 @@
  * The expenses job: each pending expense of the source is sent once (send.ts); what the API or the contract
  * refuses is filed as a dead letter naming the rule and the field, and waits until the source changes it.
  */
+import { stat } from 'node:fs/promises';
 import type { ExpenseSource, SourceExpense } from '../../connector-contract/index.js';
 import {
   contentHash,
@@ -61,7 +62,10 @@ async function runExpenses(
     const source = input.source();
     const pending = await source.listPendingExpenses();
     counts['expenses_pending'] = pending.length;
-    const todo = pending.filter((expense) => !waitingDeadLetter(input, ctx, expense, counts));
+    const todo: SourceExpense[] = [];
+    for (const expense of pending) {
+      if (!(await waitingDeadLetter(input, ctx, expense, counts))) todo.push(expense);
+    }
     if (ctx.dryRun) return preview(todo, maps, counts);
     const send: SendContext = {
       api: input.api,
@@ -94,17 +98,35 @@ async function runExpenses(
   }
 }
 
+/**
+ * What the source holds for the expense: its fields and, for each receipt, the file's size and modification time,
+ * so a receipt replaced under the same name (a smaller scan) counts as a fix too.
+ */
+async function sourceFingerprint(expense: SourceExpense): Promise<string> {
+  const files = await Promise.all(
+    expense.attachmentPaths.map(async (path) => {
+      try {
+        const info = await stat(path);
+        return [info.size, info.mtimeMs];
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return contentHash({ expense, files });
+}
+
 /** An open dead letter for the same content waits for a fix in the source or a replay; a changed one is retried. */
-function waitingDeadLetter(
+async function waitingDeadLetter(
   input: ExpensesJobInput,
   ctx: JobContext,
   expense: SourceExpense,
   counts: Record<string, number>,
-): boolean {
+): Promise<boolean> {
   const letter = ctx.state.deadLetters.get(input.name, expense.ref);
   if (letter === null || letter.status !== 'open') return false;
   const record = letter.record as Partial<ExpenseDeadLetter> | null;
-  if (record?.contentHash !== contentHash(expense)) return false;
+  if (record?.contentHash !== (await sourceFingerprint(expense))) return false;
   add(counts, 'dead_letters_waiting');
   return true;
 }
@@ -131,7 +153,7 @@ async function sendOne(
         docNumber: expense.docNumber,
         docDate: expense.docDate,
         refusals: result.refusals,
-        contentHash: contentHash(expense),
+        contentHash: await sourceFingerprint(expense),
       };
       ctx.state.deadLetters.add(input.name, expense.ref, record, result.reason);
       add(counts, 'dead_lettered');

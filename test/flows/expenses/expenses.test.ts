@@ -169,6 +169,11 @@ describe('expenses flow', () => {
     );
     expect(letters.get('L-vendor')?.reason).toMatch(/vendor_id: vendor "NOBODY" is not in mappings\.vendors/);
     expect(letters.get('L-vendor')?.record).toMatchObject({ refusals: [{ field: 'vendor_id' }] });
+
+    // The same receipt name, scanned again smaller: a fix, so the expense is sent.
+    await harness.receipt('big.pdf', 4096);
+    const fixed = await run(harness, job(harness));
+    expect(fixed.counts).toMatchObject({ expenses_created: 1, files_uploaded: 1, dead_letters_waiting: 1 });
   }, 60_000);
 
   it('retries a 5xx and a lost answer without creating a second expense', async () => {
