@@ -11,6 +11,7 @@ import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import { SqlCatalogSource, SqlCustomerDirectory } from './erp-catalog.js';
 import type { ErpStatements } from './erp-config.js';
 import { SqlDocumentSource } from './erp-documents.js';
+import { SqlExpenseSource } from './erp-expenses.js';
 import { SqlOrderSink } from './erp-orders.js';
 import { SqlConfirmationSource, SqlDocumentReactionSink } from './erp-reactions.js';
 import { SqlSalesSource } from './erp-sales.js';
@@ -28,6 +29,7 @@ export interface SqlCapabilityConfig {
 const STATEMENT_CAPABILITIES = {
   orders: 'orderSink',
   documents: 'documentSource',
+  expenses: 'expenseSource',
   reactions: 'documentReactionSink',
   confirmations: 'confirmationSource',
   catalog: 'catalogSource',
@@ -62,6 +64,8 @@ export function sqlCapabilities(
   if (statements.documents !== undefined) {
     capabilities.documentSource = new SqlDocumentSource(driver, statements.documents, name);
   }
+  if (statements.expenses !== undefined)
+    capabilities.expenseSource = new SqlExpenseSource(driver, statements.expenses, name);
   if (statements.reactions !== undefined) {
     capabilities.documentReactionSink = new SqlDocumentReactionSink(driver, statements.reactions);
   }

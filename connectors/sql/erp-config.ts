@@ -81,6 +81,28 @@ export const erpStatementsSchema = z.strictObject({
     })
     .meta(section('Documents flow: invoices, delivery notes and credit notes read from the ERP'))
     .optional(),
+  expenses: z
+    .strictObject({
+      pending: statement(
+        'Returns ref, vendor, doc_type, doc_date, branch, and optionally merchant_name, doc_number, ' +
+          'allocation_number, due_date, accounting_period, purchase_type, vat_mode, total_before_vat, vat, ' +
+          'total_with_vat, payment_method, notes, attachment_path',
+        "SELECT id AS ref, vendor_code AS vendor, 'tax_invoice' AS doc_type, invoice_date AS doc_date, branch_code AS branch FROM expenses WHERE api_id IS NULL",
+      ),
+      lines: statement(
+        'Receives :ref; returns line_number, category, amount_before_vat, and optionally vat_amount, ' +
+          'purchase_type, branch, description',
+        'SELECT line AS line_number, category_code AS category, net AS amount_before_vat, vat AS vat_amount FROM expense_lines WHERE expense_id = :ref',
+      ),
+      mark_sent: statement(
+        'Receives :ref, :api_expense_id',
+        'UPDATE expenses SET api_id = :api_expense_id WHERE id = :ref',
+      ),
+    })
+    .meta(
+      section('Expenses flow: expenses read from a back-office database, the API expense id written back'),
+    )
+    .optional(),
   reactions: z
     .strictObject({
       update_status: statement(

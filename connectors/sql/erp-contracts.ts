@@ -2,6 +2,7 @@ import type { CapabilityName } from '../../src/connector-contract/capabilities.j
 import { catalogContracts, customerContracts } from './erp-catalog.js';
 import type { ErpStatements } from './erp-config.js';
 import { documentContracts } from './erp-documents.js';
+import { expenseContracts } from './erp-expenses.js';
 import { orderContracts } from './erp-orders.js';
 import { confirmationContracts, reactionContracts } from './erp-reactions.js';
 import { salesContracts } from './erp-sales.js';
@@ -16,6 +17,7 @@ const contracts: {
   catalog: catalogContracts,
   orders: orderContracts,
   documents: documentContracts,
+  expenses: expenseContracts,
   reactions: reactionContracts,
   confirmations: confirmationContracts,
   customers: customerContracts,
@@ -27,6 +29,7 @@ const capabilities: Readonly<Record<Section, CapabilityName>> = {
   catalog: 'catalogSource',
   orders: 'orderSink',
   documents: 'documentSource',
+  expenses: 'expenseSource',
   reactions: 'documentReactionSink',
   confirmations: 'confirmationSource',
   customers: 'customerDirectory',

@@ -8,6 +8,7 @@ export { journalTableSchema, journalColumnFields, type JournalTableConfig } from
 export { erpStatementsSchema, type ErpStatements } from './erp-config.js';
 export { SqlOrderSink } from './erp-orders.js';
 export { SqlDocumentSource } from './erp-documents.js';
+export { SqlExpenseSource, expenseContracts } from './erp-expenses.js';
 export { SqlConfirmationSource, SqlDocumentReactionSink } from './erp-reactions.js';
 export { SqlCatalogSource, SqlCustomerDirectory } from './erp-catalog.js';
 export { SqlSalesSource } from './erp-sales.js';

@@ -1,5 +1,6 @@
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catalog.js';
 import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
+import type { SourceExpense } from './expenses.js';
 import type { JournalBatch, PreparedEntries, WriteResult } from './journal.js';
 import type { MirrorRow, MirrorTableSpec } from './mirror.js';
 import type {
@@ -46,6 +47,13 @@ export interface DocumentSource {
   markDocumentSent(ref: string, apiDocumentId: string): Promise<void>;
 }
 
+/** Expenses kept outside the API (a back-office database, a drop folder of receipts) and not yet sent. */
+export interface ExpenseSource {
+  listPendingExpenses(): Promise<SourceExpense[]>;
+  /** Records the API's expense id in the source; calling it again with the same id changes nothing. */
+  markExpenseSent(ref: string, apiExpenseId: string): Promise<void>;
+}
+
 export interface DocumentReactionSink {
   /** Idempotent: writing the same reaction twice leaves the same state. */
   writeDocumentReaction(reaction: DocumentReaction): Promise<void>;
@@ -84,6 +92,7 @@ export interface CapabilityMap {
   orderSink: OrderSink;
   documentSource: DocumentSource;
   documentReactionSink: DocumentReactionSink;
+  expenseSource: ExpenseSource;
   confirmationSource: ConfirmationSource;
   catalogSource: CatalogSource;
   customerDirectory: CustomerDirectory;
@@ -98,6 +107,7 @@ export const capabilityNames: readonly CapabilityName[] = [
   'orderSink',
   'documentSource',
   'documentReactionSink',
+  'expenseSource',
   'confirmationSource',
   'catalogSource',
   'customerDirectory',

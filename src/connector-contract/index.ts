@@ -3,6 +3,7 @@ export type * from './journal.js';
 export { JOURNAL_ENTRY_FIELDS } from './journal.js';
 export type * from './orders.js';
 export type * from './documents.js';
+export type * from './expenses.js';
 export type * from './catalog.js';
 export type * from './sales.js';
 export type * from './mirror.js';

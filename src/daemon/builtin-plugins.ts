@@ -4,6 +4,7 @@
  */
 export { csvAccountingConnectorDefinition } from '../../connectors/csv-accounting/index.js';
 export { csvErpConnectorDefinition } from '../../connectors/csv-erp/index.js';
+export { csvExpensesConnectorDefinition } from '../../connectors/csv-expenses/index.js';
 export { csvSalesConnectorDefinition } from '../../connectors/csv-sales/index.js';
 export { demoErpConnectorDefinition } from '../../connectors/sql/demo-erp/index.js';
 export { hashavshevetConnectorDefinition } from '../../connectors/hashavshevet/index.js';
@@ -12,6 +13,7 @@ export { sqlConnectorDefinition } from '../../connectors/sql/index.js';
 export { buyersFlow } from '../flows/buyers/index.js';
 export { catalogFlow } from '../flows/catalog/index.js';
 export { documentsFlow } from '../flows/documents/index.js';
+export { expensesFlow } from '../flows/expenses/index.js';
 export { journalExportFlow } from '../flows/journal-export/index.js';
 export { mirrorFlow } from '../flows/mirror/index.js';
 export { orderConfirmFlow } from '../flows/order-confirm/index.js';

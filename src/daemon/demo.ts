@@ -3,10 +3,12 @@
  * plus simulated activity on both sides: buyers place orders and approve journal lines in the sandbox, and the
  * demo ERP's users confirm orders, issue invoices and change prices.
  */
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { sandboxControl } from '../sandbox/control/client.js';
 import { openDemoErp, simulateErpActivity } from '../../connectors/sql/demo-erp/index.js';
+import { dropDemoExpenses } from '../../connectors/csv-expenses/index.js';
 import { buildPluginRegistry } from './builtin.js';
 import { packageRoot } from './package-root.js';
 import { runDaemon, type Daemon } from './run-daemon.js';
@@ -32,6 +34,10 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const registry = buildPluginRegistry();
   const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry });
+  // The expenses drop folder exists before the daemon checks its connectors.
+  for (const dir of expenseFolders(loaded.config.connectors, resolve(loaded.file, '..'))) {
+    await mkdir(dir, { recursive: true });
+  }
   const daemon = await runDaemon({
     loaded,
     registry,
@@ -84,12 +90,30 @@ async function startActivity(
       };
       timers.push(setInterval(tick, options.erpActivityEveryMs ?? 20_000));
     }
+    if (block.type === 'csv-expenses' && typeof block['in_dir'] === 'string') {
+      const dir = resolve(baseDir, block['in_dir']);
+      lines.push(`expenses drop (${name})  ${dir}`);
+      const drop = (): void => {
+        dropDemoExpenses(dir, new Date(daemon.env.clock.now())).catch((error: unknown) =>
+          daemon.env.logger.warn({ err: error }, 'demo expenses drop failed'),
+        );
+      };
+      drop();
+      timers.push(setInterval(drop, options.erpActivityEveryMs ?? 20_000));
+    }
     for (const key of ['import_dir', 'out_dir', 'output_dir']) {
       const dir = block[key];
       if (typeof dir === 'string') lines.push(`files (${name})  ${resolve(baseDir, dir)}`);
     }
   }
   return lines;
+}
+
+/** The drop folders of the config's csv-expenses connectors. */
+function expenseFolders(connectors: Record<string, Record<string, unknown>>, baseDir: string): string[] {
+  return Object.values(connectors)
+    .filter((block) => block['type'] === 'csv-expenses' && typeof block['in_dir'] === 'string')
+    .map((block) => resolve(baseDir, String(block['in_dir'])));
 }
 
 function waitForStop(options: DemoOptions): Promise<void> {

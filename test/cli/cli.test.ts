@@ -34,7 +34,7 @@ describe('supply-sync CLI', () => {
 
   it('config validate accepts the demo config with exit code 0', { timeout: 90_000 }, async () => {
     const { code, stdout, stderr } = await runCli(['config', 'validate', '--config', 'config/demo.yaml']);
-    expect(stdout).toMatch(/^config\/demo\.yaml: OK \(2 connectors, [1-9]\d* jobs\)$/m);
+    expect(stdout).toMatch(/^config\/demo\.yaml: OK \(3 connectors, [1-9]\d* jobs\)$/m);
     expect(code).toBe(0);
     expect(stderr).not.toMatch(STACK_LINE);
   });

@@ -28,6 +28,7 @@ describe('example configs', () => {
   it('ships the documented examples', () => {
     expect(files.sort()).toEqual([
       'accountant-journal.yaml',
+      'buyer-expenses.yaml',
       'buyer-mirror.yaml',
       'demo.yaml',
       'pos-sales.yaml',

@@ -1,7 +1,9 @@
 /**
- * The whole buyer daemon under SIGKILL: the journal export into CSV import files, killed at seeded points inside
- * its runs (as `supply-sync run` and `supply-sync sync journal-export`), then restarted until converged. Each line
- * approved for export lands in exactly one import file and is marked exported once; one more run writes nothing.
+ * The whole buyer daemon under SIGKILL: the journal export into CSV import files and the expenses from a csv-expenses
+ * drop folder, killed at seeded points inside their runs (as `supply-sync run` and `supply-sync sync <job>`), then
+ * restarted until converged. Each line approved for export lands in exactly one import file and is marked exported
+ * once; each dropped expense reaches the API once with its receipt and its id is written back once; one more run
+ * writes nothing.
  * The kill phase ends on counts (POINTS kill points, and lines exported under the kills); its guard only bounds a
  * run that cannot get there, and then fails saying how far it got.
  */
@@ -16,7 +18,7 @@ const missing = missingFlows(buyerScenario);
 
 describe.skipIf(missing.length > 0)('buyer daemon under SIGKILL', () => {
   it(
-    'exports every approved line exactly once across seeded kill points',
+    'exports every approved line and sends every dropped expense exactly once across seeded kill points',
     async () => {
       const report = await runCrashScenario({
         scenario: buyerScenario,
@@ -35,6 +37,8 @@ describe.skipIf(missing.length > 0)('buyer daemon under SIGKILL', () => {
       expect(idleWrites(buyerScenario, report)).toEqual([]);
       expect(report.check.summary['linesExported']).toBeGreaterThan(0);
       expect(report.killPointsPerFlow['journal-export']).toBeGreaterThanOrEqual(POINTS);
+      expect(report.check.summary['expensesSent']).toBeGreaterThan(0);
+      expect(report.killPointsPerFlow['expenses']).toBeGreaterThanOrEqual(POINTS);
     },
     // Past the harness's own guards, which fail with the counts reached.
     GUARD_MS + CONVERGE_MS + 180_000,

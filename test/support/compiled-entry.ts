@@ -28,6 +28,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/flows/buyers/child.ts',
   'test/flows/catalog/child.ts',
   'test/flows/documents/child.ts',
+  'test/flows/expenses/child.ts',
   'test/flows/journal-export/child.ts',
   'test/flows/mirror/child.ts',
   'test/flows/orders/child.ts',

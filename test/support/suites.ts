@@ -60,6 +60,9 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   BUYERS_KILL_POINTS: '9',
   CATALOG_KILL_POINTS: '9',
   DOCUMENTS_KILL_POINTS: '9',
+  // Expenses kill -9: with its seeds, 16 kills land in upload, creation and write-back windows and catch a retry
+  // under a new Idempotency-Key (12 did not); `test:long` runs 50.
+  EXPENSES_KILL_POINTS: '16',
   JOURNAL_KILL_POINTS: '8',
   MIRROR_KILL_POINTS: '16',
   SALES_PUSH_KILL_POINTS: '9',

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { formatMoney, parseMoney } from '../../../src/shared/decimal.js';
+import { ExpenseDrops, EXPENSES_CONFIG } from './buyer-expenses.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from './scenario.js';
 import type { CrashWorld } from './world.js';
 
@@ -30,29 +31,38 @@ export interface BuyerScenarioOptions {
   maxLinesPerBatch?: number;
   /** Adds a `mirror` job copying the API's journal lines into a SQLite table, checked against the API. */
   mirror?: boolean;
+  /** Adds an `expenses` job reading a csv-expenses drop folder the back office keeps filling (buyer-expenses.ts). */
+  expenses?: boolean;
 }
 
 /** The buyer daemon's scenario; `buyerScenario` is the journal export alone with default batches. */
 export function buyerScenarioWith(options: BuyerScenarioOptions = {}): CrashScenario {
   const mirror = options.mirror === true;
+  const expenses = options.expenses === true;
+  const jobs = ['journal-export', ...(mirror ? ['mirror'] : []), ...(expenses ? ['expenses'] : [])];
   return {
     name: mirror ? 'buyer-mirror' : 'buyer',
     side: 'buyer',
-    jobs: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
-    requiredFlows: mirror ? ['journal-export', 'mirror'] : ['journal-export'],
-    // An export that finished under the kills (and, with the mirror, a mirrored line), not only approvals.
-    minimumActivity: mirror ? { linesExported: 1, mirroredLines: 1 } : { linesExported: 1 },
+    jobs,
+    requiredFlows: jobs,
+    // An export that finished under the kills (and, with the mirror, a mirrored line; with expenses, one sent).
+    minimumActivity: {
+      linesExported: 1,
+      ...(mirror ? { mirroredLines: 1 } : {}),
+      ...(expenses ? { expensesSent: 1 } : {}),
+    },
     events: ['journal_lines.approved_for_export'],
     writeCounts: {
       'journal-export': ['lines_exported', 'batches_written', 'batches_resumed'],
       ...(mirror ? { mirror: ['rows_written'] } : {}),
+      ...(expenses ? { expenses: ['expenses_created', 'files_uploaded'] } : {}),
     },
     configBody: () => buyerConfig(options),
-    open: async (world) => openBuyerSession(world, mirror),
+    open: async (world) => openBuyerSession(world, mirror, expenses ? new ExpenseDrops(world) : null),
   };
 }
 
-export const buyerScenario: CrashScenario = buyerScenarioWith();
+export const buyerScenario: CrashScenario = buyerScenarioWith({ expenses: true });
 
 function buyerConfig(options: BuyerScenarioOptions): string {
   const lines = [
@@ -77,6 +87,7 @@ function buyerConfig(options: BuyerScenarioOptions): string {
       '    mirror: { table_prefix: mirror_ }',
     );
   }
+  if (options.expenses === true) lines.push(...EXPENSES_CONFIG.connector);
   lines.push(
     'jobs:',
     '  journal-export:',
@@ -98,6 +109,7 @@ function buyerConfig(options: BuyerScenarioOptions): string {
       '      page_size: 20',
     );
   }
+  if (options.expenses === true) lines.push(...EXPENSES_CONFIG.job, ...EXPENSES_CONFIG.mappings);
   return [...lines, ''].join('\n');
 }
 
@@ -202,7 +214,11 @@ function mirroredLines(file: string): Map<string, { status: unknown; updatedAt: 
   }
 }
 
-async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<ScenarioSession> {
+async function openBuyerSession(
+  world: CrashWorld,
+  mirror: boolean,
+  expenses: ExpenseDrops | null,
+): Promise<ScenarioSession> {
   const outputDir = path.join(world.dir, OUTPUT_DIR);
   const stateFile = path.join(world.dir, 'state', 'supply-sync.db');
   const mirrorFile = path.join(world.dir, MIRROR_FILE);
@@ -250,6 +266,7 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
         .map((line) => `line ${line.id} approved but not exported`),
       ...unfinishedPlans(stateFile).map((key) => `batch plan ${key} not finished`),
       ...(await mirrorDifferences()),
+      ...((await expenses?.missing()) ?? []),
     ];
   }
 
@@ -284,6 +301,7 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
     }
     const mirrorOff = await mirrorDifferences();
     violations.push(...mirrorOff.slice(0, 20));
+    violations.push(...((await expenses?.violations()) ?? []).slice(0, 20));
     const mirrorSummary = mirror
       ? { mirroredLines: mirroredLines(mirrorFile).size, mirrorDifferences: mirrorOff.length }
       : {};
@@ -297,6 +315,7 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
         // Depends on how runs happened to batch the lines; not part of a compared end state.
         importFiles: files.size,
         stillApproved: lines.filter((line) => line.status === 'approved_for_export').length,
+        ...((await expenses?.progress()) ?? {}),
       },
     };
   }
@@ -305,6 +324,7 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
     activity: async (prng, moment) => {
       if (moment === 'daemon-ready' && prng.next() < 0.3) return;
       await world.sandbox.control.action('approve_journal_lines', { count: prng.int(3, 9) });
+      await expenses?.drop(prng);
     },
     settled: async () => (await missing()).length === 0,
     pending: async () => (await missing()).slice(0, 10).join('; '),
@@ -316,6 +336,7 @@ async function openBuyerSession(world: CrashWorld, mirror: boolean): Promise<Sce
         ).length,
         linesExported: here.filter((line) => line.status === 'exported').length,
         ...(mirror ? { mirroredLines: mirroredLines(mirrorFile).size } : {}),
+        ...((await expenses?.progress()) ?? {}),
       };
     },
     check,

@@ -1,0 +1,160 @@
+/**
+ * A drop folder of expense CSV files. A file is read when its name ends in `.csv`, does not start with a dot and
+ * it was last modified at least `min_age` ago: the exporting program should write under a temporary name
+ * (`.name.csv` or `name.csv.part`) and rename it into place, which is atomic on one file system; `min_age` guards
+ * programs that write in place. Each sent expense is written back into `.expenses-sent.csv` (sent-ledger.ts); once
+ * every expense of a file is there, its receipts and then the file itself are moved to done/. A file that cannot
+ * be read goes to failed/ with the reason beside it.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import type { ExpenseSource } from '../../src/connector-contract/capabilities.js';
+import type { SourceExpense } from '../../src/connector-contract/expenses.js';
+import type { CsvExpensesConfig } from './config.js';
+import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
+import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
+
+export interface CsvExpenseFolders {
+  inDir: string;
+  doneDir: string;
+  failedDir: string;
+}
+
+export function expenseFolders(config: CsvExpensesConfig, baseDir: string): CsvExpenseFolders {
+  const inDir = path.resolve(baseDir, config.in_dir);
+  return {
+    inDir,
+    doneDir: path.resolve(inDir, config.done_dir),
+    failedDir: path.resolve(inDir, config.failed_dir),
+  };
+}
+
+/** A free name in `dir`: the same name, or name-2.csv, name-3.csv... when a file of that name was moved before. */
+function freeName(dir: string, name: string): string {
+  if (!existsSync(path.join(dir, name))) return name;
+  const ext = path.extname(name);
+  const stem = name.slice(0, name.length - ext.length);
+  for (let n = 2; ; n++) {
+    const candidate = `${stem}-${n}${ext}`;
+    if (!existsSync(path.join(dir, candidate))) return candidate;
+  }
+}
+
+interface ReadFile {
+  name: string;
+  expenses: ParsedExpense[];
+}
+
+export class CsvExpenseSource implements ExpenseSource {
+  readonly #ledger: SentLedger;
+  /** From the last listing: the files read, and the file each pending reference came from. */
+  #files = new Map<string, ReadFile>();
+  #fileOf = new Map<string, string>();
+
+  constructor(
+    private readonly config: CsvExpensesConfig,
+    private readonly folders: CsvExpenseFolders,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#ledger = new SentLedger(path.join(folders.inDir, SENT_LEDGER));
+  }
+
+  async listPendingExpenses(): Promise<SourceExpense[]> {
+    const files = await this.#readFiles();
+    const sent = await this.#ledger.read();
+    this.#files = new Map(files.map((file) => [file.name, file]));
+    this.#fileOf = new Map();
+    const expenses: SourceExpense[] = [];
+    for (const file of files) {
+      const pending = file.expenses.filter(({ expense }) => !sent.has(expense.ref));
+      if (pending.length === 0) {
+        await this.#complete(file);
+        continue;
+      }
+      for (const { expense, attachment } of pending) {
+        // A reference twice in the folder is one expense: the later file waits for the earlier one's.
+        if (this.#fileOf.has(expense.ref)) continue;
+        this.#fileOf.set(expense.ref, file.name);
+        const attachmentPaths = attachment === null ? [] : [path.join(this.folders.inDir, attachment)];
+        expenses.push({ ...expense, attachmentPaths });
+      }
+    }
+    return expenses;
+  }
+
+  async markExpenseSent(ref: string, apiExpenseId: string): Promise<void> {
+    const sent = await this.#ledger.read();
+    const name = this.#fileOf.get(ref) ?? '';
+    if (sent.get(ref) === undefined) {
+      await this.#ledger.append(ref, apiExpenseId, name, new Date(this.now()));
+      sent.set(ref, apiExpenseId);
+    }
+    const file = this.#files.get(name);
+    if (file !== undefined && file.expenses.every(({ expense }) => sent.has(expense.ref))) {
+      await this.#complete(file);
+    }
+  }
+
+  async #readFiles(): Promise<ReadFile[]> {
+    const { inDir } = this.folders;
+    if (!existsSync(inDir)) return [];
+    const entries = await readdir(inDir, { withFileTypes: true });
+    const names = entries
+      .filter((e) => e.isFile() && !e.name.startsWith('.') && e.name.toLowerCase().endsWith('.csv'))
+      .map((e) => e.name)
+      .sort();
+    const files: ReadFile[] = [];
+    for (const name of names) {
+      const file = path.join(inDir, name);
+      const info = await stat(file);
+      if (this.config.min_age > 0 && this.now() - info.mtimeMs < this.config.min_age) continue;
+      const text = iconv.decode(await readFile(file), this.config.encoding);
+      try {
+        const columns = {
+          reference: this.config.reference_column.toLowerCase(),
+          attachment: this.config.attachment_column.toLowerCase(),
+        };
+        files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns) });
+      } catch (error) {
+        if (!(error instanceof ExpenseFileError)) throw error;
+        await this.#reject(name, error.message);
+      }
+    }
+    return files;
+  }
+
+  /** Every expense of the file is sent: its receipts (unless a pending file still names them), then the file. */
+  async #complete(file: ReadFile): Promise<void> {
+    const stillNeeded = new Set(
+      [...this.#files.values()]
+        .filter((other) => other.name !== file.name)
+        .flatMap((other) => other.expenses.map((e) => e.attachment)),
+    );
+    for (const { attachment } of file.expenses) {
+      if (attachment === null || stillNeeded.has(attachment)) continue;
+      if (existsSync(path.join(this.folders.inDir, attachment)))
+        await this.#move(attachment, this.folders.doneDir);
+    }
+    if (existsSync(path.join(this.folders.inDir, file.name)))
+      await this.#move(file.name, this.folders.doneDir);
+    this.#files.delete(file.name);
+  }
+
+  /** An unreadable file goes to failed/ at once, with the reason beside it (the flow never sees it). */
+  async #reject(name: string, reason: string): Promise<void> {
+    const moved = await this.#move(name, this.folders.failedDir);
+    const note = path.join(this.folders.failedDir, `${moved}.error.txt`);
+    const tmp = `${note}.tmp`;
+    await writeFile(tmp, `${reason}\n`, 'utf8');
+    await rename(tmp, note);
+  }
+
+  async #move(name: string, targetDir: string): Promise<string> {
+    await mkdir(targetDir, { recursive: true });
+    const target = freeName(targetDir, name);
+    await rename(path.join(this.folders.inDir, name), path.join(targetDir, target));
+    return target;
+  }
+}
