@@ -1,6 +1,7 @@
 /** The `notifications:` block: named channels (email, webhook) and rules saying which events go where. */
 import { z } from 'zod';
 import { duration } from './duration.js';
+import type { DeepReadonly } from './freeze.js';
 import { markSecret, secret } from './secret.js';
 
 export const NOTIFICATION_EVENTS = [
@@ -194,6 +195,7 @@ export const notificationsSchema = z
   })
   .meta({ description: 'Email and chat notifications, and the daily report' });
 
-export type NotificationsConfig = z.output<typeof notificationsSchema>;
-export type NotificationChannelConfig = z.output<typeof notificationChannelSchema>;
+/** As the loaded (frozen) config holds it. */
+export type NotificationsConfig = DeepReadonly<z.output<typeof notificationsSchema>>;
+export type NotificationChannelConfig = DeepReadonly<z.output<typeof notificationChannelSchema>>;
 export type NotificationRule = NotificationsConfig['rules'][number];

@@ -28,7 +28,7 @@ export function emailTransport(config: EmailChannelConfig, baseDir: string): Tra
     ...(config.username === undefined
       ? {}
       : { auth: { user: config.username, pass: config.password ?? '' } }),
-    tls: { ...(ca === undefined ? {} : { ca }), servername: config.host },
+    tls: ca === undefined ? {} : { ca },
     connectionTimeout: TIMEOUT_MS,
     greetingTimeout: TIMEOUT_MS,
     socketTimeout: TIMEOUT_MS,
@@ -44,7 +44,7 @@ export async function sendEmail(
 ): Promise<string> {
   const info = (await transport.sendMail({
     from: config.from,
-    to: config.to,
+    to: [...config.to],
     subject: message.subject,
     text: message.text,
     html: message.html,

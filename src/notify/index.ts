@@ -4,3 +4,4 @@ export { NotificationSender, retryDelay, type DeliveryOutcome, type SenderOption
 export { simpleMessage, stableMessageId, type MessageOrigin, type NotificationMessage } from './message.js';
 export type { Transition } from './transitions.js';
 export { emailPort } from './email-channel.js';
+export { messageOrigin } from './origin.js';

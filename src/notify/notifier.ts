@@ -6,7 +6,7 @@ import { deriveDeadLetters } from './dead-letter-events.js';
 import { deriveRunEvents, deriveStaleJobs } from './job-events.js';
 import type { MessageOrigin } from './message.js';
 import { enqueue, type Routing } from './routing.js';
-import { noteTransition, type Transition } from './transitions.js';
+import { noteLeadership, noteTransition, type Transition } from './transitions.js';
 
 export interface NotifierOptions {
   readonly state: StateStore;
@@ -34,6 +34,11 @@ export class Notifier {
     queued += deriveStaleJobs(this.#routing, origin, jobs.entries(), now, this.options.watchingSince);
     for (const change of conditions) queued += noteTransition(this.#routing, origin, change, now);
     return queued + this.dailyReport(now);
+  }
+
+  /** This instance won a leadership term (term number `epoch`). */
+  leads(epoch: number, now: number): number {
+    return noteLeadership(this.#routing, this.options.origin, epoch, now);
   }
 
   /** Queues today's report once the configured time has passed (once per local day, whoever leads then). */

@@ -1,0 +1,100 @@
+/**
+ * Notifications as a side job of the leader: every few seconds it derives what happened from the state into the
+ * queue and sends what is due. It shares nothing with the job runs but the state: a slow or broken mail server
+ * delays only its own loop, never a sync run, and a failing pass is logged and tried again on the next tick.
+ */
+import { dirname } from 'node:path';
+import { apiNetworkOptions } from '../../api-access/index.js';
+import type { LeadershipStatus, OpsMetrics } from '../../ops/index.js';
+import {
+  buildChannels,
+  channelSecrets,
+  messageOrigin,
+  NotificationSender,
+  Notifier,
+  type Channel,
+  type Transition,
+} from '../../notify/index.js';
+import { scrubSecrets } from '../../log/index.js';
+import type { Environment } from './environment-service.js';
+import { every, stopLoop, type Loop } from './every.js';
+import type { Service, StopOptions } from './service.js';
+
+const DEFAULT_INTERVAL_MS = 10_000;
+
+export interface NotificationServiceOptions {
+  readonly env: Environment;
+  readonly metrics: OpsMetrics;
+  readonly intervalMs?: number;
+}
+
+export class NotificationService implements Service {
+  readonly name = 'notifications';
+  #loop: Loop | undefined;
+  #channels = new Map<string, Channel>();
+  #conditions: (() => Promise<readonly Transition[]>) | undefined;
+  #leadership: (() => LeadershipStatus) | undefined;
+
+  constructor(private readonly options: NotificationServiceOptions) {}
+
+  /** The watched conditions (readiness, refused keys) and, on a shared state, the election; read on every pass. */
+  watch(conditions: () => Promise<readonly Transition[]>, leadership?: () => LeadershipStatus): void {
+    this.#conditions = conditions;
+    this.#leadership = leadership;
+  }
+
+  async start(): Promise<void> {
+    const { env } = this.options;
+    const config = env.loaded.config.notifications;
+    if (config === undefined || this.#loop !== undefined) return;
+    const secrets = [...env.secrets(), ...channelSecrets(config)];
+    const scrub = (text: string) => scrubSecrets(text, secrets);
+    const origin = messageOrigin(env.loaded);
+    this.#channels = buildChannels(config, {
+      origin,
+      baseDir: dirname(env.loaded.file),
+      network: apiNetworkOptions(env.loaded.config),
+    });
+    const notifier = new Notifier({
+      state: env.state,
+      config,
+      origin,
+      timezone: env.loaded.config.timezone,
+      jobs: new Map([...env.jobs].map(([name, built]) => [name, built.config])),
+      watchingSince: env.clock.now(),
+      scrub,
+    });
+    const sender = new NotificationSender({
+      state: env.state,
+      clock: env.clock,
+      logger: env.logger,
+      channels: this.#channels,
+      maxAttempts: config.max_attempts,
+      perMinute: config.per_minute,
+      scrub,
+      onOutcome: (channel, outcome) => this.options.metrics.notifications.inc({ channel, outcome }),
+    });
+    const term = this.#leadership?.().leader;
+    // The jobs group starts when this instance wins a term: that is the leadership event.
+    try {
+      if (term !== undefined && term !== null) notifier.leads(term.epoch, env.clock.now());
+    } catch (error) {
+      env.logger.warn({ err: error }, 'the leadership notification could not be queued');
+    }
+    const pass = async (signal?: AbortSignal) => {
+      notifier.derive(env.clock.now(), (await this.#conditions?.()) ?? []);
+      await sender.deliverDue(signal);
+    };
+    this.#loop = every(env.clock, this.options.intervalMs ?? DEFAULT_INTERVAL_MS, pass, (error) =>
+      env.logger.warn({ err: error }, 'notification pass failed; trying again on the next one'),
+    );
+  }
+
+  async stop(options: StopOptions): Promise<void> {
+    const loop = this.#loop;
+    this.#loop = undefined;
+    await stopLoop(loop, options, this.options.env.logger, 'notifications');
+    for (const channel of this.#channels.values()) channel.close();
+    this.#channels.clear();
+  }
+}
