@@ -34,7 +34,7 @@ const emailAddress = () =>
 
 const emailChannelSchema = z
   .strictObject({
-    type: z.literal('email'),
+    type: z.literal('email').meta({ description: 'An email channel (SMTP)', examples: ['email'] }),
     host: z
       .string({ error: 'expected the SMTP server name, e.g. smtp.example.com' })
       .min(1)
@@ -44,7 +44,10 @@ const emailChannelSchema = z
       .int()
       .min(1)
       .max(65_535)
-      .meta({ description: 'SMTP port; 587 with starttls, 465 with tls' })
+      .meta({
+        description: 'SMTP port; 587 with starttls, 465 with tls, 25 with none by default',
+        examples: [587],
+      })
       .optional(),
     security: z
       .enum(['starttls', 'tls', 'none'], { error: 'expected starttls, tls or none' })
@@ -56,7 +59,10 @@ const emailChannelSchema = z
     username: z
       .string()
       .min(1)
-      .meta({ description: 'SMTP user name, when the server asks for a login' })
+      .meta({
+        description: 'SMTP user name, when the server asks for a login',
+        examples: ['reports@example.com'],
+      })
       .optional(),
     password: secret('the SMTP password')
       .meta({
@@ -70,13 +76,14 @@ const emailChannelSchema = z
       .meta({
         description:
           "PEM CA certificates trusted for the SMTP server's certificate; relative to the config file",
+        examples: ['/etc/supply-sync/mail-ca.pem'],
       })
       .optional(),
     from: emailAddress().meta({ description: 'Sender address' }),
     to: z
       .array(emailAddress(), { error: 'expected a list of email addresses' })
       .min(1, { error: 'expected at least one recipient' })
-      .meta({ description: 'Recipients' }),
+      .meta({ description: 'Recipients', examples: [['accounts@example.com']] }),
   })
   .refine((channel) => (channel.username === undefined) === (channel.password === undefined), {
     error: 'expected username and password together (or neither, for a relay without login)',
@@ -85,7 +92,7 @@ const emailChannelSchema = z
   });
 
 const webhookChannelSchema = z.strictObject({
-  type: z.literal('webhook'),
+  type: z.literal('webhook').meta({ description: 'A chat or HTTPS webhook channel', examples: ['webhook'] }),
   url: markSecret(
     z.url({
       protocol: /^https$/,
@@ -94,7 +101,8 @@ const webhookChannelSchema = z.strictObject({
   ).meta({
     description:
       'Incoming-webhook URL; it carries a token, so give it as ${ENV} or url_file and it is never printed',
-    examples: ['${TEAMS_WEBHOOK_URL}'],
+    // The real URL comes from ${ENV} or url_file; an example must match the format.
+    examples: ['https://example.webhook.office.com/webhookb2/your-token'],
   }),
   preset: z
     .enum(['teams', 'slack', 'plain'], { error: 'expected teams, slack or plain' })
@@ -131,7 +139,7 @@ const ruleSchema = z.strictObject({
     .meta({ description: 'Names of channels (keys under notifications.channels)', examples: [['it-teams']] }),
   jobs: z
     .array(z.string().min(1))
-    .meta({ description: 'Only these jobs (job events only); all jobs when absent' })
+    .meta({ description: 'Only these jobs (job events only); all jobs when absent', examples: [['journal']] })
     .optional(),
   after_failures: z
     .number()
@@ -151,8 +159,14 @@ const dailyReportSchema = z.strictObject({
     .string({ error: TIME_HINT })
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: TIME_HINT })
     .meta({ description: 'When the report is sent, in the top-level timezone', examples: ['07:00'] }),
-  channels: z.array(channelName).min(1, { error: 'expected at least one channel name' }),
-  jobs: z.array(z.string().min(1)).meta({ description: 'Jobs reported; all when absent' }).optional(),
+  channels: z
+    .array(channelName)
+    .min(1, { error: 'expected at least one channel name' })
+    .meta({ description: 'Names of channels the report goes to', examples: [['accountant']] }),
+  jobs: z
+    .array(z.string().min(1))
+    .meta({ description: 'Jobs reported; all when absent', examples: [['journal']] })
+    .optional(),
 });
 
 export const notificationsSchema = z
@@ -160,11 +174,40 @@ export const notificationsSchema = z
     instance: z
       .string()
       .min(1)
-      .meta({ description: 'Name of this installation in every message; the host name by default' })
+      .meta({
+        description: 'Name of this installation in every message; ha.instance or the host name by default',
+        examples: ['office-server'],
+      })
       .optional(),
-    channels: z.record(channelName, notificationChannelSchema).default({}),
-    rules: z.array(ruleSchema).default([]),
-    daily_report: dailyReportSchema.optional(),
+    channels: z
+      .record(channelName, notificationChannelSchema)
+      .meta({
+        description: 'Where messages go, by name',
+        examples: [
+          {
+            accountant: {
+              type: 'email',
+              host: 'smtp.example.com',
+              from: 'supply-sync@example.com',
+              to: ['accounts@example.com'],
+            },
+          },
+        ],
+      })
+      .default({}),
+    rules: z
+      .array(ruleSchema)
+      .meta({
+        description: 'Which events go to which channels',
+        examples: [[{ events: ['job_failed', 'job_recovered'], channels: ['it-teams'] }]],
+      })
+      .default([]),
+    daily_report: dailyReportSchema
+      .meta({
+        description: 'A report of the last 24 hours per job',
+        examples: [{ at: '07:00', channels: ['accountant'] }],
+      })
+      .optional(),
     max_attempts: z
       .number()
       .int()
