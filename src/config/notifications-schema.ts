@@ -208,6 +208,12 @@ export const notificationsSchema = z
         examples: [{ at: '07:00', channels: ['accountant'] }],
       })
       .optional(),
+    poll_interval: duration()
+      .meta({
+        description: 'How often the leader looks for new events and sends what is due',
+        examples: ['10s'],
+      })
+      .default(10_000),
     max_attempts: z
       .number()
       .int()

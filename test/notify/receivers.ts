@@ -28,7 +28,12 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export async function startSmtpReceiver(ca: TestCa, port = 0): Promise<SmtpReceiver> {
+export async function startSmtpReceiver(
+  ca: TestCa,
+  port = 0,
+  /** Holds each answer back this long (a slow server), so a kill can land while a message is being handed over. */
+  options: { answerDelayMs?: number } = {},
+): Promise<SmtpReceiver> {
   const leaf = ca.issue('smtp');
   const mails: ReceivedMail[] = [];
   const logins: string[] = [];
@@ -52,7 +57,8 @@ export async function startSmtpReceiver(ca: TestCa, port = 0): Promise<SmtpRecei
         const raw = Buffer.concat(chunks).toString('latin1');
         void simpleParser(Buffer.concat(chunks)).then((parsed) => {
           mails.push({ raw, parsed, secure: session.secure });
-          callback(null, `queued as m${mails.length}`);
+          const answer = `queued as m${mails.length}`;
+          setTimeout(() => callback(null, answer), options.answerDelayMs ?? 0);
         }, callback);
       });
     },

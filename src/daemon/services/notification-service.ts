@@ -20,12 +20,9 @@ import type { Environment } from './environment-service.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
 
-const DEFAULT_INTERVAL_MS = 10_000;
-
 export interface NotificationServiceOptions {
   readonly env: Environment;
   readonly metrics: OpsMetrics;
-  readonly intervalMs?: number;
 }
 
 export class NotificationService implements Service {
@@ -85,7 +82,7 @@ export class NotificationService implements Service {
       notifier.derive(env.clock.now(), (await this.#conditions?.()) ?? []);
       await sender.deliverDue(signal);
     };
-    this.#loop = every(env.clock, this.options.intervalMs ?? DEFAULT_INTERVAL_MS, pass, (error) =>
+    this.#loop = every(env.clock, config.poll_interval, pass, (error) =>
       env.logger.warn({ err: error }, 'notification pass failed; trying again on the next one'),
     );
   }
