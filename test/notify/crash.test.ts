@@ -152,7 +152,13 @@ notifications:
       const subjects = new Set(mails.map((m) => m.parsed.subject));
       for (let n = 1; n <= FAILED_JOBS; n++)
         expect(subjects).toContain(`[supply-sync crash-test] Job job-${n} failed`);
-      const seen = JSON.stringify([firstOutput, child.output(), rows, mails.map((m) => m.raw), bodies.map((b) => b.body)]);
+      const seen = JSON.stringify([
+        firstOutput,
+        child.output(),
+        rows,
+        mails.map((m) => m.raw),
+        bodies.map((b) => b.body),
+      ]);
       expect(seen).not.toContain(SMTP_PASSWORD);
       expect(seen).not.toContain(WEBHOOK_TOKEN);
     },
