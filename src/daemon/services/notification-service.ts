@@ -20,6 +20,10 @@ import type { Environment } from './environment-service.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
 
+/** Sent and given-up messages are kept this long for the status page. */
+const KEEP_FINISHED_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+
 export interface NotificationServiceOptions {
   readonly env: Environment;
   readonly metrics: OpsMetrics;
@@ -78,9 +82,14 @@ export class NotificationService implements Service {
     } catch (error) {
       env.logger.warn({ err: error }, 'the leadership notification could not be queued');
     }
+    let prunedAt = 0;
     const pass = async (signal?: AbortSignal) => {
-      notifier.derive(env.clock.now(), (await this.#conditions?.()) ?? []);
+      const now = env.clock.now();
+      notifier.derive(now, (await this.#conditions?.()) ?? []);
       await sender.deliverDue(signal);
+      if (now - prunedAt < PRUNE_EVERY_MS) return;
+      env.state.notifications.prune(now - KEEP_FINISHED_MS);
+      prunedAt = now;
     };
     this.#loop = every(env.clock, config.poll_interval, pass, (error) =>
       env.logger.warn({ err: error }, 'notification pass failed; trying again on the next one'),
