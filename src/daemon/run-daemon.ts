@@ -29,6 +29,7 @@ import { OpsServerService } from './services/ops-server-service.js';
 import { PreflightService, type PreflightGate } from './services/preflight-service.js';
 import { SchedulerService } from './services/scheduler-service.js';
 import { ServiceGroup } from './services/service-group.js';
+import type { Service } from './services/service.js';
 import { statusProviders } from './services/status-providers.js';
 import { WebhookDispatchService } from './services/webhook-dispatch-service.js';
 import { WebhookIntakeService } from './services/webhook-intake-service.js';
@@ -198,7 +199,8 @@ function jobServices(
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
   const notifications = new NotificationService({ env, metrics: metrics.metrics });
-  const group = [scheduler, dispatch, new HousekeepingService(env), notifications];
+  const group: Service[] = [scheduler, dispatch, new HousekeepingService(env)];
+  if (env.loaded.config.notifications !== undefined) group.push(notifications);
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
   const { url } = env.loaded.config.state;
   if (election !== null && url !== undefined) {
