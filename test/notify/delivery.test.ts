@@ -65,10 +65,10 @@ notifications:
       channels: [it, accountant]
       after_failures: 2
     - events: [job_recovered, dead_letters]
-      channels: [it]
+      channels: [it, accountant]
   daily_report:
     at: "07:00"
-    channels: [accountant]
+    channels: [accountant, it]
 `;
   const { config } = parseConfig('/etc/supply-sync/config.yaml', yaml, {
     env: { SMTP_PASSWORD, TEAMS_URL: hook.url },
@@ -102,7 +102,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     tmp.remove();
   });
 
-  function parts(config: NotificationsConfig) {
+  function parts(config: NotificationsConfig, perMinute = 20) {
     const secrets = [SMTP_PASSWORD, ...channelSecrets(config)];
     const scrub = (text: string) => scrubSecrets(text, secrets);
     const origin = { instance: config.instance ?? 'x', config: '/etc/supply-sync/config.yaml' };
@@ -123,7 +123,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       logger,
       channels,
       maxAttempts: 5,
-      perMinute: 20,
+      perMinute,
       scrub,
       onOutcome: (channel, outcome) => outcomes.push([channel, outcome]),
     });
@@ -161,15 +161,23 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       'account 6105 has no mapping: add it under mappings.accounts',
     );
     run('ok', null, { lines_exported: 12 });
-    expect(notifier.derive(clock.now())).toBe(4); // failure to 2 channels, recovery, dead letters
+    expect(notifier.derive(clock.now())).toBe(6); // failure, recovery and dead letters, each to 2 channels
     expect(notifier.derive(clock.now())).toBe(0); // derived again: nothing new
-    expect(await sender.deliverDue()).toBe(4);
+    expect(await sender.deliverDue()).toBe(6);
     expect(await sender.deliverDue()).toBe(0);
 
-    expect(smtp.mails).toHaveLength(1);
+    expect(smtp.mails.map((m) => m.parsed.subject)).toEqual([
+      '[supply-sync הנהלת-חשבונות] Job journal failed 2 runs in a row',
+      '[supply-sync הנהלת-חשבונות] Job journal recovered',
+      '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
+    ]);
+    expect(smtp.mails[2]?.parsed.text).toContain(
+      '2 × account 6105 has no mapping: add it under mappings.accounts',
+    );
     const mail = smtp.mails[0]!;
     expect(mail.secure).toBe(true);
-    expect(smtp.logins).toEqual([SMTP_USER]);
+    expect(smtp.logins.length).toBeGreaterThan(0);
+    expect(smtp.logins.every((user) => user === SMTP_USER)).toBe(true);
     expect(mail.parsed.subject).toBe('[supply-sync הנהלת-חשבונות] Job journal failed 2 runs in a row');
     expect(mail.parsed.text).toContain('הרשאה נדחתה');
     expect(mail.parsed.html).toContain('הרשאה נדחתה');
@@ -195,7 +203,9 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       ['it', 'sent'],
       ['accountant', 'sent'],
       ['it', 'sent'],
+      ['accountant', 'sent'],
       ['it', 'sent'],
+      ['accountant', 'sent'],
     ]);
 
     const everything = JSON.stringify([
@@ -261,10 +271,13 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     );
     expect(notifier.dailyReport(clock.now())).toBe(0); // 06:00 local: not yet
     clock.advance(60 * 60_000); // 07:00 local
-    expect(notifier.dailyReport(clock.now())).toBe(1);
+    expect(notifier.dailyReport(clock.now())).toBe(2); // email and webhook
     expect(notifier.dailyReport(clock.now() + 3_600_000)).toBe(0);
-    await sender.deliverDue();
+    expect(await sender.deliverDue()).toBe(2);
     expect(smtp.mails).toHaveLength(1);
+    const card = (hook.bodies[0]!.body as TeamsBody).attachments[0];
+    expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
+    expect(card.content.body[1].text).toContain('journal lines exported: 40');
     const { parsed } = smtp.mails[0]!;
     expect(parsed.subject).toBe('[supply-sync הנהלת-חשבונות] Daily report 2 Mar 2026, 07:00');
     expect(parsed.text).toContain('journal lines exported: 40');
@@ -274,6 +287,43 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     );
     expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
     expect(parsed.text).toContain('(Asia/Jerusalem)');
+    for (const channel of channels.values()) channel.close();
+  });
+
+  it('keeps to the per-minute limit of a channel and gives up at once on an answer that cannot change', async () => {
+    const config = { ...notificationsConfig('plain') };
+    const { sender, channels } = parts(config, 2);
+    for (const key of ['a', 'b', 'c', 'd']) {
+      state.notifications.enqueue({
+        dedupKey: key,
+        channel: 'it',
+        event: 'job_failed',
+        message: JSON.stringify({
+          event: 'job_failed',
+          severity: 'error',
+          subject: key,
+          text: key,
+          html: key,
+        }),
+      });
+    }
+    hook.answers.push(404);
+    expect(await sender.deliverDue()).toBe(3); // a given up (404), b and c sent: the limit is reached
+    expect(hook.bodies.map((b) => (b.body as { subject: string }).subject)).toEqual(['b', 'c']);
+    expect(state.notifications.list('it').map((n) => [n.dedupKey, n.status])).toEqual([
+      ['d', 'pending'],
+      ['c', 'sent'],
+      ['b', 'sent'],
+      ['a', 'failed'],
+    ]);
+    clock.advance(60_000);
+    expect(await sender.deliverDue()).toBe(1);
+    expect(outcomes).toEqual([
+      ['it', 'failed'],
+      ['it', 'sent'],
+      ['it', 'sent'],
+      ['it', 'sent'],
+    ]);
     for (const channel of channels.values()) channel.close();
   });
 
