@@ -14,7 +14,15 @@ export interface ConditionSources {
   readonly secrets: () => readonly string[];
 }
 
+/**
+ * A daemon is not ready while it starts (no API call has succeeded yet, connectors unchecked): until it has been
+ * ready once, or this long has passed, not being ready is not news, so a restart does not page anyone.
+ */
+export const STARTUP_GRACE_MS = 5 * 60_000;
+
 export function watchedConditions(sources: ConditionSources): () => Promise<Transition[]> {
+  const startedAt = sources.now();
+  let beenReady = false;
   return async () => {
     const readiness = await evaluateReadiness(
       sources.providers,
@@ -25,25 +33,9 @@ export function watchedConditions(sources: ConditionSources): () => Promise<Tran
     const reasons = readiness.reasons.map(
       (check) => `${check.check}: ${check.state}${check.detail ? ` (${check.detail})` : ''}`,
     );
-    const changes: Transition[] = [
-      readiness.ready
-        ? {
-            condition: 'readiness',
-            value: 'ready',
-            event: 'readiness_restored',
-            severity: 'ok',
-            subject: 'Ready again',
-            paragraphs: ['Every readiness check passes again.'],
-          }
-        : {
-            condition: 'readiness',
-            value: 'not_ready',
-            event: 'readiness_lost',
-            severity: 'error',
-            subject: 'Not ready',
-            paragraphs: ['A readiness check fails:', ...reasons],
-          },
-    ];
+    beenReady ||= readiness.ready;
+    const starting = !beenReady && sources.now() - startedAt < STARTUP_GRACE_MS;
+    const changes: Transition[] = starting ? [] : [readinessChange(readiness.ready, reasons)];
     const failures = sources.apiHealth.credentialFailures();
     for (const side of ['supplier', 'buyer']) {
       const refused = failures.filter((failure) => failure.side === side);
@@ -68,4 +60,24 @@ export function watchedConditions(sources: ConditionSources): () => Promise<Tran
     }
     return changes;
   };
+}
+
+function readinessChange(ready: boolean, reasons: readonly string[]): Transition {
+  return ready
+    ? {
+        condition: 'readiness',
+        value: 'ready',
+        event: 'readiness_restored',
+        severity: 'ok',
+        subject: 'Ready again',
+        paragraphs: ['Every readiness check passes again.'],
+      }
+    : {
+        condition: 'readiness',
+        value: 'not_ready',
+        event: 'readiness_lost',
+        severity: 'error',
+        subject: 'Not ready',
+        paragraphs: ['A readiness check fails:', ...reasons],
+      };
 }
