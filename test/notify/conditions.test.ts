@@ -6,11 +6,13 @@ import { ApiHealth, type OpsProviders } from '../../src/ops/index.js';
 function sources(apiHealth: ApiHealth, clock: { t: number }) {
   const providers: OpsProviders = {
     checkStateWritable: () => undefined,
-    api: () =>
-      ({
-        lastReachedAt: apiHealth.lastReachedAt,
+    api: () => {
+      const lastReachedAt = apiHealth.lastReachedAt;
+      return {
+        ...(lastReachedAt === undefined ? {} : { lastReachedAt }),
         credentialFailures: apiHealth.credentialFailures(),
-      }) as never,
+      };
+    },
     connectors: () => [],
     jobs: () => [],
   };
