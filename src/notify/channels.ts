@@ -39,7 +39,12 @@ function emailChannel(name: string, config: EmailChannelConfig, context: Channel
     name,
     type: 'email',
     send: (message, dedupKey) =>
-      sendEmail(transport, config, message, stableMessageId(dedupKey, name, context.origin.instance)),
+      sendEmail(
+        transport,
+        config,
+        message,
+        message.messageId ?? stableMessageId(dedupKey, name, context.origin.instance),
+      ),
     verify: () => verifyEmail(transport),
     close: () => transport.close(),
   };

@@ -10,6 +10,8 @@ export interface NotificationMessage {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
+  /** The SMTP Message-ID, fixed when queued (see stableMessageId); absent on a test message. */
+  readonly messageId?: string;
 }
 
 /** Which installation sent a message: every message names it, so two sites sharing a channel can tell them apart. */
@@ -52,11 +54,12 @@ export function simpleMessage(
 
 /**
  * The SMTP Message-ID of a queued message: derived from its dedup key and channel, so a message sent again after a
- * crash carries the same id and the mail client (or a person) sees it is the same message.
+ * crash or by the next leader carries the same id and the mail client (or a person) sees it is the same message.
+ * `installation` keeps two installations' ids apart (the same job name and run number would otherwise collide).
  */
-export function stableMessageId(dedupKey: string, channel: string, instance: string): string {
+export function stableMessageId(dedupKey: string, channel: string, installation: string): string {
   const hash = createHash('sha256').update(`${dedupKey}\u0000${channel}`).digest('hex').slice(0, 32);
-  const host = instance.toLowerCase().replace(/[^a-z0-9.-]/g, '-') || 'supply-sync';
+  const host = installation.toLowerCase().replace(/[^a-z0-9.-]/g, '-') || 'supply-sync';
   return `<${hash}.${channel.replace(/[^a-z0-9_-]/gi, '-')}@${host}.supply-sync>`;
 }
 

@@ -1,7 +1,8 @@
 /** Which channels an event goes to, and queuing it there once. */
 import type { NotificationEvent, NotificationRule, NotificationsConfig } from '../config/index.js';
 import type { StateStore } from '../state/index.js';
-import type { NotificationMessage } from './message.js';
+import { randomUUID } from 'node:crypto';
+import { stableMessageId, type NotificationMessage } from './message.js';
 
 export interface Routing {
   readonly state: StateStore;
@@ -38,13 +39,23 @@ export function enqueue(
     text: routing.scrub(message.text),
     html: routing.scrub(message.html),
   };
-  const json = JSON.stringify(scrubbed);
+  const installation = installationId(routing);
   let queued = 0;
   for (const channel of new Set(channels)) {
+    const json = JSON.stringify({ ...scrubbed, messageId: stableMessageId(dedupKey, channel, installation) });
     if (routing.state.notifications.enqueue({ dedupKey, channel, event: message.event, message: json }))
       queued += 1;
   }
   return queued;
+}
+
+/** A random name for this state (so for every instance sharing it), made once: the domain of Message-IDs. */
+function installationId(routing: Routing): string {
+  const stored = routing.state.kv.get('notifications', 'installation');
+  if (typeof stored === 'string') return stored;
+  const made = randomUUID();
+  routing.state.kv.set('notifications', 'installation', made);
+  return made;
 }
 
 export function channelsOf(rules: readonly NotificationRule[]): string[] {

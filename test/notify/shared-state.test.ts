@@ -73,6 +73,11 @@ describe.skipIf(backend.skipReason !== null)(
       b.runs.finish(run, 'ok', {}, null);
       expect(second.derive(clock.now())).toBe(1);
       expect(first.derive(clock.now())).toBe(0);
+      // Whoever queued a message, its Message-ID names the shared state, so a resend by the next leader matches.
+      const domains = a.notifications
+        .list()
+        .map((n) => (JSON.parse(n.message) as { messageId: string }).messageId.split('@')[1]);
+      expect(new Set(domains).size).toBe(1);
       const keys = a.notifications.list().map((n) => n.dedupKey.replace(/:\d+$/, ''));
       expect(keys.sort()).toEqual([
         'dead_letters:orders',
