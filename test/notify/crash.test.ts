@@ -22,7 +22,7 @@ import {
   type WebhookReceiver,
 } from './receivers.js';
 
-const FAILED_JOBS = 12;
+const FAILED_JOBS = 20;
 /** A guard on waiting for deliveries, not a measure: past it the test fails saying what had arrived. */
 const GUARD_MS = 120_000;
 
