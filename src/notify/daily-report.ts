@@ -9,18 +9,31 @@ import { escapeHtml, originLine, type MessageOrigin, type NotificationMessage } 
 
 const DAY_MS = 86_400_000;
 
-/** Words for the counts flows report; a count without one is shown by its own name. */
+/** Words for the counts flows report; a count without any is shown by its own name, underscores as spaces. */
 const COUNT_LABELS: Record<string, string> = {
   lines_exported: 'journal lines exported',
-  documents_exported: 'documents exported',
   batches_written: 'batches (files) written',
   dead_lettered: 'records held back',
-  orders_written: 'orders written to the ERP',
-  documents_sent: 'documents sent',
-  delivered: 'records delivered',
-  catalog_changes: 'catalog changes',
+  deadLettered: 'records held back',
+  files_uploaded: 'files uploaded',
   fetched: 'records read',
+  products_changed: 'catalog changes: products',
+  prices_changed: 'catalog changes: prices',
+  availability_changed: 'catalog changes: availability',
+  products_removed: 'catalog changes: products removed',
+  documents_failed: 'documents not sent yet (retried next run)',
+  documents_pending: 'documents waiting to be sent',
 };
+
+/** Pulling flows count what they delivered; for the orders flow that is orders written to the ERP. */
+function countLabel(flow: string, key: string): string {
+  if (flow === 'orders' && key === 'delivered') return 'orders written to the ERP';
+  const label = COUNT_LABELS[key];
+  if (label !== undefined) return label;
+  // documents_<how>: a document sent (created, or resumed after an interruption).
+  if (flow === 'documents' && key.startsWith('documents_')) return `documents sent (${key.slice(10)})`;
+  return key.replace(/_/g, ' ');
+}
 
 export interface ReportJob {
   readonly name: string;
@@ -65,7 +78,7 @@ function jobSection(
     for (const [key, value] of Object.entries(run.counts)) totals[key] = (totals[key] ?? 0) + value;
   const lines = [`${runs.length} run(s), ${failed.length} failed.`];
   for (const [key, value] of Object.entries(totals))
-    if (value > 0) lines.push(`${COUNT_LABELS[key] ?? key}: ${value}`);
+    if (value > 0) lines.push(`${countLabel(job.config.flow, key)}: ${value}`);
   const last = failed.at(-1);
   if (last)
     lines.push(`Last failure ${localTime(last.endedAt, timeZone)}: ${last.error ?? 'no error recorded'}`);

@@ -78,6 +78,7 @@ notifications:
 
 const JOBS = new Map<string, JobConfig>([
   ['journal', { flow: 'journal-export', connector: 'books', enabled: true } as unknown as JobConfig],
+  ['orders', { flow: 'orders', connector: 'erp', enabled: true } as unknown as JobConfig],
 ]);
 
 describe('notifications delivered to a real SMTP server and an HTTPS receiver', () => {
@@ -259,6 +260,8 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     const { notifier, sender, channels } = parts(config);
     notifier.derive(clock.now());
     run('ok', null, { lines_exported: 40, batches_written: 2, dead_lettered: 1 });
+    const orders = state.runs.start('orders', 'schedule');
+    state.runs.finish(orders, 'ok', { fetched: 9, delivered: 7, duplicates: 0 }, null);
     state.ledger.record(
       { flow: 'journal-export', connector: 'books', recordKey: 'b1', version: 'written' },
       'exports/2026-03-01-1.csv',
@@ -286,6 +289,9 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       'Held back: 1 × account 6105 has no mapping: add it under mappings.accounts',
     );
     expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
+    expect(parsed.text).toContain(
+      'orders (orders)\n  - 1 run(s), 0 failed.\n  - records read: 9\n  - orders written to the ERP: 7',
+    );
     expect(parsed.text).toContain('(Asia/Jerusalem)');
     for (const channel of channels.values()) channel.close();
   });
