@@ -23,6 +23,7 @@ import type { Service, StopOptions } from './service.js';
 /** Sent and given-up messages are kept this long for the status page. */
 const KEEP_FINISHED_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+const STOP_BOUND_MS = 2_000;
 
 export interface NotificationServiceOptions {
   readonly env: Environment;
@@ -99,7 +100,10 @@ export class NotificationService implements Service {
   async stop(options: StopOptions): Promise<void> {
     const loop = this.#loop;
     this.#loop = undefined;
-    await stopLoop(loop, options, this.options.env.logger, 'notifications');
+    // Stopped first in the jobs group: a mail server that hangs must not eat the running jobs' time to reach a
+    // checkpoint. A send cut off here is marked `sending` and goes again at the next start (the documented window).
+    const bounded = { timeoutMs: Math.min(options.timeoutMs, STOP_BOUND_MS) };
+    await stopLoop(loop, bounded, this.options.env.logger, 'notifications');
     for (const channel of this.#channels.values()) channel.close();
     this.#channels.clear();
   }
