@@ -33,16 +33,53 @@ export function retryDelay(attempts: number): number {
 
 export class NotificationSender {
   readonly #sentAt = new Map<string, number[]>();
+  readonly #busy = new Map<string, Promise<number>>();
 
   constructor(private readonly options: SenderOptions) {}
 
-  /** Sends what is due; returns how many messages were tried. */
-  async deliverDue(signal?: AbortSignal, limit = 50): Promise<number> {
-    let tried = 0;
+  /**
+   * Starts sending what is due, one worker per channel, and returns at once: a channel whose server hangs holds up
+   * only its own messages. A channel whose worker is still busy is left to it.
+   */
+  kick(signal?: AbortSignal, limit = 200): void {
+    void this.#start(signal, limit);
+  }
+
+  /** Sends what is due and waits for it; returns how many messages were tried (tests and `notify`). */
+  async deliverDue(signal?: AbortSignal, limit = 200): Promise<number> {
+    const counts = await Promise.all(this.#start(signal, limit));
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Resolves when no worker is sending. */
+  async idle(): Promise<void> {
+    await Promise.all(this.#busy.values());
+  }
+
+  #start(signal: AbortSignal | undefined, limit: number): Promise<number>[] {
+    const byChannel = new Map<string, QueuedNotification[]>();
     for (const item of this.options.state.notifications.due(limit)) {
-      if (signal?.aborted) break;
-      if (!this.#allowed(item.channel)) continue;
-      await this.deliver(item);
+      if (this.#busy.has(item.channel)) continue; // its `sending` row is in flight here, not cut off by a crash
+      byChannel.set(item.channel, [...(byChannel.get(item.channel) ?? []), item]);
+    }
+    return [...byChannel].map(([channel, items]) => {
+      const work = this.#work(channel, items, signal).finally(() => this.#busy.delete(channel));
+      this.#busy.set(channel, work);
+      return work;
+    });
+  }
+
+  async #work(channel: string, items: readonly QueuedNotification[], signal?: AbortSignal): Promise<number> {
+    let tried = 0;
+    for (const item of items) {
+      if (signal?.aborted || !this.#allowed(channel)) break;
+      try {
+        await this.deliver(item);
+      } catch (error) {
+        // Only the state can fail here (a fenced or lost database); the next pass tries again.
+        this.options.logger.warn({ channel, err: error }, 'notification delivery stopped');
+        break;
+      }
       tried += 1;
     }
     return tried;
