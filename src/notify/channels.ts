@@ -1,9 +1,8 @@
 /** The configured channels, ready to send: a nodemailer transport or an HTTPS dispatcher each. */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createNetworkDispatcher, type NetworkOptions } from '../client/network.js';
 import type { NotificationsConfig } from '../config/index.js';
+import { readChannelCa } from './ca-file.js';
 import { emailTransport, sendEmail, verifyEmail, type EmailChannelConfig } from './email-channel.js';
 import { stableMessageId, type MessageOrigin, type NotificationMessage } from './message.js';
 import { idempotencyKey, postWebhook, webhookBody, WebhookRefusedError } from './webhook-channel.js';
@@ -34,7 +33,7 @@ export function isPermanent(error: unknown): boolean {
 }
 
 function emailChannel(name: string, config: EmailChannelConfig, context: ChannelContext): Channel {
-  const transport = emailTransport(config, context.baseDir);
+  const transport = emailTransport(config, context.baseDir, name);
   return {
     name,
     type: 'email',
@@ -57,8 +56,7 @@ export function buildChannels(config: NotificationsConfig, context: ChannelConte
       channels.set(name, emailChannel(name, channel, context));
       continue;
     }
-    const own =
-      channel.ca_file === undefined ? [] : [readFileSync(resolve(context.baseDir, channel.ca_file), 'utf8')];
+    const own = channel.ca_file === undefined ? [] : [readChannelCa(context.baseDir, channel.ca_file, name)];
     const dispatcher: Dispatcher = createNetworkDispatcher({
       ...context.network,
       extraCaCertificates: [...(context.network.extraCaCertificates ?? []), ...own],

@@ -1,6 +1,5 @@
 /** The email channel: nodemailer over SMTP with STARTTLS or TLS, optional login. */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readChannelCa } from './ca-file.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { NotificationChannelConfig } from '../config/index.js';
 import type { NotificationMessage } from './message.js';
@@ -15,9 +14,8 @@ export function emailPort(config: EmailChannelConfig): number {
 }
 
 /** A transport per channel; `baseDir` resolves ca_file relative to the config file. */
-export function emailTransport(config: EmailChannelConfig, baseDir: string): Transporter {
-  const ca =
-    config.ca_file === undefined ? undefined : readFileSync(resolve(baseDir, config.ca_file), 'utf8');
+export function emailTransport(config: EmailChannelConfig, baseDir: string, name: string): Transporter {
+  const ca = config.ca_file === undefined ? undefined : readChannelCa(baseDir, config.ca_file, name);
   return nodemailer.createTransport({
     host: config.host,
     port: emailPort(config),

@@ -5,3 +5,4 @@ export { simpleMessage, stableMessageId, type MessageOrigin, type NotificationMe
 export type { Transition } from './transitions.js';
 export { emailPort } from './email-channel.js';
 export { messageOrigin } from './origin.js';
+export { readChannelCa } from './ca-file.js';

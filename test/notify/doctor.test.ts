@@ -51,6 +51,13 @@ notifications:
   );
 }
 
+function parseConfigWithCa(caFile: string) {
+  return parseConfig(
+    '/etc/supply-sync/config.yaml',
+    `api:\n  sandbox: embedded\nnotifications:\n  channels:\n    mail:\n      type: email\n      host: 127.0.0.1\n      ca_file: ${caFile}\n      from: a@example.com\n      to: [b@example.com]\n`,
+  );
+}
+
 describe('doctor notification checks', () => {
   it('says OK for a reachable server that accepts the login and a trusted receiver, and sends nothing', async () => {
     const secrets: string[] = [SMTP_PASSWORD];
@@ -79,6 +86,20 @@ describe('doctor notification checks', () => {
     const printed = results.map(formatCheck).join('\n');
     expect(printed).not.toContain(WEBHOOK_TOKEN);
     expect(printed).not.toContain(wrong);
+  });
+
+  it('names a channel ca_file that cannot be read, without crashing', async () => {
+    const missing = parseConfigWithCa('/nonexistent/ca.pem');
+    const results = await notificationChecks(missing, {}, []);
+    expect(results).toEqual([
+      expect.objectContaining({
+        status: 'fail',
+        name: 'notifications',
+        detail: expect.stringContaining(
+          'notifications.channels.mail.ca_file: cannot read /nonexistent/ca.pem (ENOENT)',
+        ),
+      }),
+    ]);
   });
 
   it('names the password when the server refuses the login', async () => {

@@ -5,12 +5,17 @@
  * incoming-webhook URL has no harmless method (a POST posts, and Teams and Slack answer HEAD or GET with errors that
  * say nothing about the token), so the token itself is only checked by `notify test`.
  */
-import { dirname, resolve } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { apiNetworkOptions } from '../../api-access/index.js';
 import { proxyRouteFor, resolveProxySettings } from '../../client/network.js';
 import type { LoadedConfig } from '../../config/index.js';
-import { buildChannels, channelSecrets, emailPort, messageOrigin } from '../../notify/index.js';
+import {
+  buildChannels,
+  channelSecrets,
+  emailPort,
+  messageOrigin,
+  readChannelCa,
+} from '../../notify/index.js';
 import { scrub } from '../errors.js';
 import { check, type DoctorCheck } from './check.js';
 import { probePeerCertificate } from './tls-probe.js';
@@ -38,11 +43,17 @@ export async function notificationChecks(
   secrets.push(...channelSecrets(config));
   const network = apiNetworkOptions(loaded.config);
   const baseDir = dirname(loaded.file);
-  const channels = buildChannels(config, {
-    origin: messageOrigin(loaded),
-    baseDir,
-    network: { ...network, env },
-  });
+  let channels: ReturnType<typeof buildChannels>;
+  try {
+    channels = buildChannels(config, {
+      origin: messageOrigin(loaded),
+      baseDir,
+      network: { ...network, env },
+    });
+  } catch (error) {
+    const reason = scrub(error instanceof Error ? error.message : String(error), secrets);
+    return [check('fail', 'notifications', reason, 'fix the file named, then run doctor again')];
+  }
   const results: DoctorCheck[] = [];
   try {
     for (const [name, channel] of Object.entries(config.channels)) {
@@ -81,7 +92,7 @@ async function webhookCheck(
   const route = proxyRouteFor(url, settings);
   const extra = [
     ...(context.network.extraCaCertificates ?? []),
-    ...(caFile === undefined ? [] : [readFileSync(resolve(context.baseDir, caFile), 'utf8')]),
+    ...(caFile === undefined ? [] : [readChannelCa(context.baseDir, caFile, name)]),
   ];
   try {
     const peer = await probePeerCertificate(url, {
