@@ -21,12 +21,10 @@ export function deriveRunEvents(routing: Routing, origin: MessageOrigin): number
     return 0;
   }
   let queued = 0;
-  for (const run of sources.finishedRunsAfter(stored)) {
-    state.transaction(() => {
-      queued += runEvents(routing, sources, run, origin);
-      state.kv.set(NAMESPACE, RUN_WATERMARK, run.id);
-    });
-  }
+  const { finished, settledUpTo } = sources.runsAfter(stored);
+  // Runs past one still going are read again on the next passes; their keys keep them queued once.
+  for (const run of finished) queued += state.transaction(() => runEvents(routing, sources, run, origin));
+  if (settledUpTo !== stored) state.kv.set(NAMESPACE, RUN_WATERMARK, settledUpTo);
   return queued;
 }
 

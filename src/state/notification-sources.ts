@@ -52,17 +52,23 @@ export class NotificationSources {
     return Number(row.id ?? 0);
   }
 
-  /** Runs after `afterId` in id order, up to the first one still going (so none is passed over while it runs). */
-  finishedRunsAfter(afterId: number, limit = 500): FinishedRun[] {
+  /**
+   * The finished runs after `afterId` in id order, and the highest id below which every run has finished (a long
+   * run of one job holds back no other job's runs, and is not passed over while it goes on).
+   */
+  runsAfter(afterId: number, limit = 500): { finished: FinishedRun[]; settledUpTo: number } {
     const rows = this.db
       .prepare('SELECT id, job, outcome, started_at, ended_at, counts, error FROM runs WHERE id > ? ORDER BY id LIMIT ?')
       .all(afterId, limit) as Array<RunRow & { ended_at: number | string | null }>;
     const finished: FinishedRun[] = [];
+    let settledUpTo = afterId;
+    let going = false;
     for (const row of rows) {
-      if (row.ended_at === null || row.outcome === null) break;
-      finished.push(toRun(row));
+      if (row.ended_at === null || row.outcome === null) going = true;
+      else finished.push(toRun(row));
+      if (!going) settledUpTo = Number(row.id);
     }
-    return finished;
+    return { finished, settledUpTo };
   }
 
   /** The job's finished, not skipped runs up to and including `uptoId`, newest first. */

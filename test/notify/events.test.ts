@@ -24,6 +24,8 @@ notifications:
     - events: [dead_letters]
       channels: [it]
       quiet_period: 1h
+    - events: [job_failed]
+      channels: [it]
 `,
 ).config.notifications as NotificationsConfig;
 
@@ -136,6 +138,22 @@ describe('notification events', () => {
     expect(first?.message).toContain('2 × unknown item SKU-1');
     expect(later?.message).toContain('1 × price missing');
     expect(later?.message).not.toContain('SKU-1');
+  });
+
+  it('does not hold back a failure behind a long run of another job, nor pass over the long one', () => {
+    notifier.derive(clock.now());
+    const long = state.runs.start('catalog', 'schedule');
+    const quick = state.runs.start('orders', 'schedule');
+    state.runs.finish(quick, 'failed', {}, 'boom');
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(notifier.derive(clock.now())).toBe(0); // read again behind the long run, queued once
+    state.runs.finish(long, 'failed', {}, 'timeout');
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(state.notifications.list().map((n) => n.dedupKey)).toEqual([
+      `job_failed:catalog:${long}`,
+      `job_failed:orders:${quick}`,
+    ]);
+    expect(state.kv.get('notifications', 'runs_after')).toBe(quick);
   });
 
   it('queues a stale job once per stale spell', () => {
