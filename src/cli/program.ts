@@ -8,6 +8,7 @@ import { registerDeadLetterCommands } from './commands/dead-letters.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerJournalCommands } from './commands/journal.js';
+import { registerNotifyCommands } from './commands/notify.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerStateCommands } from './commands/state.js';
@@ -45,6 +46,7 @@ export function buildProgram(context: CliContext): Command {
   registerDemoCommand(program, context);
   registerDoctorCommand(program, context);
   registerContractCommands(program, context);
+  registerNotifyCommands(program, context);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -21,3 +21,11 @@ export {
 export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';
 export { configJsonSchema } from './json-schema.js';
 export { deepFreeze, type DeepReadonly } from './freeze.js';
+export {
+  notificationsSchema,
+  NOTIFICATION_EVENTS,
+  type NotificationEvent,
+  type NotificationsConfig,
+  type NotificationChannelConfig,
+  type NotificationRule,
+} from './notifications-schema.js';

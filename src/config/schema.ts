@@ -12,6 +12,7 @@ import {
   webhookListenerSchema,
 } from './network-schema.js';
 import { markSecret, secret } from './secret.js';
+import { notificationsSchema } from './notifications-schema.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
 const CRON_HINT = 'expected a cron expression like "*/5 * * * *"';
@@ -308,6 +309,7 @@ export const coreConfigSchema = z
         examples: [{ accounts: { '6100': '61000' } }],
       })
       .default({}),
+    notifications: notificationsSchema.optional(),
   })
   .superRefine((config, ctx) => {
     // Election runs on the shared PostgreSQL state; a SQLite file is kept to one daemon by its lock.

@@ -23,10 +23,13 @@ import { InboxService } from './services/inbox-service.js';
 import { LeadershipService } from './services/leadership-service.js';
 import { Lifecycle, startServices, type LifecycleLog, type LifecycleObserver } from './services/lifecycle.js';
 import { MetricsService } from './services/metrics-service.js';
+import { watchedConditions } from './services/notification-conditions.js';
+import { NotificationService } from './services/notification-service.js';
 import { OpsServerService } from './services/ops-server-service.js';
 import { PreflightService, type PreflightGate } from './services/preflight-service.js';
 import { SchedulerService } from './services/scheduler-service.js';
 import { ServiceGroup } from './services/service-group.js';
+import type { Service } from './services/service.js';
 import { statusProviders } from './services/status-providers.js';
 import { WebhookDispatchService } from './services/webhook-dispatch-service.js';
 import { WebhookIntakeService } from './services/webhook-intake-service.js';
@@ -117,6 +120,15 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
     preflight: watching.preflight,
     startedAt: environment.startedAt,
   });
+  work.notifications.watch(
+    watchedConditions({
+      providers,
+      apiHealth: metrics.apiHealth,
+      now: () => env.clock.now(),
+      secrets: env.secrets,
+    }),
+    leadership === undefined ? undefined : () => leadership.status(),
+  );
   await lifecycle.start(new MetricsService(env, metrics, providers));
   const urls = await startServing(start, {
     env,
@@ -156,7 +168,8 @@ async function startWatching(lifecycle: Lifecycle, env: Environment): Promise<Wa
 interface JobServices {
   readonly scheduler: SchedulerService;
   readonly dispatch: WebhookDispatchService;
-  /** The scheduler, the webhook dispatch and housekeeping, started and stopped as one. */
+  readonly notifications: NotificationService;
+  /** The scheduler, the webhook dispatch, housekeeping and notifications, started and stopped as one. */
   readonly jobs: ServiceGroup;
   /** On a shared PostgreSQL state, the election that starts and stops the jobs group. */
   readonly leadership: LeadershipService | undefined;
@@ -186,13 +199,15 @@ function jobServices(
   });
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
-  const group = [scheduler, dispatch, new HousekeepingService(env)];
+  const notifications = new NotificationService({ env, metrics: metrics.metrics });
+  const group: Service[] = [scheduler, dispatch, new HousekeepingService(env)];
+  if (env.loaded.config.notifications !== undefined) group.push(notifications);
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
   const { url } = env.loaded.config.state;
   if (election !== null && url !== undefined) {
     leadership = new LeadershipService({ env, url, settings: election, jobs });
   }
-  return { scheduler, dispatch, jobs, leadership };
+  return { scheduler, dispatch, notifications, jobs, leadership };
 }
 
 interface ServingSources {

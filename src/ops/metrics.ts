@@ -49,6 +49,8 @@ export interface OpsMetrics {
   rateLimitWaits: Counter<'route'>;
   rateLimitWaitSeconds: Counter<'route'>;
   schemaDrift: Counter<'resource' | 'kind'>;
+  /** Notification tries by channel and outcome (sent, retry, failed). */
+  notifications: Counter<'channel' | 'outcome'>;
   /** Plugs the webhook receiver's counters into this registry. */
   webhookObserver: WebhookObserver;
 }
@@ -163,6 +165,10 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
     schemaDrift: counter('schema_drift_total', 'Unknown enum values or fields seen in API payloads', [
       'resource',
       'kind',
+    ]),
+    notifications: counter('notifications_total', 'Notification tries by channel and outcome', [
+      'channel',
+      'outcome',
     ]),
     webhookObserver: {
       received: (type: string) => webhooksReceived.inc({ type: typeLabel(type) }),

@@ -1,5 +1,6 @@
 /** What the daemon runtime feeds the operations server. Every function is called per request. */
 import type { CredentialFailure } from './api-health.js';
+import type { NotificationChannelStatus } from './notifications-view.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -85,6 +86,8 @@ export interface OpsProviders {
   info?(): DaemonInfo;
   /** Who leads, where instances share a PostgreSQL state; absent on a single instance (SQLite). */
   leadership?(): LeadershipStatus;
+  /** Each notification channel's queue; absent when no notifications are configured. */
+  notifications?(): MaybePromise<readonly NotificationChannelStatus[]>;
 }
 
 /** This instance's role in leader election and the leader it last saw. */

@@ -1,3 +1,4 @@
+import { renderNotificationsSection } from './notifications-view.js';
 import type { StatusSnapshot } from './status.js';
 import { shownTime } from './time-format.js';
 
@@ -170,6 +171,7 @@ ${reasons}
 <h2>Dead letters</h2>${deadLetters}
 <h2>Outbox</h2>${outbox}
 <h2>API</h2>${api}
+${renderNotificationsSection(s.notifications ?? null, time)}
 </body></html>
 `;
 }

@@ -8,6 +8,7 @@ import type {
   OpsProviders,
   OutboxStatus,
 } from './providers.js';
+import type { NotificationChannelStatus } from './notifications-view.js';
 import type { Readiness } from './readiness.js';
 import { jobCheck, jobNeedsAttention } from './readiness.js';
 
@@ -55,6 +56,8 @@ export interface StatusSnapshot {
   jobs: JobView[];
   deadLetters: DeadLetterStatus | null;
   outbox: OutboxStatus | null;
+  /** Absent or null when no notifications are configured. */
+  notifications?: readonly NotificationChannelStatus[] | null;
   connectors: Array<ConnectorCheck & { checkedAtIso: string }>;
   api: (Omit<ApiStatus, 'lastReachedAt'> & { lastReachedAt: string | null }) | null;
 }
@@ -127,12 +130,13 @@ export async function buildStatusSnapshot(
   now: number,
   knownSecrets: readonly string[],
 ): Promise<StatusSnapshot> {
-  const [jobs, connectors, api, outbox, deadLetters] = await Promise.all([
+  const [jobs, connectors, api, outbox, deadLetters, notifications] = await Promise.all([
     optional(() => providers.jobs()),
     optional(() => providers.connectors()),
     optional(() => providers.api()),
     optional(providers.outbox?.bind(providers)),
     optional(providers.deadLetters?.bind(providers)),
+    optional(providers.notifications?.bind(providers)),
   ]);
   const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
   const info = providers.info?.();
@@ -152,6 +156,7 @@ export async function buildStatusSnapshot(
     jobs: jobViews,
     deadLetters,
     outbox,
+    notifications,
     connectors: (connectors ?? []).map((c) => ({ ...c, checkedAtIso: new Date(c.checkedAt).toISOString() })),
     api: api === null ? null : { ...api, lastReachedAt: iso(api.lastReachedAt) },
   };

@@ -15,3 +15,11 @@ export { OutboxConflictError, type OutboxEntry, type OutboxInput, type OutboxSta
 export type { LedgerEntry, LedgerKey } from './ledger.js';
 export type { DeadLetter, DeadLetterFilter, DeadLetterStatus } from './dead-letters.js';
 export type { RunOutcome, RunRecord, RunTrigger } from './runs.js';
+export {
+  NotificationQueue,
+  type ChannelQueueSummary,
+  type NotificationStatus,
+  type NotificationToQueue,
+  type QueuedNotification,
+} from './notifications.js';
+export { NotificationSources, type FinishedRun, type NewDeadLetters } from './notification-sources.js';

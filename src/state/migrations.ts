@@ -114,6 +114,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_job ON runs (job, started_at);
     `,
   },
+  {
+    version: 3,
+    name: 'notification queue',
+    sql: `
+      CREATE TABLE notifications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dedup_key TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        event TEXT NOT NULL,
+        message TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sending', 'sent', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        last_error TEXT,
+        answer TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (dedup_key, channel)
+      );
+      CREATE INDEX notifications_due ON notifications (status, next_attempt_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

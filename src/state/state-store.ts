@@ -5,6 +5,7 @@ import type { StateBackend, StateDialect } from './dialect.js';
 import { InboxStore } from './inbox.js';
 import { HashStore, KeyValueStore } from './kv.js';
 import { LedgerStore } from './ledger.js';
+import { NotificationQueue } from './notifications.js';
 import type { LockHolder } from './lock.js';
 import { OutboxStore } from './outbox.js';
 import { RunStore, type WriteWithoutSync } from './runs.js';
@@ -42,6 +43,7 @@ export abstract class StateStore {
   readonly kv: KeyValueStore;
   readonly hashes: HashStore;
   readonly runs: RunStore;
+  readonly notifications: NotificationQueue;
 
   protected constructor(parts: StateStoreParts) {
     const { db, clock } = parts;
@@ -59,6 +61,7 @@ export abstract class StateStore {
     this.kv = new KeyValueStore(db, clock);
     this.hashes = new HashStore(db, clock);
     this.runs = new RunStore(db, clock, parts.writeWithoutSync);
+    this.notifications = new NotificationQueue(db, clock);
   }
 
   get backend(): StateBackend {

@@ -64,7 +64,19 @@ describe('JSON Schema for editors', () => {
       additionalProperties: boolean;
     };
     expect(Object.keys(schema.properties).sort()).toEqual(
-      ['api', 'connectors', 'ha', 'health', 'jobs', 'log', 'mappings', 'server', 'state', 'timezone'].sort(),
+      [
+        'api',
+        'connectors',
+        'ha',
+        'health',
+        'jobs',
+        'log',
+        'mappings',
+        'notifications',
+        'server',
+        'state',
+        'timezone',
+      ].sort(),
     );
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties['api']?.properties).toHaveProperty('api_key_file');

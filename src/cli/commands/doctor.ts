@@ -5,6 +5,7 @@ import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { apiChecks } from '../doctor/api-checks.js';
 import { check, formatCheck, type DoctorCheck } from '../doctor/check.js';
 import { connectorChecks } from '../doctor/connector-checks.js';
+import { notificationChecks } from '../doctor/notification-checks.js';
 import { stateChecks } from '../doctor/state-checks.js';
 import { CliError } from '../errors.js';
 import { buildPluginRegistry } from '../plugins.js';
@@ -61,6 +62,7 @@ export function registerDoctorCommand(program: Command, context: CliContext): vo
       const connectorResults = await connectorChecks(config, file, await buildPluginRegistry());
       context.output.done();
       add(connectorResults);
+      if (!options.offline) add(await notificationChecks(loaded, context.env, context.secrets));
       const failed = results.filter((item) => item.status === 'fail').length;
       const warned = results.filter((item) => item.status === 'warn').length;
       context.output.note(`${failed} failed, ${warned} warnings, ${results.length - failed - warned} ok`);

@@ -62,6 +62,7 @@ export function statusProviders(sources: StatusSources): OpsProviders {
       }),
     outbox: () => state.outbox.depth(),
     deadLetters: () => deadLetterStatus(state),
+    ...(config.notifications === undefined ? {} : { notifications: () => state.notifications.summary() }),
     info: () => ({ version: packageVersion(), timezone: config.timezone, startedAt }),
     ...(leadership === undefined ? {} : { leadership }),
   };

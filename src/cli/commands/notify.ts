@@ -1,0 +1,58 @@
+/** `supply-sync notify test [--channel NAME]`: sends a test message now and prints what each server answered. */
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { apiNetworkOptions } from '../../api-access/index.js';
+import { buildChannels, channelSecrets, messageOrigin, simpleMessage } from '../../notify/index.js';
+import { CliError, scrub } from '../errors.js';
+import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+
+export function registerNotifyCommands(program: Command, context: CliContext): void {
+  const notify = program.command('notify').description('email and chat notifications');
+  notify
+    .command('test')
+    .description('send a test message through each channel (or one) and print what its server answered')
+    .option('--channel <name>', 'only this channel (a key under notifications.channels)')
+    .action(async (options: { channel?: string }, command: Command) => {
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const config = loaded.config.notifications;
+      const names = Object.keys(config?.channels ?? {});
+      if (config === undefined || names.length === 0)
+        throw new CliError('no channels configured: add them under notifications.channels', 'no_channels');
+      if (options.channel !== undefined && !names.includes(options.channel))
+        throw new CliError(
+          `no channel named "${options.channel}" (defined: ${names.join(', ')})`,
+          'channel_not_found',
+        );
+      context.secrets.push(...channelSecrets(config));
+      const origin = messageOrigin(loaded);
+      const channels = buildChannels(config, {
+        origin,
+        baseDir: dirname(loaded.file),
+        network: { ...apiNetworkOptions(loaded.config), env: context.env },
+      });
+      const message = simpleMessage(
+        'test',
+        'info',
+        'Test message',
+        ['This is a test of the notification channel. If you read this, supply-sync can reach you here.'],
+        origin,
+      );
+      let failed = 0;
+      try {
+        for (const channel of channels.values()) {
+          if (options.channel !== undefined && channel.name !== options.channel) continue;
+          try {
+            const answer = await channel.send(message, `test:${Date.now()}:${channel.name}`);
+            context.output.line(`OK   ${channel.name} (${channel.type}): ${scrub(answer, context.secrets)}`);
+          } catch (error) {
+            failed += 1;
+            const reason = error instanceof Error ? error.message : String(error);
+            context.output.line(`FAIL ${channel.name} (${channel.type}): ${scrub(reason, context.secrets)}`);
+          }
+        }
+      } finally {
+        for (const channel of channels.values()) channel.close();
+      }
+      if (failed > 0) throw new CliError(`${failed} channel(s) could not send`, 'notify_failed');
+    });
+}

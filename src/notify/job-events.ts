@@ -1,0 +1,110 @@
+/**
+ * Job events derived from the run history: a failed run (once a job has failed N runs in a row), a recovery, and a
+ * job past its freshness. Each is queued under a key naming the run, so deriving again after a crash or on another
+ * leader queues nothing twice; the watermark only saves rereading.
+ */
+import type { JobConfig } from '../config/index.js';
+import { NotificationSources, type FinishedRun } from '../state/index.js';
+import { simpleMessage, type MessageOrigin } from './message.js';
+import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
+
+const NAMESPACE = 'notifications';
+const RUN_WATERMARK = 'runs_after';
+
+export function deriveRunEvents(routing: Routing, origin: MessageOrigin): number {
+  const { state } = routing;
+  const sources = new NotificationSources(state.db);
+  const stored = state.kv.get(NAMESPACE, RUN_WATERMARK);
+  if (typeof stored !== 'number') {
+    // First start with notifications: history before it is not news.
+    state.kv.set(NAMESPACE, RUN_WATERMARK, sources.maxRunId());
+    return 0;
+  }
+  let queued = 0;
+  const { finished, settledUpTo } = sources.runsAfter(stored);
+  // Runs past one still going are read again on the next passes; their keys keep them queued once.
+  for (const run of finished) queued += state.transaction(() => runEvents(routing, sources, run, origin));
+  if (settledUpTo !== stored) state.kv.set(NAMESPACE, RUN_WATERMARK, settledUpTo);
+  return queued;
+}
+
+function runEvents(
+  routing: Routing,
+  sources: NotificationSources,
+  run: FinishedRun,
+  origin: MessageOrigin,
+): number {
+  if (run.outcome === 'skipped') return 0;
+  const longest = Math.max(1, ...routing.config.rules.map((rule) => rule.after_failures)) + 1;
+  const history = sources.previousRuns(run.job, run.id, longest);
+  if (run.outcome === 'failed') {
+    const streak = history.findIndex((r) => r.outcome !== 'failed');
+    const failures = streak === -1 ? history.length : streak;
+    const rules = rulesFor(routing.config, 'job_failed', run.job, (rule) => rule.after_failures === failures);
+    const message = simpleMessage(
+      'job_failed',
+      'error',
+      failures > 1 ? `Job ${run.job} failed ${failures} runs in a row` : `Job ${run.job} failed`,
+      [
+        `The run of job ${run.job} that ended ${new Date(run.endedAt).toISOString()} failed.`,
+        `Error: ${run.error ?? 'not recorded'}`,
+      ],
+      origin,
+    );
+    return enqueue(routing, channelsOf(rules), `job_failed:${run.job}:${run.id}`, message);
+  }
+  const previous = history.slice(1);
+  const streak = previous.findIndex((r) => r.outcome !== 'failed');
+  const failures = streak === -1 ? previous.length : streak;
+  if (failures === 0) return 0;
+  const rules = rulesFor(routing.config, 'job_recovered', run.job, (rule) => failures >= rule.after_failures);
+  const message = simpleMessage(
+    'job_recovered',
+    'ok',
+    `Job ${run.job} recovered`,
+    [
+      `Job ${run.job} ran ${run.outcome === 'ok' ? 'successfully' : 'with some records held back'} again after ${failures} failed run(s).`,
+    ],
+    origin,
+  );
+  return enqueue(routing, channelsOf(rules), `job_recovered:${run.job}:${run.id}`, message);
+}
+
+/** A job whose last success is older than its freshness: once per stale spell (keyed by that last success). */
+export function deriveStaleJobs(
+  routing: Routing,
+  origin: MessageOrigin,
+  jobs: Iterable<readonly [string, JobConfig]>,
+  now: number,
+  watchingSince: number,
+): number {
+  let queued = 0;
+  for (const [name, job] of jobs) {
+    if (job.freshness === undefined) continue;
+    const rules = rulesFor(routing.config, 'job_stale', name);
+    if (rules.length === 0) continue;
+    const success = routing.state.runs.last(name, ['ok', 'partial']);
+    const since = success?.endedAt ?? success?.startedAt ?? watchingSince;
+    if (now - since <= job.freshness) continue;
+    const message = simpleMessage(
+      'job_stale',
+      'warning',
+      `Job ${name} is stale`,
+      [
+        success === null
+          ? `Job ${name} has not run successfully since supply-sync started watching it.`
+          : `Job ${name} last ran successfully ${new Date(since).toISOString()}, longer ago than its freshness allows.`,
+      ],
+      origin,
+    );
+    queued += routing.state.transaction(() =>
+      enqueue(
+        routing,
+        channelsOf(rules),
+        `job_stale:${name}:${success?.id ?? `never:${watchingSince}`}`,
+        message,
+      ),
+    );
+  }
+  return queued;
+}

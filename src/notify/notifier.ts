@@ -1,0 +1,57 @@
+/** One pass of the notification work: derive what happened into the queue, queue the daily report when due. */
+import type { JobConfig, NotificationsConfig } from '../config/index.js';
+import { NotificationSources, type StateStore } from '../state/index.js';
+import { dailyReport, reportDue } from './daily-report.js';
+import { deriveDeadLetters } from './dead-letter-events.js';
+import { deriveRunEvents, deriveStaleJobs } from './job-events.js';
+import type { MessageOrigin } from './message.js';
+import { enqueue, type Routing } from './routing.js';
+import { noteLeadership, noteTransition, type Transition } from './transitions.js';
+
+export interface NotifierOptions {
+  readonly state: StateStore;
+  readonly config: NotificationsConfig;
+  readonly origin: MessageOrigin;
+  readonly timezone: string;
+  readonly jobs: ReadonlyMap<string, JobConfig>;
+  /** When this instance started watching (a job that never succeeded is stale from then). */
+  readonly watchingSince: number;
+  readonly scrub: (text: string) => string;
+}
+
+export class Notifier {
+  readonly #routing: Routing;
+
+  constructor(private readonly options: NotifierOptions) {
+    this.#routing = { state: options.state, config: options.config, scrub: options.scrub };
+  }
+
+  /** Queues every event derived from the state and the given conditions; returns how many messages were queued. */
+  derive(now: number, conditions: readonly Transition[] = []): number {
+    const { origin, jobs } = this.options;
+    let queued = deriveRunEvents(this.#routing, origin);
+    queued += deriveDeadLetters(this.#routing, origin, jobs.keys(), now);
+    queued += deriveStaleJobs(this.#routing, origin, jobs.entries(), now, this.options.watchingSince);
+    for (const change of conditions) queued += noteTransition(this.#routing, origin, change, now);
+    return queued + this.dailyReport(now);
+  }
+
+  /** This instance won a leadership term (term number `epoch`). */
+  leads(epoch: number, now: number): number {
+    return noteLeadership(this.#routing, this.options.origin, epoch, now);
+  }
+
+  /** Queues today's report once the configured time has passed (once per local day, whoever leads then). */
+  dailyReport(now: number): number {
+    const { config, state, timezone, origin } = this.options;
+    const report = config.daily_report;
+    if (report === undefined) return 0;
+    const { due, day } = reportDue(now, report.at, timezone);
+    if (now < due || state.notifications.has(`daily_report:${day}`)) return 0;
+    const jobs = [...this.options.jobs]
+      .filter(([name]) => report.jobs === undefined || report.jobs.includes(name))
+      .map(([name, jobConfig]) => ({ name, config: jobConfig }));
+    const message = dailyReport(new NotificationSources(state.db), jobs, due, timezone, origin);
+    return state.transaction(() => enqueue(this.#routing, report.channels, `daily_report:${day}`, message));
+  }
+}

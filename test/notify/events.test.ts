@@ -1,0 +1,171 @@
+/**
+ * Which events are queued, and how often: readiness and refused-key changes once per change, leadership on a new
+ * leader, dead letters at most once per job and quiet period, a stale job once per stale spell. Read from the queue
+ * of a real state file; delivery itself is tested in delivery.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src/config/index.js';
+import { Notifier, type Transition } from '../../src/notify/index.js';
+import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { FakeClock, tempDir, type TempDir } from '../state/support.js';
+
+const CONFIG = parseConfig(
+  '/etc/supply-sync/config.yaml',
+  `api:
+  sandbox: embedded
+notifications:
+  channels:
+    it:
+      type: webhook
+      url: https://hooks.example.com/x
+  rules:
+    - events: [readiness_lost, readiness_restored, api_key_refused, leadership_gained, leadership_lost, job_stale]
+      channels: [it]
+    - events: [dead_letters]
+      channels: [it]
+      quiet_period: 1h
+    - events: [job_failed]
+      channels: [it]
+`,
+).config.notifications as NotificationsConfig;
+
+const JOBS = new Map<string, JobConfig>([
+  ['orders', { flow: 'orders', freshness: 3_600_000 } as unknown as JobConfig],
+]);
+
+const readiness = (ready: boolean): Transition =>
+  ready
+    ? {
+        condition: 'readiness',
+        value: 'ready',
+        event: 'readiness_restored',
+        severity: 'ok',
+        subject: 'Ready again',
+        paragraphs: [],
+      }
+    : {
+        condition: 'readiness',
+        value: 'not_ready',
+        event: 'readiness_lost',
+        severity: 'error',
+        subject: 'Not ready',
+        paragraphs: ['api: unreachable'],
+      };
+
+describe('notification events', () => {
+  let tmp: TempDir;
+  let clock: FakeClock;
+  let state: StateStore;
+  let notifier: Notifier;
+  const events = () =>
+    state.notifications
+      .list()
+      .map((n) => n.event)
+      .reverse();
+
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = new FakeClock();
+    state = openStateStore({ file: tmp.file('state.db'), clock });
+    notifier = new Notifier({
+      state,
+      config: CONFIG,
+      origin: { instance: 'a', config: '/etc/supply-sync/config.yaml' },
+      timezone: 'Asia/Jerusalem',
+      jobs: JOBS,
+      watchingSince: clock.now(),
+      scrub: (text) => text,
+    });
+  });
+  afterEach(() => {
+    state.close();
+    tmp.remove();
+  });
+
+  it('queues readiness lost and restored once per change, not the first state seen', () => {
+    expect(notifier.derive(clock.now(), [readiness(true)])).toBe(0);
+    expect(notifier.derive(clock.now(), [readiness(false)])).toBe(1);
+    expect(notifier.derive(clock.now(), [readiness(false)])).toBe(0);
+    clock.advance(1000);
+    expect(notifier.derive(clock.now(), [readiness(true)])).toBe(1);
+    expect(events()).toEqual(['readiness_lost', 'readiness_restored']);
+  });
+
+  it('queues a refused key when it starts being refused, and nothing when it is accepted again', () => {
+    const key = (value: string): Transition => ({
+      condition: 'api_key:supplier',
+      value,
+      event: 'api_key_refused',
+      severity: 'error',
+      subject: 'refused',
+      paragraphs: [],
+      notify: value !== 'accepted',
+    });
+    notifier.derive(clock.now(), [key('accepted')]);
+    notifier.derive(clock.now(), [key('key_revoked')]);
+    notifier.derive(clock.now(), [key('key_revoked')]);
+    clock.advance(1000);
+    notifier.derive(clock.now(), [key('accepted')]);
+    expect(events()).toEqual(['api_key_refused']);
+  });
+
+  it('tells of a new leader and of the one it replaced, once per term', () => {
+    expect(notifier.leads(1, clock.now())).toBe(1);
+    expect(notifier.leads(1, clock.now())).toBe(0);
+    state.kv.set('notifications', 'condition:leader', 'b'); // instance b led since
+    expect(notifier.leads(3, clock.now())).toBe(2);
+    expect(events()).toEqual(['leadership_gained', 'leadership_gained', 'leadership_lost']);
+    expect(state.notifications.list()[0]?.message).toContain(
+      'Instance b no longer leads; a took over (term 3)',
+    );
+  });
+
+  it('batches dead letters per job: at most one message per quiet period, none lost', () => {
+    notifier.derive(clock.now()); // notes where dead letters stand
+    clock.advance(1000);
+    state.deadLetters.add('orders', 'o-1', {}, 'unknown item SKU-1');
+    state.deadLetters.add('orders', 'o-2', {}, 'unknown item SKU-1');
+    notifier.derive(clock.now());
+    clock.advance(1000);
+    state.deadLetters.add('orders', 'o-3', {}, 'price missing');
+    notifier.derive(clock.now()); // inside the quiet period: waits
+    expect(events()).toEqual(['dead_letters']);
+    expect(state.notifications.list()).toHaveLength(1);
+    clock.advance(3_600_000);
+    notifier.derive(clock.now());
+    // The job is also past its freshness by now: only the dead-letter messages count here.
+    const [later, first] = state.notifications.list().filter((n) => n.event === 'dead_letters');
+    expect(first?.message).toContain('2 × unknown item SKU-1');
+    expect(later?.message).toContain('1 × price missing');
+    expect(later?.message).not.toContain('SKU-1');
+  });
+
+  it('does not hold back a failure behind a long run of another job, nor pass over the long one', () => {
+    notifier.derive(clock.now());
+    const long = state.runs.start('catalog', 'schedule');
+    const quick = state.runs.start('orders', 'schedule');
+    state.runs.finish(quick, 'failed', {}, 'boom');
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(notifier.derive(clock.now())).toBe(0); // read again behind the long run, queued once
+    state.runs.finish(long, 'failed', {}, 'timeout');
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(state.notifications.list().map((n) => n.dedupKey)).toEqual([
+      `job_failed:catalog:${long}`,
+      `job_failed:orders:${quick}`,
+    ]);
+    expect(state.kv.get('notifications', 'runs_after')).toBe(quick);
+  });
+
+  it('queues a stale job once per stale spell', () => {
+    notifier.derive(clock.now());
+    clock.advance(3_600_001);
+    expect(notifier.derive(clock.now())).toBe(1);
+    clock.advance(60_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    const run = state.runs.start('orders', 'schedule');
+    state.runs.finish(run, 'ok', {}, null);
+    clock.advance(3_600_001);
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(events()).toEqual(['job_stale', 'job_stale']);
+  });
+});
