@@ -1,6 +1,7 @@
 import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catalog.js';
 import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
 import type { JournalBatch, PreparedEntries, WriteResult } from './journal.js';
+import type { JournalReadBack } from './journal-read.js';
 import type { MirrorRow, MirrorTableSpec } from './mirror.js';
 import type {
   ErpOrder,
@@ -25,6 +26,8 @@ export interface AccountingWriter {
    */
   writeJournalBatch(batch: JournalBatch, prepared?: readonly PreparedEntries[]): Promise<WriteResult>;
   hasBatch(batchKey: string): Promise<boolean>;
+  /** Reads the books back for reconciliation; left out by a writer whose target cannot be read. */
+  readonly readBack?: JournalReadBack;
 }
 
 export interface OrderSink {
