@@ -26,29 +26,38 @@ export interface JournalJobChoice {
   readonly tables: MappingTables;
 }
 
-/** The journal-export job to reconcile: the one named, or the only one in the config. */
-export function journalJob(loaded: LoadedConfig, only: string | undefined): JournalJobChoice {
+/** The job of `flow` to reconcile: the one named, or the only one in the config. */
+export function jobOfFlow(
+  loaded: LoadedConfig,
+  flow: string,
+  only: string | undefined,
+): { readonly job: string; readonly connector: string; readonly options: unknown } {
   const { config, file } = loaded;
-  const jobs = Object.entries(config.jobs).filter(([, job]) => job.flow === JOURNAL_EXPORT_FLOW);
+  const jobs = Object.entries(config.jobs).filter(([, job]) => job.flow === flow);
   const names = jobs.map(([name]) => name).join(', ') || 'none';
   const chosen =
     only === undefined ? (jobs.length === 1 ? jobs[0] : undefined) : jobs.find(([name]) => name === only);
   if (chosen === undefined) {
     throw new ReconcileSetupError(
       only === undefined
-        ? `${file}: reconcile journal needs one journal-export job, the config has ${jobs.length} (${names}); name it with --job`
-        : `--job ${only} is not a journal-export job of ${file} (journal-export jobs: ${names})`,
+        ? `${file}: reconciling needs one ${flow} job, the config has ${jobs.length} (${names}); name it with --job`
+        : `--job ${only} is not a ${flow} job of ${file} (${flow} jobs: ${names})`,
     );
   }
   const [job, block] = chosen;
   if (block.connector === undefined)
     throw new ReconcileSetupError(`${file}: jobs.${job}.connector is not set`);
+  // Options as the flow's schema parsed them when the config was loaded.
+  return { job, connector: block.connector, options: block.options };
+}
+
+/** The journal-export job to reconcile, with its mapping. */
+export function journalJob(loaded: LoadedConfig, only: string | undefined): JournalJobChoice {
+  const chosen = jobOfFlow(loaded, JOURNAL_EXPORT_FLOW, only);
   return {
-    job,
-    connector: block.connector,
-    // Parsed by the flow's schema when the config was loaded.
-    options: block.options as JournalExportOptions,
-    tables: config.mappings as MappingTables,
+    ...chosen,
+    options: chosen.options as JournalExportOptions,
+    tables: loaded.config.mappings as MappingTables,
   };
 }
 

@@ -19,7 +19,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openConnector } from '../../src/reconcile/open.js';
 import { jobContext } from '../flows/job-context.js';
-import { sandboxLines, type ReadoutLine } from '../flows/journal-export/harness.js';
+import { sandboxExportBatches, sandboxLines, type ReadoutLine } from '../flows/journal-export/harness.js';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
@@ -28,7 +28,7 @@ export interface Books {
   readonly dir: string;
   readonly configFile: string;
   readonly loaded: LoadedConfig;
-  /** The lines the export job marked exported, as the sandbox holds them. */
+  /** The lines this export job marked exported (the seed's nightly exports left out), as the sandbox holds them. */
   readonly exported: readonly (ReadoutLine & { accounting_period: string; doc_date: string })[];
   reconcile(scope: { period?: string; from?: string; to?: string }): Promise<ReconcileReport>;
   close(): Promise<void>;
@@ -48,9 +48,12 @@ export async function exportedBooks(
     const loaded = loadConfig(configFile, { env: {}, registry });
     await sandbox.control.action('approve_journal_lines', { count: options.lines ?? 24 });
     await exportOnce(sandbox, loaded, registry);
-    const exported = (await sandboxLines(sandbox)).filter(
-      (line) => line.status === 'exported',
-    ) as Books['exported'];
+    const ours = new Set(
+      (await sandboxExportBatches(sandbox)).filter((b) => b.external_ref?.startsWith('je-')).map((b) => b.id),
+    );
+    const exported = (await sandboxLines(sandbox)).filter((line) =>
+      ours.has(line.export_batch_id ?? ''),
+    ) as unknown as Books['exported'];
     return {
       sandbox,
       dir,

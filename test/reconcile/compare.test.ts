@@ -37,7 +37,13 @@ const INVOICE = [
 ];
 
 function expected(postings: readonly ExpectedPosting[]): ExpectedBooks {
-  return { postings, exportedLines: postings.length, unmapped: [], unreadableItems: 0 };
+  return {
+    postings,
+    exportedLines: postings.length,
+    otherTargets: new Map(),
+    unmapped: [],
+    unreadableItems: 0,
+  };
 }
 
 function entry(

@@ -79,6 +79,9 @@ export function compareJournal(expected: ExpectedBooks, books: BookRead, scope: 
     matched: [
       `${matchedSums} of ${api.size} document/account sums match (${formatMoney(matchedAmount)} ILS)`,
       ...totalsSummary(totals),
+      ...[...expected.otherTargets].map(
+        ([target, n]) => `${n} line(s) exported to another target (${target}): not expected in these books`,
+      ),
     ],
     totals,
     notes: notesFor(books.fields, field),

@@ -14,7 +14,7 @@ import {
 } from '../../flows/journal-export/index.js';
 import type { Scope } from '../scope.js';
 
-export type JournalApi = { readonly accounting: Pick<ApiClient['accounting'], 'journalLines'> };
+export type JournalApi = { readonly accounting: Pick<ApiClient['accounting'], 'journalLines' | 'getExport'> };
 
 /** One expected entry, with the API line it comes from. */
 export interface ExpectedPosting {
@@ -34,6 +34,8 @@ export interface ExpectedPosting {
 export interface ExpectedBooks {
   readonly postings: readonly ExpectedPosting[];
   readonly exportedLines: number;
+  /** Lines exported by another client or to another target label: not expected in these books. */
+  readonly otherTargets: ReadonlyMap<string, number>;
   /** Documents the mapping refuses, and API items that could not be read: compared with nothing. */
   readonly unmapped: readonly {
     readonly documentNumber: string;
@@ -48,15 +50,23 @@ const PAGE_SIZE = 200;
 export async function expectedBooks(
   api: JournalApi,
   scope: Scope,
-  mapping: { readonly options: JournalExportOptions; readonly tables: MappingTables },
+  mapping: {
+    readonly options: JournalExportOptions;
+    readonly tables: MappingTables;
+    readonly target: string;
+  },
   readBack: JournalReadBack,
 ): Promise<ExpectedBooks> {
-  const { lines, unreadableItems } = await exportedLines(api, scope, mapping.options.branch_ids);
+  const listed = await exportedLines(api, scope, mapping.options.branch_ids);
+  const { unreadableItems } = listed;
+  const { lines, batchLabels, otherTargets } = await ofTarget(api, listed.lines, mapping.target);
   const mapper = new GroupMapper(mapping.options, mapping.tables);
   const postings: ExpectedPosting[] = [];
   const unmapped: ExpectedBooks['unmapped'][number][] = [];
   const references = new Map<string, string | null>();
-  const batchOf = new Map(lines.map((line) => [line.id, line.export_batch_id ?? null]));
+  const batchOf = new Map(
+    lines.map((line) => [line.id, batchLabels.get(line.export_batch_id ?? '') ?? null]),
+  );
   for (const group of groupByDocument(lines)) {
     const mapped = mapper.map(group);
     const documentNumber = group.lines[0]?.document_number ?? group.documentId;
@@ -82,7 +92,7 @@ export async function expectedBooks(
       });
     }
   }
-  return { postings, exportedLines: lines.length, unmapped, unreadableItems };
+  return { postings, exportedLines: lines.length, otherTargets, unmapped, unreadableItems };
 }
 
 /** Every line the API lists as exported in the scope's periods (and the export job's branches), once each. */
@@ -110,4 +120,32 @@ async function exportedLines(
     }
   }
   return { lines: [...byId.values()], unreadableItems };
+}
+
+/**
+ * The lines exported to this target: the journal export labels its export calls with the job's target (by default
+ * the connector's name) and its batch key as external_ref. Lines another client or target exported are counted
+ * by target instead. Each export batch is read once.
+ */
+async function ofTarget(
+  api: JournalApi,
+  lines: readonly JournalLine[],
+  target: string,
+): Promise<{ lines: JournalLine[]; batchLabels: Map<string, string>; otherTargets: Map<string, number> }> {
+  const batchTarget = new Map<string, string>();
+  const batchLabels = new Map<string, string>();
+  for (const id of new Set(lines.map((line) => line.export_batch_id ?? ''))) {
+    if (id === '') continue;
+    const batch = await api.accounting.getExport(id);
+    batchTarget.set(id, batch.target ?? '(no target)');
+    batchLabels.set(id, batch.external_ref ? `${id} (${batch.external_ref})` : id);
+  }
+  const ours: JournalLine[] = [];
+  const otherTargets = new Map<string, number>();
+  for (const line of lines) {
+    const label = batchTarget.get(line.export_batch_id ?? '') ?? '(no export batch)';
+    if (label === target) ours.push(line);
+    else otherTargets.set(label, (otherTargets.get(label) ?? 0) + 1);
+  }
+  return { lines: ours, batchLabels, otherTargets };
 }

@@ -16,7 +16,8 @@ export interface JournalReconcileInput {
 
 export async function reconcileJournal(input: JournalReconcileInput): Promise<ReconcileReport> {
   const books = await input.readBack.readBooks();
-  const expected = await expectedBooks(input.api, input.scope, input.mapping, input.readBack);
+  const target = input.mapping.options.target ?? input.target.connector;
+  const expected = await expectedBooks(input.api, input.scope, { ...input.mapping, target }, input.readBack);
   return {
     check: 'journal',
     scope: input.scope.label,
