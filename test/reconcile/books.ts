@@ -2,6 +2,9 @@
  * A buyer whose approved journal lines were exported by the real journal-export job into one configured target
  * (the same config block `reconcile` then reads), against the sandbox over HTTP.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +21,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openConnector } from '../../src/reconcile/open.js';
+import { runCli, type CliResult } from '../cli/run-cli.js';
 import { jobContext } from '../flows/job-context.js';
 import { sandboxExportBatches, sandboxLines, type ReadoutLine } from '../flows/journal-export/harness.js';
 
@@ -129,4 +133,40 @@ export function scopes(books: Books): { period: string; from: string; to: string
   const [period = ''] = [...byPeriod.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
   const dates = books.exported.map((line) => line.doc_date).sort();
   return { period, from: dates[0] ?? '', to: dates.at(-1) ?? '' };
+}
+
+/** `supply-sync -c <config> reconcile <args>` in a child process, as a user runs it. */
+export function reconcileCli(books: Books, args: readonly string[]): Promise<CliResult> {
+  return runCli(['-c', books.configFile, 'reconcile', ...args]);
+}
+
+/** The report a `--json` run printed. */
+export function jsonReport(result: CliResult): ReconcileReport & { outcome: string } {
+  return JSON.parse(result.stdout) as ReconcileReport & { outcome: string };
+}
+
+/** Every file under `folder` with its bytes' hash, and the sandbox's journal lines and export batches. */
+export async function snapshot(books: Books, folder: string): Promise<string> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(`${path} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
+    }
+  };
+  walk(folder);
+  const state = await books.sandbox.control.state();
+  return JSON.stringify({
+    files: files.sort(),
+    lines: state['journalLines'],
+    batches: state['exportBatches'],
+  });
+}
+
+/** Parses a CSV file with Python's csv module (an implementation we did not write) and returns its rows. */
+export function pythonCsvRows(file: string): string[][] {
+  const script =
+    'import csv,json,sys\nwith open(sys.argv[1], newline="") as f: print(json.dumps(list(csv.reader(f))))';
+  return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' })) as string[][];
 }
