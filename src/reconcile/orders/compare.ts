@@ -66,6 +66,14 @@ export async function compareOrders(
 function judge(order: Order, found: ErpOrderRef | null, rules: OrderRules): Verdict {
   const ack = order.external_ref ?? null;
   if (found === null) {
+    const written = rules.writtenAs(order.id);
+    if (written !== null) {
+      return orderDifference(
+        'missing_in_erp',
+        order,
+        `written as ERP order ${written}, which the ERP no longer holds`,
+      );
+    }
     if (ack !== null && ack !== '' && !rules.skipAcknowledgedElsewhere) {
       return orderDifference(
         'missing_in_erp',
