@@ -155,7 +155,7 @@ export function registerReconcileCommands(program: Command, context: CliContext)
   for (const [name, reason] of Object.entries(CANNOT)) {
     reconcile
       .command(name)
-      .description(`not available: ${reason.split(': ')[1]?.split('.')[0] ?? ''}`)
+      .description(`not available for ${name}: prints why and exits 2`)
       .action(() => {
         throw new CliError(reason, 'reconcile_unavailable', EXIT_USAGE);
       });
