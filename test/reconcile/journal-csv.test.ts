@@ -5,6 +5,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openReadOnlyApi } from '../../src/reconcile/open.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   exportedBooks,
@@ -58,8 +59,26 @@ describe('reconcile journal on CSV books', () => {
       expect(cli.stderr).toBe('');
       expect(cli.code).toBe(0);
       expect(cli.stdout).toContain('everything matches: no differences');
+      expect(cli.stdout).not.toContain(books.sandbox.keys.buyer);
     },
   );
+
+  it('holds an API client that stops a write before it is sent', { timeout: 30_000 }, async () => {
+    const before = await snapshot(books, folder);
+    const access = await openReadOnlyApi(books.loaded.config, 'buyer');
+    try {
+      const [line] = books.exported;
+      await expect(
+        access.api.accounting.exportJournalLines(
+          { journal_line_ids: [line?.id ?? ''], target: 'books' },
+          { idempotencyKey: 'reconcile-write-attempt' },
+        ),
+      ).rejects.toThrow('reconcile reads only: a request that changes data was stopped before it was sent');
+    } finally {
+      await access.close();
+    }
+    expect(await snapshot(books, folder)).toBe(before);
+  });
 
   it(
     'names each difference made by hand, exits 1, and writes them as CSV; books and API untouched',
