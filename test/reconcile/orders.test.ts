@@ -3,11 +3,11 @@
  * and acknowledges them; reconcile then finds every order in the ERP with the ERP number its acknowledgement
  * carries. An ERP order deleted and an ERP order renumbered by hand are each named, with exit 1.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import Database from 'better-sqlite3';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -100,6 +100,34 @@ describe('reconcile orders', () => {
     ]);
     expect(found).toHaveLength(2);
   });
+
+  it(
+    'runs as the reconcile-orders job kind: failed in run history, naming the differences by kind',
+    { timeout: 60_000 },
+    async () => {
+      const parsed = parse(await readFile(config, 'utf8')) as { jobs: Record<string, unknown> };
+      parsed.jobs['orders-check'] = {
+        flow: 'reconcile-orders',
+        connector: 'erp',
+        options: { since: '400d' },
+      };
+      await writeFile(config, stringify(parsed));
+      const run = await runCli(['-c', config, 'sync', 'orders-check']);
+      expect(run.code).not.toBe(0);
+      const db = new Database(join(dir, 'state.db'), { readonly: true });
+      try {
+        const last = db
+          .prepare("SELECT outcome, error FROM runs WHERE job = 'orders-check' ORDER BY id DESC LIMIT 1")
+          .get() as { outcome: string; error: string };
+        expect(last.outcome).toBe('failed');
+        expect(last.error).toMatch(
+          /^2 difference\(s\), orders changed since \S+: 1 missing_in_erp, 1 erp_number_differs; run `supply-sync reconcile orders`/,
+        );
+      } finally {
+        db.close();
+      }
+    },
+  );
 
   it(
     'says plainly why documents and the catalog cannot be reconciled, with exit 2',
