@@ -24,6 +24,8 @@ const COLUMNS = {
 interface Target {
   readonly name: string;
   readonly table: string;
+  /** The companion table of written batch keys, in the test's own schema on a shared server. */
+  readonly batchKeyTable: string;
   connection(dir: string): Record<string, unknown>;
   run(books: Books, sql: string): Promise<unknown[]>;
   setUp?(): Promise<void>;
@@ -36,6 +38,7 @@ const probe = await postgresProbe();
 const sqlite: Target = {
   name: 'SQLite',
   table: 'gl_journal',
+  batchKeyTable: 'supply_sync_batches',
   connection: (dir) => ({ driver: 'sqlite', file: join(dir, 'books.db') }),
   async run(books, sql) {
     const driver = new SqliteDriver(join(books.dir, 'books.db'));
@@ -50,6 +53,7 @@ const sqlite: Target = {
 const postgres: Target = {
   name: 'PostgreSQL',
   table: `${schema}.gl_journal`,
+  batchKeyTable: `${schema}.supply_sync_batches`,
   connection: () => ({ driver: 'pg', url: PG_URL }),
   run: (_books, sql) => pgQuery(sql),
   setUp: async () => void (await pgQuery(`CREATE SCHEMA ${schema}`)),
@@ -76,7 +80,12 @@ describe.each(targets)('reconcile journal on a $name journal table', (target) =>
     books = await exportedBooks((dir) => ({
       type: 'sql',
       connection: target.connection(dir),
-      journal: { table: target.table, columns: COLUMNS, create_tables: true },
+      journal: {
+        table: target.table,
+        batch_key_table: target.batchKeyTable,
+        columns: COLUMNS,
+        create_tables: true,
+      },
     }));
   }, 120_000);
   afterAll(async () => {
