@@ -95,7 +95,19 @@ export function registerReconcileCommands(program: Command, context: CliContext)
     .description(
       'compare the API with the books and the ERP; reads only (exit 0 match, 1 differences, 2 could not run)',
     );
+  registerJournal(reconcile, context);
+  registerOrders(reconcile, context);
+  for (const [name, reason] of Object.entries(CANNOT)) {
+    reconcile
+      .command(name)
+      .description(`not available for ${name}: prints why and exits 2`)
+      .action(() => {
+        throw new CliError(reason, 'reconcile_unavailable', EXIT_USAGE);
+      });
+  }
+}
 
+function registerJournal(reconcile: Command, context: CliContext): void {
   reconcile
     .command('journal')
     .description('the lines the API lists as exported against the books of the journal-export target')
@@ -119,7 +131,9 @@ export function registerReconcileCommands(program: Command, context: CliContext)
         await report(context, result, options);
       },
     );
+}
 
+function registerOrders(reconcile: Command, context: CliContext): void {
   reconcile
     .command('orders')
     .description(
@@ -151,13 +165,4 @@ export function registerReconcileCommands(program: Command, context: CliContext)
         state?.close();
       }
     });
-
-  for (const [name, reason] of Object.entries(CANNOT)) {
-    reconcile
-      .command(name)
-      .description(`not available for ${name}: prints why and exits 2`)
-      .action(() => {
-        throw new CliError(reason, 'reconcile_unavailable', EXIT_USAGE);
-      });
-  }
 }
