@@ -41,6 +41,7 @@ const BELOW_DAEMON = [
   'sandbox',
   'flows/*',
   'connectors/*',
+  'reconcile',
 ];
 
 export const LAYERS = {
@@ -63,6 +64,8 @@ export const LAYERS = {
     notify: ['shared', 'client', 'config', 'scheduler', 'state'],
     plugin: ['shared', 'contract', 'client', 'state', 'engine', 'config', 'connector-contract', 'api-access'],
     sandbox: ['shared', 'contract', 'demo-data'],
+    // Reconciliation reads the API and the books back; it maps lines as the journal export does.
+    reconcile: [...BELOW_PLUGIN, 'plugin', 'api-access', 'flows/journal-export', 'flows/orders'],
     daemon: BELOW_DAEMON,
     cli: [...BELOW_DAEMON, 'daemon'],
   },

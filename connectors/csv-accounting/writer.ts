@@ -8,16 +8,21 @@ import { isNotFound, removeStaleTempFiles, writeFileAtomic } from '../../src/kit
 import { encodeSingleByte, toSharedHebrew } from '../../src/kit/single-byte-hebrew.js';
 import type { CsvAccountingConfig } from './config.js';
 import { renderCsv } from './format.js';
+import { CsvJournalReadBack } from './read.js';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const DECIMAL = /^\d+\.\d{2}$/;
 
 export class CsvAccountingWriter implements AccountingWriter {
+  readonly readBack: CsvJournalReadBack;
+
   /** `config.output_dir` must already be absolute (the connector definition resolves it). */
   constructor(
     private readonly config: CsvAccountingConfig,
     private readonly connectorName: string,
-  ) {}
+  ) {
+    this.readBack = new CsvJournalReadBack(config, connectorName);
+  }
 
   fileFor(batchKey: string, folder = this.config.output_dir): string {
     return join(folder, `${this.config.file_prefix}${batchKey}.csv`);

@@ -67,6 +67,21 @@ export class ReferenceResolver {
     }
   }
 
+  /** What `resolve` gives for a reference already written, without numbering a new one; null when it has none. */
+  lookup(reference: string): string | null {
+    const trimmed = reference.trim();
+    if (this.rule === 'sequence' && !PLAIN.test(trimmed)) {
+      const known = this.state.assigned[trimmed];
+      return known === undefined ? null : String(known);
+    }
+    try {
+      return this.resolve(reference, 'reference');
+    } catch (error) {
+      if (error instanceof ReferenceRuleError) return null;
+      throw error;
+    }
+  }
+
   /** Saves numbers assigned in this batch; call before the data file that uses them is written. */
   async persist(): Promise<void> {
     if (this.#added.size === 0) return;

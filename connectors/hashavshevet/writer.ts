@@ -21,6 +21,7 @@ import { formatMovement, type RecordOptions } from './format-record.js';
 import { buildLayout, layoutFileText, type RecordLayout } from './layout.js';
 import { toMovements } from './records.js';
 import { ReferenceResolver } from './references.js';
+import { HashavshevetReadBack } from './read.js';
 
 export interface HashavshevetFiles {
   readonly data: string;
@@ -42,6 +43,7 @@ class RenderedEntries implements PreparedEntries {
 
 export class HashavshevetWriter implements AccountingWriter {
   readonly layout: RecordLayout;
+  readonly readBack: HashavshevetReadBack;
   readonly #recordOptions: RecordOptions;
 
   /** `config.import_dir` must already be absolute (the connector definition resolves it). */
@@ -49,6 +51,7 @@ export class HashavshevetWriter implements AccountingWriter {
     private readonly config: HashavshevetConfig,
     private readonly connectorName: string,
   ) {
+    this.readBack = new HashavshevetReadBack(config, connectorName);
     this.layout = buildLayout({
       dateFormat: config.date_format,
       costingCode: config.costing_code !== 'none',

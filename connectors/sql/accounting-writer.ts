@@ -10,6 +10,7 @@ import {
 } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.js';
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
+import { SqlJournalReadBack } from './journal-read.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 const ZERO = '0.00';
@@ -41,6 +42,7 @@ const fieldTypes: Record<JournalColumnField, ColumnType> = {
  */
 export class SqlAccountingWriter implements AccountingWriter {
   readonly #mapped: [JournalColumnField, string][];
+  readonly readBack: SqlJournalReadBack;
   #prepared: Promise<void> | undefined;
 
   constructor(
@@ -49,6 +51,7 @@ export class SqlAccountingWriter implements AccountingWriter {
     private readonly connectorName: string,
     private readonly clock: Clock = systemClock,
   ) {
+    this.readBack = new SqlJournalReadBack(driver, config, connectorName);
     this.#mapped = Object.entries(config.columns).filter(
       (pair): pair is [JournalColumnField, string] => pair[1] !== undefined,
     );

@@ -9,6 +9,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerDoctorCommand } from './commands/doctor.js';
 import { registerJournalCommands } from './commands/journal.js';
 import { registerNotifyCommands } from './commands/notify.js';
+import { registerReconcileCommands } from './commands/reconcile.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerStateCommands } from './commands/state.js';
@@ -41,6 +42,7 @@ export function buildProgram(context: CliContext): Command {
   registerCatalogCommands(program, context);
   registerDeadLetterCommands(program, context);
   registerJournalCommands(program, context);
+  registerReconcileCommands(program, context);
   registerWebhookCommands(program, context);
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);

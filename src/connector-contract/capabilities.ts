@@ -2,6 +2,7 @@ import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catal
 import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
 import type { SourceExpense } from './expenses.js';
 import type { JournalBatch, PreparedEntries, WriteResult } from './journal.js';
+import type { JournalReadBack } from './journal-read.js';
 import type { MirrorRow, MirrorTableSpec } from './mirror.js';
 import type {
   ErpOrder,
@@ -26,6 +27,8 @@ export interface AccountingWriter {
    */
   writeJournalBatch(batch: JournalBatch, prepared?: readonly PreparedEntries[]): Promise<WriteResult>;
   hasBatch(batchKey: string): Promise<boolean>;
+  /** Reads the books back for reconciliation; left out by a writer whose target cannot be read. */
+  readonly readBack?: JournalReadBack;
 }
 
 export interface OrderSink {

@@ -1,5 +1,6 @@
 export type * from './values.js';
 export type * from './journal.js';
+export type * from './journal-read.js';
 export { JOURNAL_ENTRY_FIELDS } from './journal.js';
 export type * from './orders.js';
 export type * from './documents.js';

@@ -19,3 +19,5 @@ export { mirrorFlow } from '../flows/mirror/index.js';
 export { orderConfirmFlow } from '../flows/order-confirm/index.js';
 export { ordersFlow } from '../flows/orders/index.js';
 export { salesPushFlow } from '../flows/sales-push/index.js';
+export { reconcileJournalFlow } from '../reconcile/index.js';
+export { reconcileOrdersFlow } from '../reconcile/index.js';

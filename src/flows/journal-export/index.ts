@@ -10,7 +10,7 @@ export {
   type JournalExportOptionsInput,
 } from './options.js';
 export type { JournalExportApi } from './api.js';
-export type { MappingTables } from './mapping.js';
+export { GroupMapper, groupByDocument, type MappingTables } from './mapping.js';
 export { batchKeyFor, exportKeyFor, type BatchPlan } from './plans.js';
 export { LEDGER_FLOW } from './commit.js';
 export type { EntryPrecheck } from './select.js';

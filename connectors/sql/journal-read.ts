@@ -1,0 +1,120 @@
+/**
+ * Reads a journal table back for reconciliation: SELECT of the mapped columns, nothing else. A row's amount is its
+ * `amount` column with its `side`, or its `debit` / `credit` columns; the rest is read when the config maps it.
+ */
+import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { BookEntry, BookRead, JournalReadBack } from '../../src/connector-contract/journal-read.js';
+import { quoteIdentifier } from '../../src/kit/sql/dialect.js';
+import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
+import { formatMoney } from '../../src/shared/decimal.js';
+import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;
+
+export class SqlJournalReadBack implements JournalReadBack {
+  constructor(
+    private readonly driver: SqlDriver,
+    private readonly config: JournalTableConfig,
+    private readonly connectorName: string,
+  ) {}
+
+  bookReference(reference: string): Promise<string | null> {
+    return Promise.resolve(reference);
+  }
+
+  async readBooks(): Promise<BookRead> {
+    const columns = this.config.columns;
+    const hasAmount = columns.amount !== undefined && columns.side !== undefined;
+    const hasDebitCredit = columns.debit !== undefined && columns.credit !== undefined;
+    if (columns.account === undefined || (!hasAmount && !hasDebitCredit)) {
+      throw this.#fail(
+        `journal table ${this.config.table} cannot be read back: map journal.columns.account and either ` +
+          'amount with side, or debit and credit',
+      );
+    }
+    const mapped = Object.entries(columns).filter((pair): pair is [JournalColumnField, string] => !!pair[1]);
+    const select = mapped.map(([field, column]) => `${this.#q(column)} AS ${this.#q(field)}`).join(', ');
+    let rows: SqlRow[];
+    try {
+      ({ rows } = await this.driver.query(`SELECT ${select} FROM ${this.#q(this.config.table)}`));
+    } catch (error) {
+      throw this.#fail(`journal table ${this.config.table} cannot be read: ${messageOf(error)}`, error);
+    }
+    return {
+      fields: {
+        date: columns.date !== undefined,
+        valueDate: columns.value_date !== undefined,
+        period: columns.period !== undefined,
+        reference: columns.reference !== undefined,
+      },
+      entries: rows.map((row, i) => this.#entry(row, i + 1)),
+      sources: [this.config.table],
+    };
+  }
+
+  #entry(row: SqlRow, index: number): BookEntry {
+    const location = `${this.config.table} row ${index}`;
+    const text = (field: JournalColumnField): string | null => {
+      const value = row[field];
+      return value === null || value === undefined ? null : String(value).trim();
+    };
+    const signed = this.#signedAmount(row, location);
+    const ids = text('source_ids');
+    return {
+      location,
+      batchKey: text('batch_key'),
+      sourceIds: ids === null ? null : ids.split(/[,\s]+/).filter((id) => id !== ''),
+      side: signed.side,
+      account: text('account') ?? '',
+      amount: formatMoney(signed.amount),
+      date: isoDate(row['date']),
+      valueDate: isoDate(row['value_date']),
+      period: text('period'),
+      reference: text('reference'),
+    };
+  }
+
+  #signedAmount(row: SqlRow, location: string): { side: 'debit' | 'credit'; amount: bigint } {
+    if (this.config.columns.amount !== undefined && this.config.columns.side !== undefined) {
+      const side = String(row['side']).trim();
+      if (side !== 'debit' && side !== 'credit')
+        throw this.#fail(`${location}: side "${side}" is not debit or credit`);
+      return { side, amount: this.#units(row['amount'], location) };
+    }
+    const debit = this.#units(row['debit'] ?? '0', location);
+    const credit = this.#units(row['credit'] ?? '0', location);
+    return debit !== 0n ? { side: 'debit', amount: debit } : { side: 'credit', amount: credit };
+  }
+
+  #units(value: unknown, location: string): bigint {
+    const text = typeof value === 'number' ? value.toFixed(2) : String(value).trim();
+    const match = DECIMAL.exec(text);
+    if (!match) throw this.#fail(`${location}: amount "${text}" is not a decimal`);
+    const units = BigInt(match[2] ?? '0') * 100n + BigInt((match[3] ?? '').padEnd(2, '0'));
+    return match[1] === '-' ? -units : units;
+  }
+
+  #q(name: string): string {
+    return quoteIdentifier(this.driver.dialect, name);
+  }
+
+  #fail(message: string, cause?: unknown): ConnectorError {
+    return new ConnectorError('connector_result_invalid', message, {
+      connector: this.connectorName,
+      retryable: false,
+      cause,
+    });
+  }
+}
+
+/** A date column as YYYY-MM-DD, whatever type the driver returned it in. */
+function isoDate(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  const text = String(value).trim();
+  return /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : text;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
