@@ -7,6 +7,7 @@ import { registerCursorCommands } from './commands/cursor.js';
 import { registerDeadLetterCommands } from './commands/dead-letters.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDoctorCommand } from './commands/doctor.js';
+import { registerJobCommands } from './commands/jobs.js';
 import { registerJournalCommands } from './commands/journal.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
@@ -40,6 +41,7 @@ export function buildProgram(context: CliContext): Command {
   registerCatalogCommands(program, context);
   registerDeadLetterCommands(program, context);
   registerJournalCommands(program, context);
+  registerJobCommands(program, context);
   registerWebhookCommands(program, context);
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);

@@ -11,6 +11,7 @@ import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
+import { CommandService } from './control/command-service.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { explainStartError } from './start-errors.js';
@@ -185,7 +186,10 @@ function jobServices(
   });
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
-  const group = [scheduler, dispatch, new HousekeepingService(env)];
+  const commands = new CommandService(env, {
+    runForResult: (job) => scheduler.runForResult(job, 'operator'),
+  });
+  const group = [scheduler, dispatch, new HousekeepingService(env), commands];
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
   const { url } = env.loaded.config.state;
   if (election !== null && url !== undefined) {

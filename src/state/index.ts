@@ -15,3 +15,5 @@ export { OutboxConflictError, type OutboxEntry, type OutboxInput, type OutboxSta
 export type { LedgerEntry, LedgerKey } from './ledger.js';
 export type { DeadLetter, DeadLetterFilter, DeadLetterStatus } from './dead-letters.js';
 export type { RunOutcome, RunRecord, RunTrigger } from './runs.js';
+export type { CommandStatus, NewCommand, QueuedCommand } from './commands.js';
+export type { PausedJob } from './paused-jobs.js';

@@ -2,7 +2,8 @@ import type { Clock } from '../shared/clock.js';
 import type { SyncSqlPort } from './sql-port.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'skipped';
-export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up';
+/** `cli`: a `sync <job>` run outside the daemon; `operator`: a run now the daemon carried out for a command. */
+export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up' | 'operator';
 
 export interface RunRecord {
   id: number;

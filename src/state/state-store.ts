@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { CommandStore } from './commands.js';
 import { CursorStore, SeenStore } from './cursors.js';
 import { DeadLetterStore } from './dead-letters.js';
 import type { StateBackend, StateDialect } from './dialect.js';
@@ -7,6 +8,7 @@ import { HashStore, KeyValueStore } from './kv.js';
 import { LedgerStore } from './ledger.js';
 import type { LockHolder } from './lock.js';
 import { OutboxStore } from './outbox.js';
+import { PausedJobStore } from './paused-jobs.js';
 import { RunStore, type WriteWithoutSync } from './runs.js';
 import type { Fence, SyncSqlPort } from './sql-port.js';
 
@@ -42,6 +44,8 @@ export abstract class StateStore {
   readonly kv: KeyValueStore;
   readonly hashes: HashStore;
   readonly runs: RunStore;
+  readonly commands: CommandStore;
+  readonly pausedJobs: PausedJobStore;
 
   protected constructor(parts: StateStoreParts) {
     const { db, clock } = parts;
@@ -59,6 +63,8 @@ export abstract class StateStore {
     this.kv = new KeyValueStore(db, clock);
     this.hashes = new HashStore(db, clock);
     this.runs = new RunStore(db, clock, parts.writeWithoutSync);
+    this.commands = new CommandStore(db, clock);
+    this.pausedJobs = new PausedJobStore(db, clock);
   }
 
   get backend(): StateBackend {
