@@ -10,6 +10,7 @@ import { registerDoctorCommand } from './commands/doctor.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerJournalCommands } from './commands/journal.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerRunsCommand } from './commands/runs.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerStateCommands } from './commands/state.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -42,6 +43,7 @@ export function buildProgram(context: CliContext): Command {
   registerDeadLetterCommands(program, context);
   registerJournalCommands(program, context);
   registerJobCommands(program, context);
+  registerRunsCommand(program, context);
   registerWebhookCommands(program, context);
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);

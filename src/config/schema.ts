@@ -126,6 +126,24 @@ const stateSchema = z.strictObject({
       examples: ['postgres://supply_sync:${STATE_DB_PASSWORD}@db.internal:5432/supply_sync'],
     })
     .optional(),
+  history: z
+    .strictObject({
+      keep: duration()
+        .meta({
+          description: 'How long finished runs stay in the run history (`supply-sync runs`, the status page)',
+        })
+        .default(30 * 86_400_000),
+      max_runs: z
+        .number()
+        .int()
+        .positive()
+        .meta({ description: 'The most runs the history keeps, all jobs together; the oldest go first' })
+        .default(10_000),
+    })
+    .meta({
+      description: 'Run history retention: runs older than `keep`, or beyond `max_runs`, are pruned hourly',
+    })
+    .prefault({}),
 });
 
 const serverSchema = z.strictObject({

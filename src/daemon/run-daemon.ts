@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
 import { CommandService } from './control/command-service.js';
+import { pauseAware } from './control/paused-runs.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { explainStartError } from './start-errors.js';
@@ -176,18 +177,26 @@ function jobServices(
   const { metrics, options } = start;
   const election = leadershipSettings(env.loaded.config);
   let leadership: LeadershipService | undefined;
-  const run = jobRun({
+  const run = pauseAware(
+    jobRun({
+      env,
+      dryRun: false,
+      defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
+      guard: (name, job) => preflight.guard(name, job),
+      onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
+      onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
+    }),
     env,
-    dryRun: false,
-    defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
-    guard: (name, job) => preflight.guard(name, job),
-    onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
-    onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
-  });
+  );
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
   const commands = new CommandService(env, {
     runForResult: (job) => scheduler.runForResult(job, 'operator'),
+    runHeldWebhooks: (job) => {
+      scheduler
+        .runNow(job, 'webhook')
+        .catch((error: unknown) => env.logger.error({ err: error, job }, 'run failed'));
+    },
   });
   const group = [scheduler, dispatch, new HousekeepingService(env), commands];
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);

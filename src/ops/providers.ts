@@ -29,6 +29,14 @@ export interface JobStatus {
   freshnessMs?: number;
   /** Why the job is held back: its connector settings fail the pre-flight (file, config key, bad name). */
   preflightError?: string;
+  /** An operator paused the job: no scheduled, catch-up or webhook runs until it is resumed. */
+  paused?: JobPause;
+}
+
+export interface JobPause {
+  since: number;
+  by: string;
+  reason: string | null;
 }
 
 export interface ConnectorCheck {

@@ -26,6 +26,8 @@ export interface JobView {
   /** Readiness fails for it, or its last run failed: the page highlights it. */
   attention: boolean;
   openDeadLetters: number | null;
+  /** An operator paused the job: since when (ISO), by whom, why. */
+  paused: { since: string; by: string; reason: string | null } | null;
 }
 
 export type HeadlineLevel = 'ok' | 'warn' | 'bad';
@@ -86,6 +88,10 @@ function jobView(job: JobStatus, now: number, knownSecrets: readonly string[]): 
     freshnessDetail: check.detail ?? null,
     attention: jobNeedsAttention(job, check),
     openDeadLetters: job.openDeadLetters ?? null,
+    paused:
+      job.paused === undefined
+        ? null
+        : { since: new Date(job.paused.since).toISOString(), by: job.paused.by, reason: job.paused.reason },
   };
 }
 

@@ -79,6 +79,33 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         expect(state.commands.get(open)?.status).toBe('pending');
       });
 
+      it('keeps each run with the dead letters it created, lists by job, failure and time, and prunes by age and count', () => {
+        state.deadLetters.add('orders', 'before', {}, 'older');
+        clock.advance(10);
+        const first = state.runs.start('orders', 'operator');
+        state.deadLetters.add('orders', 'ord_1', {}, 'no ERP item for SKU X-1');
+        state.deadLetters.add('orders', 'before', {}, 'older, seen again');
+        state.deadLetters.add('sales', 'other-job', {}, 'not this job');
+        clock.advance(10);
+        state.runs.finish(first, 'partial', { fetched: 2 }, 'no ERP item for SKU X-1');
+        const second = state.runs.start('sales', 'schedule');
+        clock.advance(10);
+        state.runs.finish(second, 'ok', {}, null);
+        expect(state.runs.get(first)).toMatchObject({ trigger: 'operator', deadLetters: 1, error: 'no ERP item for SKU X-1' });
+        expect(state.runs.list().map((run) => run.id)).toEqual([second, first]);
+        expect(state.runs.list({ failed: true }).map((run) => run.id)).toEqual([first]);
+        expect(state.runs.list({ job: 'sales' }).map((run) => run.id)).toEqual([second]);
+        expect(state.runs.list({ since: clock.now() - 10 }).map((run) => run.id)).toEqual([second]);
+
+        expect(state.runs.pruneHistory(60_000, 1)).toBe(1);
+        expect(state.runs.list().map((run) => run.id)).toEqual([second]);
+        const unfinished = state.runs.start('orders', 'schedule');
+        clock.advance(60_001);
+        expect(state.runs.pruneHistory(60_000, 10)).toBe(1);
+        // A run without an end is never pruned: it is under way, or closed as interrupted at the next start.
+        expect(state.runs.list().map((run) => run.id)).toEqual([unfinished]);
+      });
+
       it('keeps a pause, its time, author and reason across reopening; the first pause wins', () => {
         expect(state.pausedJobs.pause('orders', 'cli:ann', 'ERP upgrade')).toBe(true);
         clock.advance(5000);

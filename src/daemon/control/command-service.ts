@@ -15,6 +15,7 @@ import type { Service, StopOptions } from '../services/service.js';
 import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction } from './actions.js';
 import { carryOutEffect } from './effect-actions.js';
 import { configFingerprint } from './fingerprint.js';
+import { heldWebhookRuns } from './paused-runs.js';
 import { carryOutInState } from './state-actions.js';
 
 /** How often the queue is read; the control API also wakes the drain at once. */
@@ -25,6 +26,8 @@ const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
 export interface CommandRunner {
   /** Runs the job now (or right after its current run); null when it was not run (the scheduler is stopping). */
   runForResult(job: string): Promise<RunResult | null>;
+  /** Starts the webhook run a job owes for webhooks held while it was paused; does not wait for it. */
+  runHeldWebhooks(job: string): void;
 }
 
 /** The run did not happen because this daemon is stopping or lost its term; the command stays for the next leader. */
@@ -49,6 +52,7 @@ export class CommandService implements Service {
     this.#stopping = false;
     const { env } = this;
     env.state.commands.pruneFinished(FINISHED_RETENTION_MS);
+    this.#runHeldWebhooks();
     this.drain();
     this.#loop = every(
       env.clock,
@@ -105,7 +109,9 @@ export class CommandService implements Service {
         state.commands.complete(command.id, outcome);
         return outcome;
       });
-      if (result !== undefined) this.#log(command, 'done', result);
+      if (result === undefined) return;
+      this.#log(command, 'done', result);
+      if (action.kind === 'jobs.resume') this.#runHeldWebhooks();
     } catch (error) {
       this.#fail(command, error);
     }
@@ -129,6 +135,12 @@ export class CommandService implements Service {
     work()
       .catch((error: unknown) => this.#fail(command, error))
       .finally(() => this.#inFlight.delete(command.id));
+  }
+
+  #runHeldWebhooks(): void {
+    for (const job of heldWebhookRuns(this.env.state)) {
+      if (this.env.jobs.has(job)) this.runner.runHeldWebhooks(job);
+    }
   }
 
   async #runJob(job: string): Promise<RunResult> {
