@@ -67,6 +67,8 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // between two whole daemons, supplier and buyer, SIGKILL, SIGSTOP and a cut from the database in turn, two of each
   // (test/failover/kill9-*.test.ts).
   HA_FAILOVER_POINTS: '4',
+  // Run-now commands whose leader is killed inside the command's run (test/failover/kill9-commands.test.ts).
+  COMMAND_KILL_POINTS: '2',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
