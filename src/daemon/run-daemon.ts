@@ -12,6 +12,8 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
 import { CommandService } from './control/command-service.js';
+import { createControlApi, type ControlHandler } from './control/control-api.js';
+import type { ControlAuthOptions } from '../ops/control-auth.js';
 import { pauseAware } from './control/paused-runs.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
@@ -125,6 +127,14 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
     inbox: watching.inbox.inbox,
     dispatch: work.dispatch,
     providers,
+    control: createControlApi({
+      loaded: env.loaded,
+      queue: watching.inbox.unfencedState,
+      providers,
+      logger: env.logger,
+      auth: controlAuthOptions(env.loaded.config),
+      kick: () => work.commands.drain(),
+    }),
   });
   // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).
   await lifecycle.start(leadership ?? work.jobs);
@@ -157,6 +167,8 @@ async function startWatching(lifecycle: Lifecycle, env: Environment): Promise<Wa
 
 interface JobServices {
   readonly scheduler: SchedulerService;
+  /** Drains the operator command queue (the CLI's and the control API's). */
+  readonly commands: CommandService;
   readonly dispatch: WebhookDispatchService;
   /** The scheduler, the webhook dispatch and housekeeping, started and stopped as one. */
   readonly jobs: ServiceGroup;
@@ -204,10 +216,11 @@ function jobServices(
   if (election !== null && url !== undefined) {
     leadership = new LeadershipService({ env, url, settings: election, jobs });
   }
-  return { scheduler, dispatch, jobs, leadership };
+  return { scheduler, dispatch, commands, jobs, leadership };
 }
 
 interface ServingSources {
+  readonly control: ControlHandler | undefined;
   readonly env: Environment;
   readonly inbox: ClosableInbox;
   readonly dispatch: WebhookDispatchService;
@@ -217,7 +230,7 @@ interface ServingSources {
 /** Webhook intake, the ops server and, with the embedded sandbox, the registration of the daemon's webhook URL. */
 async function startServing(
   start: DaemonStart,
-  { env, inbox, dispatch, providers }: ServingSources,
+  { env, inbox, dispatch, providers, control }: ServingSources,
 ): Promise<{ opsUrl: string; webhookUrl: string }> {
   const { lifecycle, environment, metrics, options } = start;
   const { config } = env.loaded;
@@ -240,6 +253,7 @@ async function startServing(
       metrics: metrics.metrics,
       providers,
       webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
+      control,
     }),
   );
   const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;
@@ -247,6 +261,15 @@ async function startServing(
     new EmbeddedWebhooksService(env, webhookUrl, environment.webhookSecrets, dispatch.mapping()),
   );
   return { opsUrl: ops.url, webhookUrl };
+}
+
+function controlAuthOptions(config: LoadedConfig['config']): ControlAuthOptions {
+  return {
+    token: config.server.auth?.token,
+    username: config.server.auth?.username,
+    password: config.server.auth?.password,
+    loopbackWithoutAuth: config.server.control?.loopback_without_auth === true,
+  };
 }
 
 function opsAccess(config: LoadedConfig['config']): OpsAccessCheck {

@@ -37,6 +37,7 @@ export class CommandService implements Service {
   readonly name = 'operator commands';
   readonly #fingerprint: string;
   #loop: Loop | undefined;
+  #started = false;
   #stopping = false;
   readonly #inFlight = new Set<number>();
 
@@ -50,6 +51,7 @@ export class CommandService implements Service {
   async start(): Promise<void> {
     if (this.#loop !== undefined) return;
     this.#stopping = false;
+    this.#started = true;
     const { env } = this;
     env.state.commands.pruneFinished(FINISHED_RETENTION_MS);
     this.#runHeldWebhooks();
@@ -64,14 +66,18 @@ export class CommandService implements Service {
 
   async stop(options: StopOptions): Promise<void> {
     this.#stopping = true;
+    this.#started = false;
     const loop = this.#loop;
     this.#loop = undefined;
     await stopLoop(loop, options, this.env.logger, 'operator commands');
   }
 
-  /** Carries out what is queued; commands with an effect outside the state go on in the background. */
+  /**
+   * Carries out what is queued; commands with an effect outside the state go on in the background. Nothing while
+   * stopped: on a standby the leader drains the queue.
+   */
   drain(): void {
-    if (this.#stopping) return;
+    if (this.#stopping || !this.#started) return;
     for (const command of this.env.state.commands.unfinished()) {
       if (this.#inFlight.has(command.id)) continue;
       if (command.fingerprint !== this.#fingerprint) {
