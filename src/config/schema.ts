@@ -132,6 +132,7 @@ const stateSchema = z.strictObject({
       keep: duration()
         .meta({
           description: 'How long finished runs stay in the run history (`supply-sync runs`, the status page)',
+          examples: ['30d'],
         })
         .default(30 * 86_400_000),
       max_runs: z
