@@ -22,3 +22,4 @@ export type { ApiCall, CredentialCode, CredentialFailure } from './api-health.js
 export type { HealthReading } from './metrics.js';
 export { jobNeedsAttention } from './readiness.js';
 export type { DaemonInfo, DeadLetterFlow, DeadLetterReason, LeadershipStatus } from './providers.js';
+export type { ConsoleData, ConsoleJob, ConsoleRun, DeadLetterGroup } from './providers.js';

@@ -77,7 +77,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       const snapshot = await buildStatusSnapshot(options.providers, readiness, now, secrets());
       if (wantsJson(req)) return json(res, 200, snapshot);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(renderStatusHtml(snapshot));
+      res.end(renderStatusHtml(snapshot, { controls: options.control !== undefined }));
     },
   };
 

@@ -1,6 +1,7 @@
 import { deepScrub } from '../log/deep-scrub.js';
 import type {
   ApiStatus,
+  ConsoleData,
   ConnectorCheck,
   DeadLetterStatus,
   JobStatus,
@@ -59,6 +60,8 @@ export interface StatusSnapshot {
   outbox: OutboxStatus | null;
   connectors: Array<ConnectorCheck & { checkedAtIso: string }>;
   api: (Omit<ApiStatus, 'lastReachedAt'> & { lastReachedAt: string | null }) | null;
+  /** Recent runs per job, activity and dead letters by reason; null when not available. */
+  console?: ConsoleData | null;
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -140,6 +143,7 @@ export async function buildStatusSnapshot(
     optional(providers.outbox?.bind(providers)),
     optional(providers.deadLetters?.bind(providers)),
   ]);
+  const consoleData = await optional(providers.console?.bind(providers));
   const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
   const info = providers.info?.();
   const leadership = providers.leadership?.();
@@ -160,6 +164,7 @@ export async function buildStatusSnapshot(
     outbox,
     connectors: (connectors ?? []).map((c) => ({ ...c, checkedAtIso: new Date(c.checkedAt).toISOString() })),
     api: api === null ? null : { ...api, lastReachedAt: iso(api.lastReachedAt) },
+    console: consoleData,
   };
   return deepScrub(snapshot, knownSecrets) as StatusSnapshot;
 }
