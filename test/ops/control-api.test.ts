@@ -125,6 +125,12 @@ describe('the control API on a running daemon', () => {
   it('refuses a change sent as a form (what another site could forge), and changes nothing', async () => {
     const response = await call('POST', '/jobs/orders/pause', { type: 'application/x-www-form-urlencoded' });
     expect(response.status).toBe(415);
+    const broken = await fetch(`${daemon.opsUrl}/jobs/orders/pause`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"reason": ',
+    });
+    expect(broken.status).toBe(400);
     expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
   });
 

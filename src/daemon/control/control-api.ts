@@ -54,16 +54,21 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
         },
       };
     } else {
-      const request: ControlRequest = {
-        params: found.params,
-        query: new URL(req.url ?? '/', 'http://localhost').searchParams,
-        body: found.route.method === 'POST' ? await readJson(req) : {},
-        who: who.who,
-      };
-      reply = await found.route.handle(request, {
-        options,
-        give: (action, wait) => give(options, fingerprint, who.who, action, wait),
-      });
+      const body = found.route.method === 'POST' ? await readJson(req) : {};
+      if (body === null)
+        reply = { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
+      else {
+        const request: ControlRequest = {
+          params: found.params,
+          query: new URL(req.url ?? '/', 'http://localhost').searchParams,
+          body,
+          who: who.who,
+        };
+        reply = await found.route.handle(request, {
+          options,
+          give: (action, wait) => give(options, fingerprint, who.who, action, wait),
+        });
+      }
     }
     options.logger.info(
       { who: who.ok ? who.who : 'unauthenticated', method: req.method, path, status: reply.status },
@@ -83,18 +88,25 @@ function matchRoute(method: string, path: string) {
   return undefined;
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** The body as a JSON object ({} when empty); null when it is not one or is too large. */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error('request body too large');
+    if (size > MAX_BODY_BYTES) return null;
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
-  const parsed = JSON.parse(text) as unknown;
-  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 function send(res: ServerResponse, reply: ControlReply): void {
