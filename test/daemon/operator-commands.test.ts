@@ -203,6 +203,29 @@ for (const backend of [sqlite, postgres]) {
           expect(landed.map((row) => row.id)).toEqual(expect.arrayContaining([...sent, ...more]));
           expect(landed.every((row) => row.n === 1)).toBe(true);
 
+          // The run history, read beside the running daemon.
+          const history = await cli('runs', '--job', 'orders', '--since', '1h', '--json');
+          expect(history.code).toBe(0);
+          const runs = JSON.parse(history.stdout) as Array<{
+            trigger: string;
+            outcome: string;
+            deadLetters: number | null;
+          }>;
+          expect(
+            runs.filter((run) => run.trigger === 'operator' && run.outcome === 'ok').length,
+          ).toBeGreaterThanOrEqual(2);
+          const lines = await cli('runs', '--job', 'orders');
+          expect(lines.stdout).toMatch(
+            /^#\d+ orders \d{4}-\d\d-\d\d \d\d:\d\d:\d\d operator ok \(\d+\.\d s; /m,
+          );
+          expect((await cli('runs', '--failed')).stdout).toBe('no runs\n');
+          const badSince = await cli('runs', '--since', 'yesterday');
+          expect(badSince.code).toBe(2);
+          expect(badSince.stderr).toContain('--since: expected a duration like "24h"');
+          const badJob = await cli('runs', '--job', 'ordres');
+          expect(badJob.code).toBe(1);
+          expect(badJob.stderr).toContain('no job "ordres"');
+
           // Every command was carried out once: none is left, none was taken twice.
           const commands = state().db.prepare('SELECT status, attempts FROM commands').all() as Array<{
             status: string;
@@ -233,6 +256,14 @@ for (const backend of [sqlite, postgres]) {
           expect(registered.stderr).toBe('');
           expect(registered.stdout).toMatch(/^created webhook endpoint \S+ for http:\/\/.+ \(active\)$/m);
           expect(registered.stdout + registered.stderr).not.toContain('whsec_');
+
+          const retired = await cli('webhooks', 'retire-secrets');
+          expect(retired).toMatchObject({ code: 0, stdout: 'retired 0 older signing secrets\n' });
+          const recovered = await cli('webhooks', 'recover', '--dry-run');
+          expect(recovered.stderr).toBe('');
+          expect(recovered.stdout).toMatch(
+            /^\d+ failed deliveries; would redeliver \d+; \d+ already stored$/m,
+          );
 
           expect((await cli('jobs', 'pause', 'orders', '--reason', 'stock count')).code).toBe(0);
           const pausedAt = state().pausedJobs.get('orders')?.pausedAt ?? 0;
