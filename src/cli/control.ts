@@ -49,6 +49,11 @@ export interface GiveOptions<R> {
   readonly direct: () => Promise<R>;
   /** false: queue it for the daemon and return at once (`--no-wait`). */
   readonly wait?: boolean;
+  /**
+   * Carries the queued command out here when the state turns out to be held by no daemon (a one-off command held
+   * it, or the daemon stopped before draining); undefined while a daemon still holds it. State actions only.
+   */
+  readonly takeOver?: (id: number) => Promise<{ result: unknown } | undefined>;
 }
 
 export async function giveCommand<R>(context: CliContext, options: GiveOptions<R>): Promise<Given<R>> {
@@ -67,7 +72,7 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     });
     if (options.wait === false) return { via: 'queued', id };
     context.output.progress(`a daemon holds the state: command #${id} queued for it, waiting...`);
-    const result = (await waitFor(state, id)) as R;
+    const result = (await waitFor(state, id, options.takeOver)) as R;
     context.output.done();
     return { via: 'daemon', result };
   } finally {
@@ -82,20 +87,36 @@ export function giveStateCommand(
   action: ControlAction,
   purpose: string,
 ): Promise<Given<StateActionResult>> {
+  const actionContext = (state: StateStore) => ({
+    state,
+    file: loaded.file,
+    jobs: Object.keys(loaded.config.jobs),
+    by: requestedByCli(),
+  });
   return giveCommand(context, {
     loaded,
     action,
     direct: () =>
       withStateChange(loaded.config, purpose, (state) =>
-        state.transaction(() =>
-          carryOutInState(action, {
-            state,
-            file: loaded.file,
-            jobs: Object.keys(loaded.config.jobs),
-            by: requestedByCli(),
-          }),
-        ),
+        state.transaction(() => carryOutInState(action, actionContext(state))),
       ),
+    takeOver: (id) =>
+      withStateChange(loaded.config, purpose, (state) => {
+        const outcome = state.transaction(() => {
+          if (!state.commands.claim(id)) return undefined;
+          try {
+            const result = carryOutInState(action, actionContext(state));
+            state.commands.complete(id, result);
+            return { result };
+          } catch (error) {
+            if (!(error instanceof ControlError)) throw error;
+            state.commands.fail(id, error.code, error.message);
+            return { error };
+          }
+        });
+        if (outcome !== undefined && 'error' in outcome) throw outcome.error;
+        return outcome;
+      }),
   });
 }
 
@@ -110,17 +131,31 @@ function openForQueue(loaded: LoadedConfig): StateStore {
   return openStateStore({ file: location.path, clock: systemClock, lock: false });
 }
 
-async function waitFor(state: StateStore, id: number): Promise<unknown> {
+/** How often a waiting CLI checks whether a daemon still holds the state (see GiveOptions.takeOver). */
+const TAKE_OVER_EVERY = 20;
+
+async function waitFor(
+  state: StateStore,
+  id: number,
+  takeOver?: (id: number) => Promise<{ result: unknown } | undefined>,
+): Promise<unknown> {
   const interrupted = new AbortController();
   const interrupt = (): void => interrupted.abort();
   process.once('SIGINT', interrupt);
   try {
-    for (;;) {
+    for (let round = 1; ; round++) {
       const command = state.commands.get(id);
       if (command === null) throw new CliError(`command #${id} is no longer in the state`, 'command_lost');
       if (command.status === 'done') return command.result;
       if (command.status === 'failed') {
         throw asCliError(new ControlError(command.errorCode ?? 'command_failed', command.error ?? 'failed'));
+      }
+      if (takeOver !== undefined && command.status === 'pending' && round % TAKE_OVER_EVERY === 0) {
+        const done = await takeOver(id).catch((error: unknown) => {
+          if (heldByDaemon(error)) return undefined;
+          throw asCliError(error);
+        });
+        if (done !== undefined) return done.result;
       }
       await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       if (interrupted.signal.aborted) {
