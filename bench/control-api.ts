@@ -44,7 +44,7 @@ function config(dir: string, baseUrl: string, apiKey: string): string {
       books: {
         type: 'hashavshevet',
         import_dir: join(dir, 'import'),
-        long_references: 'sequence',
+        long_references: 'last_digits',
         details_overflow: 'truncate',
       },
     },
