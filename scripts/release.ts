@@ -39,6 +39,7 @@ export const SHIPPED: readonly { readonly from: string; readonly to: string }[] 
     'deploy',
     'docs/deploy.md',
     'docs/operations.md',
+    'docs/control-api.json',
   ].map((path) => ({ from: path, to: path })),
   { from: 'README.release.md', to: 'README.md' },
 ];

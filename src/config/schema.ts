@@ -1,5 +1,6 @@
 /** The core config schema. Connector blocks and job options are checked afterwards against the registry. */
 import { z } from 'zod';
+import { controlApiSchema } from './control-schema.js';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { haConfigSchema } from './ha-schema.js';
@@ -127,47 +128,78 @@ const stateSchema = z.strictObject({
       examples: ['postgres://supply_sync:${STATE_DB_PASSWORD}@db.internal:5432/supply_sync'],
     })
     .optional(),
+  history: z
+    .strictObject({
+      keep: duration()
+        .meta({
+          description: 'How long finished runs stay in the run history (`supply-sync runs`, the status page)',
+          examples: ['30d'],
+        })
+        .default(30 * 86_400_000),
+      max_runs: z
+        .number()
+        .int()
+        .positive()
+        .meta({ description: 'The most runs the history keeps, all jobs together; the oldest go first' })
+        .default(10_000),
+    })
+    .meta({
+      description: 'Run history retention: runs older than `keep`, or beyond `max_runs`, are pruned hourly',
+    })
+    .prefault({}),
 });
 
-const serverSchema = z.strictObject({
-  host: z
-    .string()
-    .min(1)
-    .meta({
-      description: 'Address the operations server listens on (health, metrics, status page, webhooks)',
-    })
-    .default('127.0.0.1'),
-  port: z
-    .number()
-    .int()
-    .min(0)
-    .max(65_535)
-    .meta({ description: 'Port of the operations server; 0 picks a free one' })
-    .default(8080),
-  webhook_path: z
-    .string()
-    .regex(/^\//, { error: 'expected a path starting with "/"' })
-    .meta({ description: 'Path the API delivers webhooks to' })
-    .default('/webhooks'),
-  webhook_secrets: z
-    .array(secret('a webhook signing secret'))
-    .meta({
-      description:
-        'Extra webhook signing secrets, besides those kept in the state file by `supply-sync webhooks register`',
-      examples: [['${WEBHOOK_SECRET}']],
-    })
-    .default([]),
-  max_body_bytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(50 * 1024 * 1024)
-    .meta({ description: 'Largest webhook body accepted, in bytes; larger ones get 413' })
-    .default(1024 * 1024),
-  tls: serverTlsSchema.optional(),
-  auth: opsAuthSchema.optional(),
-  webhooks: webhookListenerSchema.optional(),
-});
+const serverSchema = z
+  .strictObject({
+    host: z
+      .string()
+      .min(1)
+      .meta({
+        description: 'Address the operations server listens on (health, metrics, status page, webhooks)',
+      })
+      .default('127.0.0.1'),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65_535)
+      .meta({ description: 'Port of the operations server; 0 picks a free one' })
+      .default(8080),
+    webhook_path: z
+      .string()
+      .regex(/^\//, { error: 'expected a path starting with "/"' })
+      .meta({ description: 'Path the API delivers webhooks to' })
+      .default('/webhooks'),
+    webhook_secrets: z
+      .array(secret('a webhook signing secret'))
+      .meta({
+        description:
+          'Extra webhook signing secrets, besides those kept in the state file by `supply-sync webhooks register`',
+        examples: [['${WEBHOOK_SECRET}']],
+      })
+      .default([]),
+    max_body_bytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(50 * 1024 * 1024)
+      .meta({ description: 'Largest webhook body accepted, in bytes; larger ones get 413' })
+      .default(1024 * 1024),
+    tls: serverTlsSchema.optional(),
+    auth: opsAuthSchema.optional(),
+    webhooks: webhookListenerSchema.optional(),
+    control: controlApiSchema.optional(),
+  })
+  .refine(
+    (server) =>
+      server.control?.loopback_without_auth !== true ||
+      ['127.0.0.1', '::1', 'localhost'].includes(server.host),
+    {
+      path: ['control', 'loopback_without_auth'],
+      error:
+        'is only allowed with server.host on loopback (127.0.0.1, ::1); configure server.auth to serve others',
+    },
+  );
 
 const logSchema = z.strictObject({
   level: z

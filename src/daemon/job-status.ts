@@ -48,6 +48,9 @@ export function jobStatuses(input: JobStatusInput): JobStatus[] {
       if (owedSince <= now) status.dueSince = owedSince;
     }
     if (freshness !== undefined) status.freshnessMs = freshness;
+    const paused = state.pausedJobs.get(name);
+    if (paused !== null)
+      status.paused = { since: paused.pausedAt, by: paused.pausedBy, reason: paused.reason };
     const heldBack = input.preflightError?.(name);
     if (heldBack !== undefined) status.preflightError = heldBack;
     return status;

@@ -11,6 +11,10 @@ import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
+import { CommandService } from './control/command-service.js';
+import { createControlApi, type ControlHandler } from './control/control-api.js';
+import type { ControlAuthOptions } from '../ops/control-auth.js';
+import { pauseAware } from './control/paused-runs.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
 import { explainStartError } from './start-errors.js';
@@ -135,6 +139,14 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
     inbox: watching.inbox.inbox,
     dispatch: work.dispatch,
     providers,
+    control: createControlApi({
+      loaded: env.loaded,
+      queue: watching.inbox.unfencedState,
+      providers,
+      logger: env.logger,
+      auth: controlAuthOptions(env.loaded.config),
+      kick: () => work.commands.drain(),
+    }),
   });
   // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).
   await lifecycle.start(leadership ?? work.jobs);
@@ -167,6 +179,8 @@ async function startWatching(lifecycle: Lifecycle, env: Environment): Promise<Wa
 
 interface JobServices {
   readonly scheduler: SchedulerService;
+  /** Drains the operator command queue (the CLI's and the control API's). */
+  readonly commands: CommandService;
   readonly dispatch: WebhookDispatchService;
   readonly notifications: NotificationService;
   /** The scheduler, the webhook dispatch, housekeeping and notifications, started and stopped as one. */
@@ -188,29 +202,46 @@ function jobServices(
   const { metrics, options } = start;
   const election = leadershipSettings(env.loaded.config);
   let leadership: LeadershipService | undefined;
-  const run = jobRun({
+  const run = pauseAware(
+    jobRun({
+      env,
+      dryRun: false,
+      defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
+      guard: (name, job) => preflight.guard(name, job),
+      inTerm: (work) => leadership?.inCurrentTerm(work) ?? work(),
+      onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
+      onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
+    }),
     env,
-    dryRun: false,
-    defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
-    guard: (name, job) => preflight.guard(name, job),
-    inTerm: (work) => leadership?.inCurrentTerm(work) ?? work(),
-    onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
-    onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
-  });
+  );
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
+  const commands = operatorCommands(env, scheduler);
   const notifications = new NotificationService({ env, metrics: metrics.metrics });
-  const group: Service[] = [scheduler, dispatch, new HousekeepingService(env)];
+  const group: Service[] = [scheduler, dispatch, new HousekeepingService(env), commands];
   if (env.loaded.config.notifications !== undefined) group.push(notifications);
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
   const { url } = env.loaded.config.state;
   if (election !== null && url !== undefined) {
     leadership = new LeadershipService({ env, url, settings: election, jobs });
   }
-  return { scheduler, dispatch, notifications, jobs, leadership };
+  return { scheduler, dispatch, commands, notifications, jobs, leadership };
+}
+
+/** The operator command queue's drain: a run now is the scheduler's, held webhooks run once a job is resumed. */
+function operatorCommands(env: Environment, scheduler: SchedulerService): CommandService {
+  return new CommandService(env, {
+    runForResult: (job) => scheduler.runForResult(job, 'operator'),
+    runHeldWebhooks: (job) => {
+      scheduler
+        .runNow(job, 'webhook')
+        .catch((error: unknown) => env.logger.error({ err: error, job }, 'run failed'));
+    },
+  });
 }
 
 interface ServingSources {
+  readonly control: ControlHandler | undefined;
   readonly env: Environment;
   readonly inbox: ClosableInbox;
   readonly dispatch: WebhookDispatchService;
@@ -220,7 +251,7 @@ interface ServingSources {
 /** Webhook intake, the ops server and, with the embedded sandbox, the registration of the daemon's webhook URL. */
 async function startServing(
   start: DaemonStart,
-  { env, inbox, dispatch, providers }: ServingSources,
+  { env, inbox, dispatch, providers, control }: ServingSources,
 ): Promise<{ opsUrl: string; webhookUrl: string }> {
   const { lifecycle, environment, metrics, options } = start;
   const { config } = env.loaded;
@@ -243,6 +274,7 @@ async function startServing(
       metrics: metrics.metrics,
       providers,
       webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
+      control,
     }),
   );
   const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;
@@ -250,6 +282,15 @@ async function startServing(
     new EmbeddedWebhooksService(env, webhookUrl, environment.webhookSecrets, dispatch.mapping()),
   );
   return { opsUrl: ops.url, webhookUrl };
+}
+
+function controlAuthOptions(config: LoadedConfig['config']): ControlAuthOptions {
+  return {
+    token: config.server.auth?.token,
+    username: config.server.auth?.username,
+    password: config.server.auth?.password,
+    loopbackWithoutAuth: config.server.control?.loopback_without_auth === true,
+  };
 }
 
 function opsAccess(config: LoadedConfig['config']): OpsAccessCheck {

@@ -10,6 +10,10 @@ export interface RetentionPolicy {
   outboxDoneMs?: number;
   /** Run history entries kept per job. */
   runsPerJob?: number;
+  /** Finished runs older than this are pruned (`state.history.keep`). */
+  runsMaxAgeMs?: number;
+  /** The most runs kept, all jobs together (`state.history.max_runs`). */
+  runsMax?: number;
   /** Resolved and discarded dead letters. */
   closedDeadLettersMs?: number;
 }
@@ -17,7 +21,9 @@ export interface RetentionPolicy {
 export const DEFAULT_RETENTION: Required<RetentionPolicy> = {
   inboxMs: INBOX_RETENTION_MS,
   outboxDoneMs: 7 * DAY_MS,
-  runsPerJob: 500,
+  runsPerJob: 10_000,
+  runsMaxAgeMs: 30 * DAY_MS,
+  runsMax: 10_000,
   closedDeadLettersMs: 90 * DAY_MS,
 };
 
@@ -34,7 +40,7 @@ export function pruneState(state: StateStore, policy: RetentionPolicy = {}): Pru
   return state.transaction(() => ({
     inbox: state.inbox.prune(p.inboxMs),
     outbox: state.outbox.pruneDone(p.outboxDoneMs),
-    runs: state.runs.prune(p.runsPerJob),
+    runs: state.runs.prune(p.runsPerJob) + state.runs.pruneHistory(p.runsMaxAgeMs, p.runsMax),
     deadLetters: state.deadLetters.pruneClosed(p.closedDeadLettersMs),
   }));
 }

@@ -228,6 +228,29 @@ function registerHealthGauges(registry: Registry, health: MetricSources['health'
     },
   });
   new Gauge<JobLabel>({
+    name: `${PREFIX}job_paused`,
+    help: '1 while an operator has paused the job (no scheduled, catch-up or webhook runs), else 0',
+    labelNames: ['sync_job'],
+    registers,
+    async collect() {
+      const { jobs } = await read();
+      this.reset();
+      for (const job of jobs) this.set({ sync_job: job.name }, job.paused === undefined ? 0 : 1);
+    },
+  });
+  new Gauge<JobLabel>({
+    name: `${PREFIX}job_paused_since_timestamp_seconds`,
+    help: 'When an operator paused the job, in Unix seconds; only for paused jobs (who and why: /readyz, /status)',
+    labelNames: ['sync_job'],
+    registers,
+    async collect() {
+      const { jobs } = await read();
+      this.reset();
+      for (const job of jobs)
+        if (job.paused !== undefined) this.set({ sync_job: job.name }, seconds(job.paused.since));
+    },
+  });
+  new Gauge<JobLabel>({
     name: `${PREFIX}job_last_run_timestamp_seconds`,
     help: 'Start of the last run of each job, in Unix seconds',
     labelNames: ['sync_job'],

@@ -30,6 +30,14 @@ export interface JobStatus {
   freshnessMs?: number;
   /** Why the job is held back: its connector settings fail the pre-flight (file, config key, bad name). */
   preflightError?: string;
+  /** An operator paused the job: no scheduled, catch-up or webhook runs until it is resumed. */
+  paused?: JobPause;
+}
+
+export interface JobPause {
+  since: number;
+  by: string;
+  reason: string | null;
 }
 
 export interface ConnectorCheck {
@@ -75,6 +83,40 @@ export interface DeadLetterStatus {
   flows?: readonly DeadLetterFlow[];
 }
 
+/** One run as the console shows it. */
+export interface ConsoleRun {
+  id: number;
+  trigger: string;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: string | null;
+  counts: Readonly<Record<string, number>>;
+  deadLetters: number | null;
+  error: string | null;
+}
+
+export interface ConsoleJob {
+  name: string;
+  paused: boolean;
+  /** Newest first. */
+  runs: readonly ConsoleRun[];
+  /** Records per hour over the last 24 hours, oldest hour first (each run counts its largest count). */
+  recordsPerHour: readonly number[];
+}
+
+export interface DeadLetterGroup {
+  flow: string;
+  reason: string;
+  count: number;
+  ids: readonly number[];
+}
+
+/** What the status page shows as a console: recent runs per job, activity, dead letters by reason. */
+export interface ConsoleData {
+  jobs: readonly ConsoleJob[];
+  deadLetterGroups: readonly DeadLetterGroup[];
+}
+
 export interface OpsProviders {
   /** Throws when the state file cannot be written (e.g. a write to a scratch row fails). */
   checkStateWritable(): MaybePromise<void>;
@@ -88,6 +130,8 @@ export interface OpsProviders {
   leadership?(): LeadershipStatus;
   /** Each notification channel's queue; absent when no notifications are configured. */
   notifications?(): MaybePromise<readonly NotificationChannelStatus[]>;
+  /** Recent runs, activity and dead letters by reason for the status page's console. */
+  console?(): MaybePromise<ConsoleData>;
 }
 
 /** This instance's role in leader election and the leader it last saw. */

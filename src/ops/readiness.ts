@@ -9,6 +9,7 @@ export type CheckState =
   | 'not_due'
   | 'due'
   | 'unchecked'
+  | 'paused'
   | 'failing'
   | 'overdue'
   | 'unreachable'
@@ -48,6 +49,9 @@ export interface Readiness {
 export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly string[] = []): ReadinessCheck {
   const base = { check: 'job' as const, name: job.name };
   const lastError = job.lastError === undefined ? '' : `: ${scrubSecrets(job.lastError, knownSecrets)}`;
+  // An operator's decision, not a fault: the job owes runs, and that is what was asked for.
+  if (job.paused !== undefined)
+    return { ...base, ok: true, state: 'paused', detail: pausedDetail(job.paused) };
   if (job.preflightError !== undefined) {
     // Held back at start: its runs fail at once, so waiting for freshness to run out would only hide it.
     return {
@@ -93,6 +97,11 @@ export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly str
     };
   }
   return { ...base, ok: false, state: 'overdue', detail: `no successful run since ${since}` };
+}
+
+export function pausedDetail(paused: NonNullable<JobStatus['paused']>): string {
+  const why = paused.reason === null ? '' : `: ${paused.reason}`;
+  return `paused since ${new Date(paused.since).toISOString()} by ${paused.by}${why}`;
 }
 
 /** Whether a job needs attention on the status page: readiness fails for it, or its last run failed. */

@@ -34,6 +34,8 @@ export interface OpsServerOptions {
   knownSecrets?: () => readonly string[];
   clock?: Clock;
   logger?: Logger;
+  /** The control API (src/daemon/control/control-api.ts): answers its own paths, returns false for others. */
+  control?: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
 }
 
 export interface OpsServer {
@@ -75,7 +77,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       const snapshot = await buildStatusSnapshot(options.providers, readiness, now, secrets());
       if (wantsJson(req)) return json(res, 200, snapshot);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(renderStatusHtml(snapshot));
+      res.end(renderStatusHtml(snapshot, { controls: options.control !== undefined }));
     },
   };
 
@@ -86,6 +88,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       options.webhook.receiver.handle(req, res);
       return;
     }
+    if (options.control !== undefined && (await options.control(req, res, path))) return;
     const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
     if (route === undefined) return json(res, 404, { error: 'not_found' });
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -1,5 +1,6 @@
 import { renderNotificationsSection } from './notifications-view.js';
 import type { StatusSnapshot } from './status.js';
+import { CONSOLE_STYLE, renderConsole } from './console-html.js';
 import { shownTime } from './time-format.js';
 
 /** Seconds between the page's own reloads. */
@@ -65,8 +66,11 @@ function leadershipLine(s: StatusSnapshot, time: (iso: string | null) => string 
   return `<p id="leadership">${text}</p>`;
 }
 
-/** The status page for IT: self-contained HTML (no scripts, no external assets) that reloads itself. */
-export function renderStatusHtml(s: StatusSnapshot): string {
+/**
+ * The status page for IT: self-contained HTML (no external assets) that reloads itself. With `controls` (the
+ * control API is served to this viewer) it carries the console's buttons and their one script.
+ */
+export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolean } = {}): string {
   const now = Date.parse(s.generatedAt);
   const tz = s.timezone ?? undefined;
   const time = (iso: string | null): string | null => shownTime(iso, now, tz);
@@ -161,12 +165,13 @@ export function renderStatusHtml(s: StatusSnapshot): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>supply-sync status</title>
 <meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
-<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}${CONSOLE_STYLE}</style></head>
 <body><h1>supply-sync status</h1><p class="muted">${about}</p>
 ${headline}
 ${leadershipLine(s, time)}
 ${reasons}
 <h2>Jobs</h2>${jobs}
+${s.console == null ? '' : renderConsole(s.console, options.controls === true, time, esc)}
 <h2>Connectors</h2>${connectors}
 <h2>Dead letters</h2>${deadLetters}
 <h2>Outbox</h2>${outbox}

@@ -1,6 +1,7 @@
 import { deepScrub } from '../log/deep-scrub.js';
 import type {
   ApiStatus,
+  ConsoleData,
   ConnectorCheck,
   DeadLetterStatus,
   JobStatus,
@@ -27,6 +28,8 @@ export interface JobView {
   /** Readiness fails for it, or its last run failed: the page highlights it. */
   attention: boolean;
   openDeadLetters: number | null;
+  /** An operator paused the job: since when (ISO), by whom, why. */
+  paused: { since: string; by: string; reason: string | null } | null;
 }
 
 export type HeadlineLevel = 'ok' | 'warn' | 'bad';
@@ -60,6 +63,8 @@ export interface StatusSnapshot {
   notifications?: readonly NotificationChannelStatus[] | null;
   connectors: Array<ConnectorCheck & { checkedAtIso: string }>;
   api: (Omit<ApiStatus, 'lastReachedAt'> & { lastReachedAt: string | null }) | null;
+  /** Recent runs per job, activity and dead letters by reason; null when not available. */
+  console?: ConsoleData | null;
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -89,6 +94,10 @@ function jobView(job: JobStatus, now: number, knownSecrets: readonly string[]): 
     freshnessDetail: check.detail ?? null,
     attention: jobNeedsAttention(job, check),
     openDeadLetters: job.openDeadLetters ?? null,
+    paused:
+      job.paused === undefined
+        ? null
+        : { since: new Date(job.paused.since).toISOString(), by: job.paused.by, reason: job.paused.reason },
   };
 }
 
@@ -138,6 +147,7 @@ export async function buildStatusSnapshot(
     optional(providers.deadLetters?.bind(providers)),
     optional(providers.notifications?.bind(providers)),
   ]);
+  const consoleData = await optional(providers.console?.bind(providers));
   const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
   const info = providers.info?.();
   const leadership = providers.leadership?.();
@@ -159,6 +169,7 @@ export async function buildStatusSnapshot(
     notifications,
     connectors: (connectors ?? []).map((c) => ({ ...c, checkedAtIso: new Date(c.checkedAt).toISOString() })),
     api: api === null ? null : { ...api, lastReachedAt: iso(api.lastReachedAt) },
+    console: consoleData,
   };
   return deepScrub(snapshot, knownSecrets) as StatusSnapshot;
 }

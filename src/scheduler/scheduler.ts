@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import { parseCron, type CronSchedule } from './cron.js';
 import { nextFireTime } from './next-fire.js';
 
-export type SchedulerTrigger = 'schedule' | 'catch-up' | 'webhook' | 'cli';
+export type SchedulerTrigger = 'schedule' | 'catch-up' | 'webhook' | 'cli' | 'operator';
 
 export interface ScheduledJobSpec {
   readonly name: string;

@@ -43,6 +43,9 @@ function fromRow(row: DeadLetterRow): DeadLetter {
   };
 }
 
+/** One dead letter, or every open one of a flow (of one reason, when given). */
+export type DeadLetterTarget = { id: number } | { flow: string; reason?: string | undefined };
+
 export interface DeadLetterFilter {
   flow?: string;
   /** Defaults to open and retrying. */
@@ -100,21 +103,37 @@ export class DeadLetterStore {
     return rows.map(fromRow);
   }
 
-  /** Queues dead letters for the flow's next run (by id, or every open one of a flow). Returns how many. */
-  replay(target: { id: number } | { flow: string }): number {
-    const sql =
-      'id' in target
-        ? "UPDATE dead_letters SET status = 'retrying' WHERE id = ? AND status IN ('open', 'discarded')"
-        : "UPDATE dead_letters SET status = 'retrying' WHERE flow = ? AND status = 'open'";
-    return this.db.prepare(sql).run('id' in target ? target.id : target.flow).changes;
+  /**
+   * Queues dead letters for the flow's next run (by id, or every open one of a flow, or of a flow and a reason).
+   * Returns how many.
+   */
+  replay(target: DeadLetterTarget): number {
+    if ('id' in target) {
+      return this.db
+        .prepare("UPDATE dead_letters SET status = 'retrying' WHERE id = ? AND status IN ('open', 'discarded')")
+        .run(target.id).changes;
+    }
+    return this.db
+      .prepare(
+        `UPDATE dead_letters SET status = 'retrying' WHERE flow = ? AND status = 'open' ${target.reason === undefined ? '' : 'AND reason = ?'}`,
+      )
+      .run(target.flow, ...optional(target.reason)).changes;
   }
 
-  discard(target: { id: number } | { flow: string }): number {
-    const sql =
-      'id' in target
-        ? "UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE id = ? AND status IN ('open', 'retrying')"
-        : "UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE flow = ? AND status IN ('open', 'retrying')";
-    return this.db.prepare(sql).run(this.clock.now(), 'id' in target ? target.id : target.flow).changes;
+  discard(target: DeadLetterTarget): number {
+    const now = this.clock.now();
+    if ('id' in target) {
+      return this.db
+        .prepare(
+          "UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE id = ? AND status IN ('open', 'retrying')",
+        )
+        .run(now, target.id).changes;
+    }
+    return this.db
+      .prepare(
+        `UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE flow = ? AND status IN ('open', 'retrying') ${target.reason === undefined ? '' : 'AND reason = ?'}`,
+      )
+      .run(now, target.flow, ...optional(target.reason)).changes;
   }
 
   /** Marks a record done after a successful retry (or a later successful sync of the same key). */
@@ -147,6 +166,24 @@ export class DeadLetterStore {
       )
       .all() as Array<{ flow: string; n: number }>;
     return Object.fromEntries(rows.map((row) => [row.flow, row.n]));
+  }
+
+  /** Open (and retrying) dead letters grouped by flow and reason, largest group first, with their ids. */
+  groupsByReason(limit = 50): Array<{ flow: string; reason: string; count: number; ids: number[] }> {
+    const rows = this.db
+      .prepare(
+        `SELECT flow, reason, id FROM dead_letters WHERE status IN ('open', 'retrying') ORDER BY flow, reason, id`,
+      )
+      .all() as Array<{ flow: string; reason: string; id: number }>;
+    const groups = new Map<string, { flow: string; reason: string; count: number; ids: number[] }>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.flow, row.reason]);
+      const group = groups.get(key) ?? { flow: row.flow, reason: row.reason, count: 0, ids: [] };
+      group.count += 1;
+      group.ids.push(Number(row.id));
+      groups.set(key, group);
+    }
+    return [...groups.values()].sort((a, b) => b.count - a.count).slice(0, limit);
   }
 
   /** The most recent open dead letters of a flow, newest first. */

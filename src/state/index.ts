@@ -14,7 +14,9 @@ export { INBOX_RETENTION_MS, type InboxEvent, type InboxEventInput } from './inb
 export { OutboxConflictError, type OutboxEntry, type OutboxInput, type OutboxStatus } from './outbox.js';
 export type { LedgerEntry, LedgerKey } from './ledger.js';
 export type { DeadLetter, DeadLetterFilter, DeadLetterStatus } from './dead-letters.js';
-export type { RunOutcome, RunRecord, RunTrigger } from './runs.js';
+export type { RunFilter, RunOutcome, RunRecord, RunTrigger } from './runs.js';
+export type { CommandStatus, NewCommand, QueuedCommand } from './commands.js';
+export type { PausedJob } from './paused-jobs.js';
 export {
   NotificationQueue,
   type ChannelQueueSummary,

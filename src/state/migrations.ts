@@ -115,6 +115,36 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 2,
+    name: 'operator commands, paused jobs, run details',
+    sql: `
+      CREATE TABLE commands (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        args TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        requested_by TEXT NOT NULL,
+        requested_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        claimed_at INTEGER,
+        finished_at INTEGER,
+        result TEXT,
+        error_code TEXT,
+        error TEXT
+      );
+      CREATE INDEX commands_by_status ON commands (status, id);
+      CREATE TABLE paused_jobs (
+        job TEXT PRIMARY KEY,
+        paused_at INTEGER NOT NULL,
+        paused_by TEXT NOT NULL,
+        reason TEXT
+      );
+      ALTER TABLE runs ADD COLUMN dead_letters INTEGER;
+      ALTER TABLE runs ADD COLUMN requested_by TEXT;
+    `,
+  },
+  {
     version: 3,
     name: 'notification queue',
     sql: `

@@ -2,7 +2,8 @@ import type { Clock } from '../shared/clock.js';
 import type { SyncSqlPort } from './sql-port.js';
 
 export type RunOutcome = 'ok' | 'partial' | 'failed' | 'skipped';
-export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up';
+/** `cli`: a `sync <job>` run outside the daemon; `operator`: a run now the daemon carried out for a command. */
+export type RunTrigger = 'schedule' | 'webhook' | 'cli' | 'catch-up' | 'operator';
 
 export interface RunRecord {
   id: number;
@@ -12,7 +13,10 @@ export interface RunRecord {
   endedAt: number | null;
   outcome: RunOutcome | null;
   counts: Record<string, number>;
+  /** The run's first error (a partial run's first failing record, a failed run's cause). */
   error: string | null;
+  /** Dead letters the run created; null for a run without an end, or recorded before this was kept. */
+  deadLetters: number | null;
 }
 
 interface RunRow {
@@ -24,6 +28,7 @@ interface RunRow {
   outcome: RunOutcome | null;
   counts: string | null;
   error: string | null;
+  dead_letters: number | null;
 }
 
 function fromRow(row: RunRow): RunRecord {
@@ -36,7 +41,17 @@ function fromRow(row: RunRow): RunRecord {
     outcome: row.outcome,
     counts: row.counts === null ? {} : (JSON.parse(row.counts) as Record<string, number>),
     error: row.error,
+    deadLetters: row.dead_letters ?? null,
   };
+}
+
+export interface RunFilter {
+  job?: string;
+  /** Only runs that failed or ended partial. */
+  failed?: boolean;
+  /** Only runs started at or after this time (epoch ms). */
+  since?: number;
+  limit?: number;
 }
 
 /** Run history per job: what ran, when, how it ended. A run with no end was cut off by a crash. */
@@ -65,9 +80,15 @@ export class RunStore {
     return this.db.inTransaction ? insert() : this.withoutSync(insert);
   }
 
+  /** Ends a run; the dead letters it created are those of its job first seen since it started. */
   finish(id: number, outcome: RunOutcome, counts: Record<string, number>, error: string | null): void {
     this.db
-      .prepare('UPDATE runs SET ended_at = ?, outcome = ?, counts = ?, error = ? WHERE id = ?')
+      .prepare(
+        `UPDATE runs SET ended_at = ?, outcome = ?, counts = ?, error = ?,
+           dead_letters = (SELECT COUNT(*) FROM dead_letters WHERE dead_letters.flow = runs.job
+                           AND dead_letters.first_seen >= runs.started_at)
+         WHERE id = ?`,
+      )
       .run(this.clock.now(), outcome, JSON.stringify(counts), error, id);
   }
 
@@ -91,6 +112,28 @@ export class RunStore {
     return row ? fromRow(row) : null;
   }
 
+  /** Runs newest first, by job, failed or partial only, started since a time. */
+  list(filter: RunFilter = {}): RunRecord[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.job !== undefined) {
+      where.push('job = ?');
+      params.push(filter.job);
+    }
+    if (filter.failed === true) where.push("outcome IN ('failed', 'partial')");
+    if (filter.since !== undefined) {
+      where.push('started_at >= ?');
+      params.push(filter.since);
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM runs ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+         ORDER BY started_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...params, filter.limit ?? 1000) as RunRow[];
+    return rows.map(fromRow);
+  }
+
   jobs(): string[] {
     const rows = this.db.prepare('SELECT DISTINCT job FROM runs ORDER BY job').all() as Array<{ job: string }>;
     return rows.map((r) => r.job);
@@ -101,6 +144,21 @@ export class RunStore {
     return this.db
       .prepare("UPDATE runs SET ended_at = ?, outcome = 'failed', error = 'interrupted (process stopped)' WHERE ended_at IS NULL")
       .run(this.clock.now()).changes;
+  }
+
+  /** Deletes finished runs that ended more than `olderThanMs` ago, and the oldest beyond the newest `maxRuns`. */
+  pruneHistory(olderThanMs: number, maxRuns: number): number {
+    const old = this.db
+      .prepare('DELETE FROM runs WHERE ended_at IS NOT NULL AND ended_at < ?')
+      .run(this.clock.now() - olderThanMs).changes;
+    const beyond = this.db
+      .prepare(
+        `DELETE FROM runs WHERE ended_at IS NOT NULL AND id IN (
+           SELECT id FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY started_at DESC, id DESC) AS rn FROM runs) AS ranked
+           WHERE rn > ?)`,
+      )
+      .run(maxRuns).changes;
+    return old + beyond;
   }
 
   /** Keeps the newest `keepPerJob` runs of each job. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { CommandStore } from './commands.js';
 import { CursorStore, SeenStore } from './cursors.js';
 import { DeadLetterStore } from './dead-letters.js';
 import type { StateBackend, StateDialect } from './dialect.js';
@@ -8,6 +9,7 @@ import { LedgerStore } from './ledger.js';
 import { NotificationQueue } from './notifications.js';
 import type { LockHolder } from './lock.js';
 import { OutboxStore } from './outbox.js';
+import { PausedJobStore } from './paused-jobs.js';
 import { RunStore, type WriteWithoutSync } from './runs.js';
 import type { Fence, LeaseGrant, SyncSqlPort } from './sql-port.js';
 
@@ -44,6 +46,8 @@ export abstract class StateStore {
   readonly hashes: HashStore;
   readonly runs: RunStore;
   readonly notifications: NotificationQueue;
+  readonly commands: CommandStore;
+  readonly pausedJobs: PausedJobStore;
 
   protected constructor(parts: StateStoreParts) {
     const { db, clock } = parts;
@@ -62,6 +66,8 @@ export abstract class StateStore {
     this.hashes = new HashStore(db, clock);
     this.runs = new RunStore(db, clock, parts.writeWithoutSync);
     this.notifications = new NotificationQueue(db, clock);
+    this.commands = new CommandStore(db, clock);
+    this.pausedJobs = new PausedJobStore(db, clock);
   }
 
   get backend(): StateBackend {

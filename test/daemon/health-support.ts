@@ -39,9 +39,11 @@ export interface ReadyzBody {
   }>;
 }
 
-export async function openHealthWorld(): Promise<HealthWorld> {
+export async function openHealthWorld(
+  sandboxOptions: Parameters<typeof startSandbox>[0] = {},
+): Promise<HealthWorld> {
   const dir = await mkdtemp(join(tmpdir(), 'supply-sync-health-'));
-  const sandbox = await startSandbox({});
+  const sandbox = await startSandbox(sandboxOptions);
   const logs: LogLine[] = [];
   const daemons: Daemon[] = [];
   const capture = new Writable({

@@ -75,6 +75,8 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   HA_FAILOVER_POINTS: '4',
   // Leaders frozen (SIGSTOP) with a write really in flight, an ERP transaction open (test/ha/kill9-inflight-erp.test.ts).
   HA_INFLIGHT_POINTS: '8',
+  // Run-now commands whose leader is killed inside the command's run (test/failover/kill9-commands.test.ts).
+  COMMAND_KILL_POINTS: '2',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -1,8 +1,8 @@
 /** `supply-sync cursor list|reset`: where each incremental stream stands. */
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
-import { openStateForReading, withState, withStateChange } from '../state-access.js';
+import { giveStateCommand } from '../control.js';
+import { openStateForReading, withState } from '../state-access.js';
 
 function iso(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString();
@@ -37,16 +37,11 @@ export function registerCursorCommands(program: Command, context: CliContext): v
     .command('reset')
     .argument('<stream>', 'stream name as `cursor list` shows it')
     .description(
-      "forget a stream's cursor: its next run re-reads everything (the ledger still prevents double writes); stop the daemon first",
+      "forget a stream's cursor: its next run re-reads everything (the ledger still prevents double writes); a running daemon carries it out",
     )
     .action(async (stream: string, _options: unknown, command: Command) => {
-      const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const removed = await withStateChange(config, 'cursor reset', (state) => state.cursors.reset(stream));
-      if (!removed)
-        throw new CliError(
-          `no cursor named "${stream}"; see \`supply-sync cursor list\``,
-          'cursor_not_found',
-        );
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      await giveStateCommand(context, loaded, { kind: 'cursor.reset', stream }, 'cursor reset');
       context.output.line(`cursor ${stream} reset`);
     });
 }

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
-import { openStateForReading, withState, withStateChange } from '../state-access.js';
+import { giveStateCommand } from '../control.js';
+import { openStateForReading, withState } from '../state-access.js';
 
 type Target = { id: number } | { flow: string };
 
@@ -53,11 +54,14 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
       .description(description)
       .action(async (id: string | undefined, options: { flow?: string }, command: Command) => {
         const which = target(id, options.flow);
-        const { config } = await loadCliConfig(context, globalOptions(command).config);
-        const count = await withStateChange(config, `dead-letters ${name}`, (state) =>
-          name === 'retry' ? state.deadLetters.replay(which) : state.deadLetters.discard(which),
+        const loaded = await loadCliConfig(context, globalOptions(command).config);
+        const given = await giveStateCommand(
+          context,
+          loaded,
+          { kind: `dead-letters.${name}`, target: which },
+          `dead-letters ${name}`,
         );
-        if (count === 0) throw new CliError('no matching open dead letters', 'dead_letter_not_found');
+        const count = given.via === 'queued' ? 0 : (given.result as { count: number }).count;
         context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
       });
   }

@@ -1,6 +1,7 @@
 /** `supply-sync sync <job> [--dry-run]`: one run of one job, with its outcome and counts. */
 import type { Command } from 'commander';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { giveCommand } from '../control.js';
 import { CliError } from '../errors.js';
 
 export function registerSyncCommand(program: Command, context: CliContext): void {
@@ -11,8 +12,9 @@ export function registerSyncCommand(program: Command, context: CliContext): void
       '--dry-run',
       'report what a run would do; change nothing in the API, the target system or the state file',
     )
-    .description('run one job now and print its outcome')
-    .action(async (job: string, options: { dryRun?: boolean }, command: Command) => {
+    .option('--no-wait', 'with a running daemon: only queue the run now, do not wait for its outcome')
+    .description('run one job now and print its outcome; a running daemon carries it out')
+    .action(async (job: string, options: { dryRun?: boolean; wait: boolean }, command: Command) => {
       const { runJobOnce, buildPluginRegistry } = await import('../../daemon/index.js');
       const loaded = await loadCliConfig(context, globalOptions(command).config);
       context.output.progress(`running ${job}...`);
@@ -21,13 +23,27 @@ export function registerSyncCommand(program: Command, context: CliContext): void
       process.once('SIGINT', abort);
       process.once('SIGTERM', abort);
       try {
-        const result = await runJobOnce({
-          loaded,
-          registry: buildPluginRegistry(),
-          job,
-          dryRun: options.dryRun === true,
-          signal: controller.signal,
-        });
+        const run = () =>
+          runJobOnce({
+            loaded,
+            registry: buildPluginRegistry(),
+            job,
+            dryRun: options.dryRun === true,
+            signal: controller.signal,
+          });
+        const given = options.dryRun
+          ? { via: 'direct' as const, result: await run() }
+          : await giveCommand(context, {
+              loaded,
+              action: { kind: 'sync', job },
+              direct: run,
+              wait: options.wait,
+            });
+        if (given.via === 'queued') {
+          context.output.done();
+          return context.output.line(`${job}: queued for the running daemon as command #${given.id}`);
+        }
+        const { result } = given;
         context.output.done();
         const counts = Object.entries(result.counts)
           .map(([name, count]) => `${name}=${count}`)

@@ -1,13 +1,15 @@
 /** `supply-sync webhooks register|test|recover`: the API side of receiving webhooks. */
 import type { Command } from 'commander';
+import { webhookApiFromClient, type WebhookApi, testWebhook } from '../../webhooks/index.js';
+import type { LoadedConfig } from '../../config/index.js';
 import {
-  WebhookSecretStore,
-  webhookApiFromClient,
-  type WebhookApi,
-  recoverWebhookDeliveries,
-  registerWebhook,
-  testWebhook,
-} from '../../webhooks/index.js';
+  carryOutEffect,
+  endpointId,
+  type EffectContext,
+  type RecoverCounts,
+  type RegisterResult,
+} from '../../daemon/control/effect-actions.js';
+import { asCliError, giveCommand, giveStateCommand, requestedByCli, type Given } from '../control.js';
 import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
@@ -15,17 +17,21 @@ import { cliWriteFence } from '../api-fence.js';
 import { withStateChange } from '../state-access.js';
 import type { StateStore } from '../../state/index.js';
 
-/** The endpoint this daemon registered: the one whose secret the state file holds (or the one given). */
-function endpointId(state: StateStore, given: string | undefined): string {
-  if (given !== undefined) return given;
-  const ids = [...new Set(new WebhookSecretStore(state.kv).entries().map((entry) => entry.endpointId))];
-  if (ids.length === 1 && ids[0] !== undefined) return ids[0];
-  if (ids.length === 0)
-    throw new CliError(
-      'no webhook endpoint registered yet; run `supply-sync webhooks register --url ...`',
-      'webhook_not_registered',
-    );
-  throw new CliError(`several endpoints are registered (${ids.join(', ')}); name one`, 'usage', EXIT_USAGE);
+/** What a webhook action needs here, when no daemon holds the state. */
+function effectContext(loaded: LoadedConfig, state: StateStore, api: WebhookApi): EffectContext {
+  return {
+    state,
+    file: loaded.file,
+    jobs: Object.keys(loaded.config.jobs),
+    by: requestedByCli(),
+    runJob: () => Promise.reject(new Error('a webhook command runs no job')),
+    webhookApi: () => api,
+  };
+}
+
+function resultOf<R>(given: Given<R>): R {
+  if (given.via === 'queued') throw new Error('a webhook command is always waited for');
+  return given.result;
 }
 
 export function registerWebhookCommands(program: Command, context: CliContext): void {
@@ -69,17 +75,23 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .requiredOption('--events <list>', 'comma-separated event types, e.g. order.created,order.updated')
     .option('--description <text>', 'label shown in the product settings')
     .action(async (options: { url: string; events: string; description?: string }, command: Command) => {
-      const result = await withApi(command, (state, api) =>
-        registerWebhook(api, {
-          url: options.url,
-          events: options.events
-            .split(',')
-            .map((e) => e.trim())
-            .filter(Boolean),
-          ...(options.description === undefined ? {} : { description: options.description }),
-          secrets: new WebhookSecretStore(state.kv),
-        }),
-      );
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const action = {
+        kind: 'webhooks.register' as const,
+        url: options.url,
+        events: options.events
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean),
+        ...(options.description === undefined ? {} : { description: options.description }),
+      };
+      const given = await giveCommand(context, {
+        loaded,
+        action,
+        direct: () =>
+          withApi(command, (state, api) => carryOutEffect(action, effectContext(loaded, state, api))),
+      });
+      const result = resultOf(given) as RegisterResult;
       context.output.line(
         `${result.created ? 'created' : 'updated'} webhook endpoint ${result.endpoint.id} for ${result.endpoint.url} (${result.endpoint.status})`,
       );
@@ -91,10 +103,14 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
       'after a secret rotation: keep only the newest signing secret of each endpoint in the state file',
     )
     .action(async (_options: unknown, command: Command) => {
-      const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const retired = await withStateChange(config, 'webhooks retire-secrets', (state) =>
-        new WebhookSecretStore(state.kv).retireOlder(),
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const given = await giveStateCommand(
+        context,
+        loaded,
+        { kind: 'webhooks.retire-secrets' },
+        'webhooks retire-secrets',
       );
+      const { retired } = resultOf(given) as { retired: number };
       context.output.line(`retired ${retired} older signing secret${retired === 1 ? '' : 's'}`);
     });
 
@@ -103,7 +119,13 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .argument('[endpoint]', 'endpoint id (default: the one registered)')
     .description('ask the API to send a signed ping and show what our endpoint answered')
     .action(async (endpoint: string | undefined, _options: unknown, command: Command) => {
-      const delivery = await withApi(command, (state, api) => testWebhook(api, endpointId(state, endpoint)));
+      const delivery = await withApi(command, async (state, api) => {
+        try {
+          return await testWebhook(api, endpointId({ state }, endpoint));
+        } catch (error) {
+          throw asCliError(error);
+        }
+      });
       context.output.line(
         `ping ${delivery.status}: endpoint answered ${delivery.response_status ?? 'nothing'}${delivery.error ? ` (${delivery.error})` : ''}`,
       );
@@ -136,18 +158,25 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
             EXIT_USAGE,
           );
         }
-        const result = await withApi(command, (state, api) =>
-          recoverWebhookDeliveries(api, endpointId(state, endpoint), {
-            ...(since === undefined ? {} : { since }),
-            dryRun: options.dryRun === true,
-            isStored: (eventId) => state.inbox.get(eventId) !== null,
-          }),
-        );
+        const loaded = await loadCliConfig(context, globalOptions(command).config);
+        const action = {
+          kind: 'webhooks.recover' as const,
+          ...(endpoint === undefined ? {} : { endpoint }),
+          ...(since === undefined ? {} : { since: since.toISOString() }),
+          dryRun: options.dryRun === true,
+        };
+        const given = await giveCommand(context, {
+          loaded,
+          action,
+          direct: () =>
+            withApi(command, (state, api) => carryOutEffect(action, effectContext(loaded, state, api))),
+        });
+        const result = resultOf(given) as RecoverCounts;
         if (result.reactivated) context.output.line('endpoint re-activated');
         context.output.line(
-          `${result.failed.length} failed deliveries; ${options.dryRun ? 'would redeliver' : 'redelivered'} ` +
-            `${options.dryRun ? result.failed.length - result.skippedStored.length : result.redelivered.length}; ` +
-            `${result.skippedStored.length} already stored`,
+          `${result.failed} failed deliveries; ${options.dryRun ? 'would redeliver' : 'redelivered'} ` +
+            `${options.dryRun ? result.failed - result.skippedStored : result.redelivered}; ` +
+            `${result.skippedStored} already stored`,
         );
       },
     );

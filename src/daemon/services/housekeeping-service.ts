@@ -17,7 +17,8 @@ export class HousekeepingService implements Service {
     const { env } = this;
     if (this.#loop !== undefined) return;
     const housekeeping = (): void => {
-      const pruned = pruneState(env.state);
+      const { history } = env.loaded.config.state;
+      const pruned = pruneState(env.state, { runsMaxAgeMs: history.keep, runsMax: history.max_runs });
       env.logger.debug({ pruned }, 'state housekeeping');
     };
     housekeeping();

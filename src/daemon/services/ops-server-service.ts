@@ -1,5 +1,6 @@
 /** The operations server: /healthz, /readyz, /metrics, /status, and the webhook path unless it has its own port. */
 import type { OpsAccessCheck } from '../../ops/auth.js';
+import type { ControlHandler } from '../control/control-api.js';
 import { createOpsServer, type OpsMetrics, type OpsProviders, type OpsServer } from '../../ops/index.js';
 import type { WebhookReceiver } from '../../webhooks/index.js';
 import type { Environment } from './environment-service.js';
@@ -15,6 +16,8 @@ export interface OpsServerServiceOptions {
   readonly providers: OpsProviders;
   /** The receiver to mount on server.webhook_path; undefined when webhooks have a listener of their own. */
   readonly webhookReceiver: WebhookReceiver | undefined;
+  /** The control API; undefined when it is not served. */
+  readonly control?: ControlHandler | undefined;
 }
 
 export class OpsServerService implements Service {
@@ -47,6 +50,7 @@ export class OpsServerService implements Service {
       clock: env.clock,
       logger: env.logger,
       providers,
+      ...(this.options.control === undefined ? {} : { control: this.options.control }),
     });
     this.#url = (await ops.listen()).url;
     this.#server = ops;

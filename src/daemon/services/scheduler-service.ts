@@ -4,6 +4,7 @@
  * term and won a new one).
  */
 import { Scheduler, type SchedulerTrigger } from '../../scheduler/index.js';
+import type { RunResult } from '../../engine/index.js';
 import type { Environment } from './environment-service.js';
 import type { JobRunFn } from '../job-run.js';
 import type { Service, StopOptions } from './service.js';
@@ -19,6 +20,9 @@ export class SchedulerService implements Service {
   readonly name = 'scheduler';
   #scheduler: Scheduler | undefined;
   #unfinished: readonly string[] = [];
+  /** The last finished run of each job, numbered, so a caller can tell whether its run happened. */
+  readonly #finished = new Map<string, { seq: number; result: RunResult }>();
+  #seq = 0;
 
   constructor(private readonly options: SchedulerServiceOptions) {}
 
@@ -40,7 +44,11 @@ export class SchedulerService implements Service {
         jitterMs: built.config.jitter,
         enabled: built.config.enabled,
       })),
-      run,
+      run: async (job, trigger, signal) => {
+        const result = await run(job, trigger, signal);
+        this.#finished.set(job, { seq: ++this.#seq, result });
+        return result;
+      },
       clock,
       timezone: env.loaded.config.timezone,
       lastStart: catchUp ? (job) => state.runs.last(job)?.startedAt : () => clock.now(),
@@ -65,6 +73,17 @@ export class SchedulerService implements Service {
       return Promise.resolve();
     }
     return this.#scheduler.runNow(job, trigger);
+  }
+
+  /**
+   * Runs a job now (or right after its current run) and resolves with the result of the run that ended after the
+   * call; null when no run ended (the scheduler is stopped or stopping, or the run threw).
+   */
+  async runForResult(job: string, trigger: SchedulerTrigger): Promise<RunResult | null> {
+    const before = this.#finished.get(job)?.seq;
+    await this.runNow(job, trigger);
+    const after = this.#finished.get(job);
+    return after === undefined || after.seq === before ? null : after.result;
   }
 
   isRunning(job: string): boolean {

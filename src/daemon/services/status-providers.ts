@@ -4,6 +4,7 @@ import type { StateStore } from '../../state/index.js';
 import type { ClosableInbox } from '../../webhooks/index.js';
 import type { ConnectorHealth } from './connector-health-service.js';
 import type { Environment } from './environment-service.js';
+import { consoleData } from '../console-data.js';
 import { deadLetterStatus } from '../health-views.js';
 import { jobStatuses } from '../job-status.js';
 import type { PreflightGate } from './preflight-service.js';
@@ -64,6 +65,7 @@ export function statusProviders(sources: StatusSources): OpsProviders {
     deadLetters: () => deadLetterStatus(state),
     ...(config.notifications === undefined ? {} : { notifications: () => state.notifications.summary() }),
     info: () => ({ version: packageVersion(), timezone: config.timezone, startedAt }),
+    console: () => consoleData(state, [...env.jobs.keys()], clock.now()),
     ...(leadership === undefined ? {} : { leadership }),
   };
 }

@@ -1,0 +1,171 @@
+/**
+ * Operator commands from the CLI: carried out directly when no daemon holds the state, else queued in the state for
+ * the daemon that holds it (the SQLite file's lock, or the PostgreSQL leadership) and waited for. Either way the
+ * command prints the same lines and exits with the same code.
+ */
+import { hostname, userInfo } from 'node:os';
+import type { LoadedConfig } from '../config/index.js';
+import { actionArgs, ControlError, type ControlAction } from '../daemon/control/actions.js';
+import { configFingerprint } from '../daemon/control/fingerprint.js';
+import { carryOutInState, type StateActionResult } from '../daemon/control/state-actions.js';
+import { systemClock } from '../shared/clock.js';
+import { openConfiguredState, openStateStore, type StateStore } from '../state/index.js';
+import type { CliContext } from './context.js';
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
+import { withStateChange } from './state-access.js';
+
+/** How often a waiting CLI reads its command's row. */
+const WAIT_POLL_MS = 100;
+
+export type Given<R> =
+  { readonly via: 'direct' | 'daemon'; readonly result: R } | { readonly via: 'queued'; readonly id: number };
+
+export function requestedByCli(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no passwd entry (a container's arbitrary uid): the host still says where it came from
+  }
+  return `cli:${user}@${hostname()}`;
+}
+
+/** The state is held by a running daemon: the file's lock, or a leader on the shared database. */
+function heldByDaemon(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'state_locked' || code === 'leader_elsewhere';
+}
+
+/** A ControlError as the CLI reports it. */
+export function asCliError(error: unknown): unknown {
+  if (!(error instanceof ControlError)) return error;
+  return new CliError(error.message, error.code, error.code === 'usage' ? EXIT_USAGE : EXIT_FAILURE);
+}
+
+export interface GiveOptions<R> {
+  readonly loaded: LoadedConfig;
+  readonly action: ControlAction;
+  /** Carries the action out here; rejects with `state_locked` or `leader_elsewhere` while a daemon holds the state. */
+  readonly direct: () => Promise<R>;
+  /** false: queue it for the daemon and return at once (`--no-wait`). */
+  readonly wait?: boolean;
+  /**
+   * Carries the queued command out here when the state turns out to be held by no daemon (a one-off command held
+   * it, or the daemon stopped before draining); undefined while a daemon still holds it. State actions only.
+   */
+  readonly takeOver?: (id: number) => Promise<{ result: unknown } | undefined>;
+}
+
+export async function giveCommand<R>(context: CliContext, options: GiveOptions<R>): Promise<Given<R>> {
+  try {
+    return { via: 'direct', result: await options.direct() };
+  } catch (error) {
+    if (!heldByDaemon(error)) throw asCliError(error);
+  }
+  const state = openForQueue(options.loaded);
+  try {
+    const id = state.commands.enqueue({
+      kind: options.action.kind,
+      args: actionArgs(options.action),
+      fingerprint: configFingerprint(options.loaded.config),
+      requestedBy: requestedByCli(),
+    });
+    if (options.wait === false) return { via: 'queued', id };
+    context.output.progress(`a daemon holds the state: command #${id} queued for it, waiting...`);
+    const result = (await waitFor(state, id, options.takeOver)) as R;
+    context.output.done();
+    return { via: 'daemon', result };
+  } finally {
+    state.close();
+  }
+}
+
+/** A state action: in one transaction here, or by the daemon. */
+export function giveStateCommand(
+  context: CliContext,
+  loaded: LoadedConfig,
+  action: ControlAction,
+  purpose: string,
+): Promise<Given<StateActionResult>> {
+  const actionContext = (state: StateStore) => ({
+    state,
+    file: loaded.file,
+    jobs: Object.keys(loaded.config.jobs),
+    by: requestedByCli(),
+  });
+  return giveCommand(context, {
+    loaded,
+    action,
+    direct: () =>
+      withStateChange(loaded.config, purpose, (state) =>
+        state.transaction(() => carryOutInState(action, actionContext(state))),
+      ),
+    takeOver: (id) =>
+      withStateChange(loaded.config, purpose, (state) => {
+        const outcome = state.transaction(() => {
+          if (!state.commands.claim(id)) return undefined;
+          try {
+            const result = carryOutInState(action, actionContext(state));
+            state.commands.complete(id, result);
+            return { result };
+          } catch (error) {
+            if (!(error instanceof ControlError)) throw error;
+            state.commands.fail(id, error.code, error.message);
+            return { error };
+          }
+        });
+        if (outcome !== undefined && 'error' in outcome) throw outcome.error;
+        return outcome;
+      }),
+  });
+}
+
+/**
+ * The state beside the daemon that holds it: a second connection to the file without its lock (the daemon
+ * migrated it), or the shared database without a fence (a queued command is the one row written, and the leader
+ * decides what it does).
+ */
+function openForQueue(loaded: LoadedConfig): StateStore {
+  const location = loaded.config.state;
+  if (location.url !== undefined) return openConfiguredState(location, systemClock);
+  return openStateStore({ file: location.path, clock: systemClock, lock: false });
+}
+
+/** How often a waiting CLI checks whether a daemon still holds the state (see GiveOptions.takeOver). */
+const TAKE_OVER_EVERY = 20;
+
+async function waitFor(
+  state: StateStore,
+  id: number,
+  takeOver?: (id: number) => Promise<{ result: unknown } | undefined>,
+): Promise<unknown> {
+  const interrupted = new AbortController();
+  const interrupt = (): void => interrupted.abort();
+  process.once('SIGINT', interrupt);
+  try {
+    for (let round = 1; ; round++) {
+      const command = state.commands.get(id);
+      if (command === null) throw new CliError(`command #${id} is no longer in the state`, 'command_lost');
+      if (command.status === 'done') return command.result;
+      if (command.status === 'failed') {
+        throw asCliError(new ControlError(command.errorCode ?? 'command_failed', command.error ?? 'failed'));
+      }
+      if (takeOver !== undefined && command.status === 'pending' && round % TAKE_OVER_EVERY === 0) {
+        const done = await takeOver(id).catch((error: unknown) => {
+          if (heldByDaemon(error)) return undefined;
+          throw asCliError(error);
+        });
+        if (done !== undefined) return done.result;
+      }
+      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+      if (interrupted.signal.aborted) {
+        throw new CliError(
+          `stopped waiting: command #${id} stays queued and the daemon will still carry it out`,
+          'wait_interrupted',
+        );
+      }
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The leader drains the operator command queue: commands given by the CLI or the control API while this daemon
+ * holds the state. A change of the state alone is claimed, carried out and recorded done in one transaction (fenced
+ * on a shared state), so a leader that dies leaves it pending or done, never half done. A run now is claimed first
+ * and recorded done when the run has ended; a leader that dies or stops during the run leaves it claimed, and the
+ * next leader runs the job again: the flows' own exactly-once guarantees make that second run write only what the
+ * first did not.
+ */
+import type { RunResult } from '../../engine/index.js';
+import type { QueuedCommand } from '../../state/index.js';
+import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
+import type { Environment } from '../services/environment-service.js';
+import { every, stopLoop, type Loop } from '../services/every.js';
+import type { Service, StopOptions } from '../services/service.js';
+import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction } from './actions.js';
+import { carryOutEffect } from './effect-actions.js';
+import { configFingerprint } from './fingerprint.js';
+import { heldWebhookRuns } from './paused-runs.js';
+import { carryOutInState } from './state-actions.js';
+
+/** How often the queue is read; the control API also wakes the drain at once. */
+export const COMMAND_POLL_MS = 250;
+/** Finished commands are kept this long, for the CLI that waits on them and for `runs`. */
+const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
+export interface CommandRunner {
+  /** Runs the job now (or right after its current run); null when it was not run (the scheduler is stopping). */
+  runForResult(job: string): Promise<RunResult | null>;
+  /** Starts the webhook run a job owes for webhooks held while it was paused; does not wait for it. */
+  runHeldWebhooks(job: string): void;
+}
+
+/** The run did not happen because this daemon is stopping or lost its term; the command stays for the next leader. */
+class LeftForNextLeader extends Error {}
+
+export class CommandService implements Service {
+  readonly name = 'operator commands';
+  readonly #fingerprint: string;
+  #loop: Loop | undefined;
+  #started = false;
+  #stopping = false;
+  readonly #inFlight = new Set<number>();
+
+  constructor(
+    private readonly env: Environment,
+    private readonly runner: CommandRunner,
+  ) {
+    this.#fingerprint = configFingerprint(env.loaded.config);
+  }
+
+  async start(): Promise<void> {
+    if (this.#loop !== undefined) return;
+    this.#stopping = false;
+    this.#started = true;
+    const { env } = this;
+    env.state.commands.pruneFinished(FINISHED_RETENTION_MS);
+    this.#runHeldWebhooks();
+    this.drain();
+    this.#loop = every(
+      env.clock,
+      COMMAND_POLL_MS,
+      () => this.drain(),
+      (error) => env.logger.warn({ err: error }, 'the operator command queue could not be read'),
+    );
+  }
+
+  async stop(options: StopOptions): Promise<void> {
+    this.#stopping = true;
+    this.#started = false;
+    const loop = this.#loop;
+    this.#loop = undefined;
+    await stopLoop(loop, options, this.env.logger, 'operator commands');
+  }
+
+  /**
+   * Carries out what is queued; commands with an effect outside the state go on in the background. Nothing while
+   * stopped: on a standby the leader drains the queue.
+   */
+  drain(): void {
+    if (this.#stopping || !this.#started) return;
+    for (const command of this.env.state.commands.unfinished()) {
+      if (this.#inFlight.has(command.id)) continue;
+      if (command.fingerprint !== this.#fingerprint) {
+        this.#fail(command, mismatch(command, this.#fingerprint));
+        continue;
+      }
+      let action: ControlAction;
+      try {
+        action = actionFrom(command.kind, command.args);
+      } catch (error) {
+        this.#fail(command, error);
+        continue;
+      }
+      if (STATE_ACTIONS.has(action.kind)) this.#carryOutInState(command, action);
+      else this.#startEffect(command, action);
+    }
+  }
+
+  #context(command: QueuedCommand) {
+    const { env } = this;
+    return {
+      state: env.state,
+      file: env.loaded.file,
+      jobs: Object.keys(env.loaded.config.jobs),
+      by: command.requestedBy,
+    };
+  }
+
+  #carryOutInState(command: QueuedCommand, action: ControlAction): void {
+    const { state } = this.env;
+    try {
+      const result = state.transaction(() => {
+        if (!state.commands.claim(command.id)) return undefined;
+        const outcome = carryOutInState(action, this.#context(command));
+        state.commands.complete(command.id, outcome);
+        return outcome;
+      });
+      if (result === undefined) return;
+      this.#log(command, 'done', result);
+      if (action.kind === 'jobs.resume') this.#runHeldWebhooks();
+    } catch (error) {
+      this.#fail(command, error);
+    }
+  }
+
+  #startEffect(command: QueuedCommand, action: ControlAction): void {
+    const { state } = this.env;
+    this.#inFlight.add(command.id);
+    const work = async (): Promise<void> => {
+      if (!state.transaction(() => state.commands.claim(command.id))) return;
+      this.#log(command, 'started');
+      const result = await carryOutEffect(action, {
+        ...this.#context(command),
+        runJob: (job) => this.#runJob(job),
+        webhookApi: () => this.#webhookApi(),
+      });
+      if (this.#stopping) throw new LeftForNextLeader();
+      state.transaction(() => state.commands.complete(command.id, result));
+      this.#log(command, 'done', result);
+    };
+    work()
+      .catch((error: unknown) => this.#fail(command, error))
+      .finally(() => this.#inFlight.delete(command.id));
+  }
+
+  #runHeldWebhooks(): void {
+    for (const job of heldWebhookRuns(this.env.state)) {
+      if (this.env.jobs.has(job)) this.runner.runHeldWebhooks(job);
+    }
+  }
+
+  async #runJob(job: string): Promise<RunResult> {
+    if (!this.env.jobs.has(job)) {
+      throw new ControlError('job_disabled', `job "${job}" is disabled in ${this.env.loaded.file}`);
+    }
+    const result = await this.runner.runForResult(job);
+    if (result === null) throw new LeftForNextLeader();
+    if (result.error?.startsWith('fenced:') === true) throw new LeftForNextLeader();
+    return result;
+  }
+
+  #webhookApi(): WebhookApi {
+    const api = this.env.apis.get('supplier') ?? [...this.env.apis.values()][0];
+    if (api === undefined) throw new ControlError('api_unavailable', 'this daemon has no API client');
+    return webhookApiFromClient(api.webhooks);
+  }
+
+  /** Records why a command cannot be carried out; a lost term or a stop leaves it for the next leader instead. */
+  #fail(command: QueuedCommand, error: unknown): void {
+    const { env } = this;
+    if (error instanceof LeftForNextLeader || isLeadershipLost(error)) {
+      env.logger.info(
+        { command: command.id, kind: command.kind },
+        'operator command left for the next leader',
+      );
+      return;
+    }
+    const code = error instanceof ControlError ? error.code : 'command_failed';
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      env.state.transaction(() => env.state.commands.fail(command.id, code, message));
+      this.#log(command, 'failed', { code, message });
+    } catch (failure) {
+      env.logger.warn(
+        { err: failure, command: command.id },
+        'an operator command could not be recorded as failed',
+      );
+    }
+  }
+
+  #log(command: QueuedCommand, what: 'started' | 'done' | 'failed', detail?: unknown): void {
+    this.env.logger.info(
+      { command: command.id, kind: command.kind, args: command.args, by: command.requestedBy, detail },
+      `operator command ${what}`,
+    );
+  }
+}
+
+function mismatch(command: QueuedCommand, fingerprint: string): ControlError {
+  return new ControlError(
+    'config_mismatch',
+    `command #${command.id} was given with another config (fingerprint ${command.fingerprint}) than the one this ` +
+      `daemon runs (fingerprint ${fingerprint}); give it with the daemon's config file`,
+  );
+}
+
+function isLeadershipLost(error: unknown): boolean {
+  return error instanceof Error && error.name === 'LeadershipLostError';
+}

@@ -1,0 +1,147 @@
+/**
+ * The control API on the operations server: the same commands as the CLI, queued in the state for the daemon that
+ * leads (this one, or on a standby the other instance) and answered when carried out. Every call is logged with
+ * its caller; the commands table keeps each change with who asked for it, when, and how it ended.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { controlAuth, isJsonRequest, type ControlAuthOptions } from '../../ops/control-auth.js';
+import type { OpsProviders } from '../../ops/index.js';
+import type { QueuedCommand, StateStore } from '../../state/index.js';
+import { actionArgs, type ControlAction } from './actions.js';
+import { CONTROL_ROUTES, type ControlReply, type ControlRequest } from './control-routes.js';
+import { configFingerprint } from './fingerprint.js';
+import type { LoadedConfig } from '../../config/index.js';
+
+export interface ControlApiOptions {
+  readonly loaded: LoadedConfig;
+  /** Where commands are queued: a session every instance may write, leader or standby. */
+  readonly queue: StateStore;
+  readonly providers: OpsProviders;
+  readonly logger: Logger;
+  readonly auth: ControlAuthOptions;
+  /** Wakes this instance's command drain (a no-op on a standby). */
+  readonly kick: () => void;
+}
+
+/** How long a change is waited for before the answer is 202 with the command to poll. */
+const CHANGE_WAIT_MS = 10_000;
+/** A run now with ?wait=true. */
+const RUN_WAIT_MS = 15 * 60_000;
+const POLL_MS = 20;
+const MAX_BODY_BYTES = 16 * 1024;
+
+export type ControlHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
+
+/** The handler, or undefined when the control API is not served (no server.auth and no loopback setting). */
+export function createControlApi(options: ControlApiOptions): ControlHandler | undefined {
+  const caller = controlAuth(options.auth);
+  if (caller === null) return undefined;
+  const fingerprint = configFingerprint(options.loaded.config);
+  return async (req, res, path) => {
+    const found = matchRoute(req.method ?? 'GET', path);
+    if (found === undefined) return false;
+    const who = caller(req);
+    let reply: ControlReply;
+    if (!who.ok)
+      reply = { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
+    else if (found.route.method === 'POST' && !isJsonRequest(req)) {
+      reply = {
+        status: 415,
+        body: {
+          error: 'json_required',
+          detail: 'send changes as application/json (a cross-site form cannot)',
+        },
+      };
+    } else {
+      const body = found.route.method === 'POST' ? await readJson(req) : {};
+      if (body === null)
+        reply = { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
+      else {
+        const request: ControlRequest = {
+          params: found.params,
+          query: new URL(req.url ?? '/', 'http://localhost').searchParams,
+          body,
+          who: who.who,
+        };
+        reply = await found.route.handle(request, {
+          options,
+          give: (action, wait) => give(options, fingerprint, who.who, action, wait),
+        });
+      }
+    }
+    options.logger.info(
+      { who: who.ok ? who.who : 'unauthenticated', method: req.method, path, status: reply.status },
+      'control API call',
+    );
+    send(res, reply);
+    return true;
+  };
+}
+
+function matchRoute(method: string, path: string) {
+  for (const route of CONTROL_ROUTES) {
+    if (route.method !== method) continue;
+    const match = route.pattern.exec(path);
+    if (match !== null) return { route, params: (match.groups ?? {}) as Record<string, string> };
+  }
+  return undefined;
+}
+
+/** The body as a JSON object ({} when empty); null when it is not one or is too large. */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function send(res: ServerResponse, reply: ControlReply): void {
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...(reply.status === 401 ? { 'www-authenticate': 'Bearer realm="supply-sync"' } : {}),
+    ...(reply.location === undefined ? {} : { location: reply.location }),
+  });
+  res.end(JSON.stringify(reply.body));
+}
+
+/** Queues the action and waits for it (up to a bound): one code path with the CLI's. */
+async function give(
+  options: ControlApiOptions,
+  fingerprint: string,
+  who: string,
+  action: ControlAction,
+  wait: boolean,
+): Promise<QueuedCommand> {
+  const { queue } = options;
+  const id = queue.commands.enqueue({
+    kind: action.kind,
+    args: actionArgs(action),
+    fingerprint,
+    requestedBy: who,
+  });
+  options.kick();
+  const command = queue.commands.get(id);
+  if (command === null) throw new Error(`command #${id} was not stored`);
+  if (!wait) return command;
+  const until = Date.now() + (action.kind === 'sync' ? RUN_WAIT_MS : CHANGE_WAIT_MS);
+  for (;;) {
+    const now = queue.commands.get(id) ?? command;
+    if (now.status === 'done' || now.status === 'failed' || Date.now() > until) return now;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

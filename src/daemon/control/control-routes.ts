@@ -1,0 +1,170 @@
+/** The control API's routes: each turns a request into a command (or a read) and its answer. */
+import type { QueuedCommand } from '../../state/index.js';
+import type { ControlAction } from './actions.js';
+import type { ControlApiOptions } from './control-api.js';
+
+export interface ControlRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly who: string;
+}
+
+export interface ControlReply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly location?: string;
+}
+
+export interface RouteContext {
+  readonly options: ControlApiOptions;
+  readonly give: (action: ControlAction, wait: boolean) => Promise<QueuedCommand>;
+}
+
+export interface ControlRoute {
+  readonly method: 'GET' | 'POST';
+  /** The OpenAPI path (docs/control-api.json), e.g. /jobs/{job}/run. */
+  readonly path: string;
+  readonly pattern: RegExp;
+  handle(request: ControlRequest, context: RouteContext): Promise<ControlReply>;
+}
+
+/** What each refusal means for the caller: the thing named does not exist, or the action no longer applies. */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  unknown_job: 404,
+  dead_letter_not_found: 404,
+  cursor_not_found: 404,
+  command_not_found: 404,
+  job_disabled: 409,
+  job_paused: 409,
+  job_paused_already: 409,
+  job_not_paused: 409,
+  dead_letter_closed: 409,
+  config_mismatch: 409,
+  usage: 400,
+};
+
+/** A finished command as 200 or its refusal's status; an unfinished one as 202 with where to ask again. */
+export function commandReply(command: QueuedCommand): ControlReply {
+  const body = {
+    command: command.id,
+    kind: command.kind,
+    status: command.status,
+    requestedBy: command.requestedBy,
+    attempts: command.attempts,
+    ...(command.status === 'done' ? { result: command.result } : {}),
+    ...(command.status === 'failed' ? { error: command.errorCode, detail: command.error } : {}),
+  };
+  if (command.status === 'done') return { status: 200, body };
+  if (command.status === 'failed') return { status: STATUS_BY_CODE[command.errorCode ?? ''] ?? 500, body };
+  return { status: 202, body, location: `/commands/${command.id}` };
+}
+
+const segment = (name: string) => `(?<${name}>[^/]+)`;
+const route = (path: string): RegExp =>
+  new RegExp(`^${path.replace(/\{(\w+)\}/g, (_all, name: string) => segment(name))}$`);
+const param = (request: ControlRequest, name: string): string =>
+  decodeURIComponent(request.params[name] ?? '');
+/** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */
+const command =
+  (path: string, action: (request: ControlRequest) => ControlAction | ControlReply, waitByDefault = true) =>
+  (method: 'POST'): ControlRoute => ({
+    method,
+    path,
+    pattern: route(path),
+    handle: async (request, context) => {
+      const made = action(request);
+      if ('status' in made) return made;
+      const wait = waitByDefault || request.query.get('wait') === 'true';
+      return commandReply(await context.give(made, wait));
+    },
+  });
+
+function deadLetterId(request: ControlRequest): number | ControlReply {
+  const id = param(request, 'id');
+  if (/^\d+$/.test(id)) return Number(id);
+  return {
+    status: 404,
+    body: { error: 'dead_letter_not_found', detail: `no dead letter "${id}": ids are numbers` },
+  };
+}
+
+function reasonOf(body: Readonly<Record<string, unknown>>): string | null {
+  return typeof body['reason'] === 'string' && body['reason'] !== '' ? body['reason'] : null;
+}
+
+export const CONTROL_ROUTES: readonly ControlRoute[] = [
+  command('/jobs/{job}/run', (r) => ({ kind: 'sync', job: param(r, 'job') }), false)('POST'),
+  command('/jobs/{job}/pause', (r) => ({
+    kind: 'jobs.pause',
+    job: param(r, 'job'),
+    reason: reasonOf(r.body),
+  }))('POST'),
+  command('/jobs/{job}/resume', (r) => ({ kind: 'jobs.resume', job: param(r, 'job') }))('POST'),
+  ...(['retry', 'discard'] as const).map((verb) =>
+    command(`/dead-letters/{id}/${verb}`, (r) => {
+      const id = deadLetterId(r);
+      return typeof id === 'number' ? { kind: `dead-letters.${verb}` as const, target: { id } } : id;
+    })('POST'),
+  ),
+  ...(['retry', 'discard'] as const).map((verb) =>
+    command(`/dead-letters/${verb}`, (r) => {
+      const flow = r.body['flow'];
+      if (typeof flow !== 'string' || flow === '') {
+        return {
+          status: 400,
+          body: { error: 'usage', detail: 'give {"flow": "...", "reason": "..." (optional)}' },
+        };
+      }
+      const reason = reasonOf(r.body);
+      return {
+        kind: `dead-letters.${verb}` as const,
+        target: { flow, ...(reason === null ? {} : { reason }) },
+      };
+    })('POST'),
+  ),
+  command('/cursors/{stream}/reset', (r) => ({ kind: 'cursor.reset', stream: param(r, 'stream') }))('POST'),
+  ...readRoutes(),
+];
+
+function readRoutes(): ControlRoute[] {
+  const get = (path: string, handle: ControlRoute['handle']): ControlRoute => ({
+    method: 'GET',
+    path,
+    pattern: route(path),
+    handle,
+  });
+  return [
+    get('/jobs', async (_request, { options }) => ({
+      status: 200,
+      body: { jobs: await options.providers.jobs() },
+    })),
+    get('/runs', async (request, { options }) => {
+      const job = request.query.get('job');
+      const since = Number(request.query.get('since') ?? Number.NaN);
+      const runs = options.queue.runs.list({
+        ...(job === null ? {} : { job }),
+        failed: request.query.get('failed') === 'true',
+        ...(Number.isFinite(since) ? { since } : {}),
+        limit: Math.min(Number(request.query.get('limit') ?? 100) || 100, 1000),
+      });
+      return { status: 200, body: { runs } };
+    }),
+    get('/dead-letters', async (request, { options }) => {
+      const flow = request.query.get('flow');
+      const letters = options.queue.deadLetters.list({ ...(flow === null ? {} : { flow }) });
+      return { status: 200, body: { deadLetters: letters } };
+    }),
+    get('/commands/{id}', async (request, { options }) => {
+      const id = Number(param(request, 'id'));
+      const found = Number.isInteger(id) ? options.queue.commands.get(id) : null;
+      if (found === null) {
+        return {
+          status: 404,
+          body: { error: 'command_not_found', detail: `no command ${param(request, 'id')}` },
+        };
+      }
+      return commandReply(found);
+    }),
+  ];
+}

@@ -1,0 +1,103 @@
+/** The actions with an effect outside the state: a run of a job, a call to the API's webhook endpoints. */
+import type { RunResult } from '../../engine/index.js';
+import {
+  WebhookSecretStore,
+  recoverWebhookDeliveries,
+  registerWebhook,
+  type WebhookApi,
+} from '../../webhooks/index.js';
+import { ControlError, type ControlAction } from './actions.js';
+import { requireJob, type StateActionContext } from './state-actions.js';
+
+export interface EffectContext extends StateActionContext {
+  /** Runs the job once now and resolves with its result. */
+  readonly runJob: (job: string) => Promise<RunResult>;
+  readonly webhookApi: () => WebhookApi;
+}
+
+export interface SyncResult {
+  job: string;
+  outcome: RunResult['outcome'];
+  counts: Record<string, number>;
+  error: string | null;
+}
+
+export interface RegisterResult {
+  created: boolean;
+  endpoint: { id: string; url: string; status: string };
+}
+
+export interface RecoverCounts {
+  reactivated: boolean;
+  failed: number;
+  redelivered: number;
+  skippedStored: number;
+}
+
+export async function carryOutEffect(
+  action: ControlAction,
+  context: EffectContext,
+): Promise<SyncResult | RegisterResult | RecoverCounts> {
+  switch (action.kind) {
+    case 'sync':
+      return runNow(action.job, context);
+    case 'webhooks.register': {
+      const { endpoint, created } = await registerWebhook(context.webhookApi(), {
+        url: action.url,
+        events: action.events,
+        ...(action.description === undefined ? {} : { description: action.description }),
+        secrets: new WebhookSecretStore(context.state.kv),
+      });
+      return { created, endpoint: { id: endpoint.id, url: endpoint.url, status: endpoint.status } };
+    }
+    case 'webhooks.recover': {
+      const { state } = context;
+      const result = await recoverWebhookDeliveries(
+        context.webhookApi(),
+        endpointId(context, action.endpoint),
+        {
+          ...(action.since === undefined ? {} : { since: new Date(action.since) }),
+          dryRun: action.dryRun,
+          isStored: (eventId) => state.inbox.get(eventId) !== null,
+        },
+      );
+      return {
+        reactivated: result.reactivated,
+        failed: result.failed.length,
+        redelivered: result.redelivered.length,
+        skippedStored: result.skippedStored.length,
+      };
+    }
+    default:
+      throw new ControlError('unknown_command', `"${action.kind}" has no effect outside the state`);
+  }
+}
+
+/** Refuses a run of a paused job: the pause is the operator's, a run now would ignore it. */
+async function runNow(job: string, context: EffectContext): Promise<SyncResult> {
+  requireJob(job, context);
+  const paused = context.state.pausedJobs.get(job);
+  if (paused !== null) {
+    throw new ControlError(
+      'job_paused',
+      `job "${job}" is paused (since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}); resume it first`,
+    );
+  }
+  const result = await context.runJob(job);
+  return { job, outcome: result.outcome, counts: result.counts, error: result.error ?? null };
+}
+
+/** The endpoint this daemon registered: the one whose secret the state holds (or the one given). */
+export function endpointId(context: Pick<StateActionContext, 'state'>, given: string | undefined): string {
+  if (given !== undefined) return given;
+  const ids = [
+    ...new Set(new WebhookSecretStore(context.state.kv).entries().map((entry) => entry.endpointId)),
+  ];
+  if (ids.length === 1 && ids[0] !== undefined) return ids[0];
+  if (ids.length === 0)
+    throw new ControlError(
+      'webhook_not_registered',
+      'no webhook endpoint registered yet; run `supply-sync webhooks register --url ...`',
+    );
+  throw new ControlError('usage', `several endpoints are registered (${ids.join(', ')}); name one`);
+}

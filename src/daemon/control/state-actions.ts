@@ -1,0 +1,94 @@
+/** The actions that change the state alone; each runs inside the caller's transaction. */
+import type { StateStore } from '../../state/index.js';
+import { WebhookSecretStore } from '../../webhooks/index.js';
+import { ControlError, type ControlAction, type DeadLetterTarget } from './actions.js';
+
+export interface StateActionContext {
+  readonly state: StateStore;
+  /** The config file, for messages. */
+  readonly file: string;
+  /** The jobs the config names. */
+  readonly jobs: readonly string[];
+  /** Who gave the command: `cli:user@host`, `api:token`... */
+  readonly by: string;
+}
+
+export type StateActionResult =
+  | { count: number }
+  | { stream: string }
+  | { job: string; paused: boolean; pausedAt?: number; pausedBy?: string; reason?: string | null }
+  | { retired: number };
+
+export function carryOutInState(action: ControlAction, context: StateActionContext): StateActionResult {
+  const { state } = context;
+  switch (action.kind) {
+    case 'dead-letters.retry':
+    case 'dead-letters.discard':
+      return { count: deadLetters(action.kind, action.target, state) };
+    case 'cursor.reset':
+      if (!state.cursors.reset(action.stream)) {
+        throw new ControlError(
+          'cursor_not_found',
+          `no cursor named "${action.stream}"; see \`supply-sync cursor list\``,
+        );
+      }
+      return { stream: action.stream };
+    case 'jobs.pause':
+      return pause(action.job, action.reason, context);
+    case 'jobs.resume':
+      requireJob(action.job, context);
+      if (!state.pausedJobs.resume(action.job)) {
+        throw new ControlError('job_not_paused', `job "${action.job}" is not paused`);
+      }
+      return { job: action.job, paused: false };
+    case 'webhooks.retire-secrets':
+      return { retired: new WebhookSecretStore(state.kv).retireOlder() };
+    default:
+      throw new ControlError('unknown_command', `"${action.kind}" is not a change of the state alone`);
+  }
+}
+
+export function requireJob(job: string, context: Pick<StateActionContext, 'file' | 'jobs'>): void {
+  if (context.jobs.includes(job)) return;
+  throw new ControlError(
+    'unknown_job',
+    `no job "${job}" in ${context.file} (jobs: ${context.jobs.join(', ') || 'none'})`,
+  );
+}
+
+function pause(job: string, reason: string | null, context: StateActionContext): StateActionResult {
+  requireJob(job, context);
+  const { state } = context;
+  if (!state.pausedJobs.pause(job, context.by, reason)) {
+    const paused = state.pausedJobs.get(job);
+    const since =
+      paused === null ? '' : ` since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}`;
+    throw new ControlError('job_paused_already', `job "${job}" is paused already${since}`);
+  }
+  const paused = state.pausedJobs.get(job);
+  return {
+    job,
+    paused: true,
+    ...(paused === null
+      ? {}
+      : { pausedAt: paused.pausedAt, pausedBy: paused.pausedBy, reason: paused.reason }),
+  };
+}
+
+function deadLetters(
+  kind: 'dead-letters.retry' | 'dead-letters.discard',
+  target: DeadLetterTarget,
+  state: StateStore,
+): number {
+  const letters = state.deadLetters;
+  const count = kind === 'dead-letters.retry' ? letters.replay(target) : letters.discard(target);
+  if (count > 0) return count;
+  if (!('id' in target)) throw new ControlError('dead_letter_not_found', 'no matching open dead letters');
+  const letter = letters.byId(target.id);
+  if (letter === null) throw new ControlError('dead_letter_not_found', `no dead letter #${target.id}`);
+  const verb = kind === 'dead-letters.retry' ? 'retried' : 'discarded';
+  throw new ControlError(
+    'dead_letter_closed',
+    `dead letter #${target.id} is ${letter.status}: it cannot be ${verb} any more`,
+  );
+}

@@ -1,0 +1,344 @@
+/**
+ * Every operator command given to a running daemon, on a state file and on a PostgreSQL state with two instances:
+ * the CLI (a child process, as a user runs it) queues it, the daemon that holds the state carries it out and the CLI
+ * prints the same lines and exits with the same code as without a daemon. Orders keep arriving in the sandbox and
+ * reach the ERP once each while the commands are given; the daemon is never stopped.
+ */
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Daemon } from '../../src/daemon/index.js';
+import { sandboxControl } from '../../src/sandbox/control/client.js';
+import type { StateStore } from '../../src/state/index.js';
+import { runCli } from '../cli/run-cli.js';
+import { createTempDatabase, postgresProbe, type TempDatabase } from '../ha/support/postgres.js';
+import { eventually, openHealthWorld, sample, type HealthWorld } from './health-support.js';
+
+const JOBS = {
+  connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
+  // The schedule never fires during the test: every run is one the operator asked for.
+  jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
+  mappings: {
+    branches: {
+      br_tlv: 'TLV01',
+      br_hrz: 'HRZ02',
+      br_jlm: 'JLM03',
+      br_hfa: 'HFA04',
+      br_bsh: 'BSH05',
+      br_rnn: 'RNN06',
+    },
+  },
+};
+
+const probe = await postgresProbe();
+
+interface Backend {
+  readonly name: string;
+  readonly skip: string | null;
+  /** The daemons' extra config; the first daemon's config file is the one the CLI is given. */
+  configs(): Promise<Array<Record<string, unknown>>>;
+  dispose(): Promise<void>;
+}
+
+const sqlite: Backend = {
+  name: 'a state file',
+  skip: null,
+  configs: () => Promise.resolve([{}]),
+  dispose: () => Promise.resolve(),
+};
+
+let database: TempDatabase | undefined;
+const postgres: Backend = {
+  name: 'a PostgreSQL state with two instances',
+  skip: probe.available ? null : probe.reason,
+  async configs() {
+    database = await createTempDatabase();
+    const ha = (instance: string) => ({ instance, lease: '2s', poll_interval: '200ms' });
+    return [
+      { state: { path: 'a/daemon.db', url: database.url }, ha: ha('daemon-a') },
+      { state: { path: 'b/daemon.db', url: database.url }, ha: ha('daemon-b') },
+    ];
+  },
+  dispose: async () => database?.drop(),
+};
+
+for (const backend of [sqlite, postgres]) {
+  describe.skipIf(backend.skip !== null)(
+    `operator commands to a running daemon on ${backend.name}${backend.skip === null ? '' : ` (skipped: ${backend.skip})`}`,
+    () => {
+      let world: HealthWorld;
+      let daemons: Daemon[];
+      let configFile: string;
+
+      beforeAll(async () => {
+        world = await openHealthWorld({ allowHttpWebhooks: true });
+        daemons = [];
+        for (const extra of await backend.configs()) daemons.push(await world.start({ ...JOBS, ...extra }));
+        configFile = join(world.dir, 'supply-sync-0.yaml');
+      });
+      afterAll(async () => {
+        await world?.close();
+        await backend.dispose();
+      });
+
+      /** The state as the first daemon sees it (on PostgreSQL both see the same database). */
+      const state = (): StateStore => {
+        const daemon = daemons[0];
+        if (daemon === undefined) throw new Error('no daemon');
+        return daemon.env.state;
+      };
+      const cli = (...args: string[]) => runCli([...args, '--config', configFile]);
+      const erpOrders = (): Array<{ id: string; n: number }> => {
+        const db = new Database(join(world.dir, 'erp', 'demo-erp.sqlite'), { readonly: true });
+        try {
+          return db
+            .prepare(
+              'SELECT API_ORDER_ID AS id, COUNT(*) AS n FROM ORDERS WHERE API_ORDER_ID IS NOT NULL GROUP BY API_ORDER_ID',
+            )
+            .all() as Array<{ id: string; n: number }>;
+        } finally {
+          db.close();
+        }
+      };
+      const sendOrders = async (count: number): Promise<string[]> => {
+        const control = sandboxControl(world.sandbox.controlUrl);
+        return ((await control.action('buyer_send_order', { count })) as { order_ids: string[] }).order_ids;
+      };
+
+      it(
+        'carries out pause, resume, run now, dead-letter and cursor commands while orders keep arriving',
+        { timeout: 120_000 },
+        async () => {
+          const sent = await sendOrders(3);
+          const paused = await cli('jobs', 'pause', 'orders', '--reason', 'ERP upgrade');
+          expect(paused.stderr).toBe('');
+          expect(paused).toMatchObject({ code: 0, stdout: 'orders paused: ERP upgrade\n' });
+          expect(state().pausedJobs.get('orders')).toMatchObject({
+            reason: 'ERP upgrade',
+            pausedBy: expect.stringMatching(/^cli:.+@.+$/),
+          });
+
+          const refusedRun = await cli('sync', 'orders');
+          expect(refusedRun.code).toBe(1);
+          expect(refusedRun.stderr).toMatch(
+            /^error: job "orders" is paused \(since .* by cli:.*\); resume it first \(job_paused\)$/m,
+          );
+
+          const unknown = await cli('jobs', 'pause', 'ordres');
+          expect(unknown.code).toBe(1);
+          expect(unknown.stderr).toContain('no job "ordres" in ');
+          expect(unknown.stderr).toContain('(jobs: orders) (unknown_job)');
+          expect(
+            state()
+              .pausedJobs.list()
+              .map((job) => job.job),
+          ).toEqual(['orders']);
+
+          expect(await cli('jobs', 'resume', 'orders')).toMatchObject({
+            code: 0,
+            stdout: 'orders resumed\n',
+          });
+          expect(state().pausedJobs.get('orders')).toBeNull();
+          const notPaused = await cli('jobs', 'resume', 'orders');
+          expect(notPaused.code).toBe(1);
+          expect(notPaused.stderr).toContain('job "orders" is not paused (job_not_paused)');
+
+          const run = await cli('sync', 'orders');
+          expect(run.code).toBe(0);
+          expect(run.stdout).toMatch(/^orders: ok \(.*\)$/m);
+          const operatorRun = state().runs.last('orders');
+          expect(operatorRun).toMatchObject({ trigger: 'operator', outcome: 'ok' });
+          // The sandbox starts with orders of its own: the ones sent here are among those landed, each once.
+          expect(erpOrders().map((row) => row.id)).toEqual(expect.arrayContaining(sent));
+
+          const first = state().deadLetters.add(
+            'orders',
+            'ord_x1',
+            { id: 'ord_x1' },
+            'no ERP item for SKU X-1',
+          );
+          state().deadLetters.add('orders', 'ord_x2', { id: 'ord_x2' }, 'no ERP item for SKU X-2');
+          const more = await sendOrders(2);
+          const retried = await cli('dead-letters', 'retry', String(first.id));
+          expect(retried).toMatchObject({ code: 0, stdout: '1 dead letter queued for retry\n' });
+          expect(state().deadLetters.byId(first.id)?.status).toBe('retrying');
+          const missing = await cli('dead-letters', 'retry', '999999');
+          expect(missing.code).toBe(1);
+          expect(missing.stderr).toContain('no dead letter #999999 (dead_letter_not_found)');
+          const discarded = await cli('dead-letters', 'discard', '--flow', 'orders');
+          expect(discarded).toMatchObject({ code: 0, stdout: '2 dead letters discarded\n' });
+          const again = await cli('dead-letters', 'discard', String(first.id));
+          expect(again.code).toBe(1);
+          expect(again.stderr).toContain(
+            `dead letter #${first.id} is discarded: it cannot be discarded any more`,
+          );
+
+          state().cursors.save({
+            stream: 'probe',
+            watermarkMs: 1,
+            passCursor: null,
+            passSince: null,
+            passMaxMs: null,
+          });
+          const wrongStream = await cli('cursor', 'reset', 'nope');
+          expect(wrongStream.code).toBe(1);
+          expect(wrongStream.stderr).toContain('no cursor named "nope"');
+          expect(state().cursors.get('probe')).not.toBeNull();
+          expect(await cli('cursor', 'reset', 'probe')).toMatchObject({
+            code: 0,
+            stdout: 'cursor probe reset\n',
+          });
+          expect(state().cursors.get('probe')).toBeNull();
+
+          const queued = await cli('sync', 'orders', '--no-wait');
+          expect(queued.code).toBe(0);
+          const id = Number(/command #(\d+)/.exec(queued.stdout)?.[1]);
+          const done = await eventually(() => {
+            const command = state().commands.get(id);
+            return command?.status === 'done' ? command : undefined;
+          }, 60_000);
+          expect(done).toMatchObject({ kind: 'sync', attempts: 1, result: { job: 'orders', outcome: 'ok' } });
+          const landed = erpOrders();
+          expect(landed.map((row) => row.id)).toEqual(expect.arrayContaining([...sent, ...more]));
+          expect(landed.every((row) => row.n === 1)).toBe(true);
+
+          // The run history, read beside the running daemon.
+          const history = await cli('runs', '--job', 'orders', '--since', '1h', '--json');
+          expect(history.code).toBe(0);
+          const runs = JSON.parse(history.stdout) as Array<{
+            trigger: string;
+            outcome: string;
+            deadLetters: number | null;
+          }>;
+          expect(
+            runs.filter((run) => run.trigger === 'operator' && run.outcome === 'ok').length,
+          ).toBeGreaterThanOrEqual(2);
+          const lines = await cli('runs', '--job', 'orders');
+          expect(lines.stdout).toMatch(
+            /^#\d+ orders \d{4}-\d\d-\d\d \d\d:\d\d:\d\d operator ok \(\d+\.\d s; /m,
+          );
+          expect((await cli('runs', '--failed')).stdout).toBe('no runs\n');
+          const badSince = await cli('runs', '--since', 'yesterday');
+          expect(badSince.code).toBe(2);
+          expect(badSince.stderr).toContain('--since: expected a duration like "24h"');
+          const badJob = await cli('runs', '--job', 'ordres');
+          expect(badJob.code).toBe(1);
+          expect(badJob.stderr).toContain('no job "ordres"');
+
+          // Every command was carried out once: none is left, none was taken twice.
+          const commands = state().db.prepare('SELECT status, attempts FROM commands').all() as Array<{
+            status: string;
+            attempts: number;
+          }>;
+          expect(commands.length).toBeGreaterThanOrEqual(12);
+          expect(
+            commands.every((c) => (c.status === 'done' || c.status === 'failed') && c.attempts <= 1),
+          ).toBe(true);
+        },
+      );
+
+      it(
+        "holds a paused job's webhook runs and runs them after the resume; readiness stays ready and says paused",
+        { timeout: 120_000 },
+        async () => {
+          const daemon = daemons[0];
+          if (daemon === undefined) throw new Error('no daemon');
+          const events = 'order.created,order.updated';
+          const registered = await cli(
+            'webhooks',
+            'register',
+            '--url',
+            daemon.webhookUrl,
+            '--events',
+            events,
+          );
+          expect(registered.stderr).toBe('');
+          expect(registered.stdout).toMatch(/^created webhook endpoint \S+ for http:\/\/.+ \(active\)$/m);
+          expect(registered.stdout + registered.stderr).not.toContain('whsec_');
+
+          const retired = await cli('webhooks', 'retire-secrets');
+          expect(retired).toMatchObject({ code: 0, stdout: 'retired 0 older signing secrets\n' });
+          const recovered = await cli('webhooks', 'recover', '--dry-run');
+          expect(recovered.stderr).toBe('');
+          expect(recovered.stdout).toMatch(
+            /^\d+ failed deliveries; would redeliver \d+; \d+ already stored$/m,
+          );
+
+          expect((await cli('jobs', 'pause', 'orders', '--reason', 'stock count')).code).toBe(0);
+          const pausedAt = state().pausedJobs.get('orders')?.pausedAt ?? 0;
+          const sent = await sendOrders(2);
+          // The webhooks are stored and their run is held, not started.
+          await eventually(
+            () => (state().kv.get('held-webhook-runs', 'orders') === undefined ? undefined : true),
+            30_000,
+          );
+          expect(
+            state()
+              .runs.recent('orders', 100)
+              .filter((run) => run.startedAt >= pausedAt),
+          ).toEqual([]);
+          const landedIds = new Set(erpOrders().map((row) => row.id));
+          expect(sent.some((id) => landedIds.has(id))).toBe(false);
+
+          const readyz = await world.readyz(daemon);
+          const check = readyz.body.reasons.find((reason) => reason.name === 'orders');
+          expect(check).toBeUndefined();
+          const checks = (
+            readyz.body as unknown as {
+              checks: Array<{ name?: string; state: string; ok: boolean; detail?: string }>;
+            }
+          ).checks;
+          expect(checks.find((c) => c.name === 'orders')).toMatchObject({
+            ok: true,
+            state: 'paused',
+            detail: expect.stringMatching(/^paused since \S+ by cli:\S+: stock count$/),
+          });
+          const metrics = await world.metrics(daemon);
+          expect(sample(metrics, 'supply_sync_job_paused{sync_job="orders"}')).toBe(1);
+          expect(sample(metrics, 'supply_sync_job_paused_since_timestamp_seconds{sync_job="orders"}')).toBe(
+            pausedAt / 1000,
+          );
+          const status = (await (
+            await fetch(`${daemon.opsUrl}/status`, { headers: { accept: 'application/json' } })
+          ).json()) as {
+            jobs: Array<{ name: string; paused: { by: string; reason: string | null } | null }>;
+          };
+          expect(status.jobs.find((job) => job.name === 'orders')?.paused).toMatchObject({
+            reason: 'stock count',
+          });
+
+          expect((await cli('jobs', 'resume', 'orders')).code).toBe(0);
+          await eventually(() => {
+            const ids = new Set(erpOrders().map((row) => row.id));
+            return sent.every((id) => ids.has(id)) ? true : undefined;
+          }, 60_000);
+          expect(
+            state()
+              .runs.recent('orders', 100)
+              .filter((run) => run.startedAt >= pausedAt)[0]?.trigger,
+          ).toBe('webhook');
+          expect(sample(await world.metrics(daemon), 'supply_sync_job_paused{sync_job="orders"}')).toBe(0);
+        },
+      );
+
+      it(
+        'refuses a command given with another config, and changes nothing',
+        { timeout: 60_000 },
+        async () => {
+          const other = join(world.dir, 'other-site.yaml');
+          await copyFile(configFile, other);
+          const config = JSON.parse(await readFile(other, 'utf8')) as { jobs: Record<string, unknown> };
+          config.jobs['invoices'] = { ...JOBS.jobs.orders };
+          await writeFile(other, JSON.stringify(config));
+          const refused = await runCli(['jobs', 'pause', 'orders', '--config', other]);
+          expect(refused.code).toBe(1);
+          expect(refused.stderr).toMatch(
+            /was given with another config \(fingerprint \w+\) .*\(config_mismatch\)/,
+          );
+          expect(state().pausedJobs.get('orders')).toBeNull();
+        },
+      );
+    },
+  );
+}

@@ -1,0 +1,215 @@
+/**
+ * The control API: docs/control-api.json checked by tools we did not write (the OpenAPI 3.1 schema validator and
+ * Redocly's recommended rules, as docs/openapi.json is), the server's routes against the document, and the API on a
+ * running daemon: 401 without credentials, 404 naming an unknown job or id, 409 for an action that no longer
+ * applies, 415 for a form post, each change carried out once and logged with its caller, no secret in the log.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Daemon } from '../../src/daemon/index.js';
+import { CONTROL_ROUTES } from '../../src/daemon/control/control-routes.js';
+import { ROOT, binScript, requireTool } from '../contract/openapi/tools.js';
+import { openHealthWorld, type HealthWorld } from '../daemon/health-support.js';
+
+const DOCUMENT = join(ROOT, 'docs', 'control-api.json');
+const run = promisify(execFile);
+const redocly = binScript('@redocly/cli', 'redocly');
+const redoclyInstalled = requireTool('Redocly CLI (@redocly/cli)', redocly);
+const TOKEN = 'ops-token-for-the-control-api-test';
+
+describe('docs/control-api.json', () => {
+  const document = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document as unknown as Record<string, unknown>);
+    expect(result.errors ?? []).toEqual([]);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it.runIf(redoclyInstalled)(
+    'lints clean with Redocly CLI (recommended rules)',
+    async () => {
+      let stdout = '';
+      try {
+        ({ stdout } = await run(process.execPath, [redocly ?? '', 'lint', DOCUMENT, '--format=json'], {
+          env: {
+            ...process.env,
+            REDOCLY_TELEMETRY: 'off',
+            REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+            NO_COLOR: '1',
+          },
+          timeout: 50_000,
+          killSignal: 'SIGKILL',
+        }));
+      } catch (error) {
+        stdout = (error as { stdout?: string }).stdout ?? String(error);
+      }
+      const report = JSON.parse(stdout.slice(stdout.indexOf('{'))) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; message: string }[];
+      };
+      expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    },
+    60_000,
+  );
+
+  it('describes exactly the routes the server answers', () => {
+    const documented = Object.entries(document.paths)
+      .flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+      )
+      .sort();
+    const served = CONTROL_ROUTES.map((route) => `${route.method} ${route.path}`).sort();
+    expect(served).toEqual(documented);
+  });
+});
+
+describe('the control API on a running daemon', () => {
+  let world: HealthWorld;
+  let daemon: Daemon;
+  const call = (
+    method: string,
+    path: string,
+    init: { auth?: string | null; body?: unknown; type?: string } = {},
+  ) =>
+    fetch(`${daemon.opsUrl}${path}`, {
+      method,
+      headers: {
+        ...(init.auth === null ? {} : { authorization: init.auth ?? `Bearer ${TOKEN}` }),
+        ...(method === 'POST' ? { 'content-type': init.type ?? 'application/json' } : {}),
+      },
+      ...(method === 'POST'
+        ? { body: init.type === undefined ? JSON.stringify(init.body ?? {}) : 'job=orders' }
+        : {}),
+    });
+
+  beforeAll(async () => {
+    world = await openHealthWorld();
+    daemon = await world.start({
+      server: { port: 0, auth: { token: TOKEN } },
+      connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
+      jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
+      mappings: {
+        branches: {
+          br_tlv: 'TLV01',
+          br_hrz: 'HRZ02',
+          br_jlm: 'JLM03',
+          br_hfa: 'HFA04',
+          br_bsh: 'BSH05',
+          br_rnn: 'RNN06',
+        },
+      },
+    });
+  });
+  afterAll(async () => world?.close());
+
+  it('answers 401 without or with wrong credentials, and changes nothing', async () => {
+    for (const auth of [null, 'Bearer wrong-token', 'Basic b3BzOndyb25n']) {
+      const response = await call('POST', '/jobs/orders/pause', { auth });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain('Bearer');
+    }
+    expect((await call('GET', '/runs', { auth: null })).status).toBe(401);
+    expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+    expect(daemon.env.state.commands.unfinished()).toEqual([]);
+  });
+
+  it('refuses a change sent as a form (what another site could forge), and changes nothing', async () => {
+    const response = await call('POST', '/jobs/orders/pause', { type: 'application/x-www-form-urlencoded' });
+    expect(response.status).toBe(415);
+    const broken = await fetch(`${daemon.opsUrl}/jobs/orders/pause`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"reason": ',
+    });
+    expect(broken.status).toBe(400);
+    expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+  });
+
+  it('pauses and resumes, 404 naming an unknown job, 409 when the action no longer applies', async () => {
+    const paused = await call('POST', '/jobs/orders/pause', { body: { reason: 'month-end close' } });
+    expect(paused.status).toBe(200);
+    expect(await paused.json()).toMatchObject({
+      status: 'done',
+      requestedBy: 'api:token',
+      result: { paused: true },
+    });
+    expect(daemon.env.state.pausedJobs.get('orders')).toMatchObject({
+      pausedBy: 'api:token',
+      reason: 'month-end close',
+    });
+    const again = await call('POST', '/jobs/orders/pause');
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: 'job_paused_already' });
+    const run = await call('POST', '/jobs/orders/run?wait=true');
+    expect(run.status).toBe(409);
+    expect(await run.json()).toMatchObject({
+      error: 'job_paused',
+      detail: expect.stringContaining('resume it first'),
+    });
+    expect((await call('POST', '/jobs/orders/resume')).status).toBe(200);
+    const unknown = await call('POST', '/jobs/ordres/pause');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({
+      error: 'unknown_job',
+      detail: expect.stringContaining('no job "ordres"'),
+    });
+    expect(daemon.env.state.pausedJobs.list()).toEqual([]);
+  });
+
+  it('retries and discards dead letters: 404 for an unknown id, 409 for a resolved one', async () => {
+    const { state } = daemon.env;
+    const letter = state.deadLetters.add('orders', 'ord_1', { id: 'ord_1' }, 'no ERP item for SKU X-1');
+    const resolved = state.deadLetters.add('orders', 'ord_2', { id: 'ord_2' }, 'no ERP item for SKU X-2');
+    state.deadLetters.resolve('orders', 'ord_2');
+    expect((await call('POST', `/dead-letters/${letter.id}/retry`)).status).toBe(200);
+    expect(state.deadLetters.byId(letter.id)?.status).toBe('retrying');
+    const gone = await call('POST', '/dead-letters/424242/discard');
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toMatchObject({ detail: 'no dead letter #424242' });
+    const closed = await call('POST', `/dead-letters/${resolved.id}/retry`);
+    expect(closed.status).toBe(409);
+    expect(await closed.json()).toMatchObject({
+      error: 'dead_letter_closed',
+      detail: expect.stringContaining('is resolved'),
+    });
+    const group = await call('POST', '/dead-letters/discard', {
+      body: { flow: 'orders', reason: 'no ERP item for SKU X-1' },
+    });
+    expect(await group.json()).toMatchObject({ status: 'done', result: { count: 1 } });
+    const listed = (await (await call('GET', '/dead-letters')).json()) as { deadLetters: unknown[] };
+    expect(listed.deadLetters).toEqual([]);
+  });
+
+  it('resets a cursor (404 for a stream with none), runs a job now and lists it in the history', async () => {
+    expect((await call('POST', '/cursors/nope/reset')).status).toBe(404);
+    const queued = await call('POST', '/jobs/orders/run');
+    expect(queued.status).toBe(202);
+    const { command } = (await queued.json()) as { command: number };
+    expect(queued.headers.get('location')).toBe(`/commands/${command}`);
+    let outcome: Response;
+    do outcome = await call('GET', `/commands/${command}`);
+    while (outcome.status === 202);
+    expect(outcome.status).toBe(200);
+    expect(await outcome.json()).toMatchObject({ result: { job: 'orders', outcome: 'ok' } });
+    const runs = (await (await call('GET', '/runs?job=orders')).json()) as {
+      runs: Array<{ trigger: string }>;
+    };
+    expect(runs.runs[0]?.trigger).toBe('operator');
+  });
+
+  it('logs every call with its caller and never the token', () => {
+    const calls = world.logs.filter((line) => line.msg === 'control API call');
+    expect(calls.some((line) => line['who'] === 'api:token' && line['status'] === 200)).toBe(true);
+    expect(calls.some((line) => line['who'] === 'unauthenticated' && line['status'] === 401)).toBe(true);
+    expect(JSON.stringify(world.logs)).not.toContain(TOKEN);
+  });
+});

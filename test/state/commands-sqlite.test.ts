@@ -1,0 +1,4 @@
+import { sqliteHarness } from './backends.js';
+import { commandQueueSuite } from './commands-suite.js';
+
+commandQueueSuite(sqliteHarness());

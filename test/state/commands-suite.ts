@@ -1,0 +1,122 @@
+/**
+ * The operator command queue and the paused jobs on every backend: a command is finished once, a claimed command is
+ * claimed again after a restart (its leader died mid-way), a pause is kept across reopening.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StateStore } from '../../src/state/index.js';
+import type { StateBackendHarness } from './backends.js';
+import { FakeClock } from './support.js';
+
+export function commandQueueSuite(backend: StateBackendHarness): void {
+  const title = `command queue and paused jobs on ${backend.name}`;
+  describe.skipIf(backend.skipReason !== null)(
+    backend.skipReason === null ? title : `${title} (skipped: ${backend.skipReason})`,
+    () => {
+      let clock: FakeClock;
+      let state: StateStore;
+      const reopen = (): StateStore => {
+        state.close();
+        state = backend.open(clock);
+        return state;
+      };
+      beforeEach(async () => {
+        clock = new FakeClock();
+        await backend.create();
+        state = backend.open(clock);
+      });
+      afterEach(async () => {
+        state.close();
+        await backend.dispose();
+      });
+
+      const command = { kind: 'cursor.reset', args: { stream: 'orders' }, fingerprint: 'f1', requestedBy: 'cli:ann' };
+
+      it('queues commands in order and finishes each once', () => {
+        const first = state.commands.enqueue(command);
+        const second = state.commands.enqueue({ ...command, args: { stream: 'sales' } });
+        expect(second).toBeGreaterThan(first);
+        expect(state.commands.unfinished().map((c) => c.id)).toEqual([first, second]);
+        expect(state.commands.claim(first)).toBe(true);
+        expect(state.commands.complete(first, { removed: true })).toBe(true);
+        expect(state.commands.complete(first, { removed: false })).toBe(false);
+        expect(state.commands.fail(first, 'x', 'y')).toBe(false);
+        expect(state.commands.claim(first)).toBe(false);
+        const done = reopen().commands.get(first);
+        expect(done).toMatchObject({ status: 'done', attempts: 1, result: { removed: true }, requestedBy: 'cli:ann' });
+        expect(state.commands.unfinished().map((c) => c.id)).toEqual([second]);
+        expect(state.commands.fail(second, 'cursor_not_found', 'no cursor named "sales"')).toBe(true);
+        expect(state.commands.get(second)).toMatchObject({ status: 'failed', errorCode: 'cursor_not_found' });
+      });
+
+      it('keeps a claimed command unfinished across a restart, and counts its attempts', () => {
+        const id = state.commands.enqueue({ ...command, kind: 'sync', args: { job: 'orders' } });
+        expect(state.commands.claim(id)).toBe(true);
+        expect(reopen().commands.unfinished()).toMatchObject([{ id, status: 'running', attempts: 1 }]);
+        expect(state.commands.claim(id)).toBe(true);
+        expect(state.commands.get(id)?.attempts).toBe(2);
+      });
+
+      it('rolls back a command claimed in a transaction that fails', () => {
+        const id = state.commands.enqueue(command);
+        expect(() =>
+          state.transaction(() => {
+            state.commands.claim(id);
+            state.commands.complete(id, {});
+            throw new Error('effect failed');
+          }),
+        ).toThrow('effect failed');
+        expect(state.commands.get(id)).toMatchObject({ status: 'pending', attempts: 0 });
+      });
+
+      it('prunes finished commands after their retention only', () => {
+        const id = state.commands.enqueue(command);
+        const open = state.commands.enqueue(command);
+        state.commands.complete(id, null);
+        clock.advance(1000);
+        expect(state.commands.pruneFinished(1000)).toBe(0);
+        clock.advance(1);
+        expect(state.commands.pruneFinished(1000)).toBe(1);
+        expect(state.commands.get(open)?.status).toBe('pending');
+      });
+
+      it('keeps each run with the dead letters it created, lists by job, failure and time, and prunes by age and count', () => {
+        state.deadLetters.add('orders', 'before', {}, 'older');
+        clock.advance(10);
+        const first = state.runs.start('orders', 'operator');
+        state.deadLetters.add('orders', 'ord_1', {}, 'no ERP item for SKU X-1');
+        state.deadLetters.add('orders', 'before', {}, 'older, seen again');
+        state.deadLetters.add('sales', 'other-job', {}, 'not this job');
+        clock.advance(10);
+        state.runs.finish(first, 'partial', { fetched: 2 }, 'no ERP item for SKU X-1');
+        const second = state.runs.start('sales', 'schedule');
+        clock.advance(10);
+        state.runs.finish(second, 'ok', {}, null);
+        expect(state.runs.get(first)).toMatchObject({ trigger: 'operator', deadLetters: 1, error: 'no ERP item for SKU X-1' });
+        expect(state.runs.list().map((run) => run.id)).toEqual([second, first]);
+        expect(state.runs.list({ failed: true }).map((run) => run.id)).toEqual([first]);
+        expect(state.runs.list({ job: 'sales' }).map((run) => run.id)).toEqual([second]);
+        expect(state.runs.list({ since: clock.now() - 10 }).map((run) => run.id)).toEqual([second]);
+
+        expect(state.runs.pruneHistory(60_000, 1)).toBe(1);
+        expect(state.runs.list().map((run) => run.id)).toEqual([second]);
+        const unfinished = state.runs.start('orders', 'schedule');
+        clock.advance(60_001);
+        expect(state.runs.pruneHistory(60_000, 10)).toBe(1);
+        // A run without an end is never pruned: it is under way, or closed as interrupted at the next start.
+        expect(state.runs.list().map((run) => run.id)).toEqual([unfinished]);
+      });
+
+      it('keeps a pause, its time, author and reason across reopening; the first pause wins', () => {
+        expect(state.pausedJobs.pause('orders', 'cli:ann', 'ERP upgrade')).toBe(true);
+        clock.advance(5000);
+        expect(state.pausedJobs.pause('orders', 'api:bob', null)).toBe(false);
+        const paused = reopen().pausedJobs.get('orders');
+        expect(paused).toEqual({ job: 'orders', pausedAt: clock.now() - 5000, pausedBy: 'cli:ann', reason: 'ERP upgrade' });
+        expect(state.pausedJobs.list().map((p) => p.job)).toEqual(['orders']);
+        expect(state.pausedJobs.resume('orders')).toBe(true);
+        expect(state.pausedJobs.resume('orders')).toBe(false);
+        expect(reopen().pausedJobs.get('orders')).toBeNull();
+      });
+    },
+  );
+}
