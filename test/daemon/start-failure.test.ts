@@ -32,8 +32,8 @@ const ENVIRONMENT_PARTS = [
   'connector erp',
   'built jobs',
 ];
-/** The three services that run jobs, started as the group "jobs". */
-const JOB_SERVICES = ['scheduler', 'webhook dispatch', 'state housekeeping'];
+/** The services that run jobs, started as the group "jobs" (notifications join them when configured). */
+const JOB_SERVICES = ['scheduler', 'webhook dispatch', 'state housekeeping', 'operator commands'];
 /** The services each group starts, after it is about to start and before it counts as started. */
 const GROUPS: Record<string, readonly string[]> = { environment: ENVIRONMENT_PARTS, jobs: JOB_SERVICES };
 
