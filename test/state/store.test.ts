@@ -72,15 +72,16 @@ describe('state file', () => {
 
   it('rolls back a failing migration as a whole', () => {
     const db = new Database(tmp.file('bad.db'));
+    const latest = Math.max(...MIGRATIONS.map((migration) => migration.version));
     const broken: Migration = {
-      version: 2,
+      version: latest + 1,
       name: 'broken',
       sql: 'CREATE TABLE half_done (x INTEGER); SELECT * FROM no_such_table;',
     };
     expect(() => runMigrations(db, clock, { migrations: [...MIGRATIONS, broken] })).toThrow(/no_such_table/);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").all();
     expect(tables).toEqual([]);
-    expect(db.prepare('SELECT MAX(version) AS v FROM schema_version').get()).toEqual({ v: 1 });
+    expect(db.prepare('SELECT MAX(version) AS v FROM schema_version').get()).toEqual({ v: latest });
     db.close();
   });
 
