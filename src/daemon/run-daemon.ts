@@ -146,6 +146,7 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
       logger: env.logger,
       auth: controlAuthOptions(env.loaded.config),
       kick: () => work.commands.drain(),
+      knownSecrets: env.secrets,
     }),
   });
   // Last: a start that fails at any step before has run no job (no catch-up run, no dispatch of pending events).

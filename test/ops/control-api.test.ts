@@ -5,6 +5,7 @@
  * applies, 415 for a form post, each change carried out once and logged with its caller, no secret in the log.
  */
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -206,10 +207,87 @@ describe('the control API on a running daemon', () => {
     expect(runs.runs[0]?.trigger).toBe('operator');
   });
 
+  it('replaces the configured secrets in run errors, dead-letter reasons and command errors it answers', async () => {
+    const { state } = daemon.env;
+    const secret = world.sandbox.keys.supplier;
+    const run = state.runs.start('orders', 'operator');
+    state.runs.finish(run, 'failed', {}, `401 from the API with key ${secret}`);
+    state.deadLetters.add('orders', 'ord_9', { id: 'ord_9' }, `rejected: key=${secret} was refused`);
+    const runs = await (await call('GET', '/runs?job=orders&failed=true')).text();
+    expect(runs).toContain('401 from the API with key');
+    expect(runs).not.toContain(secret);
+    const letters = await (await call('GET', '/dead-letters?flow=orders')).text();
+    expect(letters).toContain('was refused');
+    expect(letters).not.toContain(secret);
+    state.deadLetters.resolve('orders', 'ord_9');
+  });
+
   it('logs every call with its caller and never the token', () => {
     const calls = world.logs.filter((line) => line.msg === 'control API call');
     expect(calls.some((line) => line['who'] === 'api:token' && line['status'] === 200)).toBe(true);
     expect(calls.some((line) => line['who'] === 'unauthenticated' && line['status'] === 401)).toBe(true);
     expect(JSON.stringify(world.logs)).not.toContain(TOKEN);
+  });
+});
+
+/** A raw call, so the Host and Origin headers are the test's own (fetch would set Host itself). */
+function rawCall(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, url);
+    const req = httpRequest(target, { method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the control API on loopback without credentials', () => {
+  let world: HealthWorld;
+  let daemon: Daemon;
+
+  beforeAll(async () => {
+    world = await openHealthWorld();
+    daemon = await world.start({
+      server: { host: '127.0.0.1', port: 0, control: { loopback_without_auth: true } },
+      connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
+      jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
+    });
+  });
+  afterAll(async () => world?.close());
+
+  it('answers a plain local call, with or without a port, for each loopback name', async () => {
+    const port = new URL(daemon.opsUrl).port;
+    for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'localhost', '[::1]:1']) {
+      const answer = await rawCall(daemon.opsUrl, '/runs', { host });
+      expect(answer.status, host).toBe(200);
+    }
+    const local = await rawCall(daemon.opsUrl, '/runs', { origin: `http://localhost:${port}` });
+    expect(local.status).toBe(200);
+  });
+
+  it('refuses a rebound name (another Host) and a call from another site (another Origin)', async () => {
+    const rebound = await rawCall(daemon.opsUrl, '/runs', { host: 'evil.example' });
+    expect(rebound.status).toBe(403);
+    expect(JSON.parse(rebound.body)).toMatchObject({
+      error: 'forbidden',
+      detail: expect.stringContaining('loopback host'),
+    });
+    const port = new URL(daemon.opsUrl).port;
+    const crossSite = await rawCall(daemon.opsUrl, '/runs', { origin: 'http://evil.example' });
+    expect(crossSite.status).toBe(403);
+    expect(JSON.parse(crossSite.body)).toMatchObject({ detail: expect.stringContaining('another site') });
+    const nullOrigin = await rawCall(daemon.opsUrl, '/runs', { host: `localhost:${port}`, origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
+    expect(daemon.env.state.commands.unfinished()).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { controlAuth, isJsonRequest, type ControlAuthOptions } from '../../ops/control-auth.js';
+import { deepScrub } from '../../log/index.js';
 import type { OpsProviders } from '../../ops/index.js';
 import type { QueuedCommand, StateStore } from '../../state/index.js';
 import { actionArgs, type ControlAction } from './actions.js';
@@ -22,6 +23,8 @@ export interface ControlApiOptions {
   readonly auth: ControlAuthOptions;
   /** Wakes this instance's command drain (a no-op on a standby). */
   readonly kick: () => void;
+  /** The environment's secrets, replaced in every answer (run errors, dead-letter reasons, command errors). */
+  readonly knownSecrets: () => readonly string[];
 }
 
 /** How long a change is waited for before the answer is 202 with the command to poll. */
@@ -43,7 +46,9 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
     if (found === undefined) return false;
     const who = caller(req);
     let reply: ControlReply;
-    if (!who.ok)
+    if (!who.ok && who.refused !== undefined)
+      reply = { status: 403, body: { error: 'forbidden', detail: who.refused } };
+    else if (!who.ok)
       reply = { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
     else if (found.route.method === 'POST' && !isJsonRequest(req)) {
       reply = {
@@ -74,7 +79,7 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
       { who: who.ok ? who.who : 'unauthenticated', method: req.method, path, status: reply.status },
       'control API call',
     );
-    send(res, reply);
+    send(res, { ...reply, body: deepScrub(reply.body, options.knownSecrets()) });
     return true;
   };
 }
