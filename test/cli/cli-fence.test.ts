@@ -1,9 +1,11 @@
 /**
  * CLI commands that write to the API take the leadership fence on a PostgreSQL state (the CLI in a child process,
- * the sandbox over HTTP, a real database): while an instance holds a live lease, `catalog remove` and
- * `webhooks register` are refused, naming the leader, and nothing reaches the API; once the lease has run out they
- * take it for their writes (a new term in the lease row) and release it at the end.
+ * the sandbox over HTTP, a real database): while an instance holds a live lease, `catalog remove` is refused, naming
+ * the leader, and `webhooks register` is queued in the shared state for the leader to carry out; nothing reaches the
+ * API from the CLI. Once the lease has run out they take it for their writes (a new term in the lease row) and
+ * release it at the end.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +16,9 @@ import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openPgStateStore } from '../../src/state/index.js';
+import { compiledEntry } from '../support/compiled-entry.js';
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
-import { runCli } from './run-cli.js';
+import { runCli, type CliResult } from './run-cli.js';
 
 const probe = await postgresProbe();
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -89,17 +92,74 @@ describe.skipIf(!probe.available)(
         configFile,
       ]);
 
+    const queuedCommands = () =>
+      withClient(database.url, async (client) => {
+        const { rows } = await client.query<{ kind: string; status: string }>(
+          'SELECT kind, status FROM commands ORDER BY id',
+        );
+        return rows;
+      });
+
+    /** `webhooks register` while sync-a leads: waits for the leader; interrupted (Ctrl-C) once its row is queued. */
+    const registerUntilQueued = () =>
+      new Promise<{ queued: Array<{ kind: string; status: string }>; result: CliResult }>(
+        (resolve, reject) => {
+          const args = [
+            'webhooks',
+            'register',
+            '--url',
+            'https://sync.example.com/webhooks',
+            '--events',
+            'order.created',
+          ];
+          const child = spawn(
+            process.execPath,
+            [
+              compiledEntry(join(import.meta.dirname, '../../src/cli/main.ts')),
+              ...args,
+              '--config',
+              configFile,
+            ],
+            {
+              env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let stdout = '';
+          let stderr = '';
+          let queued: Array<{ kind: string; status: string }> = [];
+          child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ queued, result: { code, stdout, stderr } }));
+          const watch = async (): Promise<void> => {
+            for (let round = 0; round < 600 && child.exitCode === null; round++) {
+              queued = await queuedCommands();
+              if (queued.length > 0) {
+                child.kill('SIGINT');
+                return;
+              }
+              await new Promise((next) => setTimeout(next, 50));
+            }
+            child.kill('SIGKILL');
+          };
+          watch().catch(reject);
+        },
+      );
+
     it('refuses while an instance leads, and sends nothing', { timeout: 90_000 }, async () => {
       const removed = await runCli(['catalog', 'remove', '--skus-file', skusFile, '--config', configFile]);
       expect(removed.code).not.toBe(0);
       expect(removed.stderr).toContain('catalog remove: refused: instance "sync-a" leads');
       expect(await deletedAt('OLD-1')).toBeNull();
 
-      const registered = await register();
-      expect(registered.code).not.toBe(0);
-      expect(registered.stderr).toContain('webhooks register: refused: instance "sync-a" leads');
+      const registered = await registerUntilQueued();
+      expect(registered.queued).toEqual([{ kind: 'webhooks.register', status: 'pending' }]);
+      expect(registered.result.code).not.toBe(0);
+      expect(registered.result.stderr).toMatch(/stopped waiting: command #\d+ stays queued/);
       expect(await webhookCount()).toBe(0);
       expect(await lease()).toMatchObject({ epoch: '7', holder: 'sync-a', live: true });
+      await withClient(database.url, (client) => client.query('DELETE FROM commands'));
     });
 
     it('takes the lease for its writes once it ran out, and releases it', { timeout: 90_000 }, async () => {
