@@ -1,4 +1,5 @@
 import type { CapabilityMap, CapabilityName } from '../../src/connector-contract/capabilities.js';
+import type { CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { CheckResult, Connector, PreflightProblem } from '../../src/connector-contract/connector.js';
 import type { OdataEntities } from './config.js';
 import { describeMissing, missingNames } from './doctor.js';
@@ -55,8 +56,9 @@ export class OdataConnector implements Connector {
     private readonly origins: Origins,
     private readonly configKey: string,
     name: string,
+    mayCommit?: CommitGate,
   ) {
-    this.#service = new OdataService(http, name);
+    this.#service = new OdataService(http, name, mayCommit);
     this.capabilities = odataCapabilities(this.#service, entities, name);
   }
 

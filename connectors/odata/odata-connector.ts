@@ -55,6 +55,7 @@ export const odataConnectorDefinition = defineConnector({
         resolved.origins,
         `connectors.${context.name}`,
         context.name,
+        context.mayCommit,
       ),
     );
   },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OdataHttp } from './http.js';
+import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 
 export type Entity = Record<string, unknown>;
@@ -23,11 +24,17 @@ export function queryString(query: Query): string {
   return options.length === 0 ? '' : `?${options.join('&')}`;
 }
 
-/** Reads, writes and change sets over OdataHttp, in OData JSON (v4 `value`/`@odata.nextLink`, v3 `odata.nextLink`). */
+/**
+ * Reads, writes and change sets over OdataHttp, in OData JSON (v4 `value`/`@odata.nextLink`, v3 `odata.nextLink`).
+ * Each write (a create, a PATCH, an action, a change set) asks the commit gate right before its request is sent:
+ * an ERP request cannot be rolled back, so a refused gate means the request is never sent, and the gate's error
+ * is what the caller sees, unchanged.
+ */
 export class OdataService {
   constructor(
     readonly http: OdataHttp,
     private readonly connector: string,
+    private readonly mayCommit: CommitGate = commitFreely,
   ) {}
 
   /** Every entity of a collection, following the service's paging links. */
@@ -47,6 +54,7 @@ export class OdataService {
   }
 
   async create(path: string, entity: Entity, what: string): Promise<Entity> {
+    await this.mayCommit();
     const response = await this.http.send('POST', path, {
       body: JSON.stringify(entity),
       contentType: 'application/json',
@@ -58,6 +66,7 @@ export class OdataService {
   }
 
   async patch(path: string, changes: Entity, what: string): Promise<void> {
+    await this.mayCommit();
     await this.http.send('PATCH', path, {
       body: JSON.stringify(changes),
       contentType: 'application/json',
@@ -66,6 +75,7 @@ export class OdataService {
   }
 
   async action(path: string, what: string): Promise<void> {
+    await this.mayCommit();
     await this.http.send('POST', path, { what });
   }
 
@@ -85,6 +95,7 @@ export class OdataService {
     const body =
       `--${batch}\r\nContent-Type: multipart/mixed; boundary=${changeset}\r\n\r\n` +
       `${parts.join('')}--${changeset}--\r\n--${batch}--\r\n`;
+    await this.mayCommit();
     const response = await this.http.send('POST', '$batch', {
       body,
       contentType: `multipart/mixed; boundary=${batch}`,
