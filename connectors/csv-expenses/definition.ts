@@ -14,7 +14,7 @@ export const csvExpensesConnectorDefinition = defineConnector({
     const folders = expenseFolders(config, context.baseDir);
     const connector: Connector = {
       type: 'csv-expenses',
-      capabilities: { expenseSource: new CsvExpenseSource(config, folders) },
+      capabilities: { expenseSource: new CsvExpenseSource(config, folders, Date.now, context.mayCommit) },
       check: async () => [
         await checkFolder('expenses drop folder', folders.inDir, { mode: 'read-write', create: false }),
       ],

@@ -4,13 +4,15 @@
  * (`.name.csv` or `name.csv.part`) and rename it into place, which is atomic on one file system; `min_age` guards
  * programs that write in place. Each sent expense is written back into `.expenses-sent.csv` (sent-ledger.ts); once
  * every expense of a file is there, its receipts and then the file itself are moved to done/. A file that cannot
- * be read goes to failed/ with the reason beside it.
+ * be read goes to failed/ with the reason beside it. The ledger append and each move to done/ ask the connector's
+ * commit gate first: when it refuses, nothing is written and its error is what the caller sees, unchanged.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import type { ExpenseSource } from '../../src/connector-contract/capabilities.js';
+import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
 import type { CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
@@ -57,6 +59,7 @@ export class CsvExpenseSource implements ExpenseSource {
     private readonly config: CsvExpensesConfig,
     private readonly folders: CsvExpenseFolders,
     private readonly now: () => number = Date.now,
+    private readonly mayCommit: CommitGate = commitFreely,
   ) {
     this.#ledger = new SentLedger(path.join(folders.inDir, SENT_LEDGER));
   }
@@ -88,6 +91,7 @@ export class CsvExpenseSource implements ExpenseSource {
     const sent = await this.#ledger.read();
     const name = this.#fileOf.get(ref) ?? '';
     if (sent.get(ref) === undefined) {
+      await this.mayCommit();
       await this.#ledger.append(ref, apiExpenseId, name, new Date(this.now()));
       sent.set(ref, apiExpenseId);
     }
@@ -134,11 +138,9 @@ export class CsvExpenseSource implements ExpenseSource {
     );
     for (const { attachment } of file.expenses) {
       if (attachment === null || stillNeeded.has(attachment)) continue;
-      if (existsSync(path.join(this.folders.inDir, attachment)))
-        await this.#move(attachment, this.folders.doneDir);
+      if (existsSync(path.join(this.folders.inDir, attachment))) await this.#moveToDone(attachment);
     }
-    if (existsSync(path.join(this.folders.inDir, file.name)))
-      await this.#move(file.name, this.folders.doneDir);
+    if (existsSync(path.join(this.folders.inDir, file.name))) await this.#moveToDone(file.name);
     this.#files.delete(file.name);
   }
 
@@ -149,6 +151,11 @@ export class CsvExpenseSource implements ExpenseSource {
     const tmp = `${note}.tmp`;
     await writeFile(tmp, `${reason}\n`, 'utf8');
     await rename(tmp, note);
+  }
+
+  async #moveToDone(name: string): Promise<void> {
+    await this.mayCommit();
+    await this.#move(name, this.folders.doneDir);
   }
 
   async #move(name: string, targetDir: string): Promise<string> {
