@@ -10,6 +10,7 @@ import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
 
 const NAMESPACE = 'notifications';
 const RUN_WATERMARK = 'runs_after';
+const WATCHED_PREFIX = 'watched_since:';
 
 export function deriveRunEvents(routing: Routing, origin: MessageOrigin): number {
   const { state } = routing;
@@ -70,7 +71,11 @@ function runEvents(
   return enqueue(routing, channelsOf(rules), `job_recovered:${run.job}:${run.id}`, message);
 }
 
-/** A job whose last success is older than its freshness: once per stale spell (keyed by that last success). */
+/**
+ * A job whose last success is older than its freshness: once per stale spell (keyed by that last success). A job that
+ * never succeeded is stale from when it was first watched: that time is kept in the state (per job, until it
+ * succeeds), so a restart or a failover does not start a new spell and tell it again.
+ */
 export function deriveStaleJobs(
   routing: Routing,
   origin: MessageOrigin,
@@ -81,10 +86,11 @@ export function deriveStaleJobs(
   let queued = 0;
   for (const [name, job] of jobs) {
     if (job.freshness === undefined) continue;
+    const success = routing.state.runs.last(name, ['ok', 'partial']);
+    const firstWatched = watchedSince(routing, name, success === null, watchingSince);
     const rules = rulesFor(routing.config, 'job_stale', name);
     if (rules.length === 0) continue;
-    const success = routing.state.runs.last(name, ['ok', 'partial']);
-    const since = success?.endedAt ?? success?.startedAt ?? watchingSince;
+    const since = success?.endedAt ?? success?.startedAt ?? firstWatched;
     if (now - since <= job.freshness) continue;
     const message = simpleMessage(
       'job_stale',
@@ -101,10 +107,26 @@ export function deriveStaleJobs(
       enqueue(
         routing,
         channelsOf(rules),
-        `job_stale:${name}:${success?.id ?? `never:${watchingSince}`}`,
+        `job_stale:${name}:${success?.id ?? `never:${firstWatched}`}`,
         message,
       ),
     );
   }
   return queued;
+}
+
+/**
+ * When a job that never succeeded was first watched: stored on the first pass that finds it without a success, and
+ * cleared once it has one (so a later spell without any success, say after the history was pruned, starts afresh).
+ */
+function watchedSince(routing: Routing, job: string, neverSucceeded: boolean, watchingSince: number): number {
+  const key = `${WATCHED_PREFIX}${job}`;
+  const stored = routing.state.kv.get(NAMESPACE, key);
+  if (!neverSucceeded) {
+    if (stored !== undefined) routing.state.kv.delete(NAMESPACE, key);
+    return watchingSince;
+  }
+  if (typeof stored === 'number') return stored;
+  routing.state.kv.set(NAMESPACE, key, watchingSince);
+  return watchingSince;
 }

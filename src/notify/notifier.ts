@@ -14,7 +14,10 @@ export interface NotifierOptions {
   readonly origin: MessageOrigin;
   readonly timezone: string;
   readonly jobs: ReadonlyMap<string, JobConfig>;
-  /** When this instance started watching (a job that never succeeded is stale from then). */
+  /**
+   * When this instance started watching: a job that never succeeded is stale from the first such time recorded in the
+   * state for it (kept across restarts and failovers until the job succeeds).
+   */
   readonly watchingSince: number;
   readonly scrub: (text: string) => string;
 }
@@ -36,9 +39,9 @@ export class Notifier {
     return queued + this.dailyReport(now);
   }
 
-  /** This instance won a leadership term (term number `epoch`). */
-  leads(epoch: number, now: number): number {
-    return noteLeadership(this.#routing, this.options.origin, epoch, now);
+  /** `holder` (its ha.instance, the lease holder) won a leadership term (term number `epoch`). */
+  leads(holder: string, epoch: number, now: number): number {
+    return noteLeadership(this.#routing, this.options.origin, holder, epoch, now);
   }
 
   /** Queues today's report once the configured time has passed (once per local day, whoever leads then). */

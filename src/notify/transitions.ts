@@ -41,23 +41,30 @@ export function noteTransition(
 }
 
 /**
- * This instance leads: leadership_gained, and leadership_lost for the instance that led before (a deposed leader
- * cannot write to the shared state any more, so its successor tells).
+ * `holder` (the lease holder's ha.instance) leads: leadership_gained, and leadership_lost for the instance that led
+ * before (a deposed leader cannot write to the shared state any more, so its successor tells). Keyed on the HA
+ * identity, not on the display label: notifications.instance is shared by both instances of a pair.
  */
-export function noteLeadership(routing: Routing, origin: MessageOrigin, epoch: number, now: number): number {
+export function noteLeadership(
+  routing: Routing,
+  origin: MessageOrigin,
+  holder: string,
+  epoch: number,
+  now: number,
+): number {
   const previous = routing.state.kv.get(NAMESPACE, 'condition:leader');
-  if (previous === origin.instance) return 0;
+  if (previous === holder) return 0;
   return routing.state.transaction(() => {
-    routing.state.kv.set(NAMESPACE, 'condition:leader', origin.instance);
+    routing.state.kv.set(NAMESPACE, 'condition:leader', holder);
     let queued = enqueue(
       routing,
       channelsOf(rulesFor(routing.config, 'leadership_gained')),
-      `leadership_gained:${origin.instance}:${epoch}`,
+      `leadership_gained:${holder}:${epoch}`,
       simpleMessage(
         'leadership_gained',
         'info',
-        `${origin.instance} now leads and runs the jobs`,
-        [`Instance ${origin.instance} became leader (term ${epoch}) at ${new Date(now).toISOString()}.`],
+        `${holder} now leads and runs the jobs`,
+        [`Instance ${holder} became leader (term ${epoch}) at ${new Date(now).toISOString()}.`],
         origin,
       ),
     );
@@ -70,7 +77,7 @@ export function noteLeadership(routing: Routing, origin: MessageOrigin, epoch: n
           'leadership_lost',
           'warning',
           `${previous} lost the leadership`,
-          [`Instance ${previous} no longer leads; ${origin.instance} took over (term ${epoch}).`],
+          [`Instance ${previous} no longer leads; ${holder} took over (term ${epoch}).`],
           origin,
         ),
       );

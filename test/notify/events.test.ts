@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src/config/index.js';
-import { Notifier, type Transition } from '../../src/notify/index.js';
+import { Notifier, type MessageOrigin, type Transition } from '../../src/notify/index.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { FakeClock, tempDir, type TempDir } from '../state/support.js';
 
@@ -57,6 +57,17 @@ describe('notification events', () => {
   let clock: FakeClock;
   let state: StateStore;
   let notifier: Notifier;
+  /** One notification service start: it watches from the clock's time now. */
+  const makeNotifier = (origin: MessageOrigin) =>
+    new Notifier({
+      state,
+      config: CONFIG,
+      origin,
+      timezone: 'Asia/Jerusalem',
+      jobs: JOBS,
+      watchingSince: clock.now(),
+      scrub: (text) => text,
+    });
   const events = () =>
     state.notifications
       .list()
@@ -67,15 +78,7 @@ describe('notification events', () => {
     tmp = tempDir();
     clock = new FakeClock();
     state = openStateStore({ file: tmp.file('state.db'), clock });
-    notifier = new Notifier({
-      state,
-      config: CONFIG,
-      origin: { instance: 'a', config: '/etc/supply-sync/config.yaml' },
-      timezone: 'Asia/Jerusalem',
-      jobs: JOBS,
-      watchingSince: clock.now(),
-      scrub: (text) => text,
-    });
+    notifier = makeNotifier({ instance: 'a', config: '/etc/supply-sync/config.yaml' });
   });
   afterEach(() => {
     state.close();
@@ -110,14 +113,35 @@ describe('notification events', () => {
   });
 
   it('tells of a new leader and of the one it replaced, once per term', () => {
-    expect(notifier.leads(1, clock.now())).toBe(1);
-    expect(notifier.leads(1, clock.now())).toBe(0);
+    expect(notifier.leads('a', 1, clock.now())).toBe(1);
+    expect(notifier.leads('a', 1, clock.now())).toBe(0);
     state.kv.set('notifications', 'condition:leader', 'b'); // instance b led since
-    expect(notifier.leads(3, clock.now())).toBe(2);
+    expect(notifier.leads('a', 3, clock.now())).toBe(2);
     expect(events()).toEqual(['leadership_gained', 'leadership_gained', 'leadership_lost']);
     expect(state.notifications.list()[0]?.message).toContain(
       'Instance b no longer leads; a took over (term 3)',
     );
+  });
+
+  it('tells of a takeover when both instances of a pair carry the same notifications.instance label', () => {
+    // Both instances load the same config, so they share the display label; the lease holder tells them apart.
+    const pairMember = () =>
+      makeNotifier({ instance: 'Warehouse sync', config: '/etc/supply-sync/config.yaml' });
+    const a = pairMember();
+    const b = pairMember();
+    expect(a.leads('node-a', 1, clock.now())).toBe(1);
+    clock.advance(30_000);
+    expect(b.leads('node-b', 2, clock.now())).toBe(2);
+    // Told once each: the new leader's term starting again, or a second instance noting it, queues nothing.
+    expect(b.leads('node-b', 2, clock.now())).toBe(0);
+    expect(a.leads('node-b', 2, clock.now())).toBe(0);
+    expect(events()).toEqual(['leadership_gained', 'leadership_gained', 'leadership_lost']);
+    const [lost, gained] = state.notifications.list();
+    expect(gained?.dedupKey).toBe('leadership_gained:node-b:2');
+    expect(gained?.message).toContain('node-b now leads and runs the jobs');
+    expect(lost?.dedupKey).toBe('leadership_lost:node-a:2');
+    expect(lost?.message).toContain('Instance node-a no longer leads; node-b took over (term 2)');
+    expect(lost?.message).toContain('[supply-sync Warehouse sync]');
   });
 
   it('batches dead letters per job: at most one message per quiet period, none lost', () => {
@@ -167,5 +191,25 @@ describe('notification events', () => {
     clock.advance(3_600_001);
     expect(notifier.derive(clock.now())).toBe(1);
     expect(events()).toEqual(['job_stale', 'job_stale']);
+  });
+
+  it('queues a job that never succeeded as stale once per spell, across restarts and failovers', () => {
+    const origin = { instance: 'a', config: '/etc/supply-sync/config.yaml' };
+    const firstStart = makeNotifier(origin);
+    firstStart.derive(clock.now());
+    clock.advance(3_600_001);
+    expect(firstStart.derive(clock.now())).toBe(1);
+    // The service starts again (a restart, or the other instance after a failover): the same spell, told already.
+    clock.advance(60_000);
+    const secondStart = makeNotifier(origin);
+    expect(secondStart.derive(clock.now())).toBe(0);
+    clock.advance(3_600_001);
+    expect(secondStart.derive(clock.now())).toBe(0);
+    expect(events()).toEqual(['job_stale']);
+    // A success ends the spell and forgets when the job was first watched.
+    const run = state.runs.start('orders', 'schedule');
+    state.runs.finish(run, 'ok', {}, null);
+    secondStart.derive(clock.now());
+    expect(state.kv.get('notifications', 'watched_since:orders')).toBeUndefined();
   });
 });

@@ -130,7 +130,7 @@ export class NotificationService implements Service {
     const { env } = this.options;
     const term = this.#leadership?.().leader;
     try {
-      if (term !== undefined && term !== null) notifier.leads(term.epoch, env.clock.now());
+      if (term !== undefined && term !== null) notifier.leads(term.instance, term.epoch, env.clock.now());
       // A first start notes where history stands, so the runs that follow (and only they) are news.
       notifier.derive(env.clock.now());
     } catch (error) {
