@@ -80,8 +80,19 @@ function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
   return `<tr class="failing"><td>${esc(group.flow)}</td><td>${esc(group.reason)}</td><td>${esc(group.count)}</td><td>${all}<ul class="reasons">${ids.join('')}</ul></td></tr>`;
 }
 
-/** The click handler: POST as JSON with the page's own credentials, show the answer, reload the page. */
+/**
+ * The click handler: POST as JSON with the page's own credentials, show the answer, reload the page. The answer is
+ * kept in the tab's sessionStorage across the reload, so it stays on the page that shows the action's effect.
+ */
 const SCRIPT = `<script>
+const kept = sessionStorage.getItem('console-result');
+if (kept) {
+  sessionStorage.removeItem('console-result');
+  const shown = JSON.parse(kept);
+  const out = document.getElementById('console-result');
+  out.textContent = shown.text;
+  out.dataset.status = shown.status;
+}
 document.addEventListener('click', async (event) => {
   const target = event.target;
   if (!(target instanceof HTMLButtonElement) || !target.dataset.post) return;
@@ -91,6 +102,7 @@ document.addEventListener('click', async (event) => {
     const input = document.querySelector('input[data-reason-for="' + CSS.escape(target.dataset.reason) + '"]');
     if (input && input.value) body = { reason: input.value };
   }
+  delete out.dataset.status;
   out.textContent = target.textContent + ': sent...';
   const response = await fetch(target.dataset.post, {
     method: 'POST', credentials: 'same-origin',
@@ -100,7 +112,9 @@ document.addEventListener('click', async (event) => {
   const text = response.ok ? 'done' : (answer.detail || answer.error || response.status);
   out.textContent = target.textContent + ': ' + text;
   out.dataset.status = String(response.status);
-  if (response.ok) setTimeout(() => location.reload(), 300);
+  if (!response.ok) return;
+  sessionStorage.setItem('console-result', JSON.stringify({ text: out.textContent, status: out.dataset.status }));
+  setTimeout(() => location.reload(), 300);
 });
 </script>`;
 
