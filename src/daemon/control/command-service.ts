@@ -4,9 +4,11 @@
  * on a shared state), so a leader that dies leaves it pending or done, never half done. A run now is claimed first
  * and recorded done when the run has ended; a leader that dies or stops during the run leaves it claimed, and the
  * next leader runs the job again: the flows' own exactly-once guarantees make that second run write only what the
- * first did not.
+ * first did not. A run that throws records the command failed (run_failed), and a command taken
+ * MAX_COMMAND_ATTEMPTS times without finishing is recorded failed (too_many_attempts) instead of taken again.
  */
 import type { RunResult } from '../../engine/index.js';
+import { scrubSecrets } from '../../log/index.js';
 import type { QueuedCommand } from '../../state/index.js';
 import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
 import type { Environment } from '../services/environment-service.js';
@@ -22,10 +24,15 @@ import { carryOutInState } from './state-actions.js';
 export const COMMAND_POLL_MS = 250;
 /** Finished commands are kept this long, for the CLI that waits on them and for `runs`. */
 const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+/** Claims of one command before it is recorded failed: a command that kills or stalls every leader ends. */
+export const MAX_COMMAND_ATTEMPTS = 5;
 
 export interface CommandRunner {
-  /** Runs the job now (or right after its current run); null when it was not run (the scheduler is stopping). */
-  runForResult(job: string): Promise<RunResult | null>;
+  /**
+   * Runs the job now (or right after its current run); { threw } when the run threw; null when it was not run (the
+   * scheduler is stopping).
+   */
+  runForResult(job: string): Promise<RunResult | { readonly threw: unknown } | null>;
   /** Starts the webhook run a job owes for webhooks held while it was paused; does not wait for it. */
   runHeldWebhooks(job: string): void;
 }
@@ -80,6 +87,17 @@ export class CommandService implements Service {
     if (this.#stopping || !this.#started) return;
     for (const command of this.env.state.commands.unfinished()) {
       if (this.#inFlight.has(command.id)) continue;
+      if (command.attempts >= MAX_COMMAND_ATTEMPTS) {
+        this.#fail(
+          command,
+          new ControlError(
+            'too_many_attempts',
+            `command #${command.id} was taken ${command.attempts} times without finishing; give it again once ` +
+              'the cause is fixed (see the daemon log)',
+          ),
+        );
+        continue;
+      }
       if (command.fingerprint !== this.#fingerprint) {
         this.#fail(command, mismatch(command, this.#fingerprint));
         continue;
@@ -155,6 +173,12 @@ export class CommandService implements Service {
     }
     const result = await this.runner.runForResult(job);
     if (result === null) throw new LeftForNextLeader();
+    if ('threw' in result) {
+      const { threw } = result;
+      if (isLeadershipLost(threw)) throw new LeftForNextLeader();
+      const message = threw instanceof Error ? threw.message : String(threw);
+      throw new ControlError('run_failed', `the run of job "${job}" failed: ${message}`);
+    }
     if (result.error?.startsWith('fenced:') === true) throw new LeftForNextLeader();
     return result;
   }
@@ -176,7 +200,7 @@ export class CommandService implements Service {
       return;
     }
     const code = error instanceof ControlError ? error.code : 'command_failed';
-    const message = error instanceof Error ? error.message : String(error);
+    const message = scrubSecrets(error instanceof Error ? error.message : String(error), env.secrets());
     try {
       env.state.transaction(() => env.state.commands.fail(command.id, code, message));
       this.#log(command, 'failed', { code, message });

@@ -16,12 +16,17 @@ export interface SchedulerServiceOptions {
   readonly catchUp: boolean;
 }
 
+/** A run that threw instead of ending with a result (a failed run ends with one, its error in it). */
+export interface RunThrew {
+  readonly threw: unknown;
+}
+
 export class SchedulerService implements Service {
   readonly name = 'scheduler';
   #scheduler: Scheduler | undefined;
   #unfinished: readonly string[] = [];
   /** The last finished run of each job, numbered, so a caller can tell whether its run happened. */
-  readonly #finished = new Map<string, { seq: number; result: RunResult }>();
+  readonly #finished = new Map<string, { seq: number; result: RunResult | RunThrew }>();
   #seq = 0;
 
   constructor(private readonly options: SchedulerServiceOptions) {}
@@ -45,7 +50,13 @@ export class SchedulerService implements Service {
         enabled: built.config.enabled,
       })),
       run: async (job, trigger, signal) => {
-        const result = await run(job, trigger, signal);
+        let result: RunResult;
+        try {
+          result = await run(job, trigger, signal);
+        } catch (error) {
+          this.#finished.set(job, { seq: ++this.#seq, result: { threw: error } });
+          throw error;
+        }
         this.#finished.set(job, { seq: ++this.#seq, result });
         return result;
       },
@@ -77,9 +88,9 @@ export class SchedulerService implements Service {
 
   /**
    * Runs a job now (or right after its current run) and resolves with the result of the run that ended after the
-   * call; null when no run ended (the scheduler is stopped or stopping, or the run threw).
+   * call; { threw } when that run threw; null when no run ended (the scheduler is stopped or stopping).
    */
-  async runForResult(job: string, trigger: SchedulerTrigger): Promise<RunResult | null> {
+  async runForResult(job: string, trigger: SchedulerTrigger): Promise<RunResult | RunThrew | null> {
     const before = this.#finished.get(job)?.seq;
     await this.runNow(job, trigger);
     const after = this.#finished.get(job);
