@@ -68,6 +68,7 @@ async function runExpenses(
     }
     if (ctx.dryRun) return preview(todo, maps, counts);
     const send: SendContext = {
+      job: input.name,
       api: input.api,
       source,
       progress: new ExpenseProgressStore(ctx.state, input.name),

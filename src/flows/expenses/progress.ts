@@ -24,6 +24,8 @@ export interface SentRequest {
   body: ExpenseBody;
   sentAt: number;
   answered: boolean;
+  /** 'job': sent under a key naming the job; absent on a request saved before keys did, sent again as it was. */
+  keyScope?: 'job';
 }
 
 export interface ExpenseProgress {
@@ -73,7 +75,14 @@ export class ExpenseProgressStore {
         : previous.bodyHash === bodyHash
           ? previous.generation
           : previous.generation + 1;
-    const request: SentRequest = { generation, bodyHash, body, sentAt: now, answered: false };
+    const request: SentRequest = {
+      generation,
+      bodyHash,
+      body,
+      sentAt: now,
+      answered: false,
+      keyScope: 'job',
+    };
     this.update(ref, (p) => ({ ...p, request }));
     return request;
   }

@@ -1,5 +1,6 @@
 /**
- * Sends one source expense: attachments first, then the expense with a stable Idempotency-Key, then the API id
+ * Sends one source expense: attachments first, then the expense with a stable Idempotency-Key (scoped to the job,
+ * so two jobs whose sources share a reference never share a key), then the API id
  * back to the source. Each step is recorded in the state store, so a crash anywhere resumes at the next step:
  * - uploaded, not created: the recorded file ids are reused while the API keeps them (attachments.ts);
  * - sent, not answered (a crash, a 5xx, a timeout): the saved body is sent again under the same key, and the API
@@ -27,6 +28,8 @@ export type SendResult =
 type Answer = SendResult | { kind: 'not_created' };
 
 export interface SendContext {
+  /** The job's name: part of every Idempotency-Key, as two sources of one buyer may use the same reference. */
+  job: string;
   api: ExpensesApi;
   source: ExpenseSource;
   progress: ExpenseProgressStore;
@@ -38,9 +41,15 @@ export interface SendContext {
   onUpload(): void;
 }
 
-/** The source reference is the key; later generations (a body changed after a refusal) get a suffix. */
-export function expenseIdempotencyKey(ref: string, generation = 1): string {
-  return generation === 1 ? idempotencyKey('expense', ref) : idempotencyKey('expense', ref, `r${generation}`);
+/**
+ * `expense:<job>:<reference>`; later generations (a body changed after a refusal) get a suffix (`:r2`). A request
+ * saved before keys named the job (`job` null) is sent again under the key it was first sent with.
+ */
+export function expenseIdempotencyKey(job: string | null, ref: string, generation = 1): string {
+  const parts = job === null ? [ref] : [job, ref];
+  return generation === 1
+    ? idempotencyKey('expense', ...parts)
+    : idempotencyKey('expense', ...parts, `r${generation}`);
 }
 
 export async function sendExpense(ctx: SendContext, expense: SourceExpense): Promise<SendResult> {
@@ -68,7 +77,7 @@ async function create(ctx: SendContext, expense: SourceExpense): Promise<SendRes
 /** The request saved before a crash or an unanswered call: its answer, or its effect, is found first. */
 async function settlePending(ctx: SendContext, ref: string, pending: SentRequest): Promise<Answer> {
   if (ctx.clock.now() - pending.sentAt < IDEMPOTENCY_WINDOW_MS) return post(ctx, ref, pending);
-  const found = await findExpenseByRef(ctx.api, ref, pending.sentAt, ctx.signal);
+  const found = await findExpenseByRef(ctx.api, ref, pending.body, pending.sentAt, ctx.signal);
   if (found !== null) {
     ctx.progress.recordCreated(ref, found);
     return { kind: 'sent', apiId: found, how: 'found' };
@@ -105,7 +114,11 @@ async function createFresh(ctx: SendContext, expense: SourceExpense, firstTry: b
 async function post(ctx: SendContext, ref: string, request: SentRequest): Promise<SendResult> {
   try {
     const created = await ctx.api.expenses.create(request.body, {
-      idempotencyKey: expenseIdempotencyKey(ref, request.generation),
+      idempotencyKey: expenseIdempotencyKey(
+        request.keyScope === 'job' ? ctx.job : null,
+        ref,
+        request.generation,
+      ),
       signal: ctx.signal,
     });
     ctx.progress.recordCreated(ref, created.id);

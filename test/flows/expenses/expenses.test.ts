@@ -13,6 +13,7 @@ import { NetworkApiError } from '../../../src/client/index.js';
 import type { Job, RunResult } from '../../../src/engine/index.js';
 import {
   createExpensesJob,
+  expenseIdempotencyKey,
   expensesOptionsSchema,
   MAX_ATTACHMENT_BYTES,
 } from '../../../src/flows/expenses/index.js';
@@ -307,5 +308,121 @@ describe('expenses flow', () => {
       stored.map((expense) => [expense.external_ref, expense.id]).sort(),
     );
     expect((await run(harness, j)).counts['expenses_pending']).toBe(0);
+  }, 60_000);
+});
+
+const CSV_HEADER =
+  'reference,vendor,doc_type,doc_date,branch,doc_number,category,amount_before_vat,vat_amount,description,attachment';
+
+/** A second expenses job, `folder-expenses`, over a CSV drop folder holding `rows`. */
+async function folderJob(
+  harness: ExpensesHarness,
+  rows: string[],
+  api: ExpensesApi = harness.api,
+): Promise<Job> {
+  const drop = join(harness.dir, 'drop');
+  await mkdir(drop, { recursive: true });
+  await writeFile(join(drop, 'shared.csv'), [CSV_HEADER, ...rows].join('\r\n'));
+  const connector = await csvExpensesConnectorDefinition.create(
+    csvExpensesConnectorDefinition.configSchema.parse({ in_dir: 'drop', min_age: 0 }),
+    { name: 'receipts', baseDir: harness.dir },
+  );
+  const source = connector.capabilities.expenseSource;
+  if (source === undefined) throw new Error('csv-expenses offers no expenseSource');
+  return createExpensesJob({
+    name: 'folder-expenses',
+    api,
+    source: () => source,
+    options: expensesOptionsSchema.parse({}),
+    mappings: EXPENSE_MAPPINGS,
+  });
+}
+
+describe('expenses of two jobs sharing a reference', () => {
+  it('keys each request by its job and reference, with the generation suffix after a refusal', () => {
+    expect(expenseIdempotencyKey('expenses', 'E-1')).toBe('expense:expenses:E-1');
+    expect(expenseIdempotencyKey('expenses', 'E-1', 2)).toBe('expense:expenses:E-1:r2');
+    // A request saved before keys named the job is sent again under the key it was first sent with.
+    expect(expenseIdempotencyKey(null, 'E-1')).toBe('expense:E-1');
+  });
+
+  it('creates one expense per job within the idempotency window, each written back with its own id', async () => {
+    const harness = (h = await startExpensesHarness());
+    await harness.insert({
+      id: 'S-1',
+      vendor: 'ELEC',
+      docType: 'none',
+      lines: [{ category: 'UTIL', net: '30.00' }],
+    });
+    const keys: string[] = [];
+    const api: ExpensesApi = {
+      files: harness.api.files,
+      expenses: {
+        list: (options) => harness.api.expenses.list(options),
+        create(body, options) {
+          keys.push(options.idempotencyKey);
+          return harness.api.expenses.create(body, options);
+        },
+      },
+    };
+    expect((await run(harness, job(harness, api))).outcome).toBe('ok');
+    const folder = await folderJob(harness, ['S-1,BRIK,none,2026-11-21,JLM03,,CLEAN,40.00,,Mops,'], api);
+    expect(await run(harness, folder)).toMatchObject({ outcome: 'ok', counts: { expenses_created: 1 } });
+    expect(keys).toEqual(['expense:expenses:S-1', 'expense:folder-expenses:S-1']);
+
+    const stored = await sandboxExpenses(harness.sandbox, 'S-1');
+    expect(stored.map((expense) => expense.vendor_id).sort()).toEqual(['ven_cleaning', 'ven_electric']);
+    const sqlId = stored.find((expense) => expense.vendor_id === 'ven_electric')?.id;
+    const csvId = stored.find((expense) => expense.vendor_id === 'ven_cleaning')?.id;
+    expect((await writeBack(harness.driver)).get('S-1')).toEqual({ apiId: sqlId, marks: 1 });
+    const ledger = parseCsv(await readFile(join(harness.dir, 'drop', SENT_LEDGER), 'utf8'), ',').slice(1);
+    expect(ledger.map((row) => [row[0], row[1]])).toEqual([['S-1', csvId]]);
+  }, 60_000);
+
+  it("past the idempotency window, does not take another job's expense of the same reference for its own", async () => {
+    const harness = (h = await startExpensesHarness());
+    await harness.insert({
+      id: 'S-2',
+      vendor: 'ELEC',
+      docType: 'none',
+      lines: [{ category: 'UTIL', net: '30.00' }],
+    });
+    expect((await run(harness, job(harness))).outcome).toBe('ok');
+    // The folder job's request is lost before it reaches the API.
+    const lostApi: ExpensesApi = {
+      files: harness.api.files,
+      expenses: {
+        list: (options) => harness.api.expenses.list(options),
+        create() {
+          return Promise.reject(
+            new NetworkApiError({
+              status: 0,
+              code: 'network_error',
+              message: 'connection refused',
+              method: 'POST',
+              path: '/expenses',
+              retryable: true,
+            }),
+          );
+        },
+      },
+    };
+    const row = 'S-2,BRIK,none,2026-11-21,JLM03,,CLEAN,40.00,,Mops,';
+    const lost = await run(harness, await folderJob(harness, [row], lostApi));
+    expect(lost.counts).toMatchObject({ expenses_failed: 1 });
+
+    const dayLater = { now: () => Date.now() + 25 * 3_600_000, sleep: systemClock.sleep.bind(systemClock) };
+    const settled = await (
+      await folderJob(harness, [row])
+    ).run(jobContext(harness.state, { clock: dayLater }));
+    expect(settled).toMatchObject({ outcome: 'ok', counts: { expenses_created: 1 } });
+    expect(settled.counts['expenses_found']).toBeUndefined();
+    const stored = await sandboxExpenses(harness.sandbox, 'S-2');
+    expect(stored).toHaveLength(2);
+    const sqlId = stored.find((expense) => expense.vendor_id === 'ven_electric')?.id;
+    const csvId = stored.find((expense) => expense.vendor_id === 'ven_cleaning')?.id;
+    expect((await writeBack(harness.driver)).get('S-2')).toEqual({ apiId: sqlId, marks: 1 });
+    const ledger = parseCsv(await readFile(join(harness.dir, 'drop', SENT_LEDGER), 'utf8'), ',').slice(1);
+    expect(ledger.map((r) => [r[0], r[1]])).toEqual([['S-2', csvId]]);
   }, 60_000);
 });
