@@ -29,7 +29,11 @@ export interface WebhookEndpointInput {
 
 export interface WebhookApi {
   listWebhooks(): Promise<readonly WebhookEndpoint[]>;
-  createWebhook(body: WebhookEndpointInput): Promise<WebhookEndpoint>;
+  /**
+   * With an idempotency key, a second create with the same key (within the API's replay window, 24 h) answers as the
+   * first did, the secret included, instead of creating another endpoint.
+   */
+  createWebhook(body: WebhookEndpointInput, options?: { idempotencyKey?: string }): Promise<WebhookEndpoint>;
   updateWebhook(
     id: string,
     body: Partial<WebhookEndpointInput> & { status?: 'active' | 'disabled' },

@@ -20,13 +20,16 @@ export function webhookApiFromClient(webhooks: WebhooksApi): WebhookApi {
   });
   return {
     listWebhooks: async () => (await webhooks.list()).items.map(endpoint),
-    createWebhook: async (body) =>
+    createWebhook: async (body, options) =>
       endpoint(
-        await webhooks.create({
-          url: body.url,
-          events: [...body.events],
-          ...(body.description === undefined ? {} : { description: body.description }),
-        }),
+        await webhooks.create(
+          {
+            url: body.url,
+            events: [...body.events],
+            ...(body.description === undefined ? {} : { description: body.description }),
+          },
+          options?.idempotencyKey === undefined ? undefined : { idempotencyKey: options.idempotencyKey },
+        ),
       ),
     updateWebhook: async (id, body) =>
       endpoint(

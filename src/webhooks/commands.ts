@@ -6,6 +6,13 @@ export interface RegisterWebhookOptions {
   events: readonly string[];
   description?: string;
   secrets: WebhookSecretStore;
+  /**
+   * The create's idempotency key, the same each time the same command is carried out (a queued command's id): a
+   * leader that created the endpoint and died before storing its secret leaves the next one a create to replay.
+   */
+  idempotencyKey?: string;
+  /** The same command was taken before: an endpoint with no stored secret may be the one its lost create made. */
+  repeat?: boolean;
 }
 
 export interface RegisterWebhookResult {
@@ -24,6 +31,28 @@ export async function registerWebhook(
 ): Promise<RegisterWebhookResult> {
   const existing = (await api.listWebhooks()).find((endpoint) => endpoint.url === options.url);
   const description = options.description === undefined ? {} : { description: options.description };
+  const input = { url: options.url, events: options.events, ...description };
+  const key = options.idempotencyKey === undefined ? undefined : { idempotencyKey: options.idempotencyKey };
+  if (existing !== undefined && !hasSecret(options.secrets, existing.id)) {
+    // Created by this same command whose answer was lost: the replayed create carries the secret.
+    const replayed =
+      key === undefined || options.repeat !== true ? undefined : await api.createWebhook(input, key);
+    if (replayed?.id === existing.id && replayed.secret !== undefined && replayed.secret !== '') {
+      options.secrets.add(replayed.id, replayed.secret);
+      return { endpoint: withoutSecret(replayed), created: true };
+    }
+    if (replayed !== undefined && replayed.secret !== undefined && replayed.secret !== '') {
+      options.secrets.add(replayed.id, replayed.secret);
+    }
+    throw new Error(
+      `webhook endpoint ${existing.id} for ${options.url} exists at the API but its signing secret is not in the ` +
+        'state (the API shows a secret only in the answer to the create), so its deliveries cannot be verified; ' +
+        `delete endpoint ${existing.id} at the API and run \`supply-sync webhooks register\` again` +
+        (replayed === undefined || replayed.id === existing.id
+          ? ''
+          : ` (endpoint ${replayed.id} was created meanwhile with its secret stored; delete it too or keep it)`),
+    );
+  }
   if (existing !== undefined) {
     const endpoint = await api.updateWebhook(existing.id, {
       events: options.events,
@@ -32,7 +61,7 @@ export async function registerWebhook(
     });
     return { endpoint: withoutSecret(endpoint), created: false };
   }
-  const created = await api.createWebhook({ url: options.url, events: options.events, ...description });
+  const created = await api.createWebhook(input, key);
   if (created.secret === undefined || created.secret === '') {
     throw new Error(
       `webhook endpoint ${created.id} was created but the API returned no secret; delete it and retry`,
@@ -106,6 +135,10 @@ export async function recoverWebhookDeliveries(
 function isLater(a: WebhookDelivery, b: WebhookDelivery): boolean {
   if (a.attempt !== b.attempt) return a.attempt > b.attempt;
   return Date.parse(a.attempted_at ?? '') > Date.parse(b.attempted_at ?? '');
+}
+
+function hasSecret(secrets: WebhookSecretStore, endpointId: string): boolean {
+  return secrets.entries().some((entry) => entry.endpointId === endpointId);
 }
 
 function withoutSecret(endpoint: WebhookEndpoint): WebhookEndpoint {

@@ -20,15 +20,26 @@ class FakeWebhookApi implements WebhookApi {
     this.calls.push('list');
     return Promise.resolve(this.endpoints.map((e) => ({ ...e })));
   }
-  createWebhook(body: {
-    url: string;
-    events: readonly string[];
-    description?: string;
-  }): Promise<WebhookEndpoint> {
-    this.calls.push('create');
+  /** Create answers by idempotency key: a second create with the same key replays the first answer. */
+  private readonly replays = new Map<string, WebhookEndpoint>();
+
+  createWebhook(
+    body: {
+      url: string;
+      events: readonly string[];
+      description?: string;
+    },
+    options?: { idempotencyKey?: string },
+  ): Promise<WebhookEndpoint> {
+    this.calls.push(options?.idempotencyKey === undefined ? 'create' : `create:${options.idempotencyKey}`);
+    const key = options?.idempotencyKey;
+    const replayed = key === undefined ? undefined : this.replays.get(key);
+    if (replayed !== undefined) return Promise.resolve({ ...replayed });
     const endpoint = { id: `wh_${this.nextId++}`, url: body.url, events: body.events, status: 'active' };
     this.endpoints.push(endpoint);
-    return Promise.resolve({ ...endpoint, secret: `whsec_created_${endpoint.id}` });
+    const answer = { ...endpoint, secret: `whsec_created_${endpoint.id}` };
+    if (key !== undefined) this.replays.set(key, answer);
+    return Promise.resolve({ ...answer });
   }
   updateWebhook(id: string, body: Partial<WebhookEndpoint>): Promise<WebhookEndpoint> {
     this.calls.push(`update:${JSON.stringify(body)}`);
@@ -99,6 +110,62 @@ describe('registerWebhook', () => {
         status: 'active',
       });
       expect(secrets.activeSecrets()).toEqual(['whsec_created_wh_1']);
+    } finally {
+      state.close();
+    }
+  });
+});
+
+describe('registerWebhook for an endpoint whose secret is not in the state', () => {
+  const url = 'https://erp.example.test/webhooks';
+
+  it('fails with what to do instead of reporting success with no secret stored', async () => {
+    const clock = fixedClock(1_795_000_000_000);
+    const state = openTempState(clock);
+    try {
+      const api = new FakeWebhookApi();
+      // Created by an earlier leader that died before storing the secret (or by another state file).
+      await api.createWebhook({ url, events: ['order.created'] });
+      const secrets = new WebhookSecretStore(new KeyValueStore(state.db, clock), clock.now);
+      const attempt = registerWebhook(api, { url, events: ['order.created'], secrets });
+      await expect(attempt).rejects.toThrow(/wh_1 .*signing secret is not in the state/);
+      await expect(
+        registerWebhook(api, {
+          url,
+          events: ['order.created'],
+          secrets,
+          idempotencyKey: 'other',
+          repeat: false,
+        }),
+      ).rejects.toThrow(/delete endpoint wh_1 at the API and run `supply-sync webhooks register` again/);
+      expect(api.calls.filter((call) => call.startsWith('update') || call.startsWith('create:'))).toEqual([]);
+      expect(api.endpoints).toHaveLength(1);
+      expect(secrets.activeSecrets()).toEqual([]);
+    } finally {
+      state.close();
+    }
+  });
+
+  it('replays the lost create of the same command, by its idempotency key, and stores the secret', async () => {
+    const clock = fixedClock(1_795_000_000_000);
+    const state = openTempState(clock);
+    try {
+      const api = new FakeWebhookApi();
+      const secrets = new WebhookSecretStore(new KeyValueStore(state.db, clock), clock.now);
+      const key = 'supply-sync-command-7-1795000000000';
+      // The first leader's create reached the API; its answer (the secret) was lost with the leader.
+      await api.createWebhook({ url, events: ['order.created'] }, { idempotencyKey: key });
+      const again = await registerWebhook(api, {
+        url,
+        events: ['order.created'],
+        secrets,
+        idempotencyKey: key,
+        repeat: true,
+      });
+      expect(again).toMatchObject({ created: true, endpoint: { id: 'wh_1' } });
+      expect(JSON.stringify(again)).not.toContain('whsec_');
+      expect(api.endpoints).toHaveLength(1);
+      expect(secrets.entries()).toMatchObject([{ endpointId: 'wh_1', secret: 'whsec_created_wh_1' }]);
     } finally {
       state.close();
     }

@@ -149,6 +149,7 @@ export class CommandService implements Service {
       this.#log(command, 'started');
       const result = await carryOutEffect(action, {
         ...this.#context(command),
+        command: { id: command.id, requestedAt: command.requestedAt, takenBefore: command.attempts > 0 },
         runJob: (job) => this.#runJob(job),
         webhookApi: () => this.#webhookApi(),
       });

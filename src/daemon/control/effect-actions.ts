@@ -13,6 +13,8 @@ export interface EffectContext extends StateActionContext {
   /** Runs the job once now and resolves with its result. */
   readonly runJob: (job: string) => Promise<RunResult>;
   readonly webhookApi: () => WebhookApi;
+  /** The queued command carried out: its id keys the API calls that must not be made twice. */
+  readonly command?: { readonly id: number; readonly requestedAt: number; readonly takenBefore: boolean };
 }
 
 export interface SyncResult {
@@ -47,6 +49,12 @@ export async function carryOutEffect(
         events: action.events,
         ...(action.description === undefined ? {} : { description: action.description }),
         secrets: new WebhookSecretStore(context.state.kv),
+        ...(context.command === undefined
+          ? {}
+          : {
+              idempotencyKey: `supply-sync-command-${context.command.id}-${context.command.requestedAt}`,
+              repeat: context.command.takenBefore,
+            }),
       });
       return { created, endpoint: { id: endpoint.id, url: endpoint.url, status: endpoint.status } };
     }
