@@ -4,6 +4,7 @@
  * and marked exported as soon as it is full (see commit.ts for the crash analysis). Memory stays about one batch.
  */
 import { resolve } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AccountingWriter } from '../../connector-contract/capabilities.js';
 import type { Job, JobContext, RunResult } from '../../engine/index.js';
 import { errorMessage, RunBudget } from '../../engine/index.js';
@@ -41,6 +42,13 @@ export interface JournalExportJobInput {
 
 /** Dead letters are filed in groups of at most this many, so a run of failures never piles up in memory. */
 const FAILURES_PER_FILING = 500;
+
+/**
+ * The walk hands the event loop back after about this many lines. Deciding a document resolves in promise
+ * continuations only, so without a turn of the loop a batch of 5,000 lines was mapped, checked and saved in one
+ * stretch of 100-200 ms, and the control API (whose commands take several turns) waited for each of them.
+ */
+const LINES_PER_TURN = 250;
 
 /** A document headed for a batch, and its earlier dead letter (resolved once the batch is planned). */
 interface Planned {
@@ -138,8 +146,14 @@ async function exportDocuments(
   const packer = new BatchPacker<Planned>(setup.options.max_lines_per_batch, linesOf);
   const pipeline = new CommitPipeline(commit);
   const walk: Walk = { ctx, commit, budget, target: setup.target, pipeline, failures: [] };
+  let linesSinceTurn = 0;
   try {
     for (const document of documents) {
+      linesSinceTurn += document.lines.length;
+      if (linesSinceTurn >= LINES_PER_TURN) {
+        linesSinceTurn = 0;
+        await nextTurn();
+      }
       ctx.signal.throwIfAborted();
       const decision = await selector.decide(documentGroup(document.documentId, document.lines));
       if (decision.outcome === 'skip') bump(commit.counts, 'documents_skipped');
@@ -173,6 +187,8 @@ function holdFailure(walk: Walk, failure: FailedGroup): void {
 /** Saves and commits a closed batch; false when the budget ran out before it was planned. */
 async function planBatch(walk: Walk, batch: Planned[]): Promise<boolean> {
   if (batch.length === 0) return true;
+  // Saving encodes and stores the whole plan at once: it starts on a turn of its own, not after a stretch of mapping.
+  await nextTurn();
   if (walk.budget.stopReason() !== null) return false;
   await walk.pipeline.commit(savePlan(walk, batch));
   return true;

@@ -28,7 +28,7 @@ export class CommitPipeline {
     this.#exporting = finishPlan(this.ctx, { ...ids, batch: { ...written.batch, entries: [] } });
     // Observed by the next commit, drain or settle; never left unhandled in between.
     this.#exporting.catch(() => undefined);
-    // Let the export call leave now: the walk maps the next batch without yielding to the event loop.
+    // Let the export call leave now, before the walk maps its next lines in promise continuations.
     await requestSent();
   }
 
