@@ -13,9 +13,12 @@ export interface StoredWebhookSecret {
 
 const NAMESPACE = 'webhooks';
 const KEY = 'secrets';
+/** Bumped by every save in this process: a store read before another store saved reads the state again. */
+let savedGeneration = 0;
 
 export class WebhookSecretStore {
   private cache: StoredWebhookSecret[] | undefined;
+  private cacheGeneration = -1;
 
   constructor(
     private readonly kv: KeyValue,
@@ -23,7 +26,10 @@ export class WebhookSecretStore {
   ) {}
 
   entries(): readonly StoredWebhookSecret[] {
-    this.cache ??= parseEntries(this.kv.get(NAMESPACE, KEY));
+    if (this.cache === undefined || this.cacheGeneration !== savedGeneration) {
+      this.cache = parseEntries(this.kv.get(NAMESPACE, KEY));
+      this.cacheGeneration = savedGeneration;
+    }
     return this.cache;
   }
 
@@ -55,7 +61,9 @@ export class WebhookSecretStore {
 
   private save(entries: StoredWebhookSecret[]): void {
     this.kv.set(NAMESPACE, KEY, entries);
+    savedGeneration += 1;
     this.cache = entries;
+    this.cacheGeneration = savedGeneration;
   }
 }
 

@@ -173,6 +173,19 @@ describe('registerWebhook for an endpoint whose secret is not in the state', () 
 });
 
 describe('WebhookSecretStore', () => {
+  it('sees a secret another store of the same state added after it was read', () => {
+    const clock = fixedClock(1_000);
+    const state = openTempState(clock);
+    try {
+      const receiver = new WebhookSecretStore(new KeyValueStore(state.db, clock), clock.now);
+      expect(receiver.activeSecrets()).toEqual([]);
+      new WebhookSecretStore(new KeyValueStore(state.db, clock), clock.now).add('wh_1', 'whsec_new');
+      expect(receiver.activeSecrets()).toEqual(['whsec_new']);
+    } finally {
+      state.close();
+    }
+  });
+
   it('keeps old and new secrets during a rotation and retires the older ones', () => {
     const clock = fixedClock(1_000);
     const state = openTempState(clock);
