@@ -1,9 +1,8 @@
-import type { ErpOrder, ErpOrderLine } from '../../src/connector-contract/orders.js';
 import type { ReadField, WriteValue } from './config.js';
 import type { ODataValue } from './literals.js';
 import type { Entity } from './service.js';
 
-/** The values supply-sync provides to order mappings, by `:name` (the names of the sql connector's statements). */
+/** The values supply-sync provides to order mappings, by `:name` (src/kit/order-params.ts, as in the sql connector). */
 export type Params = Readonly<Record<string, ODataValue>>;
 
 const DECIMALS = new Set([
@@ -15,80 +14,6 @@ const DECIMALS = new Set([
   'vat',
   'total_with_vat',
 ]);
-
-export function headerParams(order: ErpOrder): Params {
-  return {
-    api_order_id: order.apiOrderId,
-    order_number: order.orderNumber,
-    customer_number: order.customerNumber,
-    ship_to: order.shipTo,
-    purchase_type: order.purchaseType,
-    order_date: order.orderDate,
-    delivery_date: order.deliveryDate,
-    window_from: order.windowFrom,
-    window_to: order.windowTo,
-    currency: order.currency,
-    total_before_vat: order.totalBeforeVat,
-    vat: order.vat,
-    total_with_vat: order.totalWithVat,
-    notes: order.notes,
-    line_count: order.lines.length,
-  };
-}
-
-export function lineParams(line: ErpOrderLine): Params {
-  return {
-    line_number: line.lineNumber,
-    api_line_id: line.apiLineId,
-    item_code: line.itemCode,
-    description: line.description,
-    quantity: line.quantity,
-    unit: line.unit,
-    unit_price: line.unitPrice,
-    discount_pct: line.discountPct,
-    line_total: line.total,
-    vat_exempt: line.vatExempt,
-    line_notes: line.notes,
-  };
-}
-
-export const HEADER_PARAM_NAMES = Object.keys(headerParams(emptyOrder()));
-export const LINE_PARAM_NAMES = Object.keys(
-  lineParams({
-    ...emptyOrder(),
-    lineNumber: 1,
-    apiLineId: '',
-    itemCode: '',
-    description: '',
-    quantity: '0',
-    unit: null,
-    unitPrice: '0',
-    discountPct: null,
-    total: '0',
-    vatExempt: false,
-    notes: null,
-  }),
-);
-
-function emptyOrder(): ErpOrder {
-  return {
-    apiOrderId: '',
-    orderNumber: '',
-    customerNumber: '',
-    shipTo: null,
-    purchaseType: null,
-    orderDate: '',
-    deliveryDate: '',
-    windowFrom: null,
-    windowTo: null,
-    currency: '',
-    totalBeforeVat: '0',
-    vat: '0',
-    totalWithVat: '0',
-    notes: null,
-    lines: [],
-  };
-}
 
 /** A decimal string as a JSON number, refused when the number would not say the same amount. */
 function decimalNumber(text: string, property: string): number {

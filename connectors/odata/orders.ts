@@ -9,7 +9,8 @@ import type {
 } from '../../src/connector-contract/orders.js';
 import type { OdataEntities } from './config.js';
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
-import { headerParams, lineParams, paramOf, writeEntity } from './mapping.js';
+import { orderHeaderParams, orderLineParams } from '../../src/kit/order-params.js';
+import { paramOf, writeEntity } from './mapping.js';
 import { queryString, type Entity, type OdataService } from './service.js';
 
 type OrdersConfig = NonNullable<OdataEntities['orders']>;
@@ -150,15 +151,15 @@ export class OdataOrderSink implements OrderSink {
 
   #bodies(order: ErpOrder): { header: Entity; lines: Entity[] } {
     const header = this.#header(order);
-    const params = headerParams(order);
+    const params = orderHeaderParams(order);
     const lines = order.lines.map((line) =>
-      writeEntity(this.config.line, { ...params, ...lineParams(line) }, 'orders.line'),
+      writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line'),
     );
     return { header, lines };
   }
 
   #header(order: ErpOrder): Entity {
-    return writeEntity(this.config.header, headerParams(order), 'orders.header');
+    return writeEntity(this.config.header, orderHeaderParams(order), 'orders.header');
   }
 
   #apiIdProperty(): string | undefined {

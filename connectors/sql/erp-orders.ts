@@ -1,7 +1,6 @@
 import type { OrderSink } from '../../src/connector-contract/capabilities.js';
 import type {
   ErpOrder,
-  ErpOrderLine,
   ErpOrderRef,
   OrderCancelResult,
   OrderUpdateResult,
@@ -12,43 +11,16 @@ import type { ErpStatements } from './erp-config.js';
 import { closestMatch } from '../../src/config/did-you-mean.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { compileNamedParams } from '../../src/kit/sql/named-params.js';
+import {
+  ORDER_HEADER_PARAMS,
+  ORDER_LINE_PARAMS,
+  orderHeaderParams,
+  orderLineParams,
+} from '../../src/kit/order-params.js';
 import { RowReader } from '../../src/kit/row-reader.js';
 import { bound, statementContract, type StatementContract } from './statement-contract.js';
 
 type OrderStatements = NonNullable<ErpStatements['orders']>;
-
-const HEADER_PARAMS = [
-  'api_order_id',
-  'order_number',
-  'customer_number',
-  'ship_to',
-  'purchase_type',
-  'order_date',
-  'delivery_date',
-  'window_from',
-  'window_to',
-  'currency',
-  'total_before_vat',
-  'vat',
-  'total_with_vat',
-  'notes',
-  'line_count',
-] as const;
-const LINE_PARAMS = [
-  'line_number',
-  'api_line_id',
-  'item_code',
-  'description',
-  'quantity',
-  'unit',
-  'unit_price',
-  'discount_pct',
-  'line_total',
-  'vat_exempt',
-  'line_notes',
-] as const;
-type HeaderParam = (typeof HEADER_PARAMS)[number];
-type LineParam = (typeof LINE_PARAMS)[number];
 
 /** What each order statement is given and what is read from it (README, "Statements"). */
 export const orderContracts = {
@@ -58,18 +30,18 @@ export const orderContracts = {
     optionalColumns: ['status'],
   }),
   insert_header: statementContract('orders.insert_header', {
-    params: HEADER_PARAMS,
+    params: ORDER_HEADER_PARAMS,
     columns: ['erp_order_number'],
     resultOptional: true,
   }),
   insert_line: statementContract('orders.insert_line', {
-    params: [...HEADER_PARAMS, 'erp_order_number', ...LINE_PARAMS],
+    params: [...ORDER_HEADER_PARAMS, 'erp_order_number', ...ORDER_LINE_PARAMS],
   }),
   update_header: statementContract('orders.update_header', {
-    params: [...HEADER_PARAMS, 'erp_order_number'],
+    params: [...ORDER_HEADER_PARAMS, 'erp_order_number'],
   }),
   delete_lines: statementContract('orders.delete_lines', {
-    params: [...HEADER_PARAMS, 'erp_order_number'],
+    params: [...ORDER_HEADER_PARAMS, 'erp_order_number'],
   }),
   cancel: statementContract('orders.cancel', { params: ['api_order_id', 'erp_order_number', 'reason'] }),
 } satisfies Record<keyof OrderStatements, StatementContract>;
@@ -98,7 +70,7 @@ export class SqlOrderSink implements OrderSink {
       if (existing !== null) return { erpOrderNumber: existing.erpOrderNumber, status: 'already_written' };
       const inserted = await tx.query(
         this.statements.insert_header,
-        bound(orderContracts.insert_header, headerParams(order)),
+        bound(orderContracts.insert_header, orderHeaderParams(order)),
       );
       const returned = inserted.rows[0];
       const erpOrderNumber =
@@ -116,7 +88,7 @@ export class SqlOrderSink implements OrderSink {
    */
   async checkOrderWrite(order: ErpOrder): Promise<void> {
     await this.#find(this.driver, order.apiOrderId);
-    const header = headerParams(order);
+    const header = orderHeaderParams(order);
     await this.#checkBinding(
       orderContracts.insert_header,
       this.statements.insert_header,
@@ -127,7 +99,7 @@ export class SqlOrderSink implements OrderSink {
         orderContracts.insert_line,
         this.statements.insert_line,
         // The ERP number is only known once the header is written; any value binds the same way.
-        bound(orderContracts.insert_line, { ...header, erp_order_number: '', ...lineParams(line) }),
+        bound(orderContracts.insert_line, { ...header, erp_order_number: '', ...orderLineParams(line) }),
       );
     }
   }
@@ -166,7 +138,7 @@ export class SqlOrderSink implements OrderSink {
     return this.driver.transaction(async (tx) => {
       const existing = await this.#find(tx, order.apiOrderId);
       if (existing === null) return { status: 'not_found', erpOrderNumber: null };
-      const params = { ...headerParams(order), erp_order_number: existing.erpOrderNumber };
+      const params = { ...orderHeaderParams(order), erp_order_number: existing.erpOrderNumber };
       if (updateHeader !== undefined)
         await tx.query(updateHeader, bound(orderContracts.update_header, params));
       if (deleteLines !== undefined) {
@@ -197,11 +169,11 @@ export class SqlOrderSink implements OrderSink {
   }
 
   async #insertLines(tx: SqlExecutor, order: ErpOrder, erpOrderNumber: string): Promise<void> {
-    const header = { ...headerParams(order), erp_order_number: erpOrderNumber };
+    const header = { ...orderHeaderParams(order), erp_order_number: erpOrderNumber };
     for (const line of order.lines) {
       await tx.query(
         this.statements.insert_line,
-        bound(orderContracts.insert_line, { ...header, ...lineParams(line) }),
+        bound(orderContracts.insert_line, { ...header, ...orderLineParams(line) }),
       );
     }
   }
@@ -230,40 +202,4 @@ export class SqlOrderSink implements OrderSink {
     }
     return found.erpOrderNumber;
   }
-}
-
-export function headerParams(order: ErpOrder): Record<HeaderParam, SqlValue> {
-  return {
-    api_order_id: order.apiOrderId,
-    order_number: order.orderNumber,
-    customer_number: order.customerNumber,
-    ship_to: order.shipTo,
-    purchase_type: order.purchaseType,
-    order_date: order.orderDate,
-    delivery_date: order.deliveryDate,
-    window_from: order.windowFrom,
-    window_to: order.windowTo,
-    currency: order.currency,
-    total_before_vat: order.totalBeforeVat,
-    vat: order.vat,
-    total_with_vat: order.totalWithVat,
-    notes: order.notes,
-    line_count: order.lines.length,
-  };
-}
-
-function lineParams(line: ErpOrderLine): Record<LineParam, SqlValue> {
-  return {
-    line_number: line.lineNumber,
-    api_line_id: line.apiLineId,
-    item_code: line.itemCode,
-    description: line.description,
-    quantity: line.quantity,
-    unit: line.unit,
-    unit_price: line.unitPrice,
-    discount_pct: line.discountPct,
-    line_total: line.total,
-    vat_exempt: line.vatExempt,
-    line_notes: line.notes,
-  };
 }
