@@ -9,6 +9,7 @@ import { journalExport } from './journal-export.js';
 import { latency } from './latency.js';
 import { stateBackends } from './state-backends.js';
 import { failover } from './failover.js';
+import { failoverDaemon } from './failover-daemon.js';
 import { controlApi } from './control-api.js';
 import type { Benchmark } from './lib/types.js';
 
@@ -23,5 +24,6 @@ export const benchmarks: readonly Benchmark[] = [
   latency,
   stateBackends,
   failover,
+  failoverDaemon,
   controlApi,
 ];
