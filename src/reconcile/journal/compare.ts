@@ -177,12 +177,14 @@ function difference(
   books: Sum | null,
   detail: string,
 ): Difference {
-  const any = (api ?? books) as Sum;
+  const present = api ?? books;
+  if (present === null) throw new Error(`a ${kind} difference needs the API's sum or the books' sum`);
   return {
     kind,
-    document: any.document,
-    side: any.side,
-    account: kind === 'account_differs' ? `${api?.account ?? ''} -> ${books?.account ?? ''}` : any.account,
+    document: present.document,
+    side: present.side,
+    account:
+      kind === 'account_differs' ? `${api?.account ?? ''} -> ${books?.account ?? ''}` : present.account,
     apiValue: api === null ? '' : formatMoney(api.amount),
     booksValue: books === null ? '' : formatMoney(books.amount),
     apiIds: api === null ? [...(books?.ids ?? [])] : [...api.ids],
