@@ -69,9 +69,11 @@ export class SqlDocumentSource implements DocumentSource {
   }
 
   async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
-    await this.driver.query(
-      this.statements.mark_sent,
-      bound(documentContracts.mark_sent, { ref, api_document_id: apiDocumentId }),
+    await this.driver.transaction((tx) =>
+      tx.query(
+        this.statements.mark_sent,
+        bound(documentContracts.mark_sent, { ref, api_document_id: apiDocumentId }),
+      ),
     );
   }
 }

@@ -61,9 +61,11 @@ export class SqlExpenseSource implements ExpenseSource {
   }
 
   async markExpenseSent(ref: string, apiExpenseId: string): Promise<void> {
-    await this.driver.query(
-      this.statements.mark_sent,
-      bound(expenseContracts.mark_sent, { ref, api_expense_id: apiExpenseId }),
+    await this.driver.transaction((tx) =>
+      tx.query(
+        this.statements.mark_sent,
+        bound(expenseContracts.mark_sent, { ref, api_expense_id: apiExpenseId }),
+      ),
     );
   }
 }

@@ -108,7 +108,9 @@ export class SqlConfirmationSource implements ConfirmationSource {
   }
 
   async markConfirmationSent(ref: string): Promise<void> {
-    await this.driver.query(this.statements.mark_sent, bound(confirmationContracts.mark_sent, { ref }));
+    await this.driver.transaction((tx) =>
+      tx.query(this.statements.mark_sent, bound(confirmationContracts.mark_sent, { ref })),
+    );
   }
 }
 

@@ -94,7 +94,9 @@ export class SqlSalesSource implements SalesSource {
   }
 
   async markSalesBatch(ref: string, outcome: 'done' | 'failed'): Promise<void> {
-    await this.driver.query(this.statements.mark, bound(salesContracts.mark, { ref, outcome }));
+    await this.driver.transaction((tx) =>
+      tx.query(this.statements.mark, bound(salesContracts.mark, { ref, outcome })),
+    );
   }
 }
 

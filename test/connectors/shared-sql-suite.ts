@@ -4,6 +4,7 @@ import type { ErpOrder } from '../../src/connector-contract/orders.js';
 import { SqlAccountingWriter } from '../../connectors/sql/accounting-writer.js';
 import { createTableIfMissing } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
+import { commitGated } from '../../src/kit/sql/commit-gated.js';
 import { SqlCatalogSource } from '../../connectors/sql/erp-catalog.js';
 import { SqlDocumentSource } from '../../connectors/sql/erp-documents.js';
 import { SqlOrderSink } from '../../connectors/sql/erp-orders.js';
@@ -399,6 +400,39 @@ export function sharedSqlSuite(title: string, target: SqlSuiteTarget | undefined
         ]);
         await sales.markSalesBatch('2026-11-21/TLV01', 'done');
         expect(await sales.listPendingSales()).toEqual([]);
+      });
+
+      it('asks the commit gate before each write-back, and a refusal leaves the record pending', async () => {
+        await driver.query(`INSERT INTO t_docs (ref, doc_type, doc_number, doc_date, customer_number, before_vat, vat,
+          with_vat, pdf_path, api_order_id)
+        VALUES ('D9', 'invoice', 'INV-99', '2026-11-20', 'C1001', '100.00', '18.00', '118.00', '/tmp/inv99.pdf', NULL)`);
+        await driver.query(`INSERT INTO t_doc_lines (ref, line_no, item_code, description, quantity, unit_price, total)
+        VALUES ('D9', 1, 'A-100', 'Tomatoes', '2.500', '40.00', '100.00')`);
+        await new SqlOrderSink(driver, fixtureStatements.orders ?? fail(), 'erp').writeOrder(
+          order('ord_gate', ['A-100']),
+        );
+        await driver.query(`INSERT INTO t_confirmations (ref, api_order_id, kind, reason, sent)
+        VALUES ('CF9', 'ord_gate', 'full', NULL, 0)`);
+        await driver.query(`INSERT INTO t_pos_days (day_ref, state) VALUES ('2026-11-22/TLV01', 'closed')`);
+        let asked = 0;
+        const refusing = commitGated(driver, () => {
+          asked += 1;
+          return Promise.reject(new Error('this term is over'));
+        });
+        const documents = new SqlDocumentSource(refusing, fixtureStatements.documents ?? fail(), 'erp');
+        const confirmations = new SqlConfirmationSource(
+          refusing,
+          fixtureStatements.confirmations ?? fail(),
+          'erp',
+        );
+        const sales = new SqlSalesSource(refusing, fixtureStatements.sales ?? fail(), 'pos');
+        await expect(documents.markDocumentSent('D9', 'doc_api_9')).rejects.toThrow('this term is over');
+        await expect(confirmations.markConfirmationSent('CF9')).rejects.toThrow('this term is over');
+        await expect(sales.markSalesBatch('2026-11-22/TLV01', 'done')).rejects.toThrow('this term is over');
+        expect(asked).toBe(3);
+        expect((await documents.listPendingDocuments()).map((d) => d.ref)).toContain('D9');
+        expect((await confirmations.listPendingConfirmations()).map((c) => c.ref)).toContain('CF9');
+        expect((await sales.listPendingSales()).map((b) => b.ref)).toContain('2026-11-22/TLV01');
       });
     },
   );
