@@ -16,14 +16,20 @@ export interface DemoErp {
   readonly attachmentsDir: string;
 }
 
-/** Opens the demo ERP in `dataDir`, creating and seeding it on first use. */
-export async function openDemoErp(dataDir: string): Promise<DemoErp> {
+/**
+ * Opens the demo ERP in `dataDir`, creating and seeding it on first use. `busyTimeoutMs` is how long a statement
+ * waits for another connection's write lock on the file before it fails (SQLite's busy timeout).
+ */
+export async function openDemoErp(
+  dataDir: string,
+  options: { readonly busyTimeoutMs?: number } = {},
+): Promise<DemoErp> {
   await mkdir(dataDir, { recursive: true });
   const file = path.join(dataDir, DEMO_ERP_FILE);
   const attachmentsDir = path.join(dataDir, DEMO_ERP_ATTACHMENTS);
   await mkdir(attachmentsDir, { recursive: true });
   const isNew = !existsSync(file);
-  const driver = new SqliteDriver(file);
+  const driver = new SqliteDriver(file, options);
   try {
     await driver.exec(DEMO_ERP_SCHEMA);
     const { rows } = await driver.query('SELECT COUNT(*) AS n FROM PARTS');

@@ -110,9 +110,16 @@ export const supplierScenario: CrashScenario = {
   open: async (world) => openSupplierSession(world),
 };
 
+const ERP_USER_LOCK_WAIT_MS = 120_000;
+
 async function openSupplierSession(world: CrashWorld): Promise<ScenarioSession> {
-  // The same ERP file the daemon opens (data_dir erp, relative to the config file's folder).
-  const erp: DemoErp = await openDemoErp(path.join(world.dir, 'erp'));
+  // The same ERP file the daemon opens (data_dir erp, relative to the config file's folder). The ERP's users wait
+  // for locks as long as a person would: a leader frozen (SIGSTOP) inside an ERP transaction holds the file's write
+  // lock until it is woken and its commit gate rolls the transaction back, longer than SQLite's default 5 s on a
+  // busy machine.
+  const erp: DemoErp = await openDemoErp(path.join(world.dir, 'erp'), {
+    busyTimeoutMs: ERP_USER_LOCK_WAIT_MS,
+  });
   const orderIds: string[] = [];
   const query = async (sql: string): Promise<Record<string, unknown>[]> =>
     (await erp.driver.query(sql, {})).rows;
