@@ -257,6 +257,7 @@ function tallyInto(counts: Record<string, number>, prefix: string, tally: PushTa
   add(counts, `${prefix}_accepted`, tally.accepted);
   add(counts, `${prefix}_failed`, tally.failed);
   add(counts, 'items_already_sent', tally.alreadySent);
+  add(counts, 'items_superseded', tally.superseded);
 }
 
 function add(counts: Record<string, number>, key: string, n: number): void {

@@ -1,7 +1,8 @@
 /**
  * Pushes sales items and keeps each item's result: accepted items in the ledger (by key and content version, with
  * the API id), failed items as dead letters with the API's validation errors. An item whose content is the version
- * the ledger holds as current is not sent again; one that went back to earlier content is.
+ * the ledger holds as current is not sent again; one that went back to earlier content is. Where a batch holds one
+ * key more than once (a POS file that revises a Z-report further down), its last row is the record.
  */
 import type { BatchResponse } from '../../contract/index.js';
 import { idempotencyKey, contentHash } from '../../engine/index.js';
@@ -12,6 +13,8 @@ export interface PushTally {
   accepted: number;
   failed: number;
   alreadySent: number;
+  /** Rows of the batch that a later row with the same key replaced. */
+  superseded: number;
 }
 
 export interface PushContext {
@@ -73,7 +76,13 @@ export async function pushItems<B>(
   batchRef: string | null,
   send: SendBatch<B>,
 ): Promise<PushTally> {
-  const tally: PushTally = { accepted: 0, failed: 0, alreadySent: 0 };
+  const latest = lastOfEachKey(items);
+  const tally: PushTally = {
+    accepted: 0,
+    failed: 0,
+    alreadySent: 0,
+    superseded: items.length - latest.length,
+  };
   const ledgerKey = (item: SalesItem<B>) => ({
     flow: ctx.flow,
     connector: ctx.connector,
@@ -82,10 +91,12 @@ export async function pushItems<B>(
   });
   const currentVersion = (item: SalesItem<B>) =>
     ctx.state.ledger.latest(ctx.flow, ctx.connector, `${kind}:${item.key}`)?.version ?? null;
-  const toSend = items
+  // Sending an earlier row of a key would be a replay once its later row is the ledger's current version (after a
+  // crash before the batch was marked): the API would go back to the earlier content.
+  const toSend = latest
     .map((item) => ({ item, previous: currentVersion(item) }))
     .filter(({ item, previous }) => previous !== item.version);
-  tally.alreadySent = items.length - toSend.length;
+  tally.alreadySent = latest.length - toSend.length;
   if (toSend.length === 0) return tally;
 
   const bodies = toSend.map(({ item }) => item.body);
@@ -118,4 +129,11 @@ export async function pushItems<B>(
     });
   });
   return tally;
+}
+
+/** One item per key, the last of the batch's rows with it, in the order of those last rows. */
+function lastOfEachKey<B>(items: readonly SalesItem<B>[]): SalesItem<B>[] {
+  const last = new Map<string, number>();
+  items.forEach((item, index) => last.set(item.key, index));
+  return items.filter((item, index) => last.get(item.key) === index);
 }

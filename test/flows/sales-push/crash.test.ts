@@ -133,4 +133,40 @@ describe('sales-push crash injection', () => {
     await expectEachItemOnce(h);
     await connector.close();
   }, 60_000);
+
+  it('keeps the last row of a Z-report a file revises further down, also when it dies before the file is marked', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z.csv', [
+      Z_HEADER,
+      'TLV01,ZC-2,2026-11-20T23:10:00+02:00,700.00,,3',
+      'TLV01,ZC-2,2026-11-20T23:10:00+02:00,745.50,,4',
+    ]);
+    const connector = await h.csvConnector();
+    const real = capabilityOf(connector, 'salesSource', 'pos');
+    const crashing: SalesSource = {
+      listPendingSales: () => real.listPendingSales(),
+      markSalesBatch: () => Promise.reject(new SimulatedCrash('killed before marking')),
+    };
+    const job = (source: SalesSource) =>
+      createSalesPushJob({
+        name: 'pos-sales',
+        api: h.api,
+        source,
+        connectorName: 'pos',
+        options: salesPushOptionsSchema.parse({}),
+      });
+    const crashed = await job(crashing).run(jobContext(h.state));
+    expect(crashed.outcome).toBe('failed');
+    expect(crashed.counts['z_reports_accepted']).toBe(1);
+    expect(crashed.counts['items_superseded']).toBe(1);
+
+    const rerun = await job(real).run(jobContext(h.reopenState()));
+    expect(rerun.outcome).toBe('ok');
+    // The earlier row is not the record: sending it now would take the API back to 700.00.
+    expect(rerun.counts['z_reports_accepted'] ?? 0).toBe(0);
+    expect(rerun.counts['items_already_sent']).toBe(1);
+    const stored = await sandboxSales(h.sandbox, 'ZC-2');
+    expect(stored.zReports.map((z) => [z.z_number, z.total_before_vat])).toEqual([['ZC-2', '745.50']]);
+    await connector.close();
+  }, 60_000);
 });
