@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { Agent, request, type Dispatcher } from 'undici';
+import type { CommitGate } from '../../src/connector-contract/commit-gate.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import type { OdataAuth } from './config.js';
 import { httpError, odataErrorMessage, withoutSecrets } from './errors.js';
@@ -14,7 +16,18 @@ export interface SendOptions {
   readonly contentType?: string;
   /** What the request does, for errors (`orders.create`). */
   readonly what: string;
+  /**
+   * For a write: asked right before each attempt (the first, and the repeat after a new sign-in); the attempt is
+   * not sent once the allowance's deadline has passed, and is abandoned when it is not answered by then.
+   */
+  readonly gate?: CommitGate;
 }
+
+/** How often a write whose allowance ran out before it left asks the gate again before giving up. */
+const ADMISSIONS = 3;
+
+/** An attempt whose allowance ended before the request left: nothing was sent. */
+class NotSent extends Error {}
 
 const JSON_TYPE = 'application/json';
 
@@ -54,13 +67,42 @@ export class OdataHttp {
 
   async send(method: Dispatcher.HttpMethod, path: string, options: SendOptions): Promise<OdataResponse> {
     await this.#ensureSession();
-    const first = await this.#raw(method, path, options);
+    const first = await this.#attempt(method, path, options);
     if (first.status !== 401 || this.auth.kind !== 'sap-b1-session')
       return this.#checked(first, options.what);
-    // The session expired (or the service restarted): sign in again once and repeat the request.
+    // The session expired (or the service restarted): sign in again once and repeat the request, a write asking
+    // its gate again, since the sign-in took time of its allowance.
     this.#cookies = null;
     await this.#ensureSession();
-    return this.#checked(await this.#raw(method, path, options), options.what);
+    return this.#checked(await this.#attempt(method, path, options), options.what);
+  }
+
+  /**
+   * One attempt; a write asks its gate first and is cut at the allowance's deadline. An allowance found already
+   * over when the request is about to leave (the process was stopped in between) sends nothing and asks again.
+   */
+  async #attempt(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    options: SendOptions,
+  ): Promise<OdataResponse & { cookies: string }> {
+    const { gate } = options;
+    if (gate === undefined) return this.#raw(method, path, options);
+    for (let asked = 1; ; asked += 1) {
+      const allowance = await gate();
+      try {
+        return await this.#raw(method, path, options, true, allowance?.deadline);
+      } catch (error) {
+        if (!(error instanceof NotSent)) throw error;
+        if (asked >= ADMISSIONS) {
+          throw new ConnectorError(
+            'connector_unreachable',
+            `${options.what}: not sent: the time the commit gate allowed had passed before the request could leave, ${asked} times`,
+            { connector: this.connector, retryable: true },
+          );
+        }
+      }
+    }
   }
 
   /** Signs in now unless signed in (doctor and health), so a wrong password shows before any capability runs. */
@@ -134,23 +176,30 @@ export class OdataHttp {
     this.logins += 1;
   }
 
+  /**
+   * One request. With a `deadline` (performance.now()), it is not sent once the deadline has passed, and is
+   * abandoned, its connection closed, when it has no whole answer by then: a failure of unknown outcome.
+   */
   async #raw(
     method: Dispatcher.HttpMethod,
     path: string,
     options: SendOptions,
     signed = true,
+    deadline?: number,
   ): Promise<OdataResponse & { cookies: string }> {
     const headers: Record<string, string> = { accept: JSON_TYPE, 'odata-version': '4.0' };
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     const authorization = signed ? this.#authorization() : undefined;
     if (authorization !== undefined) headers['authorization'] = authorization;
     if (signed && this.#cookies !== null) headers['cookie'] = this.#cookies;
+    const cut = deadline === undefined ? undefined : cutAt(deadline);
     try {
       const response = await request(this.url(path), {
         method,
         headers,
         body: options.body ?? null,
         dispatcher: this.#agent,
+        ...(cut === undefined ? {} : { signal: cut.signal }),
       });
       const text = await response.body.text();
       return {
@@ -160,12 +209,20 @@ export class OdataHttp {
         cookies: sessionCookies(response.headers['set-cookie']),
       };
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof NotSent) throw error;
+      const reason =
+        cut?.signal.aborted === true
+          ? `no answer within the time the commit gate allowed (${Math.round(cut.allowedMs)} ms); the request may or may not have been applied`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       throw new ConnectorError(
         'connector_unreachable',
         `${options.what}: ${this.where} did not answer: ${withoutSecrets(reason, this.#secrets)}`,
         { connector: this.connector, retryable: true },
       );
+    } finally {
+      cut?.clear();
     }
   }
 
@@ -175,6 +232,20 @@ export class OdataHttp {
     if (this.auth.kind === 'personal-access-token') return basic(this.auth.token, 'PAT');
     return undefined;
   }
+}
+
+/**
+ * A signal that aborts at `deadline` (performance.now()); throws NotSent when that has passed already, checked
+ * here, right before the request is handed to the network. A timer of a stopped process fires as soon as it runs
+ * again, so a request left unanswered by a freeze is abandoned then.
+ */
+function cutAt(deadline: number): { signal: AbortSignal; allowedMs: number; clear: () => void } {
+  const allowedMs = deadline - performance.now();
+  if (allowedMs <= 0) throw new NotSent();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('the write allowance ended')), allowedMs);
+  timer.unref();
+  return { signal: controller.signal, allowedMs, clear: () => clearTimeout(timer) };
 }
 
 function basic(user: string, password: string): string {

@@ -29,6 +29,8 @@ export const odataConnectorDefinition = defineConnector({
     'An ERP written through its OData API (SAP Business One Service Layer, Priority REST), by preset or mapping',
   configSchema: odataConfigSchema,
   capabilities: ['orderSink', 'documentSource', 'catalogSource', 'customerDirectory'],
+  // Writes to an ERP API cannot be rolled back: under ha each is cut at the lease's allowance (see OdataHttp).
+  writeRequestTimeout: (config) => ({ key: 'timeout', ms: config.timeout }),
   capabilitiesFor(config) {
     try {
       return odataCapabilityNames(resolve(config, 'odata').entities);

@@ -26,9 +26,11 @@ export function queryString(query: Query): string {
 
 /**
  * Reads, writes and change sets over OdataHttp, in OData JSON (v4 `value`/`@odata.nextLink`, v3 `odata.nextLink`).
- * Each write (a create, a PATCH, an action, a change set) asks the commit gate right before its request is sent:
- * an ERP request cannot be rolled back, so a refused gate means the request is never sent, and the gate's error
- * is what the caller sees, unchanged.
+ * Each write (a create, a PATCH, an action, a change set) asks the commit gate right before each attempt of its
+ * request (the repeat after a new sign-in included): an ERP request cannot be rolled back, so a refused gate means
+ * the request is never sent, and the gate's error is what the caller sees, unchanged. The attempt is cut at the
+ * end of what the gate allowed: a cut request is a failure of unknown outcome (retryable), which the order sink
+ * resolves by finding the order before any new create.
  */
 export class OdataService {
   constructor(
@@ -54,11 +56,11 @@ export class OdataService {
   }
 
   async create(path: string, entity: Entity, what: string): Promise<Entity> {
-    await this.mayCommit();
     const response = await this.http.send('POST', path, {
       body: JSON.stringify(entity),
       contentType: 'application/json',
       what,
+      gate: this.mayCommit,
     });
     if (typeof response.body !== 'object' || response.body === null)
       throw this.#invalid(what, 'no entity returned');
@@ -66,17 +68,16 @@ export class OdataService {
   }
 
   async patch(path: string, changes: Entity, what: string): Promise<void> {
-    await this.mayCommit();
     await this.http.send('PATCH', path, {
       body: JSON.stringify(changes),
       contentType: 'application/json',
       what,
+      gate: this.mayCommit,
     });
   }
 
   async action(path: string, what: string): Promise<void> {
-    await this.mayCommit();
-    await this.http.send('POST', path, { what });
+    await this.http.send('POST', path, { what, gate: this.mayCommit });
   }
 
   /**
@@ -95,11 +96,11 @@ export class OdataService {
     const body =
       `--${batch}\r\nContent-Type: multipart/mixed; boundary=${changeset}\r\n\r\n` +
       `${parts.join('')}--${changeset}--\r\n--${batch}--\r\n`;
-    await this.mayCommit();
     const response = await this.http.send('POST', '$batch', {
       body,
       contentType: `multipart/mixed; boundary=${batch}`,
       what,
+      gate: this.mayCommit,
     });
     const answers = parseBatchAnswers(response.text);
     const failed = answers.find((answer) => answer.status >= 400);

@@ -84,6 +84,33 @@ export class BlockValidator {
   }
 
   /**
+   * Under `ha`, a connector write request (one that cannot be rolled back, as an ERP API's) is cut at what the
+   * lease allows a write, `ha.write_timeout` (40% of the lease by default): a longer configured timeout is warned
+   * of, since such a request counts as failed, with an unknown outcome, once the allowance ends.
+   */
+  writeTimeouts(
+    ha: { lease: number; write_timeout?: number | undefined } | undefined,
+    connectors: Record<string, ConnectorBlock>,
+  ): void {
+    if (ha === undefined || this.registry.writeRequestTimeout === undefined) return;
+    const allowedMs = ha.write_timeout ?? Math.floor(ha.lease * 0.4);
+    for (const [name, block] of Object.entries(connectors)) {
+      if (this.registry.connector(block.type) === undefined) continue;
+      const { type, ...settings } = block;
+      const timeout = this.registry.writeRequestTimeout(type, settings);
+      if (timeout === undefined || timeout.ms <= allowedMs) continue;
+      const key = `connectors.${name}.${timeout.key}`;
+      this.warnings.push(
+        `${this.source.file}: ${key} (${timeout.ms}ms) is longer than the ${allowedMs}ms the lease allows one write ` +
+          `(ha.write_timeout, 40% of ha.lease by default): each write request of connector ${name} is cut there ` +
+          `and then counts as failed with an unknown outcome (the order is looked up before any new create), while ` +
+          `reads keep the full timeout. Set ${key} to at most ${allowedMs}ms if the ERP answers writes within it, ` +
+          `or raise ha.lease (and ha.write_timeout) if its writes need longer`,
+      );
+    }
+  }
+
+  /**
    * Checks each job's connector reference, its options (replaced by what the flow's schema made of them, so they
    * are parsed here once) and that its connector offers the capabilities its flow requires.
    */

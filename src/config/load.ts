@@ -125,6 +125,7 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
   const connectors = blocks.connectors(core.connectors);
   const jobs = blocks.jobs(core.jobs, core.connectors, connectors);
   if (issues.length > 0) throw new ConfigError(issues);
+  blocks.writeTimeouts(core.ha, connectors);
   // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
   const caFile = core.api.ca_file;

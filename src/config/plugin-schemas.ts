@@ -32,6 +32,11 @@ export interface PluginSchemas {
   flowNames(): readonly string[];
   /** The capabilities a connector of this type offers with this (validated) block. */
   offeredCapabilities(type: string, config: unknown): readonly string[];
+  /** How long one write request of a connector with this (validated) block may take, if the type says. */
+  writeRequestTimeout?(
+    type: string,
+    config: unknown,
+  ): { readonly key: string; readonly ms: number } | undefined;
 }
 
 /** No connector types and no flows: the core config alone. */

@@ -12,4 +12,4 @@ export type * from './capabilities.js';
 export { capabilityNames } from './capabilities.js';
 export type { CheckResult, Connector, PreflightProblem } from './connector.js';
 export { ConnectorError, type ConnectorErrorCode } from './errors.js';
-export { commitFreely, type CommitGate } from './commit-gate.js';
+export { commitFreely, type CommitAllowance, type CommitGate } from './commit-gate.js';

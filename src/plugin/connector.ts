@@ -31,6 +31,11 @@ export interface ConnectorDefinition<S extends z.ZodType = z.ZodType> {
    */
   capabilitiesFor?(config: z.output<S>): readonly CapabilityName[];
   create(config: z.output<S>, context: ConnectorContext): Promise<Connector>;
+  /**
+   * How long one write request to the connector's system may take as the block configures it (`key`: the setting),
+   * for a connector whose writes cannot be rolled back and are cut at the lease's allowance under `ha`.
+   */
+  writeRequestTimeout?(config: z.output<S>): { readonly key: string; readonly ms: number } | undefined;
   /** The part of the pre-flight knowable from the config alone (`config validate`), without opening anything. */
   staticPreflight?(config: z.output<S>): PreflightProblem[];
 }

@@ -71,6 +71,14 @@ export class PluginRegistry implements PluginSchemas {
     return definition.capabilitiesFor?.(config) ?? definition.capabilities;
   }
 
+  /** See ConnectorDefinition.writeRequestTimeout; `config`: the block without `type`, as its schema parsed it. */
+  writeRequestTimeout(
+    type: string,
+    config: unknown,
+  ): { readonly key: string; readonly ms: number } | undefined {
+    return this.connectorDefinition(type).writeRequestTimeout?.(config);
+  }
+
   /**
    * Problems knowable from a connector block without opening it. `parsed`: the block without `type`, as the type's
    * schema parsed it when the config was loaded (it is not parsed again).

@@ -36,6 +36,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/ha/support/catalog-leader-child.ts',
   'test/ha/support/elector-child.ts',
   'test/ha/support/erp-writer-child.ts',
+  'test/ha/support/odata-writer-child.ts',
   'test/ha/support/sync-pg-worker.ts',
   'test/soak/erp-activity.ts',
   'test/webhooks/fixtures/receiver-child.ts',

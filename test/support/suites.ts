@@ -73,7 +73,8 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // between two whole daemons, supplier and buyer, SIGKILL, SIGSTOP and a cut from the database in turn, two of each
   // (test/failover/kill9-*.test.ts).
   HA_FAILOVER_POINTS: '4',
-  // Leaders frozen (SIGSTOP) with a write really in flight, an ERP transaction open (test/ha/kill9-inflight-erp.test.ts).
+  // Leaders frozen (SIGSTOP) with a write really in flight, an ERP transaction open (test/ha/kill9-inflight-erp.test.ts)
+  // or an OData request held by a relay (test/ha/kill9-inflight-odata.test.ts).
   HA_INFLIGHT_POINTS: '8',
   // Run-now commands whose leader is killed inside the command's run (test/failover/kill9-commands.test.ts).
   COMMAND_KILL_POINTS: '2',

@@ -9,7 +9,7 @@ import { apiClientFor, openApiEndpoint, type ApiEndpoint } from '../../api-acces
 import type { ApiCallEvent, ApiClient } from '../../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../../client/network.js';
 import type { LoadedConfig } from '../../config/index.js';
-import type { Connector } from '../../connector-contract/index.js';
+import type { CommitAllowance, Connector } from '../../connector-contract/index.js';
 import type { ApiSide, Mappings } from '../../plugin/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { openConfiguredState, type StateStore } from '../../state/index.js';
@@ -191,7 +191,11 @@ async function openConnectors(
   const connectors = new Map<string, Connector>();
   for (const [name, block] of Object.entries(loaded.config.connectors)) {
     const { type, ...parsed } = block; // parsed by the type's schema when the config was loaded
-    const mayCommit = async (): Promise<void> => void (await gate.admit(`a write of connector ${name}`));
+    // The allowance goes to the connector: one that cannot roll back (an ERP's HTTP API) cuts its request there.
+    const mayCommit = async (): Promise<CommitAllowance | undefined> => {
+      const allowance = await gate.admit(`a write of connector ${name}`);
+      return allowance === undefined ? undefined : { deadline: allowance.deadline };
+    };
     const open = (): Promise<Connector> =>
       registry.createParsedConnector(type, parsed, { name, baseDir, mayCommit });
     connectors.set(name, await openPart(lifecycle, `connector ${name}`, open, (opened) => opened.close()));

@@ -13,6 +13,15 @@ import { errorMessage } from '../../engine/index.js';
 import { writeHeadroomMs, type HaSettings } from '../../ha/index.js';
 import { LeadershipLostError, type LeaseGrant, type StateStore } from '../../state/index.js';
 
+/**
+ * What admit allows: the time the write may take, and the same as a moment on this process's monotonic clock
+ * (performance.now()), taken before the lease was read, so a connector can still tell after a freeze that its
+ * time is up (see CommitAllowance).
+ */
+export interface GateAllowance extends WriteAllowance {
+  readonly deadline: number;
+}
+
 /** How often a write waiting for a renewal looks at the lease again, at most. */
 const RECHECK_MS = 100;
 
@@ -27,16 +36,18 @@ export class WriteGate {
    * Resolves when `what` may start, with the time it may take (undefined: nothing bounds it); rejects with a
    * LeadershipLostError when the write's term no longer leads or its lease is not renewed in time.
    */
-  async admit(what: string): Promise<WriteAllowance | undefined> {
+  async admit(what: string): Promise<GateAllowance | undefined> {
     const { settings } = this;
     if (settings === null) return undefined;
     const needed = writeHeadroomMs(settings);
     const giveUpAt = performance.now() + settings.renewIntervalMs + settings.writeMarginMs;
     for (;;) {
+      const checkedAt = performance.now();
       const grant = checkTerm(this.state, what);
       if (grant === undefined) return undefined;
       if (grant.remainingMs >= needed) {
-        return { timeoutMs: Math.min(settings.writeTimeoutMs, grant.remainingMs - settings.writeMarginMs) };
+        const timeoutMs = Math.min(settings.writeTimeoutMs, grant.remainingMs - settings.writeMarginMs);
+        return { timeoutMs, deadline: checkedAt + timeoutMs };
       }
       if (performance.now() >= giveUpAt) {
         throw new LeadershipLostError(

@@ -8,6 +8,8 @@ import { compiledEntry } from '../../support/compiled-entry.js';
 const CHILD = path.join(import.meta.dirname, 'elector-child.ts');
 /** The ERP order writer (erp-writer-child.ts), started through the same class. */
 export const ERP_WRITER_CHILD = path.join(import.meta.dirname, 'erp-writer-child.ts');
+/** The OData order writer (odata-writer-child.ts). */
+export const ODATA_WRITER_CHILD = path.join(import.meta.dirname, 'odata-writer-child.ts');
 /** The catalog leader (catalog-leader-child.ts). */
 export const CATALOG_LEADER_CHILD = path.join(import.meta.dirname, 'catalog-leader-child.ts');
 
@@ -32,6 +34,7 @@ export interface ChildEvent {
   readonly epoch?: number;
   readonly code?: string;
   readonly reason?: string;
+  readonly message?: string;
   /** performance.now() in this process when the line arrived. */
   readonly receivedAt: number;
 }

@@ -2,10 +2,20 @@
  * An HTTP relay in front of the sandbox that can hold a request: armed for a method and path, it reads the first
  * matching request whole and keeps it, unforwarded, until the test releases it (as a slow proxy or a network that
  * delays a request would); every other request passes at once. `held` resolves when the held request has arrived,
- * which is what proves a write was in flight. Released, the request reaches the sandbox with its own headers and
- * body, however late; the answer goes back to the client if its connection is still open.
+ * which is what proves a write was in flight; its `clientGone` resolves when the client closes that connection
+ * (gives up on the request). Released, the request reaches the sandbox with its own headers and body, however late,
+ * unless `release({ ifClientOpen: true })` is asked and the client has gone (a hop that drops what nobody waits
+ * for); the answer goes back to the client if its connection is still open. Armed with `deliver: 'now'`, the
+ * relay forwards the request at once and holds its answer instead (the write reached the server; the answer is late).
  */
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface HeldRequest {
@@ -13,13 +23,16 @@ export interface HeldRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer;
+  /** Resolves when the client closes the connection the request came on. */
+  readonly clientGone: Promise<void>;
 }
 
 interface Hold {
   readonly method: string;
   readonly path: string;
+  readonly deliver: 'on-release' | 'now';
   arrived: (held: HeldRequest) => void;
-  release?: () => Promise<number>;
+  release?: (options: { ifClientOpen?: boolean }) => Promise<number | 'dropped'>;
 }
 
 export class HoldingRelay {
@@ -47,19 +60,30 @@ export class HoldingRelay {
     return `http://127.0.0.1:${port}${this.#target.pathname.replace(/\/+$/, '')}`;
   }
 
-  /** Holds the next `method` request whose path ends with `path`; resolves with it once it has arrived whole. */
-  holdNext(method: string, path: string): Promise<HeldRequest> {
+  /**
+   * Holds the next `method` request whose path ends with `path`; resolves with it once it has arrived whole (with
+   * `deliver: 'now'`, once the server has answered it, the answer held).
+   */
+  holdNext(
+    method: string,
+    path: string,
+    { deliver = 'on-release' }: { deliver?: 'on-release' | 'now' } = {},
+  ): Promise<HeldRequest> {
     return new Promise((arrived) => {
-      this.#hold = { method, path, arrived };
+      this.#hold = { method, path, deliver, arrived };
     });
   }
 
-  /** Forwards the held request now; resolves with the sandbox's status. */
-  async release(): Promise<number> {
+  /**
+   * Forwards the held request now (or, delivered already, hands its answer back); resolves with the sandbox's
+   * status, or `dropped` when `ifClientOpen` is asked and the client has closed its connection: then nothing is
+   * forwarded.
+   */
+  async release(options: { ifClientOpen?: boolean } = {}): Promise<number | 'dropped'> {
     const release = this.#hold?.release;
     if (release === undefined) throw new Error('no request is held');
     this.#hold = undefined;
-    return release();
+    return release(options);
   }
 
   async close(): Promise<void> {
@@ -68,6 +92,13 @@ export class HoldingRelay {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let gone = false;
+    const clientGone = new Promise<void>((resolve) =>
+      res.once('close', () => {
+        gone = true;
+        resolve();
+      }),
+    );
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const held: HeldRequest = {
@@ -75,6 +106,7 @@ export class HoldingRelay {
       path: req.url ?? '/',
       headers: req.headers,
       body: Buffer.concat(chunks),
+      clientGone,
     };
     const hold = this.#hold;
     if (
@@ -83,14 +115,29 @@ export class HoldingRelay {
       held.method === hold.method &&
       held.path.endsWith(hold.path)
     ) {
-      hold.release = () => this.forward(held, res);
+      if (hold.deliver === 'now') {
+        const answer = await this.exchange(held);
+        hold.release = () => Promise.resolve(this.answer(res, answer));
+      } else {
+        hold.release = async ({ ifClientOpen = false }) =>
+          ifClientOpen && gone ? 'dropped' : this.answer(res, await this.exchange(held));
+      }
       hold.arrived(held);
       return;
     }
-    await this.forward(held, res);
+    this.answer(res, await this.exchange(held));
   }
 
-  private forward(held: HeldRequest, res: ServerResponse): Promise<number> {
+  /** Hands an answer back to the client, if its connection is still open; returns the answer's status. */
+  private answer(res: ServerResponse, answer: Answer): number {
+    if (!res.destroyed) {
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+    }
+    return answer.status;
+  }
+
+  private exchange(held: HeldRequest): Promise<Answer> {
     const prefix = this.#target.pathname.replace(/\/+$/, '');
     const path = held.path.startsWith(prefix) ? held.path : `${prefix}${held.path}`;
     return new Promise((resolve, reject) => {
@@ -105,17 +152,19 @@ export class HoldingRelay {
         (answer) => {
           const body: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => body.push(chunk));
-          answer.on('end', () => {
-            if (!res.destroyed) {
-              res.writeHead(answer.statusCode ?? 502, answer.headers);
-              res.end(Buffer.concat(body));
-            }
-            resolve(answer.statusCode ?? 502);
-          });
+          answer.on('end', () =>
+            resolve({ status: answer.statusCode ?? 502, headers: answer.headers, body: Buffer.concat(body) }),
+          );
         },
       );
       upstream.on('error', reject);
       upstream.end(held.body);
     });
   }
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
 }
