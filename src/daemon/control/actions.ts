@@ -14,6 +14,8 @@ export type ControlAction =
   | { kind: 'webhooks.register'; url: string; events: string[]; description?: string }
   | { kind: 'webhooks.recover'; endpoint?: string; since?: string; dryRun: boolean }
   | { kind: 'webhooks.retire-secrets' }
+  | { kind: 'webhooks.test'; endpoint?: string }
+  | { kind: 'catalog.remove'; skus: string[]; stateCheck: boolean }
   | { kind: 'config.reload' };
 
 export type ControlKind = ControlAction['kind'];
@@ -28,6 +30,8 @@ const KINDS: ReadonlySet<string> = new Set<ControlKind>([
   'webhooks.register',
   'webhooks.recover',
   'webhooks.retire-secrets',
+  'webhooks.test',
+  'catalog.remove',
   'config.reload',
 ]);
 

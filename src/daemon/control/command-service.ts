@@ -188,6 +188,7 @@ export class CommandService implements Service {
         command: { id: command.id, requestedAt: command.requestedAt, takenBefore: command.attempts > 0 },
         runJob: (job) => this.#runJob(job),
         webhookApi: () => this.#webhookApi(),
+        catalogApi: () => this.#supplierApi().catalog,
       });
       if (this.#stopping) throw new LeftForNextLeader();
       state.transaction(() => state.commands.complete(command.id, result));
@@ -218,6 +219,17 @@ export class CommandService implements Service {
     }
     if (result.error?.startsWith('fenced:') === true) throw new LeftForNextLeader();
     return result;
+  }
+
+  #supplierApi() {
+    const api = this.env.apis.get('supplier');
+    if (api === undefined) {
+      throw new ControlError(
+        'api_unavailable',
+        'this daemon has no supplier API client (its jobs are all buyer-side)',
+      );
+    }
+    return api;
   }
 
   #webhookApi(): WebhookApi {
