@@ -6,7 +6,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { LoadedConfig } from '../config/index.js';
 import { actionArgs, ControlError, type ControlAction } from '../daemon/control/actions.js';
-import { configFingerprint } from '../daemon/control/fingerprint.js';
+import { commandFingerprint } from '../daemon/control/fingerprint.js';
 import { carryOutInState, type StateActionResult } from '../daemon/control/state-actions.js';
 import { systemClock } from '../shared/clock.js';
 import { openConfiguredState, openStateStore, type StateStore } from '../state/index.js';
@@ -39,7 +39,8 @@ function heldByDaemon(error: unknown): boolean {
 /** A ControlError as the CLI reports it. */
 export function asCliError(error: unknown): unknown {
   if (!(error instanceof ControlError)) return error;
-  return new CliError(error.message, error.code, error.code === 'usage' ? EXIT_USAGE : EXIT_FAILURE);
+  const usage = error.code === 'usage' || error.code === 'config_invalid';
+  return new CliError(error.message, error.code, usage ? EXIT_USAGE : EXIT_FAILURE);
 }
 
 export interface GiveOptions<R> {
@@ -67,17 +68,28 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     const id = state.commands.enqueue({
       kind: options.action.kind,
       args: actionArgs(options.action),
-      fingerprint: configFingerprint(options.loaded.config),
+      fingerprint: commandFingerprint(options.loaded.config),
       requestedBy: requestedByCli(),
     });
     if (options.wait === false) return { via: 'queued', id };
     context.output.progress(`a daemon holds the state: command #${id} queued for it, waiting...`);
-    const result = (await waitFor(state, id, options.takeOver)) as R;
+    const result = (await waitFor(state, id, options.takeOver).catch((error: unknown) => {
+      throw namingTheFile(error, options.loaded.file);
+    })) as R;
     context.output.done();
     return { via: 'daemon', result };
   } finally {
     state.close();
   }
+}
+
+/** The daemon refused a command given after an edit of the mappings it has not reloaded: say which file. */
+function namingTheFile(error: unknown, file: string): unknown {
+  if (!(error instanceof CliError) || error.code !== 'mappings_differ') return error;
+  return new CliError(
+    `the running daemon's mappings differ from ${file}: run \`supply-sync config reload\` first (nothing was done)`,
+    'mappings_differ',
+  );
 }
 
 /** A state action: in one transaction here, or by the daemon. */

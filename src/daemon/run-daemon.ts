@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
 import { CommandService } from './control/command-service.js';
+import { recordedReload, type RecordedReload } from './control/config-reload.js';
 import { createControlApi, type ControlHandler } from './control/control-api.js';
 import type { ControlAuthOptions } from '../ops/control-auth.js';
 import { pauseAware } from './control/paused-runs.js';
@@ -66,6 +67,12 @@ export interface Daemon {
   readonly webhookUrl: string;
   readonly metrics: OpsMetrics;
   runNow(job: string, trigger?: SchedulerTrigger): Promise<void>;
+  /**
+   * Reads the config file again on this instance (SIGHUP): new mappings apply from each job's next run; any other
+   * change is refused naming its keys, and an invalid file is refused with the loader's error. Recorded in the
+   * commands table with `by` and logged.
+   */
+  reloadConfig(by: string): RecordedReload;
   /**
    * Stops taking work, lets running jobs reach a checkpoint (up to timeoutMs), then closes everything; rejects with a
    * ServicesStopError naming the services that failed to stop (the others are stopped).
@@ -160,6 +167,16 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
     ...urls,
     metrics: metrics.metrics,
     runNow: (job, trigger = 'cli') => work.scheduler.runNow(job, trigger),
+    reloadConfig: (by) =>
+      recordedReload(
+        {
+          loaded: env.loaded,
+          mappings: env.mappings,
+          queue: watching.inbox.unfencedState,
+          logger: env.logger,
+        },
+        by,
+      ),
     stop: (timeoutMs = 30_000) => stopDaemon(lifecycle, env, work.scheduler, timeoutMs),
   };
 }

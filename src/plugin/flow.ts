@@ -22,6 +22,10 @@ export interface FlowDeps {
   /** The live connector configured under `connectors.<name>`; throws a clear error for an unknown name. */
   connector(name: string): Connector;
   state: StateStore;
+  /**
+   * The config's `mappings:` as of the current run. A config reload (`supply-sync config reload`, SIGHUP) replaces
+   * them without a stop, from the job's next run on: read them during a run, not once when the job is built.
+   */
   mappings: Mappings;
   logger: Logger;
   clock: Clock;

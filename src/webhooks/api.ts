@@ -38,7 +38,8 @@ export interface WebhookApi {
     id: string,
     body: Partial<WebhookEndpointInput> & { status?: 'active' | 'disabled' },
   ): Promise<WebhookEndpoint>;
-  testWebhook(id: string): Promise<WebhookDelivery>;
+  /** With an idempotency key, a second ping with the same key answers as the first did instead of sending another. */
+  testWebhook(id: string, options?: { idempotencyKey?: string }): Promise<WebhookDelivery>;
   /** Every delivery attempt of the endpoint, all pages. */
   listDeliveries(
     id: string,

@@ -40,7 +40,7 @@ export function webhookApiFromClient(webhooks: WebhooksApi): WebhookApi {
           ...(body.status === undefined ? {} : { status: body.status }),
         }),
       ),
-    testWebhook: async (id) => delivery(await webhooks.test(id)),
+    testWebhook: async (id, options) => delivery(await webhooks.test(id, options ?? {})),
     listDeliveries: (id, query) =>
       mapItems(webhooks.deliveries(id, query?.status ? { status: query.status } : {})),
     redeliver: (id, deliveryId) => webhooks.redeliver(id, deliveryId),

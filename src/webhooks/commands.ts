@@ -72,8 +72,12 @@ export async function registerWebhook(
 }
 
 /** Asks the API to send the signed ping; returns the delivery attempt with the status our endpoint answered. */
-export async function testWebhook(api: WebhookApi, endpointId: string): Promise<WebhookDelivery> {
-  return api.testWebhook(endpointId);
+export async function testWebhook(
+  api: WebhookApi,
+  endpointId: string,
+  options: { idempotencyKey?: string } = {},
+): Promise<WebhookDelivery> {
+  return api.testWebhook(endpointId, options);
 }
 
 export interface RecoverOptions {

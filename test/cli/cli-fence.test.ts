@@ -1,8 +1,7 @@
 /**
  * CLI commands that write to the API take the leadership fence on a PostgreSQL state (the CLI in a child process,
- * the sandbox over HTTP, a real database): while an instance holds a live lease, `catalog remove` is refused, naming
- * the leader, and `webhooks register` is queued in the shared state for the leader to carry out; nothing reaches the
- * API from the CLI. Once the lease has run out they take it for their writes (a new term in the lease row) and
+ * the sandbox over HTTP, a real database): while an instance holds a live lease, `catalog remove` and `webhooks
+ * register` are queued in the shared state for the leader to carry out; nothing reaches the API from the CLI. Once the lease has run out they take it for their writes (a new term in the lease row) and
  * release it at the end.
  */
 import { spawn } from 'node:child_process';
@@ -100,18 +99,10 @@ describe.skipIf(!probe.available)(
         return rows;
       });
 
-    /** `webhooks register` while sync-a leads: waits for the leader; interrupted (Ctrl-C) once its row is queued. */
-    const registerUntilQueued = () =>
+    /** A command while sync-a leads: waits for the leader; interrupted (Ctrl-C) once its row is queued. */
+    const untilQueued = (args: readonly string[]) =>
       new Promise<{ queued: Array<{ kind: string; status: string }>; result: CliResult }>(
         (resolve, reject) => {
-          const args = [
-            'webhooks',
-            'register',
-            '--url',
-            'https://sync.example.com/webhooks',
-            '--events',
-            'order.created',
-          ];
           const child = spawn(
             process.execPath,
             [
@@ -147,13 +138,22 @@ describe.skipIf(!probe.available)(
         },
       );
 
-    it('refuses while an instance leads, and sends nothing', { timeout: 90_000 }, async () => {
-      const removed = await runCli(['catalog', 'remove', '--skus-file', skusFile, '--config', configFile]);
-      expect(removed.code).not.toBe(0);
-      expect(removed.stderr).toContain('catalog remove: refused: instance "sync-a" leads');
+    it('queues for the leader while an instance leads, and sends nothing', { timeout: 90_000 }, async () => {
+      const removed = await untilQueued(['catalog', 'remove', '--skus-file', skusFile]);
+      expect(removed.queued).toEqual([{ kind: 'catalog.remove', status: 'pending' }]);
+      expect(removed.result.code).not.toBe(0);
+      expect(removed.result.stderr).toMatch(/stopped waiting: command #\d+ stays queued/);
       expect(await deletedAt('OLD-1')).toBeNull();
+      await withClient(database.url, (client) => client.query('DELETE FROM commands'));
 
-      const registered = await registerUntilQueued();
+      const registered = await untilQueued([
+        'webhooks',
+        'register',
+        '--url',
+        'https://sync.example.com/webhooks',
+        '--events',
+        'order.created',
+      ]);
       expect(registered.queued).toEqual([{ kind: 'webhooks.register', status: 'pending' }]);
       expect(registered.result.code).not.toBe(0);
       expect(registered.result.stderr).toMatch(/stopped waiting: command #\d+ stays queued/);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
+import { createApiClient } from '../../src/client/index.js';
 import { sandboxControl } from '../../src/sandbox/control/client.js';
 import type { StateStore } from '../../src/state/index.js';
 import { runCli } from '../cli/run-cli.js';
@@ -100,6 +101,12 @@ for (const backend of [sqlite, postgres]) {
         } finally {
           db.close();
         }
+      };
+      const lastCommand = (kind: string) => {
+        const row = state()
+          .db.prepare('SELECT id FROM commands WHERE kind = ? ORDER BY id DESC')
+          .get(kind) as { id: number } | undefined;
+        return row === undefined ? null : state().commands.get(row.id);
       };
       const sendOrders = async (count: number): Promise<string[]> => {
         const control = sandboxControl(world.sandbox.controlUrl);
@@ -257,6 +264,13 @@ for (const backend of [sqlite, postgres]) {
           expect(registered.stdout).toMatch(/^created webhook endpoint \S+ for http:\/\/.+ \(active\)$/m);
           expect(registered.stdout + registered.stderr).not.toContain('whsec_');
 
+          // The ping needs the daemon that answers it: the daemon asks the API for it.
+          const pinged = await cli('webhooks', 'test');
+          expect(pinged.stderr).toBe('');
+          expect(pinged.code).toBe(0);
+          expect(pinged.stdout).toMatch(/^ping succeeded: endpoint answered 2\d\d$/m);
+          expect(lastCommand('webhooks.test')).toMatchObject({ status: 'done', attempts: 1 });
+
           const retired = await cli('webhooks', 'retire-secrets');
           expect(retired).toMatchObject({ code: 0, stdout: 'retired 0 older signing secrets\n' });
           const recovered = await cli('webhooks', 'recover', '--dry-run');
@@ -319,6 +333,43 @@ for (const backend of [sqlite, postgres]) {
               .filter((run) => run.startedAt >= pausedAt)[0]?.trigger,
           ).toBe('webhook');
           expect(sample(await world.metrics(daemon), 'supply_sync_job_paused{sync_job="orders"}')).toBe(0);
+        },
+      );
+
+      it(
+        'removes listed products through the daemon, which checks its own state',
+        { timeout: 60_000 },
+        async () => {
+          const api = createApiClient({
+            baseUrl: world.sandbox.baseUrl,
+            apiKey: world.sandbox.keys.supplier,
+          });
+          try {
+            const product = (sku: string) => ({ sku, name: `Old ${sku}`, unit: 'unit' });
+            await api.catalog.upsertProducts(['OLD-Q1', 'SYNCED-Q2'].map(product));
+          } finally {
+            await api.close();
+          }
+          state().hashes.setMany('catalog:products', [['SYNCED-Q2', 'h1']]);
+          const skusFile = join(world.dir, `skus-${backend.name.length}.txt`);
+          await writeFile(skusFile, 'OLD-Q1\nGONE-Q9\nSYNCED-Q2\n');
+          const removed = await cli('catalog', 'remove', '--skus-file', skusFile);
+          expect(removed.stderr).toBe('');
+          expect(removed).toMatchObject({
+            code: 0,
+            stdout:
+              'deleted       OLD-Q1\n' +
+              'already gone  GONE-Q9 (404: no live product with this SKU)\n' +
+              'skipped       SYNCED-Q2 (job catalog synced it: the daemon deletes it when the ERP drops it)\n' +
+              'deleted 1, already gone 1, skipped 1, failed 0\n',
+          });
+          expect(lastCommand('catalog.remove')).toMatchObject({ status: 'done', attempts: 1 });
+          const products = (await world.sandbox.control.state())['products'] as Record<
+            string,
+            { deleted_at: string | null }
+          >;
+          expect(products['OLD-Q1']?.deleted_at).not.toBeNull();
+          expect(products['SYNCED-Q2']?.deleted_at).toBeNull();
         },
       );
 

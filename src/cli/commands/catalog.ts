@@ -8,6 +8,7 @@ import {
   parseSkuList,
   removeListedProducts,
   SkuListError,
+  trackerOf,
   type RemovalResult,
   type RemovalRun,
 } from '../../flows/catalog/remove-listed.js';
@@ -16,7 +17,9 @@ import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE, scrub } from '../errors.js';
 import { cliWriteFence } from '../api-fence.js';
-import { openStateForReading } from '../state-access.js';
+import { openStateForReading, withStateChange } from '../state-access.js';
+import { giveCommand } from '../control.js';
+import type { Config } from '../../config/index.js';
 
 function readSkus(file: string): string[] {
   let text: string;
@@ -32,22 +35,6 @@ function readSkus(file: string): string[] {
     if (error instanceof SkuListError) throw new CliError(error.message, 'usage', EXIT_USAGE);
     throw error;
   }
-}
-
-/** A catalog job's product hashes or pending product intents: `<job>:products` or `<job>:products:pending`. */
-const PRODUCT_FLOW = /^(.+):products(?::pending)?$/;
-
-/**
- * The job whose state records the SKU (stored hash or pending intent), if any. Every catalog job found in the
- * state counts, also one no longer in the config: its hashes still tell the daemon the API holds the SKU.
- */
-function trackerOf(state: StateStore | undefined): (sku: string) => string | undefined {
-  if (state === undefined) return () => undefined;
-  const productFlows = state.hashes
-    .flows()
-    .map((flow) => ({ flow, job: PRODUCT_FLOW.exec(flow)?.[1] }))
-    .filter((entry): entry is { flow: string; job: string } => entry.job !== undefined);
-  return (sku) => productFlows.find(({ flow }) => state.hashes.get(flow, sku) !== undefined)?.job;
 }
 
 function describe(result: RemovalResult): string {
@@ -82,16 +69,18 @@ function openDaemonState(location: StateLocation): StateStore {
   try {
     return openStateForReading(location);
   } catch (error) {
-    if (error instanceof CliError && error.code === 'state_missing') {
-      throw new CliError(
-        `state.path: ${error.message}. catalog remove reads it to leave alone the SKUs the daemon synced; ` +
-          "point state.path at the daemon's state file, or pass --no-state-check to delete without that check",
-        'state_missing',
-        EXIT_USAGE,
-      );
-    }
-    throw error;
+    throw missingState(error);
   }
+}
+
+function missingState(error: unknown): unknown {
+  if (!(error instanceof CliError && error.code === 'state_missing')) return error;
+  return new CliError(
+    `state.path: ${error.message}. catalog remove reads it to leave alone the SKUs the daemon synced; ` +
+      "point state.path at the daemon's state file, or pass --no-state-check to delete without that check",
+    'state_missing',
+    EXIT_USAGE,
+  );
 }
 
 export function registerCatalogCommands(program: Command, context: CliContext): void {
@@ -113,7 +102,8 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
     )
     .action(
       async (options: { skusFile: string; dryRun?: boolean; stateCheck: boolean }, command: Command) => {
-        const { config } = await loadCliConfig(context, globalOptions(command).config);
+        const loaded = await loadCliConfig(context, globalOptions(command).config);
+        const { config } = loaded;
         const skus = readSkus(options.skusFile);
         const dryRun = options.dryRun === true;
         if (config.api.sandbox === 'embedded') {
@@ -123,44 +113,80 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
             EXIT_USAGE,
           );
         }
-        const state = options.stateCheck ? openDaemonState(config.state) : undefined;
-        if (state === undefined) context.output.line(NO_STATE_CHECK_NOTE);
-        try {
-          // On a shared state the deletions hold the leadership lease and are fenced to its term.
-          const fence = cliWriteFence(config, 'catalog remove');
-          const access = dryRun ? undefined : await openApi(config, {}, { beforeWrite: fence.beforeWrite });
+        if (!options.stateCheck) context.output.line(NO_STATE_CHECK_NOTE);
+        const report = (result: RemovalResult): void =>
+          context.output.line(scrub(describe(result), context.secrets));
+        let run: RemovalRun;
+        if (dryRun) {
+          // Sends nothing and only reads the state: no need to ask a running daemon.
+          const state = options.stateCheck ? openDaemonState(config.state) : undefined;
           try {
-            const remove = () =>
-              removeListedProducts({
-                api: {
-                  deleteProduct: (sku, callOptions) => {
-                    if (access === undefined) throw new Error('a dry run sends nothing');
-                    return access.api.catalog.deleteProduct(sku, callOptions);
-                  },
-                },
-                skus,
-                dryRun,
-                trackedBy: trackerOf(state),
-                onResult: (result) => context.output.line(scrub(describe(result), context.secrets)),
-              });
-            const run = dryRun ? await remove() : await fence.during(remove);
-            context.output.line(summary(run, dryRun));
-            if (run.refused !== undefined) {
-              const { status, code, unsent } = run.refused;
-              throw new CliError(
-                `the API refused api.api_key (${status} ${code}); stopped at the first refusal, ${unsent} SKUs not sent`,
-                'remove_failed',
-              );
-            }
-            const failed = run.results.filter((result) => result.outcome === 'failed').length;
-            if (failed > 0)
-              throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
+            run = await removeListedProducts({
+              api: { deleteProduct: () => Promise.reject(new Error('a dry run sends nothing')) },
+              skus,
+              dryRun,
+              trackedBy: trackerOf(state),
+              onResult: report,
+            });
           } finally {
-            await access?.close();
+            state?.close();
           }
-        } finally {
-          state?.close();
+        } else {
+          // With a daemon holding the state, the daemon sends the deletions and checks its own state.
+          const given = await giveCommand(context, {
+            loaded,
+            action: { kind: 'catalog.remove', skus, stateCheck: options.stateCheck },
+            direct: () => removeHere(config, skus, options.stateCheck, report),
+          });
+          if (given.via === 'queued') throw new Error('catalog remove is always waited for');
+          run = given.result;
+          if (given.via === 'daemon') for (const result of run.results) report(result);
         }
+        context.output.line(summary(run, dryRun));
+        if (run.refused !== undefined) {
+          const { status, code, unsent } = run.refused;
+          throw new CliError(
+            `the API refused api.api_key (${status} ${code}); stopped at the first refusal, ${unsent} SKUs not sent`,
+            'remove_failed',
+          );
+        }
+        const failed = run.results.filter((result) => result.outcome === 'failed').length;
+        if (failed > 0)
+          throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
       },
     );
+}
+
+/**
+ * The deletions sent from here, no daemon running. The state is opened for a change (a state file's lock; on a
+ * PostgreSQL state the leadership lease, to which the deletions are fenced): while a daemon holds it this rejects
+ * before anything is sent, and the command goes to the daemon instead.
+ */
+async function removeHere(
+  config: Config,
+  skus: readonly string[],
+  stateCheck: boolean,
+  report: (result: RemovalResult) => void,
+): Promise<RemovalRun> {
+  const fence = cliWriteFence(config, 'catalog remove');
+  const access = await openApi(config, {}, { beforeWrite: fence.beforeWrite });
+  try {
+    const remove = (state: StateStore | undefined) =>
+      removeListedProducts({
+        api: { deleteProduct: (sku, callOptions) => access.api.catalog.deleteProduct(sku, callOptions) },
+        skus,
+        dryRun: false,
+        trackedBy: trackerOf(stateCheck ? state : undefined),
+        onResult: report,
+      });
+    if (config.state.url !== undefined) return await fence.during(remove);
+    if (!stateCheck) return await remove(undefined);
+    try {
+      return await withStateChange(config, 'catalog remove', remove);
+    } catch (error) {
+      throw missingState(error);
+    }
+  } finally {
+    await access.close();
+  }
 }

@@ -5,6 +5,9 @@ import type { Config } from '../../config/index.js';
 import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
+import { giveCommand } from '../control.js';
+import { withStateChange } from '../state-access.js';
+import type { ReloadResult } from '../../daemon/control/config-reload.js';
 import type { PluginRegistry } from '../../plugin/index.js';
 import { buildPluginRegistry } from '../plugins.js';
 
@@ -52,10 +55,58 @@ export function registerConfigCommands(program: Command, context: CliContext): v
     });
 
   config
+    .command('reload')
+    .description(
+      "have the running daemon read the config file again, without a stop: new mappings apply from each job's " +
+        'next run; any other change is refused, naming the keys that need a restart, and nothing changes',
+    )
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      // The file given is checked here first: an invalid one is refused with the usual error, nothing is queued.
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const given = await giveCommand(context, {
+        loaded,
+        action: { kind: 'config.reload' },
+        direct: () => noDaemon(loaded.config),
+      });
+      if (given.via === 'queued') throw new Error('a config reload is always waited for');
+      const result = given.result;
+      if (options.json) {
+        context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
+        return;
+      }
+      if (result === null) {
+        context.output.line(
+          `no daemon is running: ${loaded.file} is valid, and the daemon reads it when it starts`,
+        );
+        return;
+      }
+      context.output.line(
+        result.changed.length === 0
+          ? `config reloaded from ${result.file}: the mappings are unchanged`
+          : `config reloaded from ${result.file}: mappings ${result.changed.join(', ')} changed; ` +
+              'the jobs use them from their next run',
+      );
+    });
+
+  config
     .command('schema')
     .description('print the JSON Schema of the config file (for editor completion and checks)')
     .action(async () => {
       const registry = await buildPluginRegistry();
       context.output.line(JSON.stringify(configJsonSchema(registry), null, 2));
     });
+}
+
+/**
+ * Without a daemon there is nothing to reload (null); while one holds the state this rejects as the other commands'
+ * direct paths do, and the reload is queued for it.
+ */
+async function noDaemon(config: Config): Promise<ReloadResult | null> {
+  try {
+    await withStateChange(config, 'config reload', () => undefined);
+  } catch (error) {
+    if (!(error instanceof CliError && error.code === 'state_missing')) throw error;
+  }
+  return null;
 }

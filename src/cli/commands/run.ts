@@ -59,6 +59,24 @@ export function registerRunCommand(program: Command, context: CliContext): void 
         });
       });
 
+      // SIGHUP reloads the config's mappings; it never ends the process (Node's default), also while starting.
+      let started: Daemon | undefined;
+      const reload = (): void => {
+        if (started === undefined) {
+          context.output.note('SIGHUP ignored: the daemon is still starting');
+          return;
+        }
+        try {
+          const outcome = started.reloadConfig('signal:SIGHUP');
+          if (!outcome.ok) context.output.note(`config reload refused: ${outcome.error.message}`);
+        } catch (error) {
+          context.output.note(
+            `config reload failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      };
+      process.on('SIGHUP', reload);
+
       // Installed above, before this start: a signal from here on stops what has started.
       const starting = runDaemon({
         loaded,
@@ -69,14 +87,17 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       });
       try {
         const daemon = await starting;
+        started = daemon;
         context.secrets.push(...daemon.env.secrets());
         context.output.note(`supply-sync is running; status at ${daemon.opsUrl}/status`);
       } catch (error) {
         if (!(error instanceof StartAbortedError)) {
           removeHandlers();
+          process.off('SIGHUP', reload);
           throw error;
         }
       }
       await exited;
+      process.off('SIGHUP', reload);
     });
 }

@@ -1,15 +1,15 @@
 /** `supply-sync webhooks register|test|recover`: the API side of receiving webhooks. */
 import type { Command } from 'commander';
-import { webhookApiFromClient, type WebhookApi, testWebhook } from '../../webhooks/index.js';
+import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
 import type { LoadedConfig } from '../../config/index.js';
 import {
   carryOutEffect,
-  endpointId,
   type EffectContext,
   type RecoverCounts,
   type RegisterResult,
+  type TestResult,
 } from '../../daemon/control/effect-actions.js';
-import { asCliError, giveCommand, giveStateCommand, requestedByCli, type Given } from '../control.js';
+import { giveCommand, giveStateCommand, requestedByCli, type Given } from '../control.js';
 import { openApi } from '../../api-access/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
@@ -119,13 +119,16 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .argument('[endpoint]', 'endpoint id (default: the one registered)')
     .description('ask the API to send a signed ping and show what our endpoint answered')
     .action(async (endpoint: string | undefined, _options: unknown, command: Command) => {
-      const delivery = await withApi(command, async (state, api) => {
-        try {
-          return await testWebhook(api, endpointId({ state }, endpoint));
-        } catch (error) {
-          throw asCliError(error);
-        }
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const action = { kind: 'webhooks.test' as const, ...(endpoint === undefined ? {} : { endpoint }) };
+      // With a daemon running, the daemon asks for the ping: it is the one that answers it.
+      const given = await giveCommand(context, {
+        loaded,
+        action,
+        direct: () =>
+          withApi(command, (state, api) => carryOutEffect(action, effectContext(loaded, state, api))),
       });
+      const delivery = resultOf(given) as TestResult;
       context.output.line(
         `ping ${delivery.status}: endpoint answered ${delivery.response_status ?? 'nothing'}${delivery.error ? ` (${delivery.error})` : ''}`,
       );

@@ -13,7 +13,10 @@ export type ControlAction =
   | { kind: 'sync'; job: string }
   | { kind: 'webhooks.register'; url: string; events: string[]; description?: string }
   | { kind: 'webhooks.recover'; endpoint?: string; since?: string; dryRun: boolean }
-  | { kind: 'webhooks.retire-secrets' };
+  | { kind: 'webhooks.retire-secrets' }
+  | { kind: 'webhooks.test'; endpoint?: string }
+  | { kind: 'catalog.remove'; skus: string[]; stateCheck: boolean }
+  | { kind: 'config.reload' };
 
 export type ControlKind = ControlAction['kind'];
 
@@ -27,6 +30,9 @@ const KINDS: ReadonlySet<string> = new Set<ControlKind>([
   'webhooks.register',
   'webhooks.recover',
   'webhooks.retire-secrets',
+  'webhooks.test',
+  'catalog.remove',
+  'config.reload',
 ]);
 
 /** Actions whose effect is a change of the state alone: carried out and recorded in one transaction. */

@@ -16,7 +16,9 @@ import { every, stopLoop, type Loop } from '../services/every.js';
 import type { Service, StopOptions } from '../services/service.js';
 import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction } from './actions.js';
 import { carryOutEffect } from './effect-actions.js';
-import { configFingerprint } from './fingerprint.js';
+import { logReload, reloadConfig } from './config-reload.js';
+import { configFingerprint, fingerprintParts } from './fingerprint.js';
+import { mappingsFingerprint } from '../mappings.js';
 import { heldWebhookRuns } from './paused-runs.js';
 import { carryOutInState } from './state-actions.js';
 
@@ -98,8 +100,10 @@ export class CommandService implements Service {
         );
         continue;
       }
-      if (command.fingerprint !== this.#fingerprint) {
-        this.#fail(command, mismatch(command, this.#fingerprint));
+      // A reload reads the daemon's own file, whatever file the CLI was given.
+      const refused = command.kind === 'config.reload' ? undefined : this.#otherConfig(command);
+      if (refused !== undefined) {
+        this.#fail(command, refused);
         continue;
       }
       let action: ControlAction;
@@ -109,7 +113,8 @@ export class CommandService implements Service {
         this.#fail(command, error);
         continue;
       }
-      if (STATE_ACTIONS.has(action.kind)) this.#carryOutInState(command, action);
+      if (action.kind === 'config.reload') this.#reload(command);
+      else if (STATE_ACTIONS.has(action.kind)) this.#carryOutInState(command, action);
       else this.#startEffect(command, action);
     }
   }
@@ -141,6 +146,37 @@ export class CommandService implements Service {
     }
   }
 
+  /** Why a command of another config is refused: another structure, or mappings the daemon has not reloaded. */
+  #otherConfig(command: QueuedCommand): ControlError | undefined {
+    const given = fingerprintParts(command.fingerprint);
+    if (given.structure !== this.#fingerprint) return mismatch(command, this.#fingerprint);
+    if (given.mappings === undefined) return undefined;
+    if (given.mappings === mappingsFingerprint(this.env.mappings.current())) return undefined;
+    return new ControlError(
+      'mappings_differ',
+      `command #${command.id}: the running daemon's mappings differ from those of the config file it was given ` +
+        'with: run `supply-sync config reload` first (nothing was done)',
+    );
+  }
+
+  /** Reads the config file again; recorded done with what changed, or failed with why nothing did. */
+  #reload(command: QueuedCommand): void {
+    const { state } = this.env;
+    try {
+      const result = state.transaction(() => {
+        if (!state.commands.claim(command.id)) return undefined;
+        const outcome = reloadConfig({ loaded: this.env.loaded, mappings: this.env.mappings });
+        state.commands.complete(command.id, outcome);
+        return outcome;
+      });
+      if (result === undefined) return;
+      logReload(this.env.logger, command.requestedBy, result);
+      this.#log(command, 'done', result);
+    } catch (error) {
+      this.#fail(command, error);
+    }
+  }
+
   #startEffect(command: QueuedCommand, action: ControlAction): void {
     const { state } = this.env;
     this.#inFlight.add(command.id);
@@ -152,6 +188,7 @@ export class CommandService implements Service {
         command: { id: command.id, requestedAt: command.requestedAt, takenBefore: command.attempts > 0 },
         runJob: (job) => this.#runJob(job),
         webhookApi: () => this.#webhookApi(),
+        catalogApi: () => this.#supplierApi().catalog,
       });
       if (this.#stopping) throw new LeftForNextLeader();
       state.transaction(() => state.commands.complete(command.id, result));
@@ -182,6 +219,17 @@ export class CommandService implements Service {
     }
     if (result.error?.startsWith('fenced:') === true) throw new LeftForNextLeader();
     return result;
+  }
+
+  #supplierApi() {
+    const api = this.env.apis.get('supplier');
+    if (api === undefined) {
+      throw new ControlError(
+        'api_unavailable',
+        'this daemon has no supplier API client (its jobs are all buyer-side)',
+      );
+    }
+    return api;
   }
 
   #webhookApi(): WebhookApi {
@@ -224,7 +272,7 @@ export class CommandService implements Service {
 function mismatch(command: QueuedCommand, fingerprint: string): ControlError {
   return new ControlError(
     'config_mismatch',
-    `command #${command.id} was given with another config (fingerprint ${command.fingerprint}) than the one this ` +
+    `command #${command.id} was given with another config (fingerprint ${fingerprintParts(command.fingerprint).structure}) than the one this ` +
       `daemon runs (fingerprint ${fingerprint}); give it with the daemon's config file`,
   );
 }

@@ -41,6 +41,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   job_not_paused: 409,
   dead_letter_closed: 409,
   config_mismatch: 409,
+  restart_needed: 409,
+  config_invalid: 422,
   usage: 400,
 };
 
@@ -124,6 +126,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
     })('POST'),
   ),
   command('/cursors/{stream}/reset', (r) => ({ kind: 'cursor.reset', stream: param(r, 'stream') }))('POST'),
+  command('/config/reload', () => ({ kind: 'config.reload' }))('POST'),
   ...readRoutes(),
 ];
 

@@ -4,8 +4,12 @@ import {
   WebhookSecretStore,
   recoverWebhookDeliveries,
   registerWebhook,
+  testWebhook,
   type WebhookApi,
+  type WebhookDelivery,
 } from '../../webhooks/index.js';
+import type { CatalogApi } from '../../flows/catalog/api.js';
+import { removeListedProducts, trackerOf, type RemovalRun } from '../../flows/catalog/remove-listed.js';
 import { ControlError, type ControlAction } from './actions.js';
 import { requireJob, type StateActionContext } from './state-actions.js';
 
@@ -13,6 +17,8 @@ export interface EffectContext extends StateActionContext {
   /** Runs the job once now and resolves with its result. */
   readonly runJob: (job: string) => Promise<RunResult>;
   readonly webhookApi: () => WebhookApi;
+  /** The daemon's API client for `catalog remove` (the CLI carries out its own without a daemon). */
+  readonly catalogApi?: () => Pick<CatalogApi['catalog'], 'deleteProduct'>;
   /** The queued command carried out: its id keys the API calls that must not be made twice. */
   readonly command?: { readonly id: number; readonly requestedAt: number; readonly takenBefore: boolean };
 }
@@ -39,7 +45,7 @@ export interface RecoverCounts {
 export async function carryOutEffect(
   action: ControlAction,
   context: EffectContext,
-): Promise<SyncResult | RegisterResult | RecoverCounts> {
+): Promise<SyncResult | RegisterResult | RecoverCounts | TestResult | RemovalRun> {
   switch (action.kind) {
     case 'sync':
       return runNow(action.job, context);
@@ -52,7 +58,7 @@ export async function carryOutEffect(
         ...(context.command === undefined
           ? {}
           : {
-              idempotencyKey: `supply-sync-command-${context.command.id}-${context.command.requestedAt}`,
+              idempotencyKey: commandKey(context.command),
               repeat: context.command.takenBefore,
             }),
       });
@@ -76,9 +82,48 @@ export async function carryOutEffect(
         skippedStored: result.skippedStored.length,
       };
     }
+    case 'webhooks.test': {
+      const delivery = await testWebhook(context.webhookApi(), endpointId(context, action.endpoint), {
+        ...(context.command === undefined ? {} : { idempotencyKey: commandKey(context.command) }),
+      });
+      return testResult(delivery);
+    }
+    case 'catalog.remove': {
+      if (context.catalogApi === undefined) {
+        throw new ControlError('api_unavailable', 'catalog remove needs the supplier API client');
+      }
+      const catalog = context.catalogApi();
+      // A DELETE needs no key: one sent again answers 404, reported as "already gone".
+      return removeListedProducts({
+        api: { deleteProduct: (sku, options) => catalog.deleteProduct(sku, options) },
+        skus: action.skus,
+        dryRun: false,
+        trackedBy: trackerOf(action.stateCheck ? context.state : undefined),
+        onResult: () => undefined,
+      });
+    }
     default:
       throw new ControlError('unknown_command', `"${action.kind}" has no effect outside the state`);
   }
+}
+
+export interface TestResult {
+  status: string;
+  response_status: number | null;
+  error: string | null;
+}
+
+function testResult(delivery: WebhookDelivery): TestResult {
+  return {
+    status: delivery.status,
+    response_status: delivery.response_status ?? null,
+    error: delivery.error ?? null,
+  };
+}
+
+/** The idempotency key of a queued command's API write: the same at every attempt, so a new leader sends no second. */
+function commandKey(command: NonNullable<EffectContext['command']>): string {
+  return `supply-sync-command-${command.id}-${command.requestedAt}`;
 }
 
 /** Refuses a run of a paused job: the pause is the operator's, a run now would ignore it. */

@@ -14,6 +14,7 @@ import type { ApiSide, Mappings } from '../../plugin/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { openConfiguredState, type StateStore } from '../../state/index.js';
 import type { PluginRegistry } from '../builtin.js';
+import { MappingsHolder, pinnedPerRun } from '../mappings.js';
 import { leadershipSettings, stateSessionOptions } from '../leadership-settings.js';
 import { ConfigNotBuildableError } from '../parsed-config.js';
 import type { BuiltJob, Environment, EnvironmentHooks } from './environment-service.js';
@@ -36,7 +37,10 @@ export interface PartsContext {
   readonly addSecrets: (values: readonly string[]) => void;
 }
 
-export type EnvironmentParts = Pick<Environment, 'state' | 'endpoint' | 'apis' | 'connectors' | 'jobs'>;
+export type EnvironmentParts = Pick<
+  Environment,
+  'state' | 'endpoint' | 'apis' | 'connectors' | 'jobs' | 'mappings'
+>;
 
 /** A job before it is built: its flow and its config block. */
 type JobPlan = Omit<BuiltJob, 'job'>;
@@ -53,13 +57,14 @@ export async function openParts(
   const gate = new WriteGate(state, leadershipSettings(context.loaded.config));
   const apis = await openApiClients(lifecycle, context, { gate, endpoint, sides: sidesOf(plans) });
   const connectors = await openConnectors(lifecycle, context, gate);
+  const mappings = new MappingsHolder(context.loaded.config.mappings as Mappings);
   const jobs = await openPart(
     lifecycle,
     'built jobs',
-    () => buildJobs(context, plans, { state, apis, connectors }),
+    () => buildJobs(context, plans, { state, apis, connectors, mappings }),
     () => undefined, // jobs hold nothing open: their API clients and connectors are parts of their own
   );
-  return { state, endpoint, apis, connectors, jobs };
+  return { state, endpoint, apis, connectors, jobs, mappings };
 }
 
 /** One resource as a service: opened when it starts, closed when it stops. */
@@ -207,12 +212,13 @@ interface JobSources {
   readonly state: StateStore;
   readonly apis: ReadonlyMap<ApiSide, ApiClient>;
   readonly connectors: ReadonlyMap<string, Connector>;
+  readonly mappings: MappingsHolder;
 }
 
 function buildJobs(
   context: PartsContext,
   plans: ReadonlyMap<string, JobPlan>,
-  { state, apis, connectors }: JobSources,
+  { state, apis, connectors, mappings }: JobSources,
 ): Map<string, BuiltJob> {
   const { loaded, logger, clock } = context;
   const { config } = loaded;
@@ -221,6 +227,8 @@ function buildJobs(
   for (const [jobName, { flow, config: jobConfig }] of plans) {
     const api = apis.get(flow.side);
     if (api === undefined) throw new Error(`no API client for side ${flow.side}`);
+    // The job reads the mappings current at the start of each run: a config reload applies from its next run on.
+    const { view, pin } = mappings.jobView();
     const job = flow.create(
       {
         name: jobName,
@@ -232,13 +240,13 @@ function buildJobs(
         api,
         connector,
         state,
-        mappings: config.mappings as Mappings,
+        mappings: view,
         logger: logger.child({ job: jobName }),
         clock,
         workDir: dirname(config.state.path),
       },
     );
-    jobs.set(jobName, { job, flow, config: jobConfig });
+    jobs.set(jobName, { job: pinnedPerRun(job, pin), flow, config: jobConfig });
   }
   return jobs;
 }

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
 import type { PluginRegistry } from '../builtin.js';
+import type { MappingsHolder } from '../mappings.js';
 import { requireParsedBy } from '../parsed-config.js';
 import { openParts } from './environment-parts.js';
 import { Lifecycle, startServices, type LifecycleObserver } from './lifecycle.js';
@@ -43,6 +44,8 @@ export interface Environment {
   readonly apis: ReadonlyMap<ApiSide, ApiClient>;
   readonly connectors: ReadonlyMap<string, Connector>;
   readonly jobs: ReadonlyMap<string, BuiltJob>;
+  /** The `mappings:` the jobs run with; a config reload replaces them without a stop (from each job's next run). */
+  readonly mappings: MappingsHolder;
   /** Every secret value known to the daemon, for scrubbing text shown to people. */
   secrets(): readonly string[];
   /** Closes every part, last opened first; a part that fails to close is logged and the others still close. */

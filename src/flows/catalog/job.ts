@@ -40,10 +40,11 @@ export function priceListResolver(
 
 export function createCatalogJob(input: CatalogJobInput): Job {
   const { options } = input;
-  const mappings = input.mappings ?? {};
-  const priceListIdOf = priceListResolver(options, mappings);
 
   async function run(ctx: JobContext): Promise<RunResult> {
+    // Read at each run: a config reload of the mappings applies from the next run on.
+    const mappings = input.mappings ?? {};
+    const priceListIdOf = priceListResolver(options, mappings);
     const counts: Record<string, number> = {};
     const push: PushContext = {
       api: input.api,

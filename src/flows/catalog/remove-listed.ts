@@ -9,6 +9,7 @@
  */
 import { ApiError } from '../../client/index.js';
 import { LIMITS } from '../../contract/index.js';
+import type { StateStore } from '../../state/index.js';
 import type { CatalogApi } from './api.js';
 
 export type RemovalOutcome = 'deleted' | 'already_gone' | 'would_delete' | 'skipped' | 'failed';
@@ -86,6 +87,22 @@ export async function removeListedProducts(input: RemoveListedInput): Promise<Re
     }
   }
   return { results };
+}
+
+/** A catalog job's product hashes or pending product intents: `<job>:products` or `<job>:products:pending`. */
+const PRODUCT_FLOW = /^(.+):products(?::pending)?$/;
+
+/**
+ * The job whose state records the SKU (stored hash or pending intent), if any. Every catalog job found in the
+ * state counts, also one no longer in the config: its hashes still tell the daemon the API holds the SKU.
+ */
+export function trackerOf(state: StateStore | undefined): (sku: string) => string | undefined {
+  if (state === undefined) return () => undefined;
+  const productFlows = state.hashes
+    .flows()
+    .map((flow) => ({ flow, job: PRODUCT_FLOW.exec(flow)?.[1] }))
+    .filter((entry): entry is { flow: string; job: string } => entry.job !== undefined);
+  return (sku) => productFlows.find(({ flow }) => state.hashes.get(flow, sku) !== undefined)?.job;
 }
 
 export class SkuListError extends Error {

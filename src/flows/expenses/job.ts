@@ -47,8 +47,11 @@ const add = (counts: Record<string, number>, name: string, n = 1): void => {
 };
 
 export function createExpensesJob(input: ExpensesJobInput): Job {
-  const maps = expenseValueMaps(input.mappings ?? {}, input.options);
-  return { name: input.name, run: (ctx) => runExpenses(input, maps, ctx) };
+  // The value maps are made at each run: a config reload of the mappings applies from the next run on.
+  return {
+    name: input.name,
+    run: (ctx) => runExpenses(input, expenseValueMaps(input.mappings ?? {}, input.options), ctx),
+  };
 }
 
 async function runExpenses(

@@ -78,8 +78,13 @@ interface Walk {
 }
 
 export function createJournalExportJob(input: JournalExportJobInput): Job {
-  const setup = setupOf(input);
-  return { name: input.name, run: (ctx) => runJournalExport(setup, ctx) };
+  const setup = setupOf(input); // checks the options' tables at build time, so a bad config fails the start
+  // The mapper is made again at each run: a config reload of the mappings applies from the next run on.
+  return {
+    name: input.name,
+    run: async (ctx) =>
+      runJournalExport({ ...setup, mapper: new GroupMapper(setup.options, input.mappings ?? {}) }, ctx),
+  };
 }
 
 function setupOf(input: JournalExportJobInput): JournalExportSetup {

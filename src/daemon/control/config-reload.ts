@@ -1,0 +1,133 @@
+/**
+ * A config reload without a stop: the daemon reads its config file again and validates it as at the start. When only
+ * `mappings:` changed, the jobs use the new mappings from their next run on. Anything else (a connection, a schedule,
+ * a job, a secret) is built into the running services: the reload is refused naming the keys that need a restart,
+ * and nothing changes. A file that does not validate is refused with the loader's error; the daemon keeps running
+ * with the config it has.
+ */
+import type { Logger } from 'pino';
+import { ConfigError, loadConfig, type LoadedConfig } from '../../config/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { Mappings } from '../../plugin/index.js';
+import { changedTables, mappingsFingerprint, type MappingsHolder } from '../mappings.js';
+import { ControlError } from './actions.js';
+import { configFingerprint } from './fingerprint.js';
+
+/** The top-level keys a reload swaps in; every other change needs a restart. */
+export const RELOADABLE_KEYS: readonly string[] = ['mappings'];
+
+export interface ReloadResult {
+  /** The file read. */
+  file: string;
+  /** The mapping tables that changed (added, removed or with other entries); empty when nothing changed. */
+  changed: string[];
+  /** The fingerprint of the mappings now in use. */
+  mappings: string;
+}
+
+export interface ReloadSources {
+  /** The config the daemon started with: every key but the reloadable ones stays as it is. */
+  readonly loaded: LoadedConfig;
+  readonly mappings: MappingsHolder;
+  /** The environment variables the file's references are read from (the daemon's own). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** At most this many keys are named in a refusal; the rest are counted. */
+const NAMED_KEYS = 12;
+
+export function reloadConfig(sources: ReloadSources): ReloadResult {
+  const { loaded } = sources;
+  let fresh: LoadedConfig;
+  try {
+    fresh = loadConfig(loaded.file, {
+      registry: loaded.parsedBy,
+      ...(sources.env === undefined ? {} : { env: sources.env }),
+    });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ControlError(
+      'config_invalid',
+      `${error.message}\nthe daemon keeps running with the config it has; fix the file and reload again`,
+    );
+  }
+  const needRestart = differences(loaded.config, fresh.config, []).filter(
+    (key) => !RELOADABLE_KEYS.some((reloadable) => key === reloadable || key.startsWith(`${reloadable}.`)),
+  );
+  if (needRestart.length > 0) {
+    const named = needRestart.slice(0, NAMED_KEYS).join(', ');
+    const more = needRestart.length > NAMED_KEYS ? ` and ${needRestart.length - NAMED_KEYS} more` : '';
+    throw new ControlError(
+      'restart_needed',
+      `${loaded.file}: ${named}${more} changed, which a reload cannot apply: restart the daemon for ` +
+        `${needRestart.length === 1 ? 'it' : 'them'} (nothing was reloaded; only mappings reload without a stop)`,
+    );
+  }
+  const next = fresh.config.mappings as Mappings;
+  const changed = changedTables(sources.mappings.current(), next);
+  if (changed.length > 0) sources.mappings.replace(next);
+  return { file: loaded.file, changed, mappings: mappingsFingerprint(sources.mappings.current()) };
+}
+
+/** The dotted keys whose values differ; a key present on one side only counts as changed. Values never leave here. */
+function differences(before: unknown, after: unknown, path: readonly string[]): string[] {
+  if (Object.is(before, after)) return [];
+  const key = path.join('.') || '(the whole file)';
+  if (!isRecord(before) || !isRecord(after)) {
+    const same = typeof before === typeof after && JSON.stringify(before) === JSON.stringify(after);
+    return same ? [] : [key];
+  }
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names.flatMap((name) => differences(before[name], after[name], [...path, name]));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+export function logReload(logger: Logger, by: string, result: ReloadResult): void {
+  logger.info(
+    { by, file: result.file, changed: result.changed, mappings: result.mappings },
+    result.changed.length === 0
+      ? 'config reloaded: the mappings are unchanged'
+      : `config reloaded: mappings ${result.changed.join(', ')} changed; jobs use them from their next run`,
+  );
+}
+
+export type RecordedReload = { ok: true; result: ReloadResult } | { ok: false; error: ControlError };
+
+/**
+ * A reload not given through the queue (SIGHUP on the daemon process): carried out here, on this instance, and kept
+ * in the commands table with who asked and how it ended, like a queued one, and logged.
+ */
+export function recordedReload(
+  sources: ReloadSources & { readonly queue: StateStore; readonly logger: Logger },
+  by: string,
+): RecordedReload {
+  const { queue, logger } = sources;
+  let outcome: RecordedReload;
+  try {
+    outcome = { ok: true, result: reloadConfig(sources) };
+  } catch (error) {
+    if (!(error instanceof ControlError)) throw error;
+    outcome = { ok: false, error };
+  }
+  if (outcome.ok) logReload(logger, by, outcome.result);
+  else logger.warn({ by, code: outcome.error.code, detail: outcome.error.message }, 'config reload refused');
+  try {
+    queue.transaction(() => {
+      const id = queue.commands.enqueue({
+        kind: 'config.reload',
+        args: {},
+        fingerprint: configFingerprint(sources.loaded.config),
+        requestedBy: by,
+      });
+      queue.commands.claim(id);
+      if (outcome.ok) queue.commands.complete(id, outcome.result);
+      else queue.commands.fail(id, outcome.error.code, outcome.error.message);
+    });
+  } catch (error) {
+    logger.warn({ err: error, by }, 'the config reload could not be recorded in the state');
+  }
+  return outcome;
+}

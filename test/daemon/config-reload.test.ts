@@ -1,0 +1,281 @@
+/**
+ * A config reload without a stop: an order dead-lettered for a SKU without a mapping reaches the ERP once the
+ * mapping is added to the file, reloaded (`supply-sync config reload`, the control API, SIGHUP) and the dead letter
+ * retried, with the daemon running throughout. A retry given before the reload is refused: it would run with the
+ * old mappings. A reload of a file with another change (a connection) is refused naming the key, one of an invalid
+ * file with the file, key and what was expected; neither changes anything. Each reload is kept in the commands
+ * table with who asked for it.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Daemon } from '../../src/daemon/index.js';
+import { sandboxControl } from '../../src/sandbox/control/client.js';
+import { openStateStore } from '../../src/state/index.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { killAndWait, spawnCli } from '../crash/harness/child.js';
+import { runCli } from '../cli/run-cli.js';
+import { eventually, openHealthWorld, type HealthWorld } from './health-support.js';
+
+const TOKEN = 'ops-token-for-the-config-reload-test';
+const BRANCHES = {
+  br_tlv: 'TLV01',
+  br_hrz: 'HRZ02',
+  br_jlm: 'JLM03',
+  br_hfa: 'HFA04',
+  br_bsh: 'BSH05',
+  br_rnn: 'RNN06',
+};
+const CONFIG = {
+  server: { port: 0, auth: { token: TOKEN } },
+  connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
+  // The schedule never fires during the test: every run is one the test asks for.
+  jobs: {
+    orders: {
+      flow: 'orders',
+      connector: 'erp',
+      schedule: '0 3 1 1 *',
+      options: { unmapped_item: 'dead_letter' },
+    },
+  },
+  mappings: { branches: BRANCHES },
+};
+
+type ConfigFile = typeof CONFIG & Record<string, unknown>;
+
+describe('config reload on a running daemon', () => {
+  let world: HealthWorld;
+  let daemon: Daemon;
+  let configFile: string;
+
+  beforeAll(async () => {
+    world = await openHealthWorld({ allowHttpWebhooks: true });
+    daemon = await world.start(CONFIG);
+    configFile = join(world.dir, 'supply-sync-0.yaml');
+  }, 60_000);
+  afterAll(async () => world?.close());
+
+  const cli = (...args: string[]) => runCli([...args, '--config', configFile]);
+  const readConfig = async (): Promise<ConfigFile> =>
+    JSON.parse(await readFile(configFile, 'utf8')) as ConfigFile;
+  const writeConfig = (config: unknown) => writeFile(configFile, JSON.stringify(config, null, 2));
+  const erpOrderIds = (): string[] => {
+    const db = new Database(join(world.dir, 'erp', 'demo-erp.sqlite'), { readonly: true });
+    try {
+      const rows = db
+        .prepare('SELECT DISTINCT API_ORDER_ID AS id FROM ORDERS WHERE API_ORDER_ID IS NOT NULL')
+        .all() as Array<{ id: string }>;
+      return rows.map((row) => row.id);
+    } finally {
+      db.close();
+    }
+  };
+  const reloads = () =>
+    (
+      daemon.env.state.db
+        .prepare("SELECT id FROM commands WHERE kind = 'config.reload' ORDER BY id")
+        .all() as Array<{ id: number }>
+    ).map((row) => daemon.env.state.commands.get(row.id));
+
+  it(
+    'replays an order dead-lettered for a missing SKU mapping once the mapping is reloaded, without a stop',
+    { timeout: 120_000 },
+    async () => {
+      const control = sandboxControl(world.sandbox.controlUrl);
+      const [orderId] = ((await control.action('buyer_send_order', { count: 1 })) as { order_ids: string[] })
+        .order_ids;
+      if (orderId === undefined) throw new Error('the sandbox sent no order');
+      // No SKU is mapped yet: every order of the run goes to a dead letter.
+      expect((await cli('sync', 'orders')).stderr).toMatch(
+        /orders failed: all \d+ records went to dead letters/,
+      );
+      const letter = daemon.env.state.deadLetters
+        .list({ flow: 'orders' })
+        .find((entry) => entry.recordKey.includes(orderId));
+      if (letter === undefined) throw new Error(`order ${orderId} was not dead-lettered`);
+      const skus = [...letter.reason.matchAll(/no ERP item for SKU (\S+) /g)].map((match) => match[1] ?? '');
+      expect(skus.length).toBeGreaterThan(0);
+      expect(erpOrderIds()).not.toContain(orderId);
+
+      // The supplier's IT person adds the mappings to the file; the daemon still runs with the old ones.
+      const config = await readConfig();
+      await writeConfig({
+        ...config,
+        mappings: { ...config.mappings, skus: Object.fromEntries(skus.map((sku) => [sku, sku])) },
+      });
+      const early = await cli('dead-letters', 'retry', String(letter.id));
+      expect(early.code).toBe(1);
+      expect(early.stderr).toContain(
+        `the running daemon's mappings differ from ${configFile}: run \`supply-sync config reload\` first`,
+      );
+      expect(early.stderr).toContain('(mappings_differ)');
+      expect(daemon.env.state.deadLetters.byId(letter.id)?.status).toBe('open');
+
+      const reloaded = await cli('config', 'reload');
+      expect(reloaded.stderr).toBe('');
+      expect(reloaded).toMatchObject({
+        code: 0,
+        stdout: `config reloaded from ${configFile}: mappings skus changed; the jobs use them from their next run\n`,
+      });
+      expect(daemon.env.mappings.current()['skus']).toEqual(Object.fromEntries(skus.map((s) => [s, s])));
+
+      expect(await cli('dead-letters', 'retry', String(letter.id))).toMatchObject({
+        code: 0,
+        stdout: '1 dead letter queued for retry\n',
+      });
+      const run = await cli('sync', 'orders');
+      expect(run.stdout).toMatch(/^orders: /m);
+      expect(erpOrderIds()).toContain(orderId);
+      expect(daemon.env.state.deadLetters.byId(letter.id)?.status).not.toBe('open');
+      expect(daemon.env.state.deadLetters.byId(letter.id)?.status).not.toBe('retrying');
+
+      // A second reload of the same file changes nothing and says so.
+      const again = await cli('config', 'reload', '--json');
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ file: configFile, changed: [] });
+      const recorded = reloads();
+      expect(recorded.map((command) => command?.status)).toEqual(['done', 'done']);
+      expect(recorded[0]).toMatchObject({
+        requestedBy: expect.stringMatching(/^cli:.+@.+$/),
+        result: { changed: ['skus'] },
+      });
+      expect(
+        world.logs.some(
+          (line) => line.msg.startsWith('config reloaded: mappings skus changed') && line['by'] !== undefined,
+        ),
+      ).toBe(true);
+    },
+  );
+
+  it(
+    'refuses a reload with a changed connection, naming the key, and changes nothing',
+    { timeout: 60_000 },
+    async () => {
+      const before = daemon.env.mappings.current();
+      const original = await readConfig();
+      await writeConfig({
+        ...original,
+        connectors: { erp: { ...original.connectors.erp, data_dir: 'erp-elsewhere' } },
+        mappings: { ...original.mappings, skus: { ...original.mappings['skus' as 'branches'], NEW: 'N-1' } },
+      });
+      try {
+        const refused = await cli('config', 'reload');
+        expect(refused.code).toBe(1);
+        expect(refused.stderr).toContain('connectors.erp.data_dir changed, which a reload cannot apply');
+        expect(refused.stderr).toContain('restart the daemon');
+        expect(refused.stderr).toContain('(restart_needed)');
+        expect(refused.stderr).not.toContain('erp-elsewhere');
+        expect(daemon.env.mappings.current()).toBe(before);
+
+        const viaApi = await fetch(`${daemon.opsUrl}/config/reload`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        expect(viaApi.status).toBe(409);
+        expect(await viaApi.json()).toMatchObject({
+          error: 'restart_needed',
+          detail: expect.stringContaining('connectors.erp.data_dir'),
+        });
+        expect(daemon.env.mappings.current()).toBe(before);
+        expect(reloads().at(-1)).toMatchObject({
+          status: 'failed',
+          errorCode: 'restart_needed',
+          requestedBy: expect.stringMatching(/^api:/),
+        });
+      } finally {
+        await writeConfig(original);
+      }
+    },
+  );
+
+  it('refuses an invalid file with its file, key and what was expected, and keeps the config', async () => {
+    const before = daemon.env.mappings.current();
+    const original = await readConfig();
+    await writeConfig({ ...original, mappings: { ...original.mappings, skus: ['not', 'a', 'table'] } });
+    try {
+      const refused = await cli('config', 'reload');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${configFile}`);
+      expect(refused.stderr).toContain('mappings.skus');
+      expect(refused.stderr).toContain('config is invalid (config_invalid)');
+
+      // The daemon's own check, as SIGHUP and the control API reach it.
+      const outcome = daemon.reloadConfig('signal:SIGHUP');
+      expect(outcome.ok).toBe(false);
+      if (outcome.ok) return;
+      expect(outcome.error.code).toBe('config_invalid');
+      expect(outcome.error.message).toContain(configFile);
+      expect(outcome.error.message).toContain('mappings.skus');
+      expect(outcome.error.message).toContain('the daemon keeps running with the config it has');
+      expect(daemon.env.mappings.current()).toBe(before);
+      expect(reloads().at(-1)).toMatchObject({
+        status: 'failed',
+        errorCode: 'config_invalid',
+        requestedBy: 'signal:SIGHUP',
+      });
+      const viaApi = await fetch(`${daemon.opsUrl}/config/reload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(viaApi.status).toBe(422);
+      expect(daemon.env.mappings.current()).toBe(before);
+    } finally {
+      await writeConfig(original);
+    }
+  });
+
+  it('says there is nothing to reload when no daemon runs', async () => {
+    const config = { ...(await readConfig()), state: { path: 'no-daemon/daemon.db' } };
+    const file = join(world.dir, 'no-daemon.yaml');
+    await writeFile(file, JSON.stringify(config));
+    expect(await runCli(['config', 'reload', '--config', file])).toMatchObject({
+      code: 0,
+      stdout: `no daemon is running: ${file} is valid, and the daemon reads it when it starts\n`,
+    });
+  });
+
+  it('reloads on SIGHUP to the daemon process, which keeps running', { timeout: 90_000 }, async () => {
+    const config = {
+      ...(await readConfig()),
+      server: { port: 0 },
+      state: { path: 'sighup/daemon.db' },
+      log: { level: 'warn' },
+    };
+    const file = join(world.dir, 'sighup.yaml');
+    await writeFile(file, JSON.stringify(config));
+    const child = spawnCli(['run', '--no-catch-up', '--config', file]);
+    try {
+      expect(await child.ready).not.toBeNull();
+      await writeFile(
+        file,
+        JSON.stringify({ ...config, mappings: { ...config.mappings, skus: { 'SKU-HUP': 'ITEM-HUP' } } }),
+      );
+      child.kill('SIGHUP');
+      const state = openStateStore({
+        file: join(world.dir, 'sighup', 'daemon.db'),
+        clock: systemClock,
+        readOnly: true,
+      });
+      try {
+        const recorded = await eventually(() => {
+          const row = state.db.prepare("SELECT id FROM commands WHERE kind = 'config.reload'").get() as
+            { id: number } | undefined;
+          return row === undefined ? undefined : state.commands.get(row.id);
+        }, 30_000);
+        expect(recorded).toMatchObject({
+          status: 'done',
+          requestedBy: 'signal:SIGHUP',
+          result: { changed: ['skus'] },
+        });
+      } finally {
+        state.close();
+      }
+      expect(child.isRunning()).toBe(true);
+    } finally {
+      await killAndWait(child);
+    }
+  });
+});
