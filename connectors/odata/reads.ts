@@ -50,6 +50,24 @@ class Fields {
     return this.optional(field) ?? fallback ?? this.text(field);
   }
 
+  /**
+   * An amount in the API's money format (two fraction digits): OData services send decimals as JSON numbers, so
+   * 32.5 arrives as "32.5". An amount with more digits than cents is refused, not rounded.
+   */
+  money(field: string): string {
+    const text = this.text(field);
+    const match = /^(-?\d+)(?:\.(\d*?)0*)?$/.exec(text);
+    const fraction = match?.[2] ?? '';
+    if (match === null || fraction.length > 2) {
+      throw new ConnectorError(
+        'connector_result_invalid',
+        `${this.where}.fields.${field}: the ERP returned ${text}, expected an amount with at most two decimals`,
+        { connector: this.connector, retryable: false },
+      );
+    }
+    return `${match[1] ?? '0'}.${fraction.padEnd(2, '0')}`;
+  }
+
   date(field: string): string {
     return this.text(field).slice(0, 10);
   }
@@ -104,7 +122,7 @@ export class OdataCatalogSource implements CatalogSource {
       return {
         priceList: f.text('price_list'),
         sku: f.text('sku'),
-        price: f.decimal('price'),
+        price: f.money('price'),
         minQuantity: f.optional('min_quantity'),
         validFrom: f.optionalDate('valid_from'),
       };

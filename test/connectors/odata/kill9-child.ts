@@ -1,6 +1,7 @@
 /**
  * Child process of the odata kill -9 test: runs the orders job against the parent's sandbox, on a real state file
- * and the odata connector over the parent's SAP Business One Service Layer emulator, until killed.
+ * and the odata connector over the parent's emulator (the connector block, with its preset and write mode, comes
+ * from the parent), until killed.
  * Usage: node kill9-child.js '<json settings>'. Modes: "loop" runs forever (the parent kills it); "converge" runs
  * until two runs in a row find nothing to do, prints "converged" and exits 0. Each run's counts are one JSON line.
  */
@@ -17,8 +18,8 @@ import { openStateStore } from '../../../src/state/index.js';
 interface ChildSettings {
   baseUrl: string;
   apiKey: string;
-  serviceUrl: string;
-  password: string;
+  /** The odata connector's block: preset, service_url, auth, entities. */
+  block: Record<string, unknown>;
   dir: string;
   startFrom: string;
   mode: 'loop' | 'converge';
@@ -32,17 +33,7 @@ const logger = pino({ level: 'silent' });
 const state = openStateStore({ file: path.join(settings.dir, 'orders.db'), clock: systemClock });
 state.runs.closeInterrupted();
 const erp = await odataConnectorDefinition.create(
-  odataConfigSchema.parse({
-    preset: 'sap-b1-service-layer',
-    service_url: settings.serviceUrl,
-    auth: {
-      kind: 'sap-b1-session',
-      company_db: 'SBODEMOUS',
-      username: 'manager',
-      password: settings.password,
-    },
-    timeout: 2_000,
-  }),
+  odataConfigSchema.parse({ ...settings.block, timeout: 2_000 }),
   { name: 'erp', baseDir: settings.dir },
 );
 const api = createApiClient({
