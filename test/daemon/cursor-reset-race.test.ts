@@ -81,7 +81,9 @@ describe('a cursor reset given while the job runs', () => {
       await daemon.runNow('orders', 'operator');
       const reread = state.runs.last('orders');
       expect(reread).toMatchObject({ outcome: 'ok' });
-      expect(reread?.counts['fetched']).toBe(first?.counts['fetched']);
+      expect(reread?.counts['fetched']).toBeGreaterThanOrEqual(
+        first?.counts['fetched'] ?? Number.POSITIVE_INFINITY,
+      );
       expect(state.cursors.get(STREAM)?.watermarkMs).not.toBeNull();
     },
   );
