@@ -250,6 +250,7 @@ function jobServices(
 function operatorCommands(env: Environment, scheduler: SchedulerService): CommandService {
   return new CommandService(env, {
     runForResult: (job) => scheduler.runForResult(job, 'operator'),
+    betweenRuns: (job, work) => scheduler.betweenRuns(job, work),
     runHeldWebhooks: (job) => {
       scheduler
         .runNow(job, 'webhook')

@@ -71,7 +71,9 @@ function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
     const actions = controls
       ? ` ${button('Retry', `/dead-letters/${id}/retry`, esc)}${button('Discard', `/dead-letters/${id}/discard`, esc)}`
       : '';
-    return `<li data-dead-letter="${id}">#${id}${actions}</li>`;
+    const retrying = group.retrying.includes(id);
+    const shown = retrying ? `#${id} (retrying)` : `#${id}`;
+    return `<li data-dead-letter="${id}"${retrying ? ' data-retrying' : ''}>${shown}${actions}</li>`;
   });
   const body = esc(JSON.stringify({ flow: group.flow, reason: group.reason }));
   const all = controls

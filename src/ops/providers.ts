@@ -109,6 +109,8 @@ export interface DeadLetterGroup {
   reason: string;
   count: number;
   ids: readonly number[];
+  /** Those of `ids` queued for retry: the job's next run takes them up. */
+  retrying: readonly number[];
 }
 
 /** What the status page shows as a console: recent runs per job, activity, dead letters by reason. */

@@ -1,5 +1,5 @@
 import { renderNotificationsSection } from './notifications-view.js';
-import type { StatusSnapshot } from './status.js';
+import type { JobView, StatusSnapshot } from './status.js';
 import { CONSOLE_STYLE, renderConsole } from './console-html.js';
 import { shownTime } from './time-format.js';
 
@@ -66,6 +66,15 @@ function leadershipLine(s: StatusSnapshot, time: (iso: string | null) => string 
   return `<p id="leadership">${text}</p>`;
 }
 
+/** The freshness column; a pause says since when in the configured zone, like the page's other times. */
+function freshnessCell(j: JobView, time: (iso: string | null) => string | null): string {
+  if (j.paused !== null) {
+    const why = j.paused.reason === null ? '' : `: ${j.paused.reason}`;
+    return `${j.freshness}: paused since ${time(j.paused.since) ?? j.paused.since} by ${j.paused.by}${why}`;
+  }
+  return j.freshnessDetail === null ? j.freshness : `${j.freshness}: ${j.freshnessDetail}`;
+}
+
 /**
  * The status page for IT: self-contained HTML (no external assets) that reloads itself. With `controls` (the
  * control API is served to this viewer) it carries the console's buttons and their one script.
@@ -102,7 +111,7 @@ export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolea
         j.lastOutcome,
         time(j.lastSuccessAt),
         time(j.nextRunAt),
-        j.freshnessDetail === null ? j.freshness : `${j.freshness}: ${j.freshnessDetail}`,
+        freshnessCell(j, time),
         j.openDeadLetters,
         j.lastError,
       ],

@@ -49,6 +49,8 @@ interface JobSlot {
   readonly cron: CronSchedule | undefined;
   running: Promise<void> | undefined;
   followUp: { trigger: SchedulerTrigger; promise: Promise<void>; resolve: () => void } | undefined;
+  /** Work waiting for the current run to end, carried out before any follow-up run starts. */
+  readonly between: Array<() => void>;
   nextAt: number | undefined;
 }
 
@@ -74,7 +76,14 @@ export class Scheduler {
     this.#timezone = options.timezone ?? 'Asia/Jerusalem';
     for (const spec of options.jobs) {
       const cron = spec.schedule === undefined ? undefined : parseCron(spec.schedule);
-      this.#slots.set(spec.name, { spec, cron, running: undefined, followUp: undefined, nextAt: undefined });
+      this.#slots.set(spec.name, {
+        spec,
+        cron,
+        running: undefined,
+        followUp: undefined,
+        between: [],
+        nextAt: undefined,
+      });
     }
   }
 
@@ -116,6 +125,25 @@ export class Scheduler {
 
   isRunning(job: string): boolean {
     return this.#slots.get(job)?.running !== undefined;
+  }
+
+  /**
+   * Carries out `work` while no run of the job is in flight: at once when the job is idle (or unknown here), else as
+   * soon as its current run ends and before a follow-up run starts, also while stopping. For a change a run would
+   * undo, such as a cursor reset that a run in flight would save over. Resolves with what `work` returns.
+   */
+  betweenRuns<T>(job: string, work: () => T): Promise<T> {
+    const slot = this.#slots.get(job);
+    if (slot?.running === undefined) return new Promise<T>((resolve) => resolve(work()));
+    return new Promise<T>((resolve, reject) => {
+      slot.between.push(() => {
+        try {
+          resolve(work());
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
   }
 
   /** When each scheduled job fires next (after jitter), for status pages. */
@@ -160,6 +188,7 @@ export class Scheduler {
     } catch (error) {
       this.#emit({ type: 'failed', job, trigger, error });
     }
+    for (const work of slot.between.splice(0)) work();
     const followUp = slot.followUp;
     slot.followUp = undefined;
     if (followUp && !this.#stopping) {

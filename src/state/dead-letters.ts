@@ -169,18 +169,24 @@ export class DeadLetterStore {
   }
 
   /** Open (and retrying) dead letters grouped by flow and reason, largest group first, with their ids. */
-  groupsByReason(limit = 50): Array<{ flow: string; reason: string; count: number; ids: number[] }> {
+  groupsByReason(
+    limit = 50,
+  ): Array<{ flow: string; reason: string; count: number; ids: number[]; retrying: number[] }> {
     const rows = this.db
       .prepare(
-        `SELECT flow, reason, id FROM dead_letters WHERE status IN ('open', 'retrying') ORDER BY flow, reason, id`,
+        `SELECT flow, reason, id, status FROM dead_letters WHERE status IN ('open', 'retrying') ORDER BY flow, reason, id`,
       )
-      .all() as Array<{ flow: string; reason: string; id: number }>;
-    const groups = new Map<string, { flow: string; reason: string; count: number; ids: number[] }>();
+      .all() as Array<{ flow: string; reason: string; id: number; status: string }>;
+    const groups = new Map<
+      string,
+      { flow: string; reason: string; count: number; ids: number[]; retrying: number[] }
+    >();
     for (const row of rows) {
       const key = JSON.stringify([row.flow, row.reason]);
-      const group = groups.get(key) ?? { flow: row.flow, reason: row.reason, count: 0, ids: [] };
+      const group = groups.get(key) ?? { flow: row.flow, reason: row.reason, count: 0, ids: [], retrying: [] };
       group.count += 1;
       group.ids.push(Number(row.id));
+      if (row.status === 'retrying') group.retrying.push(Number(row.id));
       groups.set(key, group);
     }
     return [...groups.values()].sort((a, b) => b.count - a.count).slice(0, limit);

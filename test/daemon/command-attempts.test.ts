@@ -75,6 +75,7 @@ describe('operator commands that cannot finish', () => {
         return { threw: new Error(`ERP login refused for password ${SECRET}`) };
       },
       runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
     });
     const command: QueuedCommand = await finished(runNow());
     expect(command).toMatchObject({ status: 'failed', errorCode: 'run_failed', attempts: 1 });
@@ -93,6 +94,7 @@ describe('operator commands that cannot finish', () => {
         return null;
       },
       runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
     });
     const command = await finished(runNow());
     expect(command).toMatchObject({
@@ -113,6 +115,7 @@ describe('operator commands that cannot finish', () => {
         return null;
       },
       runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
     });
     expect(await finished(id)).toMatchObject({ errorCode: 'too_many_attempts' });
     expect(calls).toBe(0);

@@ -156,6 +156,26 @@ describe('the control API on a running daemon', () => {
       error: 'job_paused',
       detail: expect.stringContaining('resume it first'),
     });
+    const syncs = () =>
+      daemon.env.state.db.prepare("SELECT COUNT(*) AS n FROM commands WHERE kind = 'sync'").get() as {
+        n: number;
+      };
+    const queuedBefore = syncs().n;
+    // Without ?wait=true as well: refused before anything is queued, not 202.
+    const pausedRun = await call('POST', '/jobs/orders/run');
+    expect(pausedRun.status).toBe(409);
+    expect(await pausedRun.json()).toMatchObject({
+      error: 'job_paused',
+      detail: expect.stringMatching(/^job "orders" is paused \(since .* by api:token\); resume it first$/),
+    });
+    const unknownRun = await call('POST', '/jobs/ordres/run');
+    expect(unknownRun.status).toBe(404);
+    expect(await unknownRun.json()).toMatchObject({
+      error: 'unknown_job',
+      detail: expect.stringContaining('no job "ordres"'),
+    });
+    expect(syncs().n).toBe(queuedBefore);
+    expect(daemon.env.state.commands.unfinished()).toEqual([]);
     expect((await call('POST', '/jobs/orders/resume')).status).toBe(200);
     const unknown = await call('POST', '/jobs/ordres/pause');
     expect(unknown.status).toBe(404);
@@ -205,6 +225,28 @@ describe('the control API on a running daemon', () => {
       runs: Array<{ trigger: string }>;
     };
     expect(runs.runs[0]?.trigger).toBe('operator');
+  });
+
+  it('answers 404 naming a job it has no runs for, 400 naming a since or limit it cannot read', async () => {
+    const unknown = await call('GET', '/runs?job=nope');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({
+      error: 'unknown_job',
+      detail: expect.stringContaining('no job "nope"'),
+    });
+    for (const [query, named] of [
+      ['since=yesterday', 'since: expected a time in epoch milliseconds, got "yesterday"'],
+      ['since=-5', 'since: expected a time in epoch milliseconds, got "-5"'],
+      ['limit=0', 'limit: expected a whole number from 1 to 1000, got "0"'],
+      ['limit=lots', 'limit: expected a whole number from 1 to 1000, got "lots"'],
+    ]) {
+      const refused = await call('GET', `/runs?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(await refused.json()).toEqual({ error: 'usage', detail: named });
+    }
+    const since = await call('GET', `/runs?job=orders&since=${Date.now() - 3_600_000}&limit=1`);
+    expect(since.status).toBe(200);
+    expect(((await since.json()) as { runs: unknown[] }).runs).toHaveLength(1);
   });
 
   it('replaces the configured secrets in run errors, dead-letter reasons and command errors it answers', async () => {

@@ -53,3 +53,30 @@ describe('the status page says which instance runs the jobs', () => {
     );
   });
 });
+
+describe('the status page shows times in the configured zone', () => {
+  it("shows a pause's start in the configured zone, as it shows the job's runs", () => {
+    const job: StatusSnapshot['jobs'][number] = {
+      name: 'orders',
+      schedule: '*/5 * * * *',
+      running: false,
+      lastRunAt: '2026-11-25T09:40:00.000Z',
+      lastOutcome: 'ok',
+      lastError: null,
+      nextRunAt: null,
+      lastSuccessAt: '2026-11-25T09:40:00.000Z',
+      freshness: 'paused',
+      freshnessDetail: 'paused since 2026-11-25T09:30:00.000Z by cli:ann@erp-host: ERP upgrade',
+      attention: false,
+      openDeadLetters: 0,
+      paused: { since: '2026-11-25T09:30:00.000Z', by: 'cli:ann@erp-host', reason: 'ERP upgrade' },
+    };
+    const page = renderStatusHtml(snapshot({ timezone: 'Asia/Jerusalem', jobs: [job] }));
+    // 09:40 UTC is 11:40 in Jerusalem in November (UTC+2).
+    expect(page).toContain('2026-11-25 11:40:00 (20 min ago)');
+    expect(page).toContain(
+      'paused: paused since 2026-11-25 11:30:00 (30 min ago) by cli:ann@erp-host: ERP upgrade',
+    );
+    expect(page).not.toContain('09:30:00');
+  });
+});

@@ -82,6 +82,47 @@ describe('Scheduler on a fake clock', () => {
     await scheduler.stop(1000);
   });
 
+  it('carries out work between runs: at once when idle, else after the run in flight and before its follow-up', async () => {
+    const clock = new FakeClock(Date.parse('2026-06-10T09:00:00Z'));
+    const log: string[] = [];
+    const scheduler = new Scheduler({
+      jobs: [{ name: 'orders' }, { name: 'buyers' }],
+      clock,
+      timezone: TZ,
+      run: async (job, trigger) => {
+        log.push(`${job} ${trigger} start`);
+        await clock.sleep(MINUTE);
+        log.push(`${job} ${trigger} end`);
+      },
+    });
+    expect(await scheduler.betweenRuns('orders', () => 'idle')).toBe('idle');
+    const first = scheduler.runNow('orders', 'cli');
+    const busyElsewhere = scheduler.runNow('buyers', 'cli');
+    const reset = scheduler.betweenRuns('orders', () => {
+      log.push('reset');
+      return 'done';
+    });
+    const other = scheduler.betweenRuns('buyers-unknown', () => 'unknown');
+    const followUp = scheduler.runNow('orders', 'webhook');
+    const failing = scheduler.betweenRuns('orders', () => {
+      throw new Error('refused');
+    });
+    await expect(other).resolves.toBe('unknown');
+    expect(log).toEqual(['orders cli start', 'buyers cli start']);
+    await clock.advanceBy(3 * MINUTE);
+    await Promise.all([first, followUp, busyElsewhere]);
+    await expect(reset).resolves.toBe('done');
+    await expect(failing).rejects.toThrow('refused');
+    expect(log.filter((line) => line.startsWith('orders') || line === 'reset')).toEqual([
+      'orders cli start',
+      'orders cli end',
+      'reset',
+      'orders webhook start',
+      'orders webhook end',
+    ]);
+    await scheduler.stop(1000);
+  });
+
   it('runs one job at a time and coalesces triggers during a run into one follow-up', async () => {
     const clock = new FakeClock(Date.parse('2026-06-10T09:00:00Z'));
     let active = 0;

@@ -1,5 +1,6 @@
 /** `supply-sync dead-letters list|retry|discard`: records a flow could not process, with the reason. */
 import type { Command } from 'commander';
+import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { giveStateCommand } from '../control.js';
@@ -34,11 +35,14 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
             ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
           }),
       );
-      if (options.json) return context.output.line(JSON.stringify(letters, null, 2));
+      // A reason can quote what the API or the ERP answered: the config's secrets are replaced, as in the control API.
+      if (options.json)
+        return context.output.line(JSON.stringify(deepScrub(letters, context.secrets), null, 2));
       if (letters.length === 0) return context.output.line('no dead letters');
       for (const l of letters) {
         context.output.line(
-          `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${new Date(l.lastSeen).toISOString()}]: ${l.reason}`,
+          `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${new Date(l.lastSeen).toISOString()}]: ` +
+            scrubSecrets(l.reason, context.secrets),
         );
       }
     });

@@ -12,7 +12,7 @@ export function registerJobCommands(program: Command, context: CliContext): void
     .option('--reason <text>', 'why, shown on the status page, in /readyz and in `status`')
     .option('--json', 'print JSON')
     .description(
-      'no scheduled, catch-up or webhook runs until `jobs resume`; webhooks are still stored and run after the resume',
+      'no scheduled, catch-up or webhook runs until `jobs resume` (a run in progress ends normally); webhooks are still stored and run after the resume',
     )
     .action(async (job: string, options: { reason?: string; json?: boolean }, command: Command) => {
       const loaded = await loadCliConfig(context, globalOptions(command).config);

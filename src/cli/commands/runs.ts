@@ -1,6 +1,7 @@
 /** `supply-sync runs`: the run history, newest first; read-only, so it works beside a running daemon. */
 import type { Command } from 'commander';
 import { parseDuration } from '../../config/duration.js';
+import { deepScrub, scrubSecrets } from '../../log/index.js';
 import type { RunRecord } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
@@ -28,7 +29,7 @@ function sinceMs(since: string | undefined, now: number): number | undefined {
   return now - ms;
 }
 
-function line(run: RunRecord, timeZone: string): string {
+function line(run: RunRecord, timeZone: string, secrets: readonly string[]): string {
   const counts = Object.entries(run.counts)
     .map(([name, count]) => `${name}=${count}`)
     .join(' ');
@@ -37,7 +38,7 @@ function line(run: RunRecord, timeZone: string): string {
   const letters = run.deadLetters
     ? `; ${run.deadLetters} dead letter${run.deadLetters === 1 ? '' : 's'}`
     : '';
-  const error = run.error === null ? '' : `; ${run.error}`;
+  const error = run.error === null ? '' : `; ${scrubSecrets(run.error, secrets)}`;
   return (
     `#${run.id} ${run.job} ${wallTime(run.startedAt, timeZone)} ${run.trigger} ${run.outcome ?? 'running'} ` +
     `(${duration}${counts ? `; ${counts}` : ''}${letters})${error}`
@@ -78,8 +79,9 @@ export function registerRunsCommand(program: Command, context: CliContext): void
             limit,
           }),
       );
-      if (options.json) return context.output.line(JSON.stringify(runs, null, 2));
+      // A run's error can quote what it was sent or answered: the config's secrets are replaced, as in the control API.
+      if (options.json) return context.output.line(JSON.stringify(deepScrub(runs, context.secrets), null, 2));
       if (runs.length === 0) return context.output.line('no runs');
-      for (const run of runs) context.output.line(line(run, config.timezone));
+      for (const run of runs) context.output.line(line(run, config.timezone, context.secrets));
     });
 }

@@ -1,6 +1,7 @@
 /** `supply-sync status [--json]`: jobs, freshness, dead letters, outbox and inbox from the state file. */
 import type { Command } from 'commander';
 import { jobStatuses } from '../../daemon/job-status.js';
+import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
@@ -49,7 +50,8 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
               : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
           }),
         };
-        context.output.line(JSON.stringify(withHealth, null, 2));
+        // Errors are stored as they came: the config's secrets are replaced, as on the status page.
+        context.output.line(JSON.stringify(deepScrub(withHealth, context.secrets), null, 2));
         return;
       }
       for (const job of overview.jobs) {
@@ -61,7 +63,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
               ? 'running'
               : (job.lastRun?.outcome ?? 'no runs');
         const error = job.lastError
-          ? `; last error ${ago(job.lastError.at, now)}: ${job.lastError.message}`
+          ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(job.lastError.message, context.secrets)}`
           : '';
         const check = health.get(job.job);
         const readiness =

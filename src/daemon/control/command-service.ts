@@ -20,7 +20,7 @@ import { logReload, reloadConfig } from './config-reload.js';
 import { configFingerprint, fingerprintParts } from './fingerprint.js';
 import { mappingsFingerprint } from '../mappings.js';
 import { heldWebhookRuns } from './paused-runs.js';
-import { carryOutInState } from './state-actions.js';
+import { carryOutInState, jobOfStream } from './state-actions.js';
 
 /** How often the queue is read; the control API also wakes the drain at once. */
 export const COMMAND_POLL_MS = 250;
@@ -37,6 +37,11 @@ export interface CommandRunner {
   runForResult(job: string): Promise<RunResult | { readonly threw: unknown } | null>;
   /** Starts the webhook run a job owes for webhooks held while it was paused; does not wait for it. */
   runHeldWebhooks(job: string): void;
+  /**
+   * Carries out `work` while no run of the job is in flight: at once when it is idle, else right after its current
+   * run and before its next one.
+   */
+  betweenRuns(job: string, work: () => void): Promise<void>;
 }
 
 /** The run did not happen because this daemon is stopping or lost its term; the command stays for the next leader. */
@@ -114,6 +119,7 @@ export class CommandService implements Service {
         continue;
       }
       if (action.kind === 'config.reload') this.#reload(command);
+      else if (action.kind === 'cursor.reset') this.#resetBetweenRuns(command, action.stream);
       else if (STATE_ACTIONS.has(action.kind)) this.#carryOutInState(command, action);
       else this.#startEffect(command, action);
     }
@@ -175,6 +181,27 @@ export class CommandService implements Service {
     } catch (error) {
       this.#fail(command, error);
     }
+  }
+
+  /**
+   * A run in flight read the stream's cursor before the reset and would save it back after, undoing the reset: the
+   * reset waits for the run of the stream's job to end and is carried out before that job's next run.
+   */
+  #resetBetweenRuns(command: QueuedCommand, stream: string): void {
+    const action: ControlAction = { kind: 'cursor.reset', stream };
+    const job = jobOfStream(stream, [...this.env.jobs.keys()]);
+    if (job === undefined) {
+      this.#carryOutInState(command, action);
+      return;
+    }
+    this.#inFlight.add(command.id);
+    this.runner
+      .betweenRuns(job, () => {
+        // A daemon that stopped while the run went on leaves the reset to the next leader.
+        if (!this.#stopping) this.#carryOutInState(command, action);
+      })
+      .catch((error: unknown) => this.#fail(command, error))
+      .finally(() => this.#inFlight.delete(command.id));
   }
 
   #startEffect(command: QueuedCommand, action: ControlAction): void {

@@ -1,7 +1,9 @@
 /** The control API's routes: each turns a request into a command (or a read) and its answer. */
 import type { QueuedCommand } from '../../state/index.js';
-import type { ControlAction } from './actions.js';
+import { ControlError, type ControlAction } from './actions.js';
 import type { ControlApiOptions } from './control-api.js';
+import { requireNotPaused } from './effect-actions.js';
+import { requireJob } from './state-actions.js';
 
 export interface ControlRequest {
   readonly params: Readonly<Record<string, string>>;
@@ -67,20 +69,48 @@ const route = (path: string): RegExp =>
   new RegExp(`^${path.replace(/\{(\w+)\}/g, (_all, name: string) => segment(name))}$`);
 const param = (request: ControlRequest, name: string): string =>
   decodeURIComponent(request.params[name] ?? '');
+/** A refusal given before anything is queued, with the status its code maps to. */
+function refusal(error: unknown): ControlReply {
+  if (!(error instanceof ControlError)) throw error;
+  return { status: STATUS_BY_CODE[error.code] ?? 500, body: { error: error.code, detail: error.message } };
+}
+
 /** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */
 const command =
-  (path: string, action: (request: ControlRequest) => ControlAction | ControlReply, waitByDefault = true) =>
+  (
+    path: string,
+    action: (request: ControlRequest, options: ControlApiOptions) => ControlAction | ControlReply,
+    waitByDefault = true,
+  ) =>
   (method: 'POST'): ControlRoute => ({
     method,
     path,
     pattern: route(path),
     handle: async (request, context) => {
-      const made = action(request);
+      const made = action(request, context.options);
       if ('status' in made) return made;
       const wait = waitByDefault || request.query.get('wait') === 'true';
       return commandReply(await context.give(made, wait));
     },
   });
+
+/**
+ * A run now of a job the config does not name, or that is disabled or paused, is refused before it is queued (also
+ * without ?wait=true); the daemon checks again when it carries the run out.
+ */
+function runNow(job: string, options: ControlApiOptions): ControlAction | ControlReply {
+  const { file, config } = options.loaded;
+  try {
+    requireJob(job, { file, jobs: Object.keys(config.jobs) });
+    if (config.jobs[job]?.enabled === false) {
+      throw new ControlError('job_disabled', `job "${job}" is disabled in ${file}`);
+    }
+    requireNotPaused(job, options.queue);
+  } catch (error) {
+    return refusal(error);
+  }
+  return { kind: 'sync', job };
+}
 
 function deadLetterId(request: ControlRequest): number | ControlReply {
   const id = param(request, 'id');
@@ -96,7 +126,7 @@ function reasonOf(body: Readonly<Record<string, unknown>>): string | null {
 }
 
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
-  command('/jobs/{job}/run', (r) => ({ kind: 'sync', job: param(r, 'job') }), false)('POST'),
+  command('/jobs/{job}/run', (r, options) => runNow(param(r, 'job'), options), false)('POST'),
   command('/jobs/{job}/pause', (r) => ({
     kind: 'jobs.pause',
     job: param(r, 'job'),
@@ -130,6 +160,21 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   ...readRoutes(),
 ];
 
+/** A whole-number query parameter: undefined when absent, a 400 naming it when it is not one in range. */
+function whole(
+  query: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+  expected: string,
+): number | undefined | ControlReply {
+  const text = query.get(name);
+  if (text === null) return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (value >= min && value <= max) return value;
+  return { status: 400, body: { error: 'usage', detail: `${name}: expected ${expected}, got "${text}"` } };
+}
+
 function readRoutes(): ControlRoute[] {
   const get = (path: string, handle: ControlRoute['handle']): ControlRoute => ({
     method: 'GET',
@@ -144,12 +189,23 @@ function readRoutes(): ControlRoute[] {
     })),
     get('/runs', async (request, { options }) => {
       const job = request.query.get('job');
-      const since = Number(request.query.get('since') ?? Number.NaN);
+      if (job !== null) {
+        const { file, config } = options.loaded;
+        try {
+          requireJob(job, { file, jobs: Object.keys(config.jobs) });
+        } catch (error) {
+          return refusal(error);
+        }
+      }
+      const since = whole(request.query, 'since', 0, Number.MAX_SAFE_INTEGER, 'a time in epoch milliseconds');
+      if (typeof since === 'object') return since;
+      const limit = whole(request.query, 'limit', 1, 1000, 'a whole number from 1 to 1000');
+      if (typeof limit === 'object') return limit;
       const runs = options.queue.runs.list({
         ...(job === null ? {} : { job }),
         failed: request.query.get('failed') === 'true',
-        ...(Number.isFinite(since) ? { since } : {}),
-        limit: Math.min(Number(request.query.get('limit') ?? 100) || 100, 1000),
+        ...(since === undefined ? {} : { since }),
+        limit: limit ?? 100,
       });
       return { status: 200, body: { runs } };
     }),

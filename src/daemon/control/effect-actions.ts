@@ -129,15 +129,19 @@ function commandKey(command: NonNullable<EffectContext['command']>): string {
 /** Refuses a run of a paused job: the pause is the operator's, a run now would ignore it. */
 async function runNow(job: string, context: EffectContext): Promise<SyncResult> {
   requireJob(job, context);
-  const paused = context.state.pausedJobs.get(job);
-  if (paused !== null) {
-    throw new ControlError(
-      'job_paused',
-      `job "${job}" is paused (since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}); resume it first`,
-    );
-  }
+  requireNotPaused(job, context.state);
   const result = await context.runJob(job);
   return { job, outcome: result.outcome, counts: result.counts, error: result.error ?? null };
+}
+
+/** Refuses a run of a paused job, saying since when, by whom, and what to do. */
+export function requireNotPaused(job: string, state: Pick<StateActionContext['state'], 'pausedJobs'>): void {
+  const paused = state.pausedJobs.get(job);
+  if (paused === null) return;
+  throw new ControlError(
+    'job_paused',
+    `job "${job}" is paused (since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}); resume it first`,
+  );
 }
 
 /** The endpoint this daemon registered: the one whose secret the state holds (or the one given). */

@@ -48,6 +48,13 @@ export function carryOutInState(action: ControlAction, context: StateActionConte
   }
 }
 
+/** The configured job whose runs read and save a stream's cursor (streams are named `<job>:<api path>`). */
+export function jobOfStream(stream: string, jobs: readonly string[]): string | undefined {
+  const colon = stream.indexOf(':');
+  const job = colon < 0 ? stream : stream.slice(0, colon);
+  return jobs.includes(job) ? job : undefined;
+}
+
 export function requireJob(job: string, context: Pick<StateActionContext, 'file' | 'jobs'>): void {
   if (context.jobs.includes(job)) return;
   throw new ControlError(

@@ -97,6 +97,16 @@ export class SchedulerService implements Service {
     return after === undefined || after.seq === before ? null : after.result;
   }
 
+  /**
+   * Carries out `work` while no run of the job is in flight: at once when it is idle, else right after its current
+   * run and before the next (see Scheduler.betweenRuns); at once while stopped.
+   */
+  betweenRuns<T>(job: string, work: () => T): Promise<T> {
+    const scheduler = this.#scheduler;
+    if (scheduler === undefined) return new Promise<T>((resolve) => resolve(work()));
+    return scheduler.betweenRuns(job, work);
+  }
+
   isRunning(job: string): boolean {
     return this.#scheduler?.isRunning(job) ?? false;
   }
