@@ -4,8 +4,11 @@ import { parseItem, type DriftCounter, type ResourceParser } from './parsing.js'
 import type { RawResponse, RequestSpec, Transport } from './transport.js';
 import { buildPath } from './url.js';
 
+/** What the endpoint modules send requests through: the transport, or a view of it that refuses writes. */
+export type RequestSender = Pick<Transport, 'request'>;
+
 export interface ClientContext {
-  readonly transport: Transport;
+  readonly transport: RequestSender;
   readonly drift: DriftCounter;
 }
 

@@ -34,7 +34,10 @@ import { DriftCounter, type DriftListener } from './parsing.js';
 import { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './rate-limiter.js';
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
-import { Transport, type ApiCallEvent, type BeforeWrite } from './transport.js';
+import { ClientConfigError } from './errors.js';
+import { changesData, Transport, type ApiCallEvent, type BeforeWrite } from './transport.js';
+import type { RequestSender } from './context.js';
+import { buildPath } from './url.js';
 
 export interface ApiClientOptions {
   /** Includes the version prefix, e.g. http://127.0.0.1:4010/v2. */
@@ -132,26 +135,29 @@ export function createApiClient(options: ApiClientOptions) {
           auth.refreshMarginMs,
         );
   const ctx: ClientContext = { transport, drift };
-  return {
+  const areas = (context: ClientContext) => ({
+    account: createAccountApi(context, (me) => limiter.setPerMinute(me.rate_limit.per_minute)),
+    supplierBuyers: createSupplierBuyersApi(context),
+    orders: createOrdersApi(context),
+    documents: createDocumentsApi(context),
+    catalog: createCatalogApi(context),
+    priceLists: createPriceListsApi(context),
+    reference: createReferenceApi(context),
+    purchases: createPurchasesApi(context),
+    expenses: createExpensesApi(context),
+    accounting: createAccountingApi(context),
+    sales: createSalesApi(context),
+    inventory: createInventoryApi(context),
+    reports: createReportsApi(context),
+    files: createFilesApi(context),
+    exports: createExportsApi(context),
+    audit: createAuditApi(context),
+    webhooks: createWebhooksApi(context),
+    events: createEventsApi(context),
+  });
+  const client = {
     environment,
-    account: createAccountApi(ctx, (me) => limiter.setPerMinute(me.rate_limit.per_minute)),
-    supplierBuyers: createSupplierBuyersApi(ctx),
-    orders: createOrdersApi(ctx),
-    documents: createDocumentsApi(ctx),
-    catalog: createCatalogApi(ctx),
-    priceLists: createPriceListsApi(ctx),
-    reference: createReferenceApi(ctx),
-    purchases: createPurchasesApi(ctx),
-    expenses: createExpensesApi(ctx),
-    accounting: createAccountingApi(ctx),
-    sales: createSalesApi(ctx),
-    inventory: createInventoryApi(ctx),
-    reports: createReportsApi(ctx),
-    files: createFilesApi(ctx),
-    exports: createExportsApi(ctx),
-    audit: createAuditApi(ctx),
-    webhooks: createWebhooksApi(ctx),
-    events: createEventsApi(ctx),
+    ...areas(ctx),
     /** Quarantine and drift counts per resource since the client was created. */
     driftStats: (): Record<string, { quarantined: number; drift: number }> => drift.snapshot(),
     rateLimiterStats: (): RateLimiterStats => limiter.stats(),
@@ -162,6 +168,42 @@ export function createApiClient(options: ApiClientOptions) {
       await ownedDispatcher?.close();
     },
   };
+  readOnlyViews.set(client, (refusal) => ({
+    ...client,
+    ...areas({ transport: refusingWrites(transport, refusal), drift }),
+    // The view shares the client's dispatcher; closing it is the client's owner's business.
+    close: () => Promise.resolve(),
+  }));
+  return client;
 }
 
 export type ApiClient = ReturnType<typeof createApiClient>;
+
+/** How each client builds its read-only views (a client made by createApiClient is always here). */
+const readOnlyViews = new WeakMap<object, (refusal: string) => ApiClient>();
+
+function refusingWrites(transport: Transport, refusal: string): RequestSender {
+  return {
+    request(spec) {
+      if (changesData(spec)) {
+        const path = buildPath(spec.route, spec.params ?? {});
+        return Promise.reject(
+          new ClientConfigError('read_only', `${refusal}: ${spec.method} ${path} was not sent`),
+        );
+      }
+      return transport.request(spec);
+    },
+  };
+}
+
+/**
+ * The same client that refuses, before anything is sent, every request that would change data (any method but
+ * GET): for work that must only read, such as a reconciliation, whatever the code it calls tries. Reads go through
+ * the client's own transport (its rate limit, retries and write fence); `refusal` starts the error's message.
+ */
+export function readOnlyApiClient(client: ApiClient, refusal: string): ApiClient {
+  const view = readOnlyViews.get(client);
+  if (view === undefined)
+    throw new ClientConfigError('read_only', 'not an API client made by createApiClient');
+  return view(refusal);
+}

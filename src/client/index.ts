@@ -1,5 +1,10 @@
 /** The typed client of the Purchasing and Supply API v2. */
-export { createApiClient, type ApiClient, type ApiClientOptions } from './create-client.js';
+export {
+  createApiClient,
+  readOnlyApiClient,
+  type ApiClient,
+  type ApiClientOptions,
+} from './create-client.js';
 export {
   ApiError,
   ValidationApiError,

@@ -21,7 +21,7 @@ export type * from './transport-types.js';
 const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
 /** A request that changes data at the API: any method but GET, the token exchange aside. */
-function changesData(spec: RequestSpec): boolean {
+export function changesData(spec: RequestSpec): boolean {
   return spec.method !== 'GET' && spec.authenticate !== false;
 }
 

@@ -2,9 +2,11 @@
  * The scheduled reconciliations, as job kinds: `reconcile` compares the journal the API exported with the books of
  * its connector, `reconcile-orders` the API's orders with the ERP. Each reads only; a run that finds a difference
  * ends `failed`, its error naming how many and of which kinds: run history, `supply-sync status` and the status
- * page show it, and readiness too once the job's `freshness` passes without a matching run.
+ * page show it, and readiness too once the job's `freshness` passes without a matching run. Like the CLI's
+ * `reconcile`, a job reads the API through a view of the daemon's client that refuses every write before it is sent.
  */
 import { z } from 'zod';
+import { readOnlyApiClient, type ApiClient } from '../client/index.js';
 import { duration } from '../config/index.js';
 import { journalExportOptionsSchema } from '../flows/journal-export/index.js';
 import { defineFlow, jobConnector } from '../plugin/index.js';
@@ -48,6 +50,14 @@ const ordersOptions = z.strictObject({
 });
 
 /** YYYY-MM of the month `offset` months from now, in UTC. */
+/** The daemon's client as a reconcile job may use it: reads only. */
+function readingOnly(api: ApiClient, job: string): ApiClient {
+  return readOnlyApiClient(
+    api,
+    `job ${job} reconciles and reads only: a request that changes data was stopped`,
+  );
+}
+
 function monthOf(clock: Clock, offset: number): string {
   const now = new Date(clock.now());
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString().slice(0, 7);
@@ -77,6 +87,7 @@ export const reconcileJournalFlow = defineFlow({
   create(job, deps) {
     const books = jobConnector('reconcile', job, deps);
     const readBack = books.require('accountingWriter').readBack;
+    const api = readingOnly(deps.api, job.name);
     if (readBack === undefined) {
       throw new Error(
         `jobs.${job.name}.connector: connector ${books.name} cannot read its books back, so it cannot be reconciled`,
@@ -93,7 +104,7 @@ export const reconcileJournalFlow = defineFlow({
               ? monthOf(ctx.clock, 0)
               : period;
         const report = await reconcileJournal({
-          api: deps.api,
+          api,
           readBack,
           mapping: { options: job.options.export_options, tables: deps.mappings },
           scope: parseScope({ period: month }),
@@ -121,12 +132,13 @@ export const reconcileOrdersFlow = defineFlow({
     const erp = jobConnector('reconcile-orders', job, deps);
     const sink = erp.require('orderSink');
     const { options } = job;
+    const api = readingOnly(deps.api, job.name);
     return {
       name: job.name,
       async run(ctx) {
         const since = new Date(ctx.clock.now() - options.since).toISOString();
         const compared = await compareOrders(
-          deps.api,
+          api,
           sink,
           { since, label: `the last ${options.since} ms` },
           {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { WebhooksApi } from '../client/areas/webhooks.js';
 import type { WebhookApi, WebhookDelivery, WebhookEndpoint } from './api.js';
 
@@ -43,8 +44,23 @@ export function webhookApiFromClient(webhooks: WebhooksApi): WebhookApi {
     testWebhook: async (id, options) => delivery(await webhooks.test(id, options ?? {})),
     listDeliveries: (id, query) =>
       mapItems(webhooks.deliveries(id, query?.status ? { status: query.status } : {})),
-    redeliver: (id, deliveryId) => webhooks.redeliver(id, deliveryId),
+    redeliver: (id, deliveryId) =>
+      webhooks.redeliver(id, deliveryId, { idempotencyKey: redeliveryKey(id, deliveryId) }),
   };
+}
+
+/**
+ * The Idempotency-Key of a redelivery request: one per failed delivery attempt. A redelivery queues a new attempt
+ * with an id of its own, so asking again for the same failed attempt (a command repeated, or re-run by the next
+ * leader) is replayed by the API instead of queueing a second attempt.
+ */
+export function redeliveryKey(webhookId: string, deliveryId: string): string {
+  const readable = `webhook-redeliver:${webhookId}:${deliveryId}`;
+  const plain = [webhookId, deliveryId].every((id) => /^[A-Za-z0-9._-]+$/.test(id));
+  if (plain && readable.length <= 128) return readable;
+  return `webhook-redeliver:${createHash('sha256')
+    .update(JSON.stringify([webhookId, deliveryId]))
+    .digest('hex')}`;
 }
 
 function delivery(value: {

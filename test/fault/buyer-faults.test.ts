@@ -1,10 +1,12 @@
 /**
- * Fault convergence of the buyer daemon (the journal export into CSV import files, in small batches, and the mirror
- * of the journal lines into a SQLite table): the same seeded approvals, once on a clean network and once with the
- * sandbox answering 10% of requests with 5xx, resetting 5% of connections, opening with a 429 burst, adding rare
- * 2 s latency spikes, duplicating and reordering webhooks, and signing them with a clock skewed first within and
- * then beyond the tolerance. Both runs must book the same lines, each in one import file and marked exported once,
- * mirror every line in its latest state, and one more run afterwards must write nothing.
+ * Fault convergence of the buyer daemon (the journal export into CSV import files, in small batches, the mirror of
+ * the journal lines into a SQLite table, and the expenses of a csv-expenses drop folder, some with a receipt): the
+ * same seeded approvals and expense files, once on a clean network and once with the sandbox answering 10% of
+ * requests with 5xx, resetting 5% of connections, opening with a 429 burst, adding rare 2 s latency spikes,
+ * duplicating and reordering webhooks, and signing them with a clock skewed first within and then beyond the
+ * tolerance. Both runs must book the same lines, each in one import file and marked exported once,
+ * mirror every line in its latest state, send every expense once (held once by the API, with its receipt, written
+ * back once), and one more run afterwards must write nothing.
  */
 import { describe, expect, it } from 'vitest';
 import { buyerScenarioWith } from '../crash/harness/buyer.js';
@@ -15,7 +17,7 @@ import { FAULT_GOALS, NETWORK_FAULTS, SKEW_BEYOND_TOLERANCE_S, SKEW_WITHIN_TOLER
 
 const SEED = 91;
 const ROUNDS = 8;
-const scenario = buyerScenarioWith({ maxLinesPerBatch: 8, mirror: true });
+const scenario = buyerScenarioWith({ maxLinesPerBatch: 8, mirror: true, expenses: true });
 
 /** The compared end state: everything but the number of import files, which depends on how runs batched. */
 function endState(report: ConvergeReport): Record<string, unknown> {
@@ -48,7 +50,8 @@ describe.skipIf(missingFlows(scenario).length > 0)('buyer daemon under network f
       `buyer fault convergence: clean ${clean.durationMs} ms (${clean.syncRuns} sync runs), faulted ${faulted.durationMs} ms, ` +
         `sync runs ${faulted.syncRuns} (${faulted.failedSyncRuns} failed), import files ` +
         `${String(clean.check.summary['importFiles'])} clean / ${String(faulted.check.summary['importFiles'])} ` +
-        `faulted, deliveries by status ${JSON.stringify(faulted.deliveries)}, daemon ${JSON.stringify(
+        `faulted, expenses sent ${String(clean.check.summary['expensesSent'])} clean / ` +
+        `${String(faulted.check.summary['expensesSent'])} faulted, deliveries by status ${JSON.stringify(faulted.deliveries)}, daemon ${JSON.stringify(
           faulted.daemon,
         )}\n`,
     );
@@ -58,6 +61,9 @@ describe.skipIf(missingFlows(scenario).length > 0)('buyer daemon under network f
     expect(clean.check.summary['linesExported']).toBeGreaterThan(0);
     expect(clean.check.summary['stillApproved']).toBe(0);
     expect(clean.check.summary['mirroredLines']).toBeGreaterThan(0);
+    expect(clean.check.summary['expensesSent']).toBeGreaterThan(0);
+    expect(clean.check.summary['expensesSent']).toBe(clean.check.summary['expensesDropped']);
+    expect(faulted.check.summary['expensesSent']).toBe(faulted.check.summary['expensesDropped']);
 
     // The faults were really applied, and reached the daemon: skew beyond tolerance refused...
     expect(faulted.redelivered).toBeGreaterThan(0);

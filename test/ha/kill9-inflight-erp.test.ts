@@ -1,12 +1,14 @@
 /**
  * A leader frozen (SIGSTOP) with an ERP write really in flight: two writer processes (erp-writer-child.ts: the
- * elector, the fenced PostgreSQL state, the write gate and the commit-gated driver of the daemon) write what the
- * "API" lists into tables without a UNIQUE guard, each in a transaction that looks the item up first. At each point
+ * elector, the fenced PostgreSQL state and the write gate of the daemon) write what the "API" lists into tables
+ * without a UNIQUE guard, each in a transaction that looks the item up first: orders through the sql connector's
+ * order sink, built from the connector definition with its commit gate wired to the write gate as the daemon wires
+ * it, and journal batches through the sql connector's journal writer over a commit-gated driver. At each point
  * a new item appears; once the leader has begun writing it and its transaction is open (its line says so and
  * PostgreSQL shows the session idle in that transaction), it is frozen. The standby takes over, finds nothing
  * committed, and writes the item itself. Woken, the old leader reaches its commit gate after its term ended: the
- * gate refuses and the transaction rolls back. Two kinds of item: orders (one row each), and journal batches
- * written by the sql connector's journal writer, frozen half written (after their first line). At the end each
+ * gate refuses and the transaction rolls back. Two kinds of item: orders (a header and a line each, frozen right
+ * before their COMMIT), and journal batches, frozen half written (after their first line). At the end each
  * order and each journal line is there exactly once, and every frozen write was refused (none committed late).
  *
  * HA_INFLIGHT_POINTS sets the number of freezes of each kind (CI size in test/support/suites.ts).
@@ -45,7 +47,9 @@ describe.skipIf(!probe.available)(
       await withClient(erp.url, (client) =>
         client.query(`
           CREATE TABLE api_orders (order_ref text PRIMARY KEY);
-          CREATE TABLE erp_orders (order_ref text NOT NULL, instance text NOT NULL, epoch bigint NOT NULL);
+          CREATE TABLE erp_orders (
+            erp_number bigserial, order_ref text NOT NULL, customer text, written_by text NOT NULL);
+          CREATE TABLE erp_order_lines (erp_number bigint NOT NULL, line_no int, item text, quantity numeric);
           CREATE TABLE api_batches (batch_key text PRIMARY KEY, lines int NOT NULL);
           CREATE TABLE books_lines (batch_key text NOT NULL, line_no int NOT NULL, account text, amount numeric);`),
       );
@@ -66,10 +70,15 @@ describe.skipIf(!probe.available)(
       orders: {
         prefix: 'PO',
         add: (ref: string) => query('INSERT INTO api_orders VALUES ($1)', [ref]),
-        written: () =>
-          query<Written>(
-            'SELECT order_ref AS ref, count(*)::int AS copies FROM erp_orders GROUP BY order_ref',
-          ),
+        // Each order as the order sink writes it: a header and its line.
+        written: async () => {
+          const rows = await query<Written & { lines: number }>(
+            `SELECT o.order_ref AS ref, count(DISTINCT o.erp_number)::int AS copies, count(l.line_no)::int AS lines
+             FROM erp_orders o LEFT JOIN erp_order_lines l ON l.erp_number = o.erp_number GROUP BY o.order_ref`,
+          );
+          expect(rows.filter((row) => row.lines !== row.copies)).toEqual([]);
+          return rows;
+        },
       },
       journal: {
         prefix: 'JB',

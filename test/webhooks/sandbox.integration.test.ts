@@ -119,4 +119,29 @@ describe('webhook commands and receiver against the sandbox', () => {
     }
     expect(state.inbox.get(missed.event_id)?.type).toBe('ping');
   });
+
+  it('queues one new attempt for a failed delivery however often its redelivery is asked for', async () => {
+    const api = webhookApiFromClient(client.webhooks);
+    const [endpoint] = await api.listWebhooks();
+    if (endpoint === undefined) throw new Error('the first test registers the endpoint');
+    accepting = false;
+    const missed = await testWebhook(api, endpoint.id);
+    expect(missed.status).toBe('failed');
+    // The command asked twice for the same failed attempt (repeated, or re-run by the next leader): the second
+    // request carries the first one's Idempotency-Key, so the API replays it instead of queueing another attempt.
+    await api.redeliver(endpoint.id, missed.id);
+    await api.redeliver(endpoint.id, missed.id);
+    const attempts = async () => {
+      const found = [];
+      for await (const delivery of api.listDeliveries(endpoint.id))
+        if (delivery.event_id === missed.event_id) found.push(delivery);
+      return found;
+    };
+    for (let i = 0; i < 200 && (await attempts()).some((d) => d.status !== 'failed'); i++) {
+      sandbox.tick();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    accepting = true;
+    expect((await attempts()).map((d) => d.attempt).sort()).toEqual([1, 2]);
+  });
 });

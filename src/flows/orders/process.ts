@@ -3,12 +3,13 @@
  * - ERP write committed, ledger not recorded: the page is redelivered; writeOrder finds the order by its API id
  *   inside its transaction and returns the ERP number without writing; the ack follows.
  * - ledger recorded, ack not sent: the redelivered (or next) version sends it.
- * - ack accepted, not recorded: acknowledging again with the same external_ref is an idempotent 200 (G2).
+ * - ack accepted, not recorded: acknowledging again with the same external_ref is an idempotent 200 (G2), and
+ *   the request carries the same Idempotency-Key (order id and ERP number), so a late copy is replayed as well.
  */
 import type { ApiClient } from '../../client/index.js';
 import { ConnectorError, type OrderSink } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
-import { contentHash } from '../../engine/index.js';
+import { contentHash, idempotencyKey } from '../../engine/index.js';
 import { isConflict, RecordProblem } from '../shared/failures.js';
 import type { OrderBook } from './order-book.js';
 import type { OrderMapper } from './mapping.js';
@@ -41,6 +42,11 @@ export interface OrderProcessorDeps {
   book: OrderBook;
   mapper: OrderMapper;
   options: ProcessOptions;
+}
+
+/** The acknowledgement's Idempotency-Key: the same order written as the same ERP number sends the same key. */
+export function acknowledgementKey(orderId: string, erpNumber: string): string {
+  return idempotencyKey('order-ack', orderId, erpNumber);
 }
 
 const hasText = (value: string | null | undefined): value is string =>
@@ -189,7 +195,11 @@ export class OrderProcessor {
     }
     if (hasText(order.external_ref)) throw this.#ackConflict(order, order.external_ref, erpNumber);
     try {
-      await api.orders.acknowledge(order.id, { external_ref: erpNumber }, { signal });
+      await api.orders.acknowledge(
+        order.id,
+        { external_ref: erpNumber },
+        { signal, idempotencyKey: acknowledgementKey(order.id, erpNumber) },
+      );
     } catch (error) {
       if (!isConflict(error)) throw error;
       // 409: another external_ref is recorded (or the order moved on); the current order says which.

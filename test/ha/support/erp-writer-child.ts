@@ -1,12 +1,14 @@
 /**
- * A leader process that writes orders into an ERP the way the daemon's order sink does, with the daemon's own
- * parts: the elector, the PostgreSQL state fenced to the term the work began in (runInTerm), the write gate, and
- * the kit's PostgreSQL driver behind the commit gate. For each order the "API" lists (table api_orders) that the
- * state has not recorded, one ERP transaction looks the order up and inserts it when absent (the ERP table has no
- * UNIQUE guard), stays open `holdMs` so a freeze can land inside it, then asks the commit gate and commits; the
- * state records the order after. In `journal` mode it writes the journal batches the "API" lists (api_batches)
- * with the sql connector's journal writer into a table without a UNIQUE guard, each batch held open after its first
- * line. Work of a term stops at the first refusal. One JSON line per step on stdout.
+ * A leader process that writes orders into an ERP with the daemon's own parts: the elector, the PostgreSQL state
+ * fenced to the term the work began in (runInTerm), the write gate, and the sql connector built from its definition
+ * (its order sink, on PostgreSQL, with statements over tables without a UNIQUE guard) whose `mayCommit` asks the
+ * write gate, as the daemon wires it. For each order the "API" lists (table api_orders) that the state has not
+ * recorded, the order sink's transaction looks the order up and inserts it (header and line) when absent; right
+ * before its COMMIT, where the connector asks the commit gate, the transaction is held open `holdMs` so a freeze can
+ * land inside it, then the gate decides; the state records the order after. In `journal` mode it writes the journal
+ * batches the "API" lists (api_batches) with the sql connector's journal writer into a table without a UNIQUE
+ * guard, each batch held open after its first line. Work of a term stops at the first refusal. One JSON line per
+ * step on stdout.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WriteGate } from '../../../src/daemon/services/write-gate.js';
@@ -28,6 +30,8 @@ import type { SqlDriver } from '../../../src/kit/sql/driver.js';
 import type { JournalEntry } from '../../../src/connector-contract/index.js';
 import { SqlAccountingWriter } from '../../../connectors/sql/accounting-writer.js';
 import { journalTableSchema } from '../../../connectors/sql/journal-config.js';
+import { sqlConnectorConfigSchema, sqlConnectorDefinition } from '../../../connectors/sql/sql-connector.js';
+import type { ErpOrder, OrderSink } from '../../../src/connector-contract/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { openPgStateStore } from '../../../src/state/index.js';
 
@@ -76,7 +80,45 @@ const gate = new WriteGate(state, settings);
 const mayCommit = async (): Promise<void> => {
   await gate.admit('an ERP commit');
 };
-const erp = commitGated(new PgDriver({ url: options.erpUrl, name: 'erp' }), mayCommit);
+/** The "API": the orders and journal batches it lists, read from the ERP database. */
+const erp = new PgDriver({ url: options.erpUrl, name: 'api' });
+/** The order being written, while the order sink's transaction is open. */
+let ordering: { ref: string; epoch: number } | undefined;
+/** The sql connector of the daemon: its order sink asks this gate right before each COMMIT. */
+const connector = await sqlConnectorDefinition.create(
+  sqlConnectorConfigSchema.parse({
+    connection: { driver: 'pg', url: options.erpUrl },
+    statements: {
+      orders: {
+        find: 'SELECT erp_number::text AS erp_order_number FROM erp_orders WHERE order_ref = :api_order_id',
+        insert_header:
+          'INSERT INTO erp_orders (order_ref, customer, written_by) VALUES (:api_order_id, :customer_number, :notes) ' +
+          'RETURNING erp_number::text AS erp_order_number',
+        insert_line:
+          'INSERT INTO erp_order_lines (erp_number, line_no, item, quantity) ' +
+          'VALUES (CAST(:erp_order_number AS bigint), :line_number, :item_code, CAST(:quantity AS numeric))',
+      },
+    },
+  }),
+  {
+    name: 'erp',
+    baseDir: process.cwd(),
+    // The daemon's wiring (environment-parts.ts), with the transaction held open first so a freeze lands in it.
+    mayCommit: async () => {
+      if (ordering !== undefined) {
+        say('erp-open', ordering);
+        await sleep(options.holdMs);
+      }
+      await gate.admit('a write of connector erp');
+    },
+  },
+);
+const orderSink: OrderSink = connector.capabilities.orderSink ?? noOrderSink();
+
+function noOrderSink(): never {
+  throw new Error('the sql connector offers no order sink');
+}
+
 /** The books: the sql connector's real journal writer over a driver that holds each batch open after its first line. */
 let writing: { ref: string; epoch: number } | undefined;
 const books = new SqlAccountingWriter(
@@ -142,20 +184,54 @@ function journalEntry(ref: string, lineNumber: number): JournalEntry {
 }
 
 async function writeOrder(ref: string, term: Term): Promise<void> {
-  const outcome = await erp.transaction(async (tx) => {
-    const found = await tx.query('SELECT 1 FROM erp_orders WHERE order_ref = :ref', { ref });
-    if (found.rows.length > 0) return 'found';
-    await tx.query('INSERT INTO erp_orders (order_ref, instance, epoch) VALUES (:ref, :instance, :epoch)', {
+  ordering = { ref, epoch: term.epoch };
+  try {
+    const result = await orderSink.writeOrder(erpOrder(ref, `${options.instance} epoch ${term.epoch}`));
+    state.kv.set('erp-orders', ref, term.epoch);
+    say('erp-committed', {
       ref,
-      instance: options.instance,
       epoch: term.epoch,
+      outcome: result.status === 'written' ? 'inserted' : 'found',
+      erpNumber: result.erpOrderNumber,
     });
-    say('erp-open', { ref, epoch: term.epoch });
-    await sleep(options.holdMs);
-    return 'inserted';
-  });
-  state.kv.set('erp-orders', ref, term.epoch);
-  say('erp-committed', { ref, epoch: term.epoch, outcome });
+  } finally {
+    ordering = undefined;
+  }
+}
+
+/** The order the "API" lists as `ref`, as the orders flow hands it to the sink: one line. */
+function erpOrder(ref: string, writtenBy: string): ErpOrder {
+  return {
+    apiOrderId: ref,
+    orderNumber: ref,
+    customerNumber: 'C-100',
+    shipTo: null,
+    purchaseType: null,
+    orderDate: '2026-11-26',
+    deliveryDate: '2026-11-27',
+    windowFrom: null,
+    windowTo: null,
+    currency: 'ILS',
+    totalBeforeVat: '10.00',
+    vat: '1.80',
+    totalWithVat: '11.80',
+    notes: writtenBy,
+    lines: [
+      {
+        lineNumber: 1,
+        apiLineId: `${ref}-1`,
+        itemCode: 'ITEM-1',
+        description: 'item',
+        quantity: '1',
+        unit: 'unit',
+        unitPrice: '10.00',
+        discountPct: null,
+        total: '10.00',
+        vatExempt: false,
+        notes: null,
+      },
+    ],
+  };
 }
 
 async function pass(term: Term): Promise<void> {
