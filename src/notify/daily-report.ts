@@ -6,7 +6,13 @@ import type { JobConfig } from '../config/index.js';
 import { resolveWallTime, wallTimeAt } from '../scheduler/zoned-time.js';
 import { missingMappingFix } from '../shared/missing-mapping.js';
 import { NotificationSources, type NewDeadLetters } from '../state/index.js';
-import { escapeHtml, originLine, type MessageOrigin, type NotificationMessage } from './message.js';
+import {
+  escapeHtml,
+  localTime,
+  originLine,
+  type MessageOrigin,
+  type NotificationMessage,
+} from './message.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,12 +58,6 @@ export function reportDue(now: number, at: string, timeZone: string): { due: num
   const due = resolved.instants[0] ?? resolved.shiftedForward ?? now;
   const day = `${wall.year}-${String(wall.month).padStart(2, '0')}-${String(wall.day).padStart(2, '0')}`;
   return { due, day };
-}
-
-export function localTime(instant: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(
-    instant,
-  );
 }
 
 interface Section {
