@@ -14,6 +14,7 @@ import {
 } from './network-schema.js';
 import { markSecret, secret } from './secret.js';
 import { notificationsSchema } from './notifications-schema.js';
+import { closestMatch } from './did-you-mean.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
 const CRON_HINT = 'expected a cron expression like "*/5 * * * *"';
@@ -353,7 +354,30 @@ export const coreConfigSchema = z
           'ha (leader election) needs a shared PostgreSQL state: set state.url, or remove the ha block to run one instance on the SQLite file',
       });
     }
+    checkNotificationJobs(config, ctx);
   });
+
+/** Job names in notification rules and the daily report must name jobs of this config. */
+function checkNotificationJobs(
+  config: { jobs: Record<string, unknown>; notifications?: z.output<typeof notificationsSchema> | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const block = config.notifications;
+  if (block === undefined) return;
+  const known = Object.keys(config.jobs);
+  const check = (names: readonly string[] | undefined, path: (string | number)[]) =>
+    names?.forEach((name, index) => {
+      if (name in config.jobs) return;
+      const close = closestMatch(name, known);
+      ctx.addIssue({
+        code: 'custom',
+        path: ['notifications', ...path, index],
+        message: `no job named "${name}"${close === undefined ? '' : ` (did you mean "${close}"?)`}; the jobs under jobs: are ${known.join(', ') || 'none'}`,
+      });
+    });
+  block.rules.forEach((rule, index) => check(rule.jobs, ['rules', index, 'jobs']));
+  check(block.daily_report?.jobs, ['daily_report', 'jobs']);
+}
 
 export type CoreConfig = z.output<typeof coreConfigSchema>;
 export type JobConfig = CoreConfig['jobs'][string];

@@ -4,8 +4,15 @@
  */
 import type { JobConfig } from '../config/index.js';
 import { resolveWallTime, wallTimeAt } from '../scheduler/zoned-time.js';
-import { NotificationSources } from '../state/index.js';
-import { escapeHtml, originLine, type MessageOrigin, type NotificationMessage } from './message.js';
+import { missingMappingFix } from '../shared/missing-mapping.js';
+import { NotificationSources, type NewDeadLetters } from '../state/index.js';
+import {
+  escapeHtml,
+  localTime,
+  originLine,
+  type MessageOrigin,
+  type NotificationMessage,
+} from './message.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,12 +60,6 @@ export function reportDue(now: number, at: string, timeZone: string): { due: num
   return { due, day };
 }
 
-export function localTime(instant: number, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(
-    instant,
-  );
-}
-
 interface Section {
   readonly title: string;
   readonly lines: string[];
@@ -70,6 +71,7 @@ function jobSection(
   from: number,
   to: number,
   timeZone: string,
+  configFile: string,
 ): Section {
   const runs = sources.runsBetween(job.name, from, to);
   const failed = runs.filter((run) => run.outcome === 'failed');
@@ -88,10 +90,15 @@ function jobSection(
   }
   const held = sources.deadLettersSince(job.name, 0, true);
   if (held.length === 0) lines.push('Nothing held back.');
-  for (const group of held) {
-    lines.push(`Held back: ${group.count} × ${group.reason} (for example ${group.examples.join(', ')})`);
-  }
+  for (const group of held) lines.push(heldBack(group, configFile));
   return { title: `${job.name} (${job.config.flow})`, lines };
+}
+
+/** One reason documents are held back: how many, why, which, and the fix when it is known. */
+export function heldBack(group: NewDeadLetters, configFile: string): string {
+  const line = `Held back: ${group.count} × ${group.reason} (for example ${group.examples.join(', ')})`;
+  if (group.missing === null) return line;
+  return `${line}. To fix: ${missingMappingFix(group.missing, configFile)}, then restart supply-sync; the next run exports them.`;
 }
 
 export function dailyReport(
@@ -102,7 +109,7 @@ export function dailyReport(
   origin: MessageOrigin,
 ): NotificationMessage {
   const from = due - DAY_MS;
-  const sections = jobs.map((job) => jobSection(sources, job, from, due, timeZone));
+  const sections = jobs.map((job) => jobSection(sources, job, from, due, timeZone, origin.config));
   const period = `${localTime(from, timeZone)} to ${localTime(due, timeZone)} (${timeZone})`;
   const text = [
     `Daily report for ${period}`,

@@ -2,7 +2,8 @@
  * Dead letters, batched: one message per job and quiet period, listing what is new by reason. What is covered and
  * when the job was last told are kept with the queued message in one transaction, so a crash repeats nothing.
  */
-import { NotificationSources } from '../state/index.js';
+import { missingMappingFix } from '../shared/missing-mapping.js';
+import { NotificationSources, type NewDeadLetters } from '../state/index.js';
 import { simpleMessage, type MessageOrigin } from './message.js';
 import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
 
@@ -43,9 +44,7 @@ export function deriveDeadLetters(
       `Job ${job}: ${total} record(s) held back`,
       [
         `Job ${job} set aside ${total} record(s) it could not process. By reason:`,
-        ...groups.map(
-          (group) => `${group.count} × ${group.reason}\n(for example: ${group.examples.join(', ')})`,
-        ),
+        ...groups.map((group) => byReason(group, origin.config)),
         `See them with: supply-sync dead-letters list --flow ${job}`,
       ],
       origin,
@@ -56,4 +55,10 @@ export function deriveDeadLetters(
     });
   }
   return queued;
+}
+
+function byReason(group: NewDeadLetters, configFile: string): string {
+  const lines = [`${group.count} × ${group.reason}`, `(for example: ${group.examples.join(', ')})`];
+  if (group.missing !== null) lines.push(`To fix: ${missingMappingFix(group.missing, configFile)}.`);
+  return lines.join('\n');
 }

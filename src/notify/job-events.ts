@@ -5,7 +5,7 @@
  */
 import type { JobConfig } from '../config/index.js';
 import { NotificationSources, type FinishedRun } from '../state/index.js';
-import { simpleMessage, type MessageOrigin } from './message.js';
+import { simpleMessage, zonedTime, type MessageOrigin } from './message.js';
 import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
 
 const NAMESPACE = 'notifications';
@@ -47,7 +47,7 @@ function runEvents(
       'error',
       failures > 1 ? `Job ${run.job} failed ${failures} runs in a row` : `Job ${run.job} failed`,
       [
-        `The run of job ${run.job} that ended ${new Date(run.endedAt).toISOString()} failed.`,
+        `The run of job ${run.job} that ended ${zonedTime(run.endedAt, routing.timezone)} failed.`,
         `Error: ${run.error ?? 'not recorded'}`,
       ],
       origin,
@@ -72,7 +72,7 @@ function runEvents(
 }
 
 /**
- * A job whose last success is older than its freshness: once per stale spell (keyed by that last success). A job that
+ * A job whose last success is older than its freshness and that is not paused: once per stale spell (keyed by that last success). A job that
  * never succeeded is stale from when it was first watched: that time is kept in the state (per job, until it
  * succeeds), so a restart or a failover does not start a new spell and tell it again.
  */
@@ -85,7 +85,8 @@ export function deriveStaleJobs(
 ): number {
   let queued = 0;
   for (const [name, job] of jobs) {
-    if (job.freshness === undefined) continue;
+    // A paused job is not expected to run: it is not stale while paused (the status page shows the pause).
+    if (job.freshness === undefined || routing.state.pausedJobs.get(name) !== null) continue;
     const success = routing.state.runs.last(name, ['ok', 'partial']);
     const firstWatched = watchedSince(routing, name, success === null, watchingSince);
     const rules = rulesFor(routing.config, 'job_stale', name);
@@ -99,7 +100,7 @@ export function deriveStaleJobs(
       [
         success === null
           ? `Job ${name} has not run successfully since supply-sync started watching it.`
-          : `Job ${name} last ran successfully ${new Date(since).toISOString()}, longer ago than its freshness allows.`,
+          : `Job ${name} last ran successfully ${zonedTime(since, routing.timezone)}, longer ago than its freshness allows.`,
       ],
       origin,
     );

@@ -16,9 +16,27 @@ export interface NotificationMessage {
 
 /** Which installation sent a message: every message names it, so two sites sharing a channel can tell them apart. */
 export interface MessageOrigin {
+  /** The installation's name: notifications.instance, which both instances of a pair may share. */
   readonly instance: string;
+  /**
+   * This process's own name: its ha.instance (host:pid by default) where instances elect a leader, else the host
+   * name. Named in a message when it differs from `instance`, so a pair sharing one label can be told apart.
+   */
+  readonly node?: string;
   /** The config file the daemon runs. */
   readonly config: string;
+}
+
+/** An instant as people read it in the configured time zone, e.g. "3 Mar 2026, 07:00". */
+export function localTime(instant: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'medium', timeStyle: 'short' }).format(
+    instant,
+  );
+}
+
+/** localTime with the zone named, for a message that states one instant. */
+export function zonedTime(instant: number, timeZone: string): string {
+  return `${localTime(instant, timeZone)} (${timeZone})`;
 }
 
 export function escapeHtml(text: string): string {
@@ -31,7 +49,9 @@ export function paragraphsHtml(paragraphs: readonly string[]): string {
 }
 
 export function originLine(origin: MessageOrigin): string {
-  return `Sent by supply-sync on ${origin.instance} (config ${origin.config}).`;
+  const node =
+    origin.node === undefined || origin.node === origin.instance ? '' : `instance ${origin.node}, `;
+  return `Sent by supply-sync on ${origin.instance} (${node}config ${origin.config}).`;
 }
 
 /** A message built from paragraphs, with the origin as its last line. */

@@ -26,7 +26,12 @@ export class Notifier {
   readonly #routing: Routing;
 
   constructor(private readonly options: NotifierOptions) {
-    this.#routing = { state: options.state, config: options.config, scrub: options.scrub };
+    this.#routing = {
+      state: options.state,
+      config: options.config,
+      scrub: options.scrub,
+      timezone: options.timezone,
+    };
   }
 
   /** Queues every event derived from the state and the given conditions; returns how many messages were queued. */

@@ -9,6 +9,8 @@ export interface Routing {
   readonly config: NotificationsConfig;
   /** Removes every known secret from text that goes into a message. */
   readonly scrub: (text: string) => string;
+  /** The top-level timezone: every time in a message is given in it. */
+  readonly timezone: string;
 }
 
 /** The rules that send `event` for `job` (job events only name a job), optionally narrowed further. */

@@ -3,7 +3,7 @@
  * state told is kept in the state, and a change is queued with it in one transaction, once.
  */
 import type { NotificationEvent } from '../config/index.js';
-import { simpleMessage, type MessageOrigin, type Severity } from './message.js';
+import { simpleMessage, zonedTime, type MessageOrigin, type Severity } from './message.js';
 import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
 
 const NAMESPACE = 'notifications';
@@ -64,7 +64,7 @@ export function noteLeadership(
         'leadership_gained',
         'info',
         `${holder} now leads and runs the jobs`,
-        [`Instance ${holder} became leader (term ${epoch}) at ${new Date(now).toISOString()}.`],
+        [`Instance ${holder} became leader (term ${epoch}) at ${zonedTime(now, routing.timezone)}.`],
         origin,
       ),
     );

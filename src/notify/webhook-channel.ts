@@ -63,6 +63,7 @@ export function webhookBody(
     subject: message.subject,
     text: message.text,
     instance: origin.instance,
+    ...(origin.node === undefined ? {} : { instance_id: origin.node }),
     config: origin.config,
     id: idempotencyKey(dedupKey),
   };

@@ -1,4 +1,5 @@
 /** The reads the notification events are derived from: finished runs and newly created dead letters. */
+import { missingMappingOf, missingMappingSummary, type MissingMapping } from '../shared/missing-mapping.js';
 import type { RunOutcome } from './runs.js';
 import type { SyncSqlPort } from './sql-port.js';
 import { cachedStatements, type StatementCache } from './statements.js';
@@ -14,7 +15,10 @@ export interface FinishedRun {
 }
 
 export interface NewDeadLetters {
+  /** The reason they share: for an unmapped value, the value and table without the line (see `missing`). */
   readonly reason: string;
+  /** Set when the letters are held back for one value a mapping table lacks: what to add where. */
+  readonly missing: MissingMapping | null;
   readonly count: number;
   readonly examples: readonly string[];
   readonly newest: number;
@@ -93,25 +97,37 @@ export class NotificationSources {
     return rows.map(toRun);
   }
 
-  /** Dead letters of a job first seen after `after`, grouped by reason, most frequent first. */
+  /**
+   * Dead letters of a job first seen after `after`, grouped by reason, most frequent first. Letters a flow filed with
+   * a missing mapping (`missing` in the record) are grouped by the value and table, whatever line each names.
+   */
   deadLettersSince(job: string, after: number, open = false): NewDeadLetters[] {
     const rows = this.db
       .prepare(
-        `SELECT reason, record_key, first_seen FROM dead_letters WHERE flow = ? AND first_seen > ?
+        `SELECT reason, record_key, record, first_seen FROM dead_letters WHERE flow = ? AND first_seen > ?
          ${open ? "AND status IN ('open', 'retrying')" : ''} ORDER BY first_seen, id`,
       )
-      .all(job, after) as Array<{ reason: string; record_key: string; first_seen: number | string }>;
-    const byReason = new Map<string, { count: number; examples: string[]; newest: number }>();
+      .all(job, after) as Array<{
+      reason: string;
+      record_key: string;
+      record: string | null;
+      first_seen: number | string;
+    }>;
+    const groups = new Map<
+      string,
+      { reason: string; missing: MissingMapping | null; count: number; examples: string[]; newest: number }
+    >();
     for (const row of rows) {
-      const group = byReason.get(row.reason) ?? { count: 0, examples: [], newest: 0 };
+      const missing = missingMappingOf(row.record === null ? null : (JSON.parse(row.record) as unknown));
+      const reason = missing === null ? row.reason : missingMappingSummary(missing);
+      const key = missing === null ? `reason:${reason}` : `missing:${JSON.stringify(missing)}`;
+      const group = groups.get(key) ?? { reason, missing, count: 0, examples: [], newest: 0 };
       group.count += 1;
       if (group.examples.length < 3) group.examples.push(row.record_key);
       group.newest = Math.max(group.newest, Number(row.first_seen));
-      byReason.set(row.reason, group);
+      groups.set(key, group);
     }
-    return [...byReason.entries()]
-      .map(([reason, group]) => ({ reason, ...group }))
-      .sort((a, b) => b.count - a.count);
+    return [...groups.values()].sort((a, b) => b.count - a.count);
   }
 
   /** Where a flow wrote through a connector in [from, to): the ledger's external references (files, batch ids). */

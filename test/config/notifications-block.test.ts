@@ -124,3 +124,29 @@ describe('the notifications block', () => {
     expect(byPath['notifications.daily_report.at']).toContain('"07:00"');
   });
 });
+
+describe('job names in the notifications block', () => {
+  const JOBS = `jobs:\n  journal:\n    flow: sales-push\n  orders:\n    flow: sales-push\n`;
+
+  it('refuses a rule or daily report naming a job the config does not have, naming file, key and the jobs', () => {
+    const found = issues(
+      `${MINIMAL}${JOBS}${CHANNELS}  rules:\n    - events: [job_failed]\n      channels: [it]\n      jobs: [journal, jornal]\n  daily_report:\n    at: "07:00"\n    channels: [accountant]\n    jobs: [invoices]\n`,
+    );
+    expect(found.map((issue) => issue.path)).toEqual([
+      'notifications.rules[0].jobs[1]',
+      'notifications.daily_report.jobs[0]',
+    ]);
+    expect(found[0]).toMatchObject({ file: '/etc/supply-sync/config.yaml', line: 25 });
+    expect(found[0]?.message).toContain(
+      'no job named "jornal" (did you mean "journal"?); the jobs under jobs: are journal, orders',
+    );
+    expect(found[1]?.message).toContain('no job named "invoices"; the jobs under jobs: are journal, orders');
+  });
+
+  it('accepts job names the config has', () => {
+    const { config } = parse(
+      `${MINIMAL}${JOBS}${CHANNELS}  rules:\n    - events: [job_failed]\n      channels: [it]\n      jobs: [journal]\n  daily_report:\n    at: "07:00"\n    channels: [accountant]\n    jobs: [orders]\n`,
+    );
+    expect(config.notifications?.daily_report?.jobs).toEqual(['orders']);
+  });
+});

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -138,6 +138,11 @@ notifications:
     );
     expect(daemon.env.state.notifications.list('mail').map((n) => n.status)).toEqual(['sending']);
     expect(daemon.env.state.notifications.list('it').map((n) => n.status)).toEqual(['sent']);
+    // The label is shared by a pair; the process that sent it is named too (on a single instance: its host).
+    expect(hook.bodies[0]?.body).toMatchObject({ instance: 'daemon-test', instance_id: hostname() });
+    expect((hook.bodies[0]?.body as { text: string }).text).toContain(
+      `Sent by supply-sync on daemon-test (instance ${hostname()}, config ${file}).`,
+    );
 
     const status = (await (
       await fetch(`${daemon.opsUrl}/status`, { headers: { accept: 'application/json' } })

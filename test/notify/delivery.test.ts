@@ -4,6 +4,7 @@
  * What arrived is read by mailparser (headers, text, HTML, Hebrew) and JSON.parse.
  */
 import { pino } from 'pino';
+import { missingMappingReason } from '../../src/shared/missing-mapping.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src/config/index.js';
 import {
@@ -142,6 +143,17 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     clock.advance(1000);
   };
 
+  /** A journal document held back as the journal export files it: account 6105 is not in mappings.accounts. */
+  const unmapped = (documentId: string, lineId: string) => {
+    const missing = { kind: 'accounts', table: 'accounts', key: '6105' };
+    state.deadLetters.add(
+      'journal',
+      `document:${documentId}`,
+      { kind: 'unmapped', documentId, missing },
+      missingMappingReason(missing, lineId),
+    );
+  };
+
   it('sends a failure after two failed runs, a recovery and batched dead letters, each once, secrets kept out', async () => {
     const config = notificationsConfig();
     const { notifier, sender, channels } = parts(config);
@@ -149,18 +161,8 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     run('failed', 'the accounting folder \\\\srv\\books is not writable: הרשאה נדחתה');
     expect(notifier.derive(clock.now())).toBe(0); // one failure: the rule waits for two
     run('failed', 'the accounting folder \\\\srv\\books is not writable: הרשאה נדחתה');
-    state.deadLetters.add(
-      'journal',
-      'doc-1',
-      { id: 'doc-1' },
-      'account 6105 has no mapping: add it under mappings.accounts',
-    );
-    state.deadLetters.add(
-      'journal',
-      'doc-2',
-      { id: 'doc-2' },
-      'account 6105 has no mapping: add it under mappings.accounts',
-    );
+    unmapped('doc-1', 'jl_1');
+    unmapped('doc-2', 'jl_7');
     run('ok', null, { lines_exported: 12 });
     expect(notifier.derive(clock.now())).toBe(6); // failure, recovery and dead letters, each to 2 channels
     expect(notifier.derive(clock.now())).toBe(0); // derived again: nothing new
@@ -173,7 +175,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
     ]);
     expect(smtp.mails[2]?.parsed.text).toContain(
-      '2 × account 6105 has no mapping: add it under mappings.accounts',
+      '2 × accounts value "6105" has no entry in mappings.accounts\n(for example: document:doc-1, document:doc-2)\nTo fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml.',
     );
     const mail = smtp.mails[0]!;
     expect(mail.secure).toBe(true);
@@ -198,7 +200,8 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
     ]);
     const held = (hook.bodies[2]!.body as TeamsBody).attachments[0].content.body[1].text;
-    expect(held).toContain('2 × account 6105 has no mapping: add it under mappings.accounts');
+    expect(held).toContain('2 × accounts value "6105" has no entry in mappings.accounts');
+    expect(held).toContain('To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml.');
     expect(hook.bodies.every((b) => b.path === `/hook/${WEBHOOK_TOKEN}`)).toBe(true);
     // One worker per channel: the two channels' outcomes interleave in any order.
     expect(outcomes.map((o) => o.join(' ')).sort()).toEqual([
@@ -267,12 +270,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       { flow: 'journal-export', connector: 'books', recordKey: 'b1', version: 'written' },
       'exports/2026-03-01-1.csv',
     );
-    state.deadLetters.add(
-      'journal',
-      'doc-9',
-      { id: 'doc-9' },
-      'account 6105 has no mapping: add it under mappings.accounts',
-    );
+    unmapped('doc-9', 'jl_9');
     expect(notifier.dailyReport(clock.now())).toBe(0); // 06:00 local: not yet
     clock.advance(60 * 60_000); // 07:00 local
     expect(notifier.dailyReport(clock.now())).toBe(2); // email and webhook
@@ -287,7 +285,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     expect(parsed.text).toContain('journal lines exported: 40');
     expect(parsed.text).toContain('Written to books: exports/2026-03-01-1.csv');
     expect(parsed.text).toContain(
-      'Held back: 1 × account 6105 has no mapping: add it under mappings.accounts',
+      'Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml, then restart supply-sync; the next run exports them.',
     );
     expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
     expect(parsed.text).toContain(

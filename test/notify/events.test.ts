@@ -5,7 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src/config/index.js';
-import { Notifier, type MessageOrigin, type Transition } from '../../src/notify/index.js';
+import { hostname } from 'node:os';
+import { messageOrigin, Notifier, type MessageOrigin, type Transition } from '../../src/notify/index.js';
+import { originLine } from '../../src/notify/message.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { FakeClock, tempDir, type TempDir } from '../state/support.js';
 
@@ -211,5 +213,82 @@ describe('notification events', () => {
     state.runs.finish(run, 'ok', {}, null);
     secondStart.derive(clock.now());
     expect(state.kv.get('notifications', 'watched_since:orders')).toBeUndefined();
+  });
+
+  const messageOf = (event: string) =>
+    JSON.parse(state.notifications.list().find((n) => n.event === event)?.message ?? '{}') as {
+      text?: string;
+      html?: string;
+    };
+
+  it('gives every time in the configured time zone, not in UTC', () => {
+    notifier.derive(clock.now());
+    // 08:00 UTC on 1 March is 10:00 in Jerusalem (UTC+2 until the end of March).
+    const failed = state.runs.start('orders', 'schedule');
+    state.runs.finish(failed, 'failed', {}, 'boom');
+    notifier.leads('a', 1, clock.now());
+    notifier.derive(clock.now());
+    expect(messageOf('job_failed').text).toContain(
+      'The run of job orders that ended 1 Mar 2026, 10:00 (Asia/Jerusalem) failed.',
+    );
+    expect(messageOf('leadership_gained').text).toContain(
+      'Instance a became leader (term 1) at 1 Mar 2026, 10:00 (Asia/Jerusalem).',
+    );
+    const ok = state.runs.start('orders', 'schedule');
+    state.runs.finish(ok, 'ok', {}, null);
+    clock.advance(3_600_001);
+    notifier.derive(clock.now());
+    expect(messageOf('job_stale').text).toContain(
+      'Job orders last ran successfully 1 Mar 2026, 10:00 (Asia/Jerusalem), longer ago than its freshness allows.',
+    );
+    const everything = JSON.stringify(state.notifications.list());
+    expect(everything).not.toMatch(/2026-03-01T/);
+  });
+
+  it('does not call a paused job stale; once resumed, a stale one is told', () => {
+    notifier.derive(clock.now());
+    expect(state.pausedJobs.pause('orders', 'cli', 'ERP upgrade')).toBe(true);
+    clock.advance(3_600_001);
+    expect(notifier.derive(clock.now())).toBe(0);
+    clock.advance(86_400_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    state.pausedJobs.resume('orders');
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(events()).toEqual(['job_stale']);
+  });
+
+  it('names the instance that sent a message when a pair shares the notifications.instance label', () => {
+    const nodeA = makeNotifier({
+      instance: 'Warehouse sync',
+      node: 'srv-a:4121',
+      config: '/etc/supply-sync/config.yaml',
+    });
+    nodeA.leads('srv-a:4121', 1, clock.now());
+    const { text, html } = messageOf('leadership_gained');
+    expect(text).toContain(
+      'Sent by supply-sync on Warehouse sync (instance srv-a:4121, config /etc/supply-sync/config.yaml).',
+    );
+    expect(html).toContain('instance srv-a:4121, config /etc/supply-sync/config.yaml');
+    // Where the label is the instance's own name, it is said once.
+    expect(originLine({ instance: 'a', node: 'a', config: '/c.yaml' })).toBe(
+      'Sent by supply-sync on a (config /c.yaml).',
+    );
+  });
+
+  it('takes the sender name from ha.instance, else what the daemon elects under, else the host name', () => {
+    const load = (yaml: string) => ({
+      ...parseConfig('/etc/s.yaml', `api:\n  sandbox: embedded\n${yaml}`),
+      file: '/etc/s.yaml',
+    });
+    const label = 'notifications:\n  instance: Warehouse sync\n';
+    expect(messageOrigin(load(label), 'srv-a:4121')).toEqual({
+      instance: 'Warehouse sync',
+      node: 'srv-a:4121',
+      config: '/etc/s.yaml',
+    });
+    expect(messageOrigin(load(label)).node).toBe(hostname());
+    const pair = `${label}state:\n  url: postgres://sync@db.example.com/sync\nha:\n  instance: node-b\n`;
+    expect(messageOrigin(load(pair))).toMatchObject({ instance: 'Warehouse sync', node: 'node-b' });
+    expect(messageOrigin(load('')).instance).toBe(hostname());
   });
 });

@@ -4,6 +4,7 @@
  * a slow or broken mail server delays only its own channel's messages, never a sync run or another channel, and a
  * failing pass is logged and tried again on the next tick.
  */
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { apiNetworkOptions } from '../../api-access/index.js';
 import type { LeadershipStatus, OpsMetrics } from '../../ops/index.js';
@@ -18,6 +19,7 @@ import {
 } from '../../notify/index.js';
 import { scrubSecrets } from '../../log/index.js';
 import type { NotificationsConfig } from '../../config/index.js';
+import { leadershipSettings } from '../leadership-settings.js';
 import type { Environment } from './environment-service.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
@@ -97,7 +99,8 @@ export class NotificationService implements Service {
     const { env } = this.options;
     const secrets = [...env.secrets(), ...channelSecrets(config)];
     const scrub = (text: string) => scrubSecrets(text, secrets);
-    const origin = messageOrigin(env.loaded);
+    // Named as it elects (host:pid unless ha.instance is set), so a pair sharing notifications.instance differs.
+    const origin = messageOrigin(env.loaded, leadershipSettings(env.loaded.config)?.instance ?? hostname());
     this.#channels = buildChannels(config, {
       origin,
       baseDir: dirname(env.loaded.file),

@@ -6,6 +6,7 @@
  */
 import type { JournalLine } from '../../contract/index.js';
 import type { DeadLetterStatus, StateStore, SyncStatement } from '../../state/index.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 import type { StagedLine } from './staging.js';
 
 /**
@@ -21,6 +22,8 @@ export interface DeadLetterRecord {
   readonly lineId?: string;
   readonly lines?: readonly Pick<JournalLine, 'id' | 'side' | 'account' | 'amount' | 'document_number'>[];
   readonly batchKey?: string;
+  /** An unmapped document: the value and table, read back by the notifications to say what to add. */
+  readonly missing?: MissingMapping;
 }
 
 const DOCUMENT_PREFIX = 'document:';
@@ -85,12 +88,13 @@ export class DeadLetterBook {
     documentId: string,
     kind: DeadLetterKind,
     reason: string,
-    extra: { lines?: readonly StagedLine[]; batchKey?: string } = {},
+    extra: { lines?: readonly StagedLine[]; batchKey?: string; missing?: MissingMapping | undefined } = {},
   ): void {
     const record: DeadLetterRecord = {
       kind,
       documentId,
       ...(extra.batchKey === undefined ? {} : { batchKey: extra.batchKey }),
+      ...(extra.missing === undefined ? {} : { missing: extra.missing }),
       ...(extra.lines === undefined
         ? {}
         : {

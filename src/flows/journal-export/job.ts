@@ -238,7 +238,10 @@ function fileFailures(
 ): void {
   if (failures.length === 0) return;
   for (const failure of failures) {
-    deadLetters.file(failure.group.documentId, failure.kind, failure.reason, { lines: failure.group.lines });
+    deadLetters.file(failure.group.documentId, failure.kind, failure.reason, {
+      lines: failure.group.lines,
+      missing: failure.missing,
+    });
   }
   bump(counts, 'dead_lettered', failures.length);
   ctx.logger.warn({ documents: failures.length }, 'journal documents filed as dead letters');

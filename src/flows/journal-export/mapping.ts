@@ -6,6 +6,7 @@
 import type { JournalEntry } from '../../connector-contract/journal.js';
 import type { StagedLine } from './staging.js';
 import { formatMoney, parseMoney } from '../../shared/decimal.js';
+import { missingMappingReason, type MissingMapping } from '../../shared/missing-mapping.js';
 import { compileTemplate } from './template.js';
 import { DESCRIPTION_FIELDS, type JournalExportOptions } from './options.js';
 
@@ -46,7 +47,13 @@ export function numberedEntry(entry: GroupEntry, lineNumber: number): JournalEnt
 
 export type MappedGroup =
   | { readonly ok: true; readonly group: DocumentGroup; readonly entries: readonly GroupEntry[] }
-  | { readonly ok: false; readonly group: DocumentGroup; readonly reason: string };
+  | {
+      readonly ok: false;
+      readonly group: DocumentGroup;
+      readonly reason: string;
+      /** Set when a mapping table has no entry for a value: what to add, filed with the dead letter. */
+      readonly missing?: MissingMapping;
+    };
 
 const SIDE_ORDER: Record<string, number> = { debit: 0, vat: 1, credit: 2 };
 
@@ -82,7 +89,14 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-class Unmappable extends Error {}
+class Unmappable extends Error {
+  constructor(
+    message: string,
+    readonly missing?: MissingMapping,
+  ) {
+    super(message);
+  }
+}
 
 /** A line's amount as its entry carries it: positive, on the side a negative amount moves it to. */
 interface SignedAmount {
@@ -132,7 +146,13 @@ export class GroupMapper {
       });
       return { ok: true, group, entries };
     } catch (error) {
-      if (error instanceof Unmappable) return { ok: false, group, reason: error.message };
+      if (error instanceof Unmappable)
+        return {
+          ok: false,
+          group,
+          reason: error.message,
+          ...(error.missing === undefined ? {} : { missing: error.missing }),
+        };
       throw error;
     }
   }
@@ -212,8 +232,9 @@ export class GroupMapper {
   #lookup(table: Readonly<Record<string, string>>, kind: string, key: string, line: StagedLine): string {
     const value = table[key];
     if (value === undefined) {
-      const tableName = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
-      throw new Unmappable(`${kind} value "${key}" (line ${line.id}) has no entry in mappings.${tableName}`);
+      const table = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
+      const missing: MissingMapping = { kind, table, key };
+      throw new Unmappable(missingMappingReason(missing, line.id), missing);
     }
     return value;
   }

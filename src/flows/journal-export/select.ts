@@ -1,6 +1,7 @@
 /** Decides, document by document, what goes into this run's batches and what becomes (or stays) a dead letter. */
 import type { AccountingWriter } from '../../connector-contract/capabilities.js';
 import type { JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 import type { DeadLetterBook, LetterState } from './dead-letters.js';
 import {
   numberedEntry,
@@ -41,6 +42,8 @@ export interface FailedGroup {
   readonly group: DocumentGroup;
   readonly kind: 'unbalanced' | 'unmapped' | 'not_writable';
   readonly reason: string;
+  /** An unmapped value: what to add to which table. */
+  readonly missing?: MissingMapping;
 }
 
 export type Decision =
@@ -91,7 +94,8 @@ export class GroupSelector {
     const mapped = this.mapper.map(group);
     if (!mapped.ok) {
       const kind = mapped.reason.startsWith('does not balance') ? 'unbalanced' : 'unmapped';
-      return { outcome: 'failed', failure: { group, kind, reason: mapped.reason } };
+      const missing = mapped.missing === undefined ? {} : { missing: mapped.missing };
+      return { outcome: 'failed', failure: { group, kind, reason: mapped.reason, ...missing } };
     }
     let prepared: PreparedEntries | null = null;
     if (mapped.entries.length > 0) {

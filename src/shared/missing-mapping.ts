@@ -1,0 +1,40 @@
+/**
+ * A value a mapping table has no entry for, as a flow files it with its dead letter (`missing` in the record) and as
+ * the notifications read it back: the reason, the summary that groups many such letters, and the fix all come from
+ * here, so what is filed and what a person is told cannot drift apart.
+ */
+
+export interface MissingMapping {
+  /** What the value is, as the job's options name the table: accounts, branches, movement_types. */
+  readonly kind: string;
+  /** The table under `mappings:` in the config. */
+  readonly table: string;
+  /** The API value the table has no entry for. */
+  readonly key: string;
+}
+
+/** The dead letter's reason: names the line, so one document's letter says exactly where it failed. */
+export function missingMappingReason(missing: MissingMapping, lineId: string): string {
+  return `${missing.kind} value "${missing.key}" (line ${lineId}) has no entry in mappings.${missing.table}`;
+}
+
+/** The same without the line: what every document held back for this value has in common. */
+export function missingMappingSummary(missing: MissingMapping): string {
+  return `${missing.kind} value "${missing.key}" has no entry in mappings.${missing.table}`;
+}
+
+/** What to do about it, naming the config file to edit. */
+export function missingMappingFix(missing: MissingMapping, configFile: string): string {
+  const key = /^[\w.-]+$/.test(missing.key) ? missing.key : JSON.stringify(missing.key);
+  return `add ${key} under mappings.${missing.table} in ${configFile}`;
+}
+
+/** The `missing` field of a dead letter's record, when it has one of this shape. */
+export function missingMappingOf(record: unknown): MissingMapping | null {
+  if (record === null || typeof record !== 'object') return null;
+  const missing = (record as { missing?: unknown }).missing;
+  if (missing === null || typeof missing !== 'object') return null;
+  const { kind, table, key } = missing as Record<string, unknown>;
+  if (typeof kind !== 'string' || typeof table !== 'string' || typeof key !== 'string') return null;
+  return { kind, table, key };
+}
