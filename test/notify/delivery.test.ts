@@ -285,7 +285,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     expect(parsed.text).toContain('journal lines exported: 40');
     expect(parsed.text).toContain('Written to books: exports/2026-03-01-1.csv');
     expect(parsed.text).toContain(
-      'Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml, then restart supply-sync; the next run exports them.',
+      'Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml, then run `supply-sync config reload`; the next run exports them.',
     );
     expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
     expect(parsed.text).toContain(

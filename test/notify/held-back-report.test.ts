@@ -106,10 +106,12 @@ describe('documents held back for a missing mapping', () => {
     const heldLines = text.split('\n').filter((line) => line.includes('Held back'));
     expect(heldLines).toHaveLength(1);
     expect(heldLines[0]).toContain(`  - Held back: ${summary} (for example document:`);
-    expect(heldLines[0]).toContain(`. To fix: ${fix}, then restart supply-sync; the next run exports them.`);
+    expect(heldLines[0]).toContain(
+      `. To fix: ${fix}, then run \`supply-sync config reload\`; the next run exports them.`,
+    );
     expect(text).toContain(`journal lines exported: ${result.counts['lines_exported'] ?? 0}`);
     const escaped = summary.replaceAll('"', '&#34;');
     expect(html).toContain(`<li>Held back: ${escaped} (for example document:`);
-    expect(html).toContain(`To fix: ${fix}, then restart supply-sync`);
+    expect(html).toContain(`To fix: ${fix}, then run \`supply-sync config reload\``);
   }, 60_000);
 });
