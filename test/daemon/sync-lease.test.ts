@@ -48,7 +48,9 @@ describe.skipIf(!probe.available)(
       const config = {
         api: { base_url: world.sandbox.baseUrl, api_key: world.sandbox.keys.supplier },
         state: { path: `${name}/daemon.db`, url },
-        ha: { instance: name, lease: '2s', poll_interval: '200ms' },
+        // A lease long enough that a loaded machine's late renewals neither cost the daemon its lead nor fence the
+        // CLI's own run; nothing here waits for a lease to run out.
+        ha: { instance: name, lease: '10s', poll_interval: '200ms' },
         log: { level: 'fatal' },
         ...JOBS,
       };
@@ -61,9 +63,24 @@ describe.skipIf(!probe.available)(
       databases.push(database);
       await world.start({
         state: { url: database.url },
-        ha: { instance: 'daemon-a', lease: '2s', poll_interval: '200ms' },
+        ha: { instance: 'daemon-a', lease: '10s', poll_interval: '200ms' },
         ...JOBS,
       });
+      // The daemon leads once its lease row says so: the CLI is given the command only then.
+      for (let polls = 0; ; polls += 1) {
+        const holders = await withClient(
+          database.url,
+          async (client) =>
+            (
+              await client.query<{ holder: string }>(
+                'SELECT holder FROM supply_sync_leader WHERE expires_at > now()',
+              )
+            ).rows,
+        ).catch(() => []);
+        if (holders.some((row) => row.holder === 'daemon-a')) break;
+        if (polls > 600) throw new Error('daemon-a never took the lease');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const registry = buildPluginRegistry();
       const file = await syncConfig(database.url, 'cli-refused');
       const refused = runJobOnce({
