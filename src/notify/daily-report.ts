@@ -98,7 +98,7 @@ function jobSection(
 export function heldBack(group: NewDeadLetters, configFile: string): string {
   const line = `Held back: ${group.count} × ${group.reason} (for example ${group.examples.join(', ')})`;
   if (group.missing === null) return line;
-  return `${line}. To fix: ${missingMappingFix(group.missing, configFile)}, then run \`supply-sync config reload\`; the next run exports them.`;
+  return `${line}. To fix: ${missingMappingFix(group.missing, configFile)}.`;
 }
 
 export function dailyReport(

@@ -72,9 +72,11 @@ function runEvents(
 }
 
 /**
- * A job whose last success is older than its freshness and that is not paused: once per stale spell (keyed by that last success). A job that
- * never succeeded is stale from when it was first watched: that time is kept in the state (per job, until it
- * succeeds), so a restart or a failover does not start a new spell and tell it again.
+ * A job whose last success is older than its freshness and that is not paused: once per stale spell (keyed by that
+ * last success). A job that never succeeded is stale from when it was first watched: that time is kept in the state
+ * (per job, until it succeeds), so a restart or a failover does not start a new spell and tell it again. A job
+ * resumed after its last success (or after it was first watched) is measured from the resume instead: it gets its
+ * whole freshness to run again, and a spell after a resume is a new one (keyed by the resume).
  */
 export function deriveStaleJobs(
   routing: Routing,
@@ -91,26 +93,27 @@ export function deriveStaleJobs(
     const firstWatched = watchedSince(routing, name, success === null, watchingSince);
     const rules = rulesFor(routing.config, 'job_stale', name);
     if (rules.length === 0) continue;
-    const since = success?.endedAt ?? success?.startedAt ?? firstWatched;
+    const succeeded = success?.endedAt ?? success?.startedAt ?? firstWatched;
+    const resumedAt = routing.state.pausedJobs.resumedAt(name);
+    const resumed = resumedAt !== null && resumedAt > succeeded ? resumedAt : null;
+    const since = resumed ?? succeeded;
     if (now - since <= job.freshness) continue;
     const message = simpleMessage(
       'job_stale',
       'warning',
       `Job ${name} is stale`,
       [
-        success === null
-          ? `Job ${name} has not run successfully since supply-sync started watching it.`
-          : `Job ${name} last ran successfully ${zonedTime(since, routing.timezone)}, longer ago than its freshness allows.`,
+        resumed !== null
+          ? `Job ${name} has not run successfully since it was resumed ${zonedTime(resumed, routing.timezone)}, longer ago than its freshness allows.`
+          : success === null
+            ? `Job ${name} has not run successfully since supply-sync started watching it.`
+            : `Job ${name} last ran successfully ${zonedTime(since, routing.timezone)}, longer ago than its freshness allows.`,
       ],
       origin,
     );
+    const spell = `${success?.id ?? `never:${firstWatched}`}${resumed === null ? '' : `:resumed:${resumed}`}`;
     queued += routing.state.transaction(() =>
-      enqueue(
-        routing,
-        channelsOf(rules),
-        `job_stale:${name}:${success?.id ?? `never:${firstWatched}`}`,
-        message,
-      ),
+      enqueue(routing, channelsOf(rules), `job_stale:${name}:${spell}`, message),
     );
   }
   return queued;

@@ -23,10 +23,16 @@ export function missingMappingSummary(missing: MissingMapping): string {
   return `${missing.kind} value "${missing.key}" has no entry in mappings.${missing.table}`;
 }
 
-/** What to do about it, naming the config file to edit. */
+/**
+ * What to do about it, naming the config file to edit and how the daemon picks the change up: the whole fix, as the
+ * daily report and the `dead_letters` message both give it.
+ */
 export function missingMappingFix(missing: MissingMapping, configFile: string): string {
   const key = /^[\w.-]+$/.test(missing.key) ? missing.key : JSON.stringify(missing.key);
-  return `add ${key} under mappings.${missing.table} in ${configFile}`;
+  return (
+    `add ${key} under mappings.${missing.table} in ${configFile}, ` +
+    'then run `supply-sync config reload`; the next run exports them'
+  );
 }
 
 /** The `missing` field of a dead letter's record, when it has one of this shape. */

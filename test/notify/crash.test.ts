@@ -371,7 +371,7 @@ notifications:
       expect(queued()).toHaveLength(3);
       const deadLetters = mails.find((m) => m.parsed.subject?.includes('held back'));
       expect(deadLetters?.parsed.text).toContain(
-        `To fix: add ${missing ?? ''} under mappings.gl in ${configFile}.`,
+        `To fix: add ${missing ?? ''} under mappings.gl in ${configFile}, then run \`supply-sync config reload\`; the next run exports them.`,
       );
     },
   );

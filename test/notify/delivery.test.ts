@@ -77,6 +77,11 @@ notifications:
   return config.notifications as NotificationsConfig;
 }
 
+/** The fix for an unmapped account, the same in the dead-letter message and in the daily report. */
+const FIX_6105 =
+  'To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml, ' +
+  'then run `supply-sync config reload`; the next run exports them.';
+
 const JOBS = new Map<string, JobConfig>([
   ['journal', { flow: 'journal-export', connector: 'books', enabled: true } as unknown as JobConfig],
   ['orders', { flow: 'orders', connector: 'erp', enabled: true } as unknown as JobConfig],
@@ -175,7 +180,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
     ]);
     expect(smtp.mails[2]?.parsed.text).toContain(
-      '2 × accounts value "6105" has no entry in mappings.accounts\n(for example: document:doc-1, document:doc-2)\nTo fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml.',
+      `2 × accounts value "6105" has no entry in mappings.accounts\n(for example: document:doc-1, document:doc-2)\n${FIX_6105}`,
     );
     const mail = smtp.mails[0]!;
     expect(mail.secure).toBe(true);
@@ -201,7 +206,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     ]);
     const held = (hook.bodies[2]!.body as TeamsBody).attachments[0].content.body[1].text;
     expect(held).toContain('2 × accounts value "6105" has no entry in mappings.accounts');
-    expect(held).toContain('To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml.');
+    expect(held).toContain(FIX_6105);
     expect(hook.bodies.every((b) => b.path === `/hook/${WEBHOOK_TOKEN}`)).toBe(true);
     // One worker per channel: the two channels' outcomes interleave in any order.
     expect(outcomes.map((o) => o.join(' ')).sort()).toEqual([
@@ -285,7 +290,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     expect(parsed.text).toContain('journal lines exported: 40');
     expect(parsed.text).toContain('Written to books: exports/2026-03-01-1.csv');
     expect(parsed.text).toContain(
-      'Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). To fix: add 6105 under mappings.accounts in /etc/supply-sync/config.yaml, then run `supply-sync config reload`; the next run exports them.',
+      `Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). ${FIX_6105}`,
     );
     expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
     expect(parsed.text).toContain(

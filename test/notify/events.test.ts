@@ -245,16 +245,53 @@ describe('notification events', () => {
     expect(everything).not.toMatch(/2026-03-01T/);
   });
 
-  it('does not call a paused job stale; once resumed, a stale one is told', () => {
+  it('does not call a paused job stale, nor a resumed one until its freshness has passed since the resume', () => {
     notifier.derive(clock.now());
+    const before = state.runs.start('orders', 'schedule');
+    state.runs.finish(before, 'ok', {}, null);
     expect(state.pausedJobs.pause('orders', 'cli', 'ERP upgrade')).toBe(true);
-    clock.advance(3_600_001);
+    clock.advance(86_400_000); // paused for a day, far longer than its freshness of an hour
     expect(notifier.derive(clock.now())).toBe(0);
+    expect(state.transaction(() => state.pausedJobs.resume('orders'))).toBe(true);
+    const resumedAt = clock.now();
+    expect(state.pausedJobs.resumedAt('orders')).toBe(resumedAt);
+    // Resumed: it has its freshness to run, however long ago its last success was.
+    expect(notifier.derive(clock.now())).toBe(0);
+    clock.advance(3_600_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    // No success within its freshness since the resume: stale, told once.
+    clock.advance(1);
+    expect(notifier.derive(clock.now())).toBe(1);
+    clock.advance(60_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    expect(events()).toEqual(['job_stale']);
+    expect(messageOf('job_stale').text).toContain(
+      'Job orders has not run successfully since it was resumed 2 Mar 2026, 10:00 (Asia/Jerusalem), longer ago than its freshness allows.',
+    );
+    // A success after the resume is measured from as before.
+    const after = state.runs.start('orders', 'schedule');
+    state.runs.finish(after, 'ok', {}, null);
+    clock.advance(3_600_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    clock.advance(1);
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(events()).toEqual(['job_stale', 'job_stale']);
+  });
+
+  it('tells a job stale before its pause again when it does not succeed within its freshness after the resume', () => {
+    notifier.derive(clock.now());
+    clock.advance(3_600_001);
+    expect(notifier.derive(clock.now())).toBe(1);
+    expect(state.pausedJobs.pause('orders', 'cli', null)).toBe(true);
     clock.advance(86_400_000);
     expect(notifier.derive(clock.now())).toBe(0);
-    state.pausedJobs.resume('orders');
-    expect(notifier.derive(clock.now())).toBe(1);
-    expect(events()).toEqual(['job_stale']);
+    expect(state.transaction(() => state.pausedJobs.resume('orders'))).toBe(true);
+    expect(notifier.derive(clock.now())).toBe(0);
+    clock.advance(3_600_000);
+    expect(notifier.derive(clock.now())).toBe(0);
+    clock.advance(1);
+    expect(notifier.derive(clock.now())).toBe(1); // a new spell, from the resume
+    expect(events()).toEqual(['job_stale', 'job_stale']);
   });
 
   it('names the instance that sent a message when a pair shares the notifications.instance label', () => {

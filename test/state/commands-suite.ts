@@ -106,16 +106,28 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         expect(state.runs.list().map((run) => run.id)).toEqual([unfinished]);
       });
 
-      it('keeps a pause, its time, author and reason across reopening; the first pause wins', () => {
+      it('keeps a pause, its time, author and reason across reopening; the first pause wins; and the last resume', () => {
         expect(state.pausedJobs.pause('orders', 'cli:ann', 'ERP upgrade')).toBe(true);
         clock.advance(5000);
         expect(state.pausedJobs.pause('orders', 'api:bob', null)).toBe(false);
         const paused = reopen().pausedJobs.get('orders');
         expect(paused).toEqual({ job: 'orders', pausedAt: clock.now() - 5000, pausedBy: 'cli:ann', reason: 'ERP upgrade' });
         expect(state.pausedJobs.list().map((p) => p.job)).toEqual(['orders']);
-        expect(state.pausedJobs.resume('orders')).toBe(true);
+        expect(state.pausedJobs.resumedAt('orders')).toBeNull();
+        clock.advance(1000);
+        expect(state.transaction(() => state.pausedJobs.resume('orders'))).toBe(true);
+        const resumedAt = clock.now();
+        clock.advance(1000);
         expect(state.pausedJobs.resume('orders')).toBe(false);
         expect(reopen().pausedJobs.get('orders')).toBeNull();
+        // When it was resumed is kept (what is measured from its last run starts again there), until the next resume.
+        expect(state.pausedJobs.resumedAt('orders')).toBe(resumedAt);
+        expect(state.pausedJobs.pause('orders', 'cli:ann', null)).toBe(true);
+        expect(state.pausedJobs.resumedAt('orders')).toBe(resumedAt);
+        clock.advance(1000);
+        expect(state.pausedJobs.resume('orders')).toBe(true);
+        expect(reopen().pausedJobs.resumedAt('orders')).toBe(clock.now());
+        expect(state.pausedJobs.resumedAt('other')).toBeNull();
       });
     },
   );
