@@ -6,7 +6,7 @@
  * file with the file, key and what was expected; neither changes anything. Each reload is kept in the commands
  * table with who asked for it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +149,29 @@ describe('config reload on a running daemon', () => {
   );
 
   it(
+    'carries out commands whose outcome does not depend on the mappings before the edit is reloaded',
+    { timeout: 60_000 },
+    async () => {
+      const original = await readConfig();
+      await writeConfig({ ...original, mappings: { ...original.mappings, extra: { A: 'B' } } });
+      try {
+        const paused = await cli('jobs', 'pause', 'orders', '--reason', 'edit under way');
+        expect(paused.stderr).toBe('');
+        expect(paused.code).toBe(0);
+        expect(daemon.env.state.pausedJobs.get('orders')).not.toBeNull();
+        expect((await cli('jobs', 'resume', 'orders')).code).toBe(0);
+        expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+        // A run now would run with the daemon's older mappings: refused until the reload.
+        const run = await cli('sync', 'orders');
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain('(mappings_differ)');
+      } finally {
+        await writeConfig(original);
+      }
+    },
+  );
+
+  it(
     'refuses a reload with a changed connection, naming the key, and changes nothing',
     { timeout: 60_000 },
     async () => {
@@ -278,4 +301,66 @@ describe('config reload on a running daemon', () => {
       await killAndWait(child);
     }
   });
+});
+
+describe('a reload checked against the jobs as a start checks them', () => {
+  let world: HealthWorld;
+  let daemon: Daemon;
+  let configFile: string;
+  const BOOKS = {
+    server: { port: 0, auth: { token: TOKEN } },
+    connectors: { books: { type: 'csv', output_dir: 'books' } },
+    jobs: {
+      ledger: {
+        flow: 'journal-export',
+        connector: 'books',
+        schedule: '0 3 1 1 *',
+        options: { mappings: { accounts: 'gl' } },
+      },
+    },
+    mappings: { gl: { '5120': '1000' } },
+  };
+
+  beforeAll(async () => {
+    world = await openHealthWorld();
+    await mkdir(join(world.dir, 'books'), { recursive: true });
+    daemon = await world.start(BOOKS);
+    configFile = join(world.dir, 'supply-sync-0.yaml');
+  }, 60_000);
+  afterAll(async () => world?.close());
+
+  const cli = (...args: string[]) => runCli([...args, '--config', configFile]);
+  const rewrite = async (mappings: Record<string, Record<string, string>>) => {
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(configFile, JSON.stringify({ ...config, mappings }, null, 2));
+  };
+
+  it(
+    'refuses a reload that removes a table a job names, naming the job and the table',
+    { timeout: 60_000 },
+    async () => {
+      const before = daemon.env.mappings.current();
+      await rewrite({ ledger_accounts: { '5120': '1000' } });
+      const refused = await cli('config', 'reload');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        'job "ledger" (flow journal-export): options.mappings.accounts names the mapping table "gl", which is ' +
+          'not under mappings:',
+      );
+      expect(refused.stderr).toContain('nothing was reloaded');
+      expect(daemon.env.mappings.current()).toBe(before);
+
+      const signalled = daemon.reloadConfig('signal:SIGHUP');
+      expect(signalled.ok).toBe(false);
+      if (!signalled.ok) expect(signalled.error.message).toContain('"gl"');
+      expect(daemon.env.mappings.current()).toBe(before);
+
+      // A change that keeps the table goes through.
+      await rewrite({ gl: { '5120': '1000', '5130': '1010' } });
+      const reloaded = await cli('config', 'reload');
+      expect(reloaded.stderr).toBe('');
+      expect(reloaded.code).toBe(0);
+      expect(daemon.env.mappings.current()['gl']).toEqual({ '5120': '1000', '5130': '1010' });
+    },
+  );
 });
