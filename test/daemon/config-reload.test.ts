@@ -16,6 +16,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { killAndWait, spawnCli } from '../crash/harness/child.js';
 import { runCli } from '../cli/run-cli.js';
+import { createTempDatabase, postgresProbe } from '../ha/support/postgres.js';
 import { eventually, openHealthWorld, type HealthWorld } from './health-support.js';
 
 const TOKEN = 'ops-token-for-the-config-reload-test';
@@ -364,3 +365,60 @@ describe('a reload checked against the jobs as a start checks them', () => {
     },
   );
 });
+
+const probe = await postgresProbe();
+
+describe.skipIf(!probe.available)(
+  `a failover on a PostgreSQL state with two instances${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it(
+      'the instance that takes over reads its file again: a reload given to the old leader is not lost',
+      { timeout: 120_000 },
+      async () => {
+        const database = await createTempDatabase();
+        const world = await openHealthWorld();
+        try {
+          const ha = (instance: string) => ({ instance, lease: '2s', poll_interval: '200ms' });
+          const daemons = [
+            await world.start({ ...CONFIG, state: { path: 'a/daemon.db', url: database.url }, ha: ha('a') }),
+            await world.start({ ...CONFIG, state: { path: 'b/daemon.db', url: database.url }, ha: ha('b') }),
+          ];
+          const files = [0, 1].map((n) => join(world.dir, `supply-sync-${n}.yaml`));
+          // The operator adds a mapping table to the file on both hosts and reloads: the leader applies it.
+          for (const file of files) {
+            const config = JSON.parse(await readFile(file, 'utf8')) as ConfigFile;
+            const mappings = { ...config.mappings, skus: { 'SKU-F': 'ITEM-F' } };
+            await writeFile(file, JSON.stringify({ ...config, mappings }, null, 2));
+          }
+          const reloaded = await runCli(['config', 'reload', '--config', files[0] ?? '']);
+          expect(reloaded.stderr).toBe('');
+          expect(reloaded.code).toBe(0);
+          const leader = daemons.find((d) => d.env.mappings.current()['skus'] !== undefined);
+          const standby = daemons.find((d) => d !== leader);
+          if (leader === undefined || standby === undefined) throw new Error('no leader applied the reload');
+          expect(standby.env.mappings.current()['skus']).toBeUndefined();
+
+          await leader.stop(10_000);
+          // The standby wins the next term and reads its file before its jobs start.
+          await eventually(() => standby.env.mappings.current()['skus'], 30_000);
+          expect(standby.env.mappings.current()['skus']).toEqual({ 'SKU-F': 'ITEM-F' });
+          const rows = standby.env.state.db
+            .prepare("SELECT id FROM commands WHERE kind = 'config.reload' ORDER BY id")
+            .all() as Array<{ id: number }>;
+          const recorded = rows.map((row) => standby.env.state.commands.get(row.id));
+          expect(recorded.at(-1)).toMatchObject({
+            status: 'done',
+            requestedBy: 'leadership',
+            result: { changed: ['skus'] },
+          });
+          expect(
+            world.logs.some((line) => line.msg.startsWith('config reloaded: mappings skus changed')),
+          ).toBe(true);
+        } finally {
+          await world.close();
+          await database.drop();
+        }
+      },
+    );
+  },
+);
