@@ -7,8 +7,16 @@ import { createHash } from 'node:crypto';
 import type { Job } from '../engine/index.js';
 import type { Mappings } from '../plugin/index.js';
 
+/** A job that cannot be built with a set of mappings (a table its options name is missing), and why. */
+export interface MappingsProblem {
+  readonly job: string;
+  readonly flow: string;
+  readonly message: string;
+}
+
 export class MappingsHolder {
   #current: Mappings;
+  #check: (next: Mappings) => readonly MappingsProblem[] = () => [];
 
   constructor(initial: Mappings) {
     this.#current = initial;
@@ -16,6 +24,16 @@ export class MappingsHolder {
 
   current(): Mappings {
     return this.#current;
+  }
+
+  /** Set when the jobs are built: how to tell whether each of them could be built with other mappings. */
+  checkWith(check: (next: Mappings) => readonly MappingsProblem[]): void {
+    this.#check = check;
+  }
+
+  /** The jobs that could not be built with `next`, as at a start with them; empty when every job could. */
+  problemsWith(next: Mappings): readonly MappingsProblem[] {
+    return this.#check(next);
   }
 
   replace(next: Mappings): void {

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from '../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../webhooks/index.js';
 import type { PluginRegistry } from './builtin.js';
 import { CommandService } from './control/command-service.js';
-import { recordedReload, type RecordedReload } from './control/config-reload.js';
+import { recordedReload, reloadOnLeadership, type RecordedReload } from './control/config-reload.js';
 import { createControlApi, type ControlHandler } from './control/control-api.js';
 import type { ControlAuthOptions } from '../ops/control-auth.js';
 import { pauseAware } from './control/paused-runs.js';
@@ -241,7 +241,17 @@ function jobServices(
   const jobs = new ServiceGroup('jobs', group, start.log, STOP_AFTER_FAILED_START, options.observer);
   const { url } = env.loaded.config.state;
   if (election !== null && url !== undefined) {
-    leadership = new LeadershipService({ env, url, settings: election, jobs });
+    // A reload given to an earlier leader, or an edit of the file made while this instance stood by, reaches the
+    // scheduled runs of this one: its file is read again when it wins a term.
+    const onTerm = (): void => {
+      reloadOnLeadership({
+        loaded: env.loaded,
+        mappings: env.mappings,
+        queue: env.state,
+        logger: env.logger,
+      });
+    };
+    leadership = new LeadershipService({ env, url, settings: election, jobs, onTerm });
   }
   return { scheduler, dispatch, commands, notifications, jobs, leadership };
 }

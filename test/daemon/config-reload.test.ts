@@ -6,7 +6,7 @@
  * file with the file, key and what was expected; neither changes anything. Each reload is kept in the commands
  * table with who asked for it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { killAndWait, spawnCli } from '../crash/harness/child.js';
 import { runCli } from '../cli/run-cli.js';
+import { createTempDatabase, postgresProbe } from '../ha/support/postgres.js';
 import { eventually, openHealthWorld, type HealthWorld } from './health-support.js';
 
 const TOKEN = 'ops-token-for-the-config-reload-test';
@@ -145,6 +146,29 @@ describe('config reload on a running daemon', () => {
           (line) => line.msg.startsWith('config reloaded: mappings skus changed') && line['by'] !== undefined,
         ),
       ).toBe(true);
+    },
+  );
+
+  it(
+    'carries out commands whose outcome does not depend on the mappings before the edit is reloaded',
+    { timeout: 60_000 },
+    async () => {
+      const original = await readConfig();
+      await writeConfig({ ...original, mappings: { ...original.mappings, extra: { A: 'B' } } });
+      try {
+        const paused = await cli('jobs', 'pause', 'orders', '--reason', 'edit under way');
+        expect(paused.stderr).toBe('');
+        expect(paused.code).toBe(0);
+        expect(daemon.env.state.pausedJobs.get('orders')).not.toBeNull();
+        expect((await cli('jobs', 'resume', 'orders')).code).toBe(0);
+        expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+        // A run now would run with the daemon's older mappings: refused until the reload.
+        const run = await cli('sync', 'orders');
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain('(mappings_differ)');
+      } finally {
+        await writeConfig(original);
+      }
     },
   );
 
@@ -279,3 +303,122 @@ describe('config reload on a running daemon', () => {
     }
   });
 });
+
+describe('a reload checked against the jobs as a start checks them', () => {
+  let world: HealthWorld;
+  let daemon: Daemon;
+  let configFile: string;
+  const BOOKS = {
+    server: { port: 0, auth: { token: TOKEN } },
+    connectors: { books: { type: 'csv', output_dir: 'books' } },
+    jobs: {
+      ledger: {
+        flow: 'journal-export',
+        connector: 'books',
+        schedule: '0 3 1 1 *',
+        options: { mappings: { accounts: 'gl' } },
+      },
+    },
+    mappings: { gl: { '5120': '1000' } },
+  };
+
+  beforeAll(async () => {
+    world = await openHealthWorld();
+    await mkdir(join(world.dir, 'books'), { recursive: true });
+    daemon = await world.start(BOOKS);
+    configFile = join(world.dir, 'supply-sync-0.yaml');
+  }, 60_000);
+  afterAll(async () => world?.close());
+
+  const cli = (...args: string[]) => runCli([...args, '--config', configFile]);
+  const rewrite = async (mappings: Record<string, Record<string, string>>) => {
+    const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(configFile, JSON.stringify({ ...config, mappings }, null, 2));
+  };
+
+  it(
+    'refuses a reload that removes a table a job names, naming the job and the table',
+    { timeout: 60_000 },
+    async () => {
+      const before = daemon.env.mappings.current();
+      await rewrite({ ledger_accounts: { '5120': '1000' } });
+      const refused = await cli('config', 'reload');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        'job "ledger" (flow journal-export): options.mappings.accounts names the mapping table "gl", which is ' +
+          'not under mappings:',
+      );
+      expect(refused.stderr).toContain('nothing was reloaded');
+      expect(daemon.env.mappings.current()).toBe(before);
+
+      const signalled = daemon.reloadConfig('signal:SIGHUP');
+      expect(signalled.ok).toBe(false);
+      if (!signalled.ok) expect(signalled.error.message).toContain('"gl"');
+      expect(daemon.env.mappings.current()).toBe(before);
+
+      // A change that keeps the table goes through.
+      await rewrite({ gl: { '5120': '1000', '5130': '1010' } });
+      const reloaded = await cli('config', 'reload');
+      expect(reloaded.stderr).toBe('');
+      expect(reloaded.code).toBe(0);
+      expect(daemon.env.mappings.current()['gl']).toEqual({ '5120': '1000', '5130': '1010' });
+    },
+  );
+});
+
+const probe = await postgresProbe();
+
+describe.skipIf(!probe.available)(
+  `a failover on a PostgreSQL state with two instances${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it(
+      'the instance that takes over reads its file again: a reload given to the old leader is not lost',
+      { timeout: 120_000 },
+      async () => {
+        const database = await createTempDatabase();
+        const world = await openHealthWorld();
+        try {
+          const ha = (instance: string) => ({ instance, lease: '2s', poll_interval: '200ms' });
+          const daemons = [
+            await world.start({ ...CONFIG, state: { path: 'a/daemon.db', url: database.url }, ha: ha('a') }),
+            await world.start({ ...CONFIG, state: { path: 'b/daemon.db', url: database.url }, ha: ha('b') }),
+          ];
+          const files = [0, 1].map((n) => join(world.dir, `supply-sync-${n}.yaml`));
+          // The operator adds a mapping table to the file on both hosts and reloads: the leader applies it.
+          for (const file of files) {
+            const config = JSON.parse(await readFile(file, 'utf8')) as ConfigFile;
+            const mappings = { ...config.mappings, skus: { 'SKU-F': 'ITEM-F' } };
+            await writeFile(file, JSON.stringify({ ...config, mappings }, null, 2));
+          }
+          const reloaded = await runCli(['config', 'reload', '--config', files[0] ?? '']);
+          expect(reloaded.stderr).toBe('');
+          expect(reloaded.code).toBe(0);
+          const leader = daemons.find((d) => d.env.mappings.current()['skus'] !== undefined);
+          const standby = daemons.find((d) => d !== leader);
+          if (leader === undefined || standby === undefined) throw new Error('no leader applied the reload');
+          expect(standby.env.mappings.current()['skus']).toBeUndefined();
+
+          await leader.stop(10_000);
+          // The standby wins the next term and reads its file before its jobs start.
+          await eventually(() => standby.env.mappings.current()['skus'], 30_000);
+          expect(standby.env.mappings.current()['skus']).toEqual({ 'SKU-F': 'ITEM-F' });
+          const rows = standby.env.state.db
+            .prepare("SELECT id FROM commands WHERE kind = 'config.reload' ORDER BY id")
+            .all() as Array<{ id: number }>;
+          const recorded = rows.map((row) => standby.env.state.commands.get(row.id));
+          expect(recorded.at(-1)).toMatchObject({
+            status: 'done',
+            requestedBy: 'leadership',
+            result: { changed: ['skus'] },
+          });
+          expect(
+            world.logs.some((line) => line.msg.startsWith('config reloaded: mappings skus changed')),
+          ).toBe(true);
+        } finally {
+          await world.close();
+          await database.drop();
+        }
+      },
+    );
+  },
+);

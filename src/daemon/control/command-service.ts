@@ -14,9 +14,9 @@ import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
 import type { Environment } from '../services/environment-service.js';
 import { every, stopLoop, type Loop } from '../services/every.js';
 import type { Service, StopOptions } from '../services/service.js';
-import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction } from './actions.js';
+import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction, type ControlKind } from './actions.js';
 import { carryOutEffect } from './effect-actions.js';
-import { logReload, reloadConfig } from './config-reload.js';
+import { applyReload, logReload, planReload } from './config-reload.js';
 import { configFingerprint, fingerprintParts } from './fingerprint.js';
 import { mappingsFingerprint } from '../mappings.js';
 import { heldWebhookRuns } from './paused-runs.js';
@@ -28,6 +28,11 @@ export const COMMAND_POLL_MS = 250;
 const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
 /** Claims of one command before it is recorded failed: a command that kills or stalls every leader ends. */
 export const MAX_COMMAND_ATTEMPTS = 5;
+/**
+ * The commands whose outcome depends on the mappings: given from a file whose mappings the daemon has not reloaded,
+ * they would run with other mappings than the file says, so they are refused until `config reload`.
+ */
+const MAPPINGS_DEPENDENT: ReadonlySet<string> = new Set<ControlKind>(['sync', 'dead-letters.retry']);
 
 export interface CommandRunner {
   /**
@@ -152,11 +157,14 @@ export class CommandService implements Service {
     }
   }
 
-  /** Why a command of another config is refused: another structure, or mappings the daemon has not reloaded. */
+  /**
+   * Why a command of another config is refused: another structure, or, for a command whose outcome depends on the
+   * mappings (a run now, a dead-letter retry), mappings the daemon has not reloaded. Others go ahead.
+   */
   #otherConfig(command: QueuedCommand): ControlError | undefined {
     const given = fingerprintParts(command.fingerprint);
     if (given.structure !== this.#fingerprint) return mismatch(command, this.#fingerprint);
-    if (given.mappings === undefined) return undefined;
+    if (given.mappings === undefined || !MAPPINGS_DEPENDENT.has(command.kind)) return undefined;
     if (given.mappings === mappingsFingerprint(this.env.mappings.current())) return undefined;
     return new ControlError(
       'mappings_differ',
@@ -165,17 +173,22 @@ export class CommandService implements Service {
     );
   }
 
-  /** Reads the config file again; recorded done with what changed, or failed with why nothing did. */
+  /**
+   * Reads the config file again; recorded done with what changed, or failed with why nothing did. The new mappings
+   * are swapped in only once the command is recorded done: a leader whose commit is refused (fenced) changes nothing.
+   */
   #reload(command: QueuedCommand): void {
-    const { state } = this.env;
+    const { state, mappings } = this.env;
     try {
-      const result = state.transaction(() => {
+      const plan = state.transaction(() => {
         if (!state.commands.claim(command.id)) return undefined;
-        const outcome = reloadConfig({ loaded: this.env.loaded, mappings: this.env.mappings });
-        state.commands.complete(command.id, outcome);
-        return outcome;
+        const planned = planReload({ loaded: this.env.loaded, mappings });
+        state.commands.complete(command.id, planned.result);
+        return planned;
       });
-      if (result === undefined) return;
+      if (plan === undefined) return;
+      applyReload(mappings, plan);
+      const { result } = plan;
       logReload(this.env.logger, command.requestedBy, result);
       this.#log(command, 'done', result);
     } catch (error) {

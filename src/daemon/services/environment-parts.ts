@@ -10,11 +10,12 @@ import type { ApiCallEvent, ApiClient } from '../../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../../client/network.js';
 import type { LoadedConfig } from '../../config/index.js';
 import type { CommitAllowance, Connector } from '../../connector-contract/index.js';
+import type { Job } from '../../engine/index.js';
 import type { ApiSide, Mappings } from '../../plugin/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { openConfiguredState, type StateStore } from '../../state/index.js';
 import type { PluginRegistry } from '../builtin.js';
-import { MappingsHolder, pinnedPerRun } from '../mappings.js';
+import { MappingsHolder, pinnedPerRun, type MappingsProblem } from '../mappings.js';
 import { leadershipSettings, stateSessionOptions } from '../leadership-settings.js';
 import { ConfigNotBuildableError } from '../parsed-config.js';
 import type { BuiltJob, Environment, EnvironmentHooks } from './environment-service.js';
@@ -224,30 +225,49 @@ function buildJobs(
   const { config } = loaded;
   const connector = (name: string): Connector => connectorNamed(loaded.file, connectors, name);
   const jobs = new Map<string, BuiltJob>();
+  const builders = new Map<string, { flow: JobPlan['flow']; build: (view: Mappings) => Job }>();
   for (const [jobName, { flow, config: jobConfig }] of plans) {
     const api = apis.get(flow.side);
     if (api === undefined) throw new Error(`no API client for side ${flow.side}`);
+    const build = (view: Mappings): Job =>
+      flow.create(
+        {
+          name: jobName,
+          ...(jobConfig.connector === undefined ? {} : { connector: jobConfig.connector }),
+          // Parsed by the flow's schema when the config was loaded.
+          options: jobConfig.options,
+        },
+        {
+          api,
+          connector,
+          state,
+          mappings: view,
+          logger: logger.child({ job: jobName }),
+          clock,
+          workDir: dirname(config.state.path),
+        },
+      );
     // The job reads the mappings current at the start of each run: a config reload applies from its next run on.
     const { view, pin } = mappings.jobView();
-    const job = flow.create(
-      {
-        name: jobName,
-        ...(jobConfig.connector === undefined ? {} : { connector: jobConfig.connector }),
-        // Parsed by the flow's schema when the config was loaded.
-        options: jobConfig.options,
-      },
-      {
-        api,
-        connector,
-        state,
-        mappings: view,
-        logger: logger.child({ job: jobName }),
-        clock,
-        workDir: dirname(config.state.path),
-      },
-    );
-    jobs.set(jobName, { job: pinnedPerRun(job, pin), flow, config: jobConfig });
+    jobs.set(jobName, { job: pinnedPerRun(build(view), pin), flow, config: jobConfig });
+    builders.set(jobName, { flow, build });
   }
+  // A reload's mappings must build every job as a start with them would: a table a job names must not go missing.
+  mappings.checkWith((next) => {
+    const problems: MappingsProblem[] = [];
+    for (const [job, { flow, build }] of builders) {
+      try {
+        build(next); // built and thrown away: only whether it builds counts
+      } catch (error) {
+        problems.push({
+          job,
+          flow: flow.flow,
+          message: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return problems;
+  });
   return jobs;
 }
 

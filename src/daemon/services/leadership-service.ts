@@ -32,6 +32,11 @@ export interface LeadershipOptions {
   readonly settings: HaSettings;
   /** Started when a term is won, stopped when it is lost. */
   readonly jobs: ServiceGroup;
+  /**
+   * Called when a term is won, before the jobs start: the daemon reads its config file again, so mappings reloaded
+   * on an earlier leader reach this one's runs. Its errors are logged; the jobs start all the same.
+   */
+  readonly onTerm?: () => void;
 }
 
 export class LeadershipService implements Service {
@@ -131,7 +136,10 @@ export class LeadershipService implements Service {
     runInTerm(term, () => this.#startTerm(term));
   }
 
-  /** Closes the runs earlier terms left open, then starts the jobs: everything they start is bound to `term`. */
+  /**
+   * Closes the runs earlier terms left open, reads the config file again (onTerm), then starts the jobs: everything
+   * they start is bound to `term`.
+   */
   #startTerm(term: Term): void {
     const { env, jobs } = this.options;
     try {
@@ -146,6 +154,14 @@ export class LeadershipService implements Service {
       );
       this.stepDown('the runs of earlier terms could not be closed');
       return;
+    }
+    try {
+      this.options.onTerm?.();
+    } catch (error) {
+      env.logger.error(
+        { err: error, epoch: term.epoch },
+        'the config file could not be read again on winning the term: the jobs run with the config they have',
+      );
     }
     jobs.start().catch((error: unknown) => {
       env.logger.error({ err: error, epoch: term.epoch }, 'the jobs did not start; stepping down');

@@ -11,7 +11,7 @@ import { errorMessage, RunBudget } from '../../engine/index.js';
 import type { JournalExportApi } from './api.js';
 import { commitPlan, type CommitContext } from './commit.js';
 import { DeadLetterBook, type LetterState } from './dead-letters.js';
-import { documentGroup, GroupMapper, type MappingTables } from './mapping.js';
+import { documentGroup, GroupMapper, validateTables, type MappingTables } from './mapping.js';
 import type { JournalExportOptions } from './options.js';
 import { CommitPipeline } from './pipeline.js';
 import { previewRun } from './dry-run.js';
@@ -60,10 +60,14 @@ interface Planned {
 interface JournalExportSetup {
   readonly input: JournalExportJobInput;
   readonly options: JournalExportOptions;
-  readonly mapper: GroupMapper;
   readonly connectorName: string;
   readonly target: string;
   readonly previewFile: string;
+}
+
+/** The setup and the mapper of one run, made from the mappings as they are when the run starts. */
+interface RunSetup extends JournalExportSetup {
+  readonly mapper: GroupMapper;
 }
 
 /** One run's walk of the staged documents, as it plans and commits batches. */
@@ -78,8 +82,10 @@ interface Walk {
 }
 
 export function createJournalExportJob(input: JournalExportJobInput): Job {
-  const setup = setupOf(input); // checks the options' tables at build time, so a bad config fails the start
-  // The mapper is made again at each run: a config reload of the mappings applies from the next run on.
+  // The options' tables are checked when the job is built, so a bad config fails the start (and a reload).
+  validateTables(input.options, input.mappings ?? {});
+  const setup = setupOf(input);
+  // The mapper is made at each run: a config reload of the mappings applies from the next run on.
   return {
     name: input.name,
     run: async (ctx) =>
@@ -89,13 +95,12 @@ export function createJournalExportJob(input: JournalExportJobInput): Job {
 
 function setupOf(input: JournalExportJobInput): JournalExportSetup {
   const { options } = input;
-  const mapper = new GroupMapper(options, input.mappings ?? {});
   const connectorName = input.connectorName ?? input.name;
   const target = options.target ?? connectorName;
-  return { input, options, mapper, connectorName, target, previewFile: resolve(options.preview_path) };
+  return { input, options, connectorName, target, previewFile: resolve(options.preview_path) };
 }
 
-async function runJournalExport(setup: JournalExportSetup, ctx: JobContext): Promise<RunResult> {
+async function runJournalExport(setup: RunSetup, ctx: JobContext): Promise<RunResult> {
   const { input, options } = setup;
   const counts: Record<string, number> = {};
   const plans = new PlanStore(ctx.state, input.name);
@@ -141,7 +146,7 @@ async function resumeSavedPlans(commit: CommitContext, budget: RunBudget): Promi
 }
 
 async function exportDocuments(
-  setup: JournalExportSetup,
+  setup: RunSetup,
   ctx: JobContext,
   documents: Iterable<StagedDocument>,
   commit: CommitContext,

@@ -98,6 +98,40 @@ class Unmappable extends Error {
   }
 }
 
+type TableKind = keyof JournalExportOptions['mappings'];
+
+/** The tables the options name, by kind; throws naming the option and the table when one is not under `mappings:`. */
+function namedTables(
+  options: JournalExportOptions,
+  tables: MappingTables,
+): Record<TableKind, Readonly<Record<string, string>> | undefined> {
+  const table = (kind: TableKind) => {
+    const name = options.mappings[kind];
+    if (name === undefined) return undefined;
+    const found = tables[name];
+    if (found === undefined) {
+      throw new Error(
+        `options.mappings.${kind} names the mapping table "${name}", which is not under mappings:`,
+      );
+    }
+    return found;
+  };
+  return {
+    accounts: table('accounts'),
+    branches: table('branches'),
+    movement_types: table('movement_types'),
+  };
+}
+
+/**
+ * Checks what a GroupMapper needs without making one: every table the options name is under `mappings:` and the
+ * description template names known fields. Throws as the GroupMapper would.
+ */
+export function validateTables(options: JournalExportOptions, tables: MappingTables): void {
+  compileTemplate(options.description_template, DESCRIPTION_FIELDS);
+  namedTables(options, tables);
+}
+
 /** A line's amount as its entry carries it: positive, on the side a negative amount moves it to. */
 interface SignedAmount {
   readonly side: 'debit' | 'credit';
@@ -117,20 +151,10 @@ export class GroupMapper {
     tables: MappingTables,
   ) {
     this.#describe = compileTemplate(options.description_template, DESCRIPTION_FIELDS);
-    const table = (kind: keyof JournalExportOptions['mappings']) => {
-      const name = options.mappings[kind];
-      if (name === undefined) return undefined;
-      const found = tables[name];
-      if (found === undefined) {
-        throw new Error(
-          `options.mappings.${kind} names the mapping table "${name}", which is not under mappings:`,
-        );
-      }
-      return found;
-    };
-    this.#accounts = table('accounts');
-    this.#branches = table('branches');
-    this.#movementTypes = table('movement_types');
+    const named = namedTables(options, tables);
+    this.#accounts = named.accounts;
+    this.#branches = named.branches;
+    this.#movementTypes = named.movement_types;
     this.#reversed = new Set(options.reversed_document_types);
   }
 

@@ -81,11 +81,13 @@ interface SalesRun {
 }
 
 export function createSalesPushJob(input: SalesPushJobInput): Job {
-  const branchMapping = branchMappingOf(input);
-  return { name: input.name, run: (ctx) => runSalesPush(input, branchMapping, ctx) };
+  // Checked when the job is built, so a bad config fails the start (and a reload that would remove the table).
+  branchMappingOf(input);
+  // Read again at each run: a config reload of the mappings applies from the next run on.
+  return { name: input.name, run: (ctx) => runSalesPush(input, branchMappingOf(input), ctx) };
 }
 
-/** The table `branch_mapping` names; naming one that is not under `mappings:` fails the job's creation. */
+/** The table `branch_mapping` names; naming one that is not under `mappings:` throws (fails the job's creation). */
 function branchMappingOf(input: SalesPushJobInput): BranchMapping {
   const table = input.options.branch_mapping;
   const mapping = table === undefined ? {} : (input.mappings?.[table] ?? null);

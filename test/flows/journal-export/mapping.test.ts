@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalLine } from '../../../src/contract/index.js';
 import { journalExportOptionsSchema } from '../../../src/flows/journal-export/index.js';
-import { GroupMapper, groupByDocument } from '../../../src/flows/journal-export/mapping.js';
+import { GroupMapper, groupByDocument, validateTables } from '../../../src/flows/journal-export/mapping.js';
 import {
   batchKeyFor,
   buildPlan,
@@ -46,6 +46,18 @@ function line(id: string, over: Partial<JournalLine>): JournalLine {
 const options = (input: object = {}) => journalExportOptionsSchema.parse(input);
 
 describe('journal-export mapping', () => {
+  it('checks the tables the options name, naming the option and the missing table', () => {
+    const named = options({ mappings: { accounts: 'gl', branches: 'branch_codes' } });
+    expect(() => validateTables(named, { gl: {}, branch_codes: {} })).not.toThrow();
+    expect(() => validateTables(named, { branch_codes: {} })).toThrow(
+      'options.mappings.accounts names the mapping table "gl", which is not under mappings:',
+    );
+    expect(() => validateTables(named, { gl: {} })).toThrow(
+      'options.mappings.branches names the mapping table "branch_codes", which is not under mappings:',
+    );
+    expect(() => validateTables(options({ description_template: '{nope}' }), {})).toThrow(/nope/);
+  });
+
   it('counts VAT as a debit, and as a credit on credit notes', () => {
     const mapper = new GroupMapper(options(), {});
     const invoice = groupByDocument([

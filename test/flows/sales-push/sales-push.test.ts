@@ -10,6 +10,7 @@ import {
   salesPushOptionsSchema,
   salesPushFlow,
 } from '../../../src/flows/sales-push/index.js';
+import { MappingsHolder, pinnedPerRun } from '../../../src/daemon/mappings.js';
 import { capabilityOf } from '../../support/capability.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import {
@@ -123,6 +124,52 @@ describe('sales-push from a CSV drop folder', () => {
     ]);
     await connector.close();
   }, 60_000);
+});
+
+describe('sales-push after a config reload', () => {
+  it('resolves branches with the mappings of each run, not those the job was built with', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('items.csv', [ITEM_HEADER, 'POS-8,ZT-8001,,2026-11-20T12:00:00+02:00,F-2,Hummus,1,25,25,']);
+    const connector = await h.csvConnector();
+    // The daemon's own wiring: one job, built once, reading the mappings pinned at the start of each run.
+    const mappings = new MappingsHolder({ pos_branches: {} });
+    const { view, pin } = mappings.jobView();
+    const job = pinnedPerRun(
+      createSalesPushJob({
+        name: 'pos-sales',
+        api: h.api,
+        source: capabilityOf(connector, 'salesSource', 'pos'),
+        connectorName: 'pos',
+        options: salesPushOptionsSchema.parse({ branch_mapping: 'pos_branches' }),
+        mappings: view,
+      }),
+      pin,
+    );
+    const first = await job.run(jobContext(h.state));
+    expect(first.counts['items_unresolved']).toBe(1);
+    expect(h.state.deadLetters.replay({ flow: 'pos-sales' })).toBe(1);
+
+    mappings.replace({ pos_branches: { 'POS-8': 'br_hfa' } });
+    const second = await job.run(jobContext(h.state));
+    expect(second.counts['item_sales_accepted']).toBe(1);
+    expect(h.state.deadLetters.countOpen('pos-sales')).toBe(0);
+    const stored = await sandboxSales(h.sandbox, 'ZT-8001');
+    expect(stored.itemSales.map((s) => [s.branch_id, s.item_code])).toEqual([['br_hfa', 'F-2']]);
+    await connector.close();
+  }, 60_000);
+
+  it('refuses to build a job whose branch_mapping table is not under mappings:', () => {
+    expect(() =>
+      createSalesPushJob({
+        name: 'pos-sales',
+        api: {} as never,
+        source: {} as never,
+        connectorName: 'pos',
+        options: salesPushOptionsSchema.parse({ branch_mapping: 'pos_branches' }),
+        mappings: {},
+      }),
+    ).toThrow('jobs.pos-sales.options.branch_mapping: no table "pos_branches" under mappings:');
+  });
 });
 
 describe('sales-push revisions', () => {
