@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { closestMatch } from './did-you-mean.js';
 import { formatPath, type ConfigIssue } from './errors.js';
+import { defaultWriteTimeoutMs } from './ha-schema.js';
 import { configErrorMap, toConfigIssues, type IssueContext } from './issues.js';
 import type { FlowSchema, PluginSchemas } from './plugin-schemas.js';
 import { schemaAtPath, type PathSegment } from './schema-walk.js';
@@ -93,7 +94,7 @@ export class BlockValidator {
     connectors: Record<string, ConnectorBlock>,
   ): void {
     if (ha === undefined || this.registry.writeRequestTimeout === undefined) return;
-    const allowedMs = ha.write_timeout ?? Math.floor(ha.lease * 0.4);
+    const allowedMs = ha.write_timeout ?? defaultWriteTimeoutMs(ha.lease);
     for (const [name, block] of Object.entries(connectors)) {
       if (this.registry.connector(block.type) === undefined) continue;
       const { type, ...settings } = block;

@@ -11,6 +11,11 @@ export const DEFAULT_POLL_INTERVAL_MS = 2_000;
 
 const MIN_LEASE_MS = 1_000;
 
+/** 40% of the lease: with a renewal every third of it, a write finds its headroom without waiting. */
+export function defaultWriteTimeoutMs(leaseMs: number): number {
+  return Math.floor(leaseMs * 0.4);
+}
+
 export const haConfigSchema = z
   .strictObject({
     instance: z

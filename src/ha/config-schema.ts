@@ -4,10 +4,11 @@
  * one lease after its last renewal, and a standby notices within one poll), 12 s with the defaults.
  */
 import { hostname } from 'node:os';
-import { type HaConfig } from '../config/ha-schema.js';
+import { defaultWriteTimeoutMs, type HaConfig } from '../config/ha-schema.js';
 
 export {
   DEFAULT_LEASE_MS,
+  defaultWriteTimeoutMs,
   DEFAULT_POLL_INTERVAL_MS,
   haConfigSchema,
   type HaConfig,
@@ -35,11 +36,6 @@ export function haSettings(config: HaConfig): HaSettings {
     writeTimeoutMs: config.write_timeout ?? defaultWriteTimeoutMs(config.lease),
     writeMarginMs: writeMarginMs(config.lease),
   };
-}
-
-/** 40% of the lease: with a renewal every third of it, a write finds its headroom without waiting. */
-export function defaultWriteTimeoutMs(leaseMs: number): number {
-  return Math.floor(leaseMs * 0.4);
 }
 
 export function writeMarginMs(leaseMs: number): number {

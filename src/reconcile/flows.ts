@@ -49,7 +49,6 @@ const ordersOptions = z.strictObject({
     .meta({ description: "The orders job's skip_acknowledged_elsewhere" }),
 });
 
-/** YYYY-MM of the month `offset` months from now, in UTC. */
 /** The daemon's client as a reconcile job may use it: reads only. */
 function readingOnly(api: ApiClient, job: string): ApiClient {
   return readOnlyApiClient(
@@ -58,6 +57,7 @@ function readingOnly(api: ApiClient, job: string): ApiClient {
   );
 }
 
+/** YYYY-MM of the month `offset` months from now, in UTC. */
 function monthOf(clock: Clock, offset: number): string {
   const now = new Date(clock.now());
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1)).toISOString().slice(0, 7);

@@ -4,7 +4,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { apiClientFor, openApiEndpoint } from '../api-access/index.js';
-import type { ApiClient } from '../client/index.js';
+import { readOnlyApiClient, type ApiClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Connector, JournalReadBack } from '../connector-contract/index.js';
 import {
@@ -90,20 +90,16 @@ export interface ReadOnlyApi {
   close(): Promise<void>;
 }
 
-/** An API client of one side that throws before any request that would change data leaves this process. */
+/** An API client of one side that refuses, before it is sent, any request that would change data. */
 export async function openReadOnlyApi(config: LoadedConfig['config'], side: ApiSide): Promise<ReadOnlyApi> {
   const endpoint = await openApiEndpoint(config, {
     statePath: join(dirname(config.state.path), 'sandbox.db'),
   });
-  const api = apiClientFor(config, endpoint, side, {
-    beforeWrite: () => {
-      throw new Error('reconcile reads only: a request that changes data was stopped before it was sent');
-    },
-  });
+  const client = apiClientFor(config, endpoint, side);
   return {
-    api,
+    api: readOnlyApiClient(client, 'reconcile reads only: a request that changes data was stopped'),
     close: async () => {
-      await api.close();
+      await client.close();
       await endpoint.close();
     },
   };

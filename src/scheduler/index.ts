@@ -3,6 +3,7 @@ export { nextFireTime, fireTimesBetween } from './next-fire.js';
 export { isValidTimeZone, offsetAt, wallTimeAt } from './zoned-time.js';
 export {
   Scheduler,
+  SchedulerStoppedError,
   UnknownJobError,
   type RunJobFn,
   type ScheduledJobSpec,

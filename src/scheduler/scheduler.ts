@@ -50,8 +50,23 @@ interface JobSlot {
   running: Promise<void> | undefined;
   followUp: { trigger: SchedulerTrigger; promise: Promise<void>; resolve: () => void } | undefined;
   /** Work waiting for the current run to end, carried out before any follow-up run starts. */
-  readonly between: Array<() => void>;
+  readonly between: BetweenRuns[];
   nextAt: number | undefined;
+}
+
+/** Work waiting for a run to end: carried out when it ends, or abandoned when the scheduler stops first. */
+interface BetweenRuns {
+  readonly carryOut: () => void;
+  readonly abandon: (error: Error) => void;
+}
+
+/**
+ * Work waiting between runs that this scheduler will not carry out: it stopped while the run the work waited for
+ * was still going on. Whoever gave the work is left to give it again to the next scheduler.
+ */
+export class SchedulerStoppedError extends Error {
+  override readonly name = 'SchedulerStoppedError';
+  readonly code = 'scheduler_stopped';
 }
 
 export class UnknownJobError extends Error {
@@ -69,6 +84,8 @@ export class Scheduler {
   readonly #loops: Promise<void>[] = [];
   #started = false;
   #stopping = false;
+  /** stop() has returned: runs still going on then end without this scheduler doing anything after them. */
+  #stopped = false;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -130,18 +147,24 @@ export class Scheduler {
   /**
    * Carries out `work` while no run of the job is in flight: at once when the job is idle (or unknown here), else as
    * soon as its current run ends and before a follow-up run starts, also while stopping. For a change a run would
-   * undo, such as a cursor reset that a run in flight would save over. Resolves with what `work` returns.
+   * undo, such as a cursor reset that a run in flight would save over. Resolves with what `work` returns; rejects
+   * with a SchedulerStoppedError, `work` not carried out, when the run outlives the stop's time (or the scheduler
+   * had already stopped with the run still going on).
    */
   betweenRuns<T>(job: string, work: () => T): Promise<T> {
     const slot = this.#slots.get(job);
     if (slot?.running === undefined) return new Promise<T>((resolve) => resolve(work()));
+    if (this.#stopped) return Promise.reject(stoppedBefore(job));
     return new Promise<T>((resolve, reject) => {
-      slot.between.push(() => {
-        try {
-          resolve(work());
-        } catch (error) {
-          reject(error instanceof Error ? error : new Error(String(error)));
-        }
+      slot.between.push({
+        carryOut: () => {
+          try {
+            resolve(work());
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
+        },
+        abandon: reject,
       });
     });
   }
@@ -172,7 +195,13 @@ export class Scheduler {
     );
     await Promise.race([Promise.allSettled(running.map((slot) => slot.running)), timedOut]);
     deadline.abort();
-    return { unfinished: running.filter((slot) => slot.running).map((slot) => slot.spec.name) };
+    this.#stopped = true;
+    const unfinished = running.filter((slot) => slot.running);
+    // What waits for a run that outlived the stop is settled now: no one would carry it out when that run ends.
+    for (const slot of unfinished) {
+      for (const waiting of slot.between.splice(0)) waiting.abandon(stoppedBefore(slot.spec.name));
+    }
+    return { unfinished: unfinished.map((slot) => slot.spec.name) };
   }
 
   #zoneOf(slot: JobSlot): string {
@@ -188,7 +217,7 @@ export class Scheduler {
     } catch (error) {
       this.#emit({ type: 'failed', job, trigger, error });
     }
-    for (const work of slot.between.splice(0)) work();
+    for (const waiting of slot.between.splice(0)) waiting.carryOut();
     const followUp = slot.followUp;
     slot.followUp = undefined;
     if (followUp && !this.#stopping) {
@@ -224,4 +253,10 @@ export class Scheduler {
   #emit(event: SchedulerEvent): void {
     this.#options.onEvent?.(event);
   }
+}
+
+function stoppedBefore(job: string): SchedulerStoppedError {
+  return new SchedulerStoppedError(
+    `the scheduler stopped while a run of job "${job}" was still going on; what waited for that run was not done`,
+  );
 }

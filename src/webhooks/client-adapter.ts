@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { WebhooksApi } from '../client/areas/webhooks.js';
+import { idempotencyKey } from '../shared/idempotency-key.js';
 import type { WebhookApi, WebhookDelivery, WebhookEndpoint } from './api.js';
 
 /** Adapts the typed API client's `webhooks` area to what the webhook commands use. */
@@ -55,12 +55,7 @@ export function webhookApiFromClient(webhooks: WebhooksApi): WebhookApi {
  * leader) is replayed by the API instead of queueing a second attempt.
  */
 export function redeliveryKey(webhookId: string, deliveryId: string): string {
-  const readable = `webhook-redeliver:${webhookId}:${deliveryId}`;
-  const plain = [webhookId, deliveryId].every((id) => /^[A-Za-z0-9._-]+$/.test(id));
-  if (plain && readable.length <= 128) return readable;
-  return `webhook-redeliver:${createHash('sha256')
-    .update(JSON.stringify([webhookId, deliveryId]))
-    .digest('hex')}`;
+  return idempotencyKey('webhook-redeliver', webhookId, deliveryId);
 }
 
 function delivery(value: {

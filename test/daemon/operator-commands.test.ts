@@ -410,6 +410,57 @@ for (const backend of [sqlite, postgres]) {
       );
 
       it(
+        'gives a removal without the state check to the daemon as well, which then deletes synced SKUs too',
+        { timeout: 60_000 },
+        async () => {
+          const api = createApiClient({
+            baseUrl: world.sandbox.baseUrl,
+            apiKey: world.sandbox.keys.supplier,
+          });
+          try {
+            await api.catalog.upsertProducts([{ sku: 'SYNCED-Q3', name: 'Old SYNCED-Q3', unit: 'unit' }]);
+          } finally {
+            await api.close();
+          }
+          // On PostgreSQL the first daemon's state takes the write once that daemon leads.
+          await eventually(() => {
+            try {
+              state().hashes.setMany('catalog:products', [['SYNCED-Q3', 'h3']]);
+              return true;
+            } catch (error) {
+              if (error instanceof Error && error.name === 'LeadershipLostError') return undefined;
+              throw error;
+            }
+          }, 30_000);
+          const before = lastCommand('catalog.remove')?.id ?? 0;
+          const skusFile = join(world.dir, 'skus-unchecked.txt');
+          await writeFile(skusFile, 'SYNCED-Q3\n');
+          const removed = await cli('catalog', 'remove', '--skus-file', skusFile, '--no-state-check');
+          expect(removed.stderr).toBe('');
+          expect(removed.code).toBe(0);
+          expect(removed.stdout.split('\n')).toEqual([
+            expect.stringMatching(/^state check off \(--no-state-check\): SKUs the daemon synced/),
+            'deleted       SYNCED-Q3',
+            'deleted 1, already gone 0, skipped 0, failed 0',
+            '',
+          ]);
+          // Queued for the daemon that holds the state, not sent around it.
+          const command = lastCommand('catalog.remove');
+          expect(command?.id).toBeGreaterThan(before);
+          expect(command).toMatchObject({
+            status: 'done',
+            attempts: 1,
+            args: { skus: ['SYNCED-Q3'], stateCheck: false },
+          });
+          const products = (await world.sandbox.control.state())['products'] as Record<
+            string,
+            { deleted_at: string | null }
+          >;
+          expect(products['SYNCED-Q3']?.deleted_at).not.toBeNull();
+        },
+      );
+
+      it(
         'refuses a command given with another config, and changes nothing',
         { timeout: 60_000 },
         async () => {

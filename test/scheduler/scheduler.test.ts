@@ -129,6 +129,57 @@ describe('Scheduler on a fake clock', () => {
     await scheduler.stop(1000);
   });
 
+  it('settles work waiting between runs when the run outlives the stop, without carrying it out', async () => {
+    const clock = new FakeClock(Date.parse('2026-06-10T09:00:00Z'));
+    const log: string[] = [];
+    let endRun: () => void = () => undefined;
+    const scheduler = new Scheduler({
+      jobs: [{ name: 'orders' }, { name: 'buyers' }],
+      clock,
+      timezone: TZ,
+      // The orders run ignores the abort: it outlives the stop's time.
+      run: (job) =>
+        job === 'orders'
+          ? new Promise<void>((resolve) => (endRun = resolve))
+          : clock.sleep(MINUTE).then(() => undefined),
+    });
+    const run = scheduler.runNow('orders', 'cli');
+    const quick = scheduler.runNow('buyers', 'cli');
+    // How each wait was settled, once it is.
+    const settled: Record<string, unknown> = {};
+    const outcome = (name: string, promise: Promise<unknown>): void => {
+      promise.then(
+        (value) => (settled[name] = { value }),
+        (error: unknown) => (settled[name] = { error }),
+      );
+    };
+    outcome(
+      'reset',
+      scheduler.betweenRuns('orders', () => log.push('reset')),
+    );
+    outcome(
+      'ended',
+      scheduler.betweenRuns('buyers', () => log.push('buyers reset')),
+    );
+    const stopped = scheduler.stop(5 * MINUTE);
+    await clock.advanceBy(5 * MINUTE);
+    expect(await stopped).toEqual({ unfinished: ['orders'] });
+    await quick;
+    await settle();
+    expect(settled).toMatchObject({
+      ended: { value: 1 },
+      reset: { error: { name: 'SchedulerStoppedError' } },
+    });
+    // Given once the scheduler has stopped, with the run still going on: refused at once.
+    await expect(scheduler.betweenRuns('orders', () => log.push('late'))).rejects.toMatchObject({
+      name: 'SchedulerStoppedError',
+    });
+    endRun();
+    await run;
+    await settle();
+    expect(log).toEqual(['buyers reset']);
+  });
+
   it('runs one job at a time and coalesces triggers during a run into one follow-up', async () => {
     const clock = new FakeClock(Date.parse('2026-06-10T09:00:00Z'));
     let active = 0;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { idempotencyKey } from '../../src/engine/index.js';
 import { KeyValueStore } from '../../src/state/kv.js';
+import { redeliveryKey } from '../../src/webhooks/client-adapter.js';
 import type { WebhookApi, WebhookDelivery, WebhookEndpoint } from '../../src/webhooks/index.js';
 import {
   recoverWebhookDeliveries,
@@ -252,5 +254,15 @@ describe('testWebhook and recoverWebhookDeliveries', () => {
 
   it('names an unknown endpoint', async () => {
     await expect(recoverWebhookDeliveries(new FakeWebhookApi(), 'wh_missing')).rejects.toThrow('wh_missing');
+  });
+});
+
+describe('the Idempotency-Key of a redelivery', () => {
+  it('is webhook-redeliver:<webhook>:<delivery>, and the shared key form when the ids are long or not plain', () => {
+    expect(redeliveryKey('wh_1', 'dlv_2')).toBe('webhook-redeliver:wh_1:dlv_2');
+    expect(redeliveryKey('wh_1', 'dlv_2')).toBe(idempotencyKey('webhook-redeliver', 'wh_1', 'dlv_2'));
+    const long = redeliveryKey('wh_1', 'd'.repeat(200));
+    expect(long).toMatch(/^webhook-redeliver:[0-9a-f]{64}$/);
+    expect(redeliveryKey('wh:1', 'dlv')).not.toBe(redeliveryKey('wh', '1:dlv'));
   });
 });

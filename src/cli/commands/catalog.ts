@@ -2,7 +2,7 @@
  * `supply-sync catalog remove --skus-file FILE [--dry-run]`: deletes products the daemon never pushed itself
  * (see flows/catalog/remove-listed.ts), one line of output per SKU.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   parseSkuList,
@@ -160,7 +160,8 @@ export function registerCatalogCommands(program: Command, context: CliContext): 
 /**
  * The deletions sent from here, no daemon running. The state is opened for a change (a state file's lock; on a
  * PostgreSQL state the leadership lease, to which the deletions are fenced): while a daemon holds it this rejects
- * before anything is sent, and the command goes to the daemon instead.
+ * before anything is sent, and the command goes to the daemon instead. So does it with --no-state-check, which only
+ * leaves the daemon's record of synced SKUs unread; without a state file there is no daemon to ask.
  */
 async function removeHere(
   config: Config,
@@ -180,7 +181,7 @@ async function removeHere(
         onResult: report,
       });
     if (config.state.url !== undefined) return await fence.during(remove);
-    if (!stateCheck) return await remove(undefined);
+    if (!stateCheck && !existsSync(config.state.path)) return await remove(undefined);
     try {
       return await withStateChange(config, 'catalog remove', remove);
     } catch (error) {

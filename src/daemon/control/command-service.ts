@@ -9,6 +9,7 @@
  */
 import type { RunResult } from '../../engine/index.js';
 import { scrubSecrets } from '../../log/index.js';
+import { SchedulerStoppedError } from '../../scheduler/index.js';
 import type { QueuedCommand } from '../../state/index.js';
 import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
 import type { Environment } from '../services/environment-service.js';
@@ -44,7 +45,8 @@ export interface CommandRunner {
   runHeldWebhooks(job: string): void;
   /**
    * Carries out `work` while no run of the job is in flight: at once when it is idle, else right after its current
-   * run and before its next one.
+   * run and before its next one; rejects with a SchedulerStoppedError, `work` not carried out, when the scheduler
+   * stops before that run ends.
    */
   betweenRuns(job: string, work: () => void): Promise<void>;
 }
@@ -58,6 +60,8 @@ export class CommandService implements Service {
   #loop: Loop | undefined;
   #started = false;
   #stopping = false;
+  /** Counts the starts: work scheduled in one term checks it is still that term before it is carried out. */
+  #term = 0;
   readonly #inFlight = new Set<number>();
 
   constructor(
@@ -71,6 +75,7 @@ export class CommandService implements Service {
     if (this.#loop !== undefined) return;
     this.#stopping = false;
     this.#started = true;
+    this.#term += 1;
     const { env } = this;
     env.state.commands.pruneFinished(FINISHED_RETENTION_MS);
     this.#runHeldWebhooks();
@@ -198,7 +203,10 @@ export class CommandService implements Service {
 
   /**
    * A run in flight read the stream's cursor before the reset and would save it back after, undoing the reset: the
-   * reset waits for the run of the stream's job to end and is carried out before that job's next run.
+   * reset waits for the run of the stream's job to end and is carried out before that job's next run. It is carried
+   * out only in the term it was scheduled in: a daemon that stopped while the run went on (and may lead again since,
+   * with a new scheduler running that job) leaves the reset to the drain of the term then current. A scheduler that
+   * stops before the run ends settles the wait (SchedulerStoppedError), which leaves the command queued.
    */
   #resetBetweenRuns(command: QueuedCommand, stream: string): void {
     const action: ControlAction = { kind: 'cursor.reset', stream };
@@ -207,14 +215,19 @@ export class CommandService implements Service {
       this.#carryOutInState(command, action);
       return;
     }
+    const term = this.#term;
     this.#inFlight.add(command.id);
     this.runner
       .betweenRuns(job, () => {
-        // A daemon that stopped while the run went on leaves the reset to the next leader.
-        if (!this.#stopping) this.#carryOutInState(command, action);
+        if (this.#inTerm(term)) this.#carryOutInState(command, action);
       })
       .catch((error: unknown) => this.#fail(command, error))
       .finally(() => this.#inFlight.delete(command.id));
+  }
+
+  /** Started in `term` and not stopped since. */
+  #inTerm(term: number): boolean {
+    return this.#started && !this.#stopping && this.#term === term;
   }
 
   #startEffect(command: QueuedCommand, action: ControlAction): void {
@@ -281,7 +294,11 @@ export class CommandService implements Service {
   /** Records why a command cannot be carried out; a lost term or a stop leaves it for the next leader instead. */
   #fail(command: QueuedCommand, error: unknown): void {
     const { env } = this;
-    if (error instanceof LeftForNextLeader || isLeadershipLost(error)) {
+    if (
+      error instanceof LeftForNextLeader ||
+      error instanceof SchedulerStoppedError ||
+      isLeadershipLost(error)
+    ) {
       env.logger.info(
         { command: command.id, kind: command.kind },
         'operator command left for the next leader',
