@@ -172,6 +172,34 @@ describe('config reload on a running daemon', () => {
     },
   );
 
+  it('refuses a reload with a changed API key, naming the key and never its old or new value', async () => {
+    const before = daemon.env.mappings.current();
+    const original = await readConfig();
+    const rotated = 'rotated-key-that-must-never-be-printed-7f3a';
+    const api = (original as unknown as { api: Record<string, unknown> }).api;
+    await writeConfig({ ...original, api: { ...api, api_key: rotated } });
+    try {
+      const refused = await cli('config', 'reload');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('api.api_key changed');
+      expect(refused.stderr).toContain('(restart_needed)');
+      const viaApi = await fetch(`${daemon.opsUrl}/config/reload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(viaApi.status).toBe(409);
+      const answer = await viaApi.text();
+      for (const printed of [refused.stdout, refused.stderr, answer, JSON.stringify(reloads())]) {
+        expect(printed).not.toContain(rotated);
+        expect(printed).not.toContain(String(api['api_key']));
+      }
+      expect(daemon.env.mappings.current()).toBe(before);
+    } finally {
+      await writeConfig(original);
+    }
+  }, 60_000);
+
   it(
     'refuses a reload with a changed connection, naming the key, and changes nothing',
     { timeout: 60_000 },
