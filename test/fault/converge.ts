@@ -126,8 +126,11 @@ export async function runConvergence(options: ConvergeOptions): Promise<Converge
     }
     await world.sandbox.control.clearFaults();
     const check = await session.check();
+    const live = session;
     const idleRun: Record<string, Record<string, number>> = {};
-    for (const job of options.scenario.jobs) idleRun[job] = await syncToEnd(world, job);
+    for (const job of options.scenario.jobs) {
+      idleRun[job] = await syncToEnd(world, job, () => live.progress());
+    }
     return {
       check,
       syncRuns,

@@ -129,6 +129,7 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
   try {
     session = await scenario.open(world);
     const live = session;
+    const progress = (): Promise<Record<string, number>> => live.progress();
     if (options.faults !== undefined) await world.sandbox.control.setFaults(options.faults);
     const kills: Record<string, number> = {};
     const killPointsPerFlow: Record<string, number> = Object.fromEntries(
@@ -245,13 +246,13 @@ export async function runCrashScenario(options: CrashRunOptions): Promise<CrashR
         );
       }
       convergeRounds += 1;
-      for (const job of scenario.convergeOrder ?? scenario.jobs) await syncToEnd(world, job);
+      for (const job of scenario.convergeOrder ?? scenario.jobs) await syncToEnd(world, job, progress);
     } while (!(await live.settled()));
     // Faults off for the final read-back: the end state is compared, not the way there.
     if (options.faults !== undefined) await world.sandbox.control.clearFaults();
     const check = await live.check();
     const idleRun: Record<string, Record<string, number>> = {};
-    for (const job of scenario.jobs) idleRun[job] = await syncToEnd(world, job);
+    for (const job of scenario.jobs) idleRun[job] = await syncToEnd(world, job, progress);
     return {
       scenario: scenario.name,
       seed: options.seed,
@@ -286,16 +287,48 @@ export function idleWrites(scenario: CrashScenario, report: Pick<CrashRunReport,
   return out;
 }
 
-/** One `sync <job>` that must finish and succeed; returns the counts it printed. */
-export async function syncToEnd(world: CrashWorld, job: string): Promise<Record<string, number>> {
+/** How long a `sync <job>` may go without moving the scenario's progress counts before it counts as hung. */
+const SYNC_STALL_MS = 120_000;
+const PROGRESS_POLL_MS = 2_000;
+
+/**
+ * One `sync <job>` that must finish and succeed; returns the counts it printed. A run with a long backlog may take
+ * as long as it needs while `progress` (the scenario's counts of work arrived) keeps moving; one that moves nothing
+ * for SYNC_STALL_MS is taken as hung. Without `progress`, that is a bound on the whole run.
+ */
+export async function syncToEnd(
+  world: CrashWorld,
+  job: string,
+  progress?: () => Promise<Record<string, number>>,
+): Promise<Record<string, number>> {
   const child = spawnCli(['sync', job, '--config', world.configFile]);
-  const exit = await exitWithin(child, 120_000);
+  const exit = await exitUnlessStalled(child, progress);
   if (exit === null) {
     await killAndWait(child);
-    throw failure(`sync ${job} did not finish`, child);
+    throw failure(`sync ${job} did not finish: no progress for ${SYNC_STALL_MS} ms`, child);
   }
   if (exit.code !== 0) throw failure(`sync ${job} exited with ${String(exit.code)}`, child);
   return parseCounts(child.output(), job);
+}
+
+async function exitUnlessStalled(
+  child: CliChild,
+  progress: (() => Promise<Record<string, number>>) | undefined,
+): Promise<ExitInfo | null> {
+  if (progress === undefined) return exitWithin(child, SYNC_STALL_MS);
+  let last = JSON.stringify(await progress());
+  let movedAt = Date.now();
+  for (;;) {
+    const exit = await raceExit(child, PROGRESS_POLL_MS);
+    if (exit !== null) return exit;
+    const now = JSON.stringify(await progress());
+    if (now !== last) {
+      last = now;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt >= SYNC_STALL_MS) {
+      return null;
+    }
+  }
 }
 
 /** Parses `job: outcome (a=1 b=2)`, the line `sync` prints. */
