@@ -5,71 +5,31 @@
  * the API at `baseUrl` (a relay in front of the sandbox); the work of a term stops at its first fenced run. One
  * JSON line per event on stdout: elected, run (counts), refused, lost.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiClient } from '../../../src/client/index.js';
-import { WriteGate } from '../../../src/daemon/services/write-gate.js';
 import { createCatalogJob } from '../../../src/flows/catalog/job.js';
 import { catalogOptionsSchema } from '../../../src/flows/catalog/options.js';
-import {
-  boundTerm,
-  defaultWriteTimeoutMs,
-  Elector,
-  fencedSessionSettings,
-  LeadershipLostError,
-  runInTerm,
-  termFence,
-  writeMarginMs,
-  type HaSettings,
-  type Term,
-} from '../../../src/ha/index.js';
+import { LeadershipLostError, type Term } from '../../../src/ha/index.js';
 import { SqliteDriver } from '../../../src/kit/sql/sqlite-driver.js';
-import { systemClock } from '../../../src/shared/clock.js';
-import { openPgStateStore } from '../../../src/state/index.js';
 import { SqlCatalogSource } from '../../../connectors/sql/erp-catalog.js';
 import { demoErpStatements } from '../../../connectors/sql/demo-erp/statements.js';
 import { jobContext } from '../../flows/job-context.js';
+import {
+  announcer,
+  childOptions,
+  fencedState,
+  leadInTerms,
+  type LeaderChildOptions,
+} from './leader-child.js';
 
-interface ChildOptions {
-  readonly url: string;
-  readonly instance: string;
-  readonly leaseMs: number;
-  readonly renewIntervalMs: number;
-  readonly pollIntervalMs: number;
+interface ChildOptions extends LeaderChildOptions {
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly erpFile: string;
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
-
-function say(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, instance: options.instance, ...fields })}\n`);
-}
-
-const settings: HaSettings = {
-  instance: options.instance,
-  leaseMs: options.leaseMs,
-  renewIntervalMs: options.renewIntervalMs,
-  pollIntervalMs: options.pollIntervalMs,
-  writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
-  writeMarginMs: writeMarginMs(options.leaseMs),
-};
-const session = fencedSessionSettings(options.leaseMs);
-const state = openPgStateStore({
-  url: options.url,
-  clock: systemClock,
-  idleInTransactionTimeoutMs: session.idle_in_transaction_session_timeout,
-  statementTimeoutMs: session.statement_timeout,
-  lockTimeoutMs: session.lock_timeout,
-});
-state.setFence({
-  check: (port) => {
-    const term = boundTerm();
-    if (term === undefined) throw new LeadershipLostError('not_leader', 'work bound to no term', null);
-    return termFence(term).check(port);
-  },
-});
-const gate = new WriteGate(state, settings);
+const options = childOptions<ChildOptions>();
+const say = announcer(options.instance);
+const { settings, state, gate } = fencedState(options);
 const client = createApiClient({
   baseUrl: options.baseUrl,
   apiKey: options.apiKey,
@@ -88,43 +48,13 @@ const job = createCatalogJob({
   options: catalogOptionsSchema.parse({ price_lists: { 'PL-STD': 'pl_standard' }, max_delete_share: 0.5 }),
 });
 
-async function work(term: Term): Promise<void> {
-  for (;;) {
-    try {
-      const result = await job.run(jobContext(state, { budgetMs: 30_000, trigger: 'schedule' }));
-      if (result.outcome === 'failed' && /leader|lease|term/i.test(result.error ?? '')) {
-        say('refused', { epoch: term.epoch, message: result.error });
-        return;
-      }
-      say('run', { epoch: term.epoch, outcome: result.outcome, counts: result.counts, error: result.error });
-    } catch (error) {
-      if (error instanceof Error && error.name === 'LeadershipLostError') {
-        say('refused', { epoch: term.epoch, message: error.message });
-        return;
-      }
-      say('run-error', {
-        epoch: term.epoch,
-        message: error instanceof Error ? error.message : String(error),
-      });
-    }
-    await sleep(100);
+/** One run of the job; a run the fence failed ends the term's work as a refusal. */
+async function pass(term: Term): Promise<void> {
+  const result = await job.run(jobContext(state, { budgetMs: 30_000, trigger: 'schedule' }));
+  if (result.outcome === 'failed' && /leader|lease|term/i.test(result.error ?? '')) {
+    throw new LeadershipLostError('not_leader', result.error ?? 'refused', null);
   }
+  say('run', { epoch: term.epoch, outcome: result.outcome, counts: result.counts, error: result.error });
 }
 
-const elector = new Elector({
-  url: options.url,
-  settings,
-  onElected: (epoch) => {
-    say('elected', { epoch });
-    const term = elector.term();
-    if (term !== null) runInTerm(term, () => void work(term));
-  },
-  onLost: (reason) => say('lost', { reason }),
-});
-
-process.on('SIGTERM', () => {
-  void elector.stop().then(() => process.exit(0));
-});
-
-await elector.start();
-say('started', { status: elector.status() });
+await leadInTerms({ url: options.url, settings, say, pass, pauseMs: 100, errorEvent: 'run-error' });

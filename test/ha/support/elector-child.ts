@@ -8,21 +8,15 @@
  */
 import pg from 'pg';
 import {
-  defaultWriteTimeoutMs,
-  writeMarginMs,
   Elector,
   fencedSessionSettings,
   LeadershipLostError,
   termFence,
   type Term,
 } from '../../../src/ha/index.js';
+import { announcer, childOptions, haSettings, type LeaderChildOptions } from './leader-child.js';
 
-interface ChildOptions {
-  readonly url: string;
-  readonly instance: string;
-  readonly leaseMs: number;
-  readonly renewIntervalMs: number;
-  readonly pollIntervalMs: number;
+interface ChildOptions extends LeaderChildOptions {
   readonly writeEveryMs: number;
   /** How long each transaction stays open after its writes, so a freeze can land inside one. */
   readonly holdMs: number;
@@ -30,11 +24,8 @@ interface ChildOptions {
   readonly statementMs?: number;
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
-
-function say(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, instance: options.instance, ...fields })}\n`);
-}
+const options = childOptions<ChildOptions>();
+const say = announcer(options.instance);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -86,14 +77,7 @@ async function writeUntilFenced(term: Term): Promise<void> {
 
 const elector = new Elector({
   url: options.url,
-  settings: {
-    instance: options.instance,
-    leaseMs: options.leaseMs,
-    renewIntervalMs: options.renewIntervalMs,
-    pollIntervalMs: options.pollIntervalMs,
-    writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
-    writeMarginMs: writeMarginMs(options.leaseMs),
-  },
+  settings: haSettings(options),
   onElected: (epoch) => {
     say('elected', { epoch });
     const term = elector.term();

@@ -11,19 +11,7 @@
  * step on stdout.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WriteGate } from '../../../src/daemon/services/write-gate.js';
-import {
-  boundTerm,
-  defaultWriteTimeoutMs,
-  Elector,
-  fencedSessionSettings,
-  LeadershipLostError,
-  runInTerm,
-  termFence,
-  writeMarginMs,
-  type HaSettings,
-  type Term,
-} from '../../../src/ha/index.js';
+import type { Term } from '../../../src/ha/index.js';
 import { commitGated } from '../../../src/kit/sql/index.js';
 import { PgDriver } from '../../../src/kit/sql/pg-driver.js';
 import type { SqlDriver } from '../../../src/kit/sql/driver.js';
@@ -32,51 +20,24 @@ import { SqlAccountingWriter } from '../../../connectors/sql/accounting-writer.j
 import { journalTableSchema } from '../../../connectors/sql/journal-config.js';
 import { sqlConnectorConfigSchema, sqlConnectorDefinition } from '../../../connectors/sql/sql-connector.js';
 import type { ErpOrder, OrderSink } from '../../../src/connector-contract/index.js';
-import { systemClock } from '../../../src/shared/clock.js';
-import { openPgStateStore } from '../../../src/state/index.js';
+import {
+  announcer,
+  childOptions,
+  fencedState,
+  leadInTerms,
+  type LeaderChildOptions,
+} from './leader-child.js';
 
-interface ChildOptions {
-  readonly url: string;
+interface ChildOptions extends LeaderChildOptions {
   readonly erpUrl: string;
-  readonly instance: string;
-  readonly leaseMs: number;
-  readonly renewIntervalMs: number;
-  readonly pollIntervalMs: number;
   readonly holdMs: number;
   /** `orders` (the default): one order per transaction; `journal`: one journal batch per transaction. */
   readonly mode?: 'orders' | 'journal';
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
-
-function say(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, instance: options.instance, ...fields })}\n`);
-}
-
-const settings: HaSettings = {
-  instance: options.instance,
-  leaseMs: options.leaseMs,
-  renewIntervalMs: options.renewIntervalMs,
-  pollIntervalMs: options.pollIntervalMs,
-  writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
-  writeMarginMs: writeMarginMs(options.leaseMs),
-};
-const session = fencedSessionSettings(options.leaseMs);
-const state = openPgStateStore({
-  url: options.url,
-  clock: systemClock,
-  idleInTransactionTimeoutMs: session.idle_in_transaction_session_timeout,
-  statementTimeoutMs: session.statement_timeout,
-  lockTimeoutMs: session.lock_timeout,
-});
-state.setFence({
-  check: (port) => {
-    const term = boundTerm();
-    if (term === undefined) throw new LeadershipLostError('not_leader', 'work bound to no term', null);
-    return termFence(term).check(port);
-  },
-});
-const gate = new WriteGate(state, settings);
+const options = childOptions<ChildOptions>();
+const say = announcer(options.instance);
+const { settings, state, gate } = fencedState(options);
 const mayCommit = async (): Promise<void> => {
   await gate.admit('an ERP commit');
 };
@@ -248,38 +209,11 @@ async function pass(term: Term): Promise<void> {
   for (const ref of todo) await writeOrder(ref, term);
 }
 
-async function work(term: Term): Promise<void> {
-  for (;;) {
-    try {
-      await pass(term);
-    } catch (error) {
-      if (error instanceof Error && error.name === 'LeadershipLostError') {
-        say('refused', { epoch: term.epoch, message: error.message });
-        return;
-      }
-      say('erp-error', {
-        epoch: term.epoch,
-        message: error instanceof Error ? error.message : String(error),
-      });
-    }
-    await sleep(50);
-  }
-}
-
-const elector = new Elector({
+await leadInTerms({
   url: options.url,
   settings,
-  onElected: (epoch) => {
-    say('elected', { epoch });
-    const term = elector.term();
-    if (term !== null) runInTerm(term, () => void work(term));
-  },
-  onLost: (reason) => say('lost', { reason }),
+  say,
+  pass,
+  pauseMs: 50,
+  errorEvent: 'erp-error',
 });
-
-process.on('SIGTERM', () => {
-  void elector.stop().then(() => process.exit(0));
-});
-
-await elector.start();
-say('started', { status: elector.status() });

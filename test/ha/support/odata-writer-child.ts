@@ -6,70 +6,30 @@
  * finds the order (U_ApiOrderId) before it creates it; the state records the order after. Work of a term stops at
  * the first refusal. One JSON line per step on stdout: started, elected, erp-committed, erp-error, refused, lost.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { WriteGate } from '../../../src/daemon/services/write-gate.js';
-import {
-  boundTerm,
-  defaultWriteTimeoutMs,
-  Elector,
-  fencedSessionSettings,
-  LeadershipLostError,
-  runInTerm,
-  termFence,
-  writeMarginMs,
-  type HaSettings,
-  type Term,
-} from '../../../src/ha/index.js';
-import { systemClock } from '../../../src/shared/clock.js';
-import { openPgStateStore } from '../../../src/state/index.js';
+import type { Term } from '../../../src/ha/index.js';
 import { odataConfigSchema, odataConnectorDefinition } from '../../../connectors/odata/index.js';
 import { blockFor, order } from '../../connectors/odata/fixture.js';
+import {
+  announcer,
+  childOptions,
+  fencedState,
+  leadInTerms,
+  type LeaderChildOptions,
+} from './leader-child.js';
 
-interface ChildOptions {
-  readonly url: string;
+interface ChildOptions extends LeaderChildOptions {
   /** Where the "API" lists its orders (table api_orders). */
   readonly apiUrl: string;
   /** The OData service root (a relay in front of the emulator). */
   readonly serviceUrl: string;
-  readonly instance: string;
-  readonly leaseMs: number;
-  readonly renewIntervalMs: number;
-  readonly pollIntervalMs: number;
   /** The connector's request timeout, far longer than the lease. */
   readonly timeout: string;
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ChildOptions;
-
-function say(event: string, fields: Record<string, unknown> = {}): void {
-  process.stdout.write(`${JSON.stringify({ event, instance: options.instance, ...fields })}\n`);
-}
-
-const settings: HaSettings = {
-  instance: options.instance,
-  leaseMs: options.leaseMs,
-  renewIntervalMs: options.renewIntervalMs,
-  pollIntervalMs: options.pollIntervalMs,
-  writeTimeoutMs: defaultWriteTimeoutMs(options.leaseMs),
-  writeMarginMs: writeMarginMs(options.leaseMs),
-};
-const session = fencedSessionSettings(options.leaseMs);
-const state = openPgStateStore({
-  url: options.url,
-  clock: systemClock,
-  idleInTransactionTimeoutMs: session.idle_in_transaction_session_timeout,
-  statementTimeoutMs: session.statement_timeout,
-  lockTimeoutMs: session.lock_timeout,
-});
-state.setFence({
-  check: (port) => {
-    const term = boundTerm();
-    if (term === undefined) throw new LeadershipLostError('not_leader', 'work bound to no term', null);
-    return termFence(term).check(port);
-  },
-});
-const gate = new WriteGate(state, settings);
+const options = childOptions<ChildOptions>();
+const say = announcer(options.instance);
+const { settings, state, gate } = fencedState(options);
 const connector = await odataConnectorDefinition.create(
   odataConfigSchema.parse(blockFor('sap-b1-service-layer', options.serviceUrl, { timeout: options.timeout })),
   {
@@ -98,42 +58,15 @@ async function pass(term: Term): Promise<void> {
   }
 }
 
-async function work(term: Term): Promise<void> {
-  for (;;) {
-    try {
-      await pass(term);
-    } catch (error) {
-      if (error instanceof Error && error.name === 'LeadershipLostError') {
-        say('refused', { epoch: term.epoch, message: error.message });
-        return;
-      }
-      say('erp-error', {
-        epoch: term.epoch,
-        message: error instanceof Error ? error.message : String(error),
-      });
-    }
-    await sleep(50);
-  }
-}
-
-const elector = new Elector({
+await leadInTerms({
   url: options.url,
   settings,
-  onElected: (epoch) => {
-    say('elected', { epoch });
-    const term = elector.term();
-    if (term !== null) runInTerm(term, () => void work(term));
+  say,
+  pass,
+  pauseMs: 50,
+  errorEvent: 'erp-error',
+  onStop: async () => {
+    await connector.close();
+    await api.end();
   },
-  onLost: (reason) => say('lost', { reason }),
 });
-
-process.on('SIGTERM', () => {
-  void elector
-    .stop()
-    .then(() => connector.close())
-    .then(() => api.end())
-    .then(() => process.exit(0));
-});
-
-await elector.start();
-say('started', { status: elector.status() });
