@@ -1,4 +1,5 @@
 import type { CursorState, SeenVersion } from '../state/cursors.js';
+import { letterRecord } from './dead-letter-record.js';
 import { errorMessage } from './outcome.js';
 import type { Page, PageRequest, PullOptions, RecordFailure } from './pull-types.js';
 
@@ -86,6 +87,7 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
   const { state, stream } = options;
   const flow = options.flow ?? stream;
   const failedItems = new Map<T, string>(input.deliveryFailures.map((f) => [f.item, f.reason]));
+  const missingOf = new Map(input.deliveryFailures.map((f) => [f.item, f.missing]));
   return state.transaction(() => {
     let delivered = 0;
     let deadLettered = 0;
@@ -99,7 +101,7 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
         delivered += 1;
         if (input.resolveDeadLetters) state.deadLetters.resolve(flow, entry.id);
       } else {
-        state.deadLetters.add(flow, entry.id, entry.item, reason);
+        state.deadLetters.add(flow, entry.id, letterRecord(entry.item, missingOf.get(entry.item)), reason);
         deadLettered += 1;
       }
     }

@@ -1,3 +1,5 @@
+import type { MissingMapping } from '../shared/missing-mapping.js';
+import { itemOfLetter, letterRecord } from './dead-letter-record.js';
 import { errorMessage } from './outcome.js';
 import type { PullOptions } from './pull-types.js';
 
@@ -17,13 +19,15 @@ export async function replayDeadLetters<T>(
   for (const letter of letters) {
     if (signal.aborted) break;
     // The stored record is the item as the source sent it (JSON round trip).
-    const item = letter.record as T;
+    const item = itemOfLetter(letter.record) as T;
     let reason: string | undefined;
+    let missing: MissingMapping | undefined;
     try {
       options.identify(item);
       if (options.deliver) {
         const failures = (await options.deliver([item], signal)) ?? [];
         reason = failures[0]?.reason;
+        missing = failures[0]?.missing;
       }
       if (reason === undefined && options.stageRecord) {
         const stage = options.stageRecord;
@@ -39,7 +43,7 @@ export async function replayDeadLetters<T>(
       state.deadLetters.resolve(flow, letter.recordKey);
       resolved += 1;
     } else {
-      state.deadLetters.add(flow, letter.recordKey, item, reason);
+      state.deadLetters.add(flow, letter.recordKey, letterRecord(item, missing), reason);
       failed += 1;
     }
   }

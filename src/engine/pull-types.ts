@@ -1,3 +1,4 @@
+import type { MissingMapping } from '../shared/missing-mapping.js';
 import type { StateStore } from '../state/store.js';
 import type { ErrorThreshold, RunBudget, StopReason } from './outcome.js';
 import type { RunResult } from './job.js';
@@ -24,6 +25,8 @@ export interface RecordIdentity {
 export interface RecordFailure<T> {
   item: T;
   reason: string;
+  /** The mapping the record lacks, when that is the whole reason: filed with the letter (dead-letter-record.ts). */
+  missing?: MissingMapping;
 }
 
 export interface PullOptions<T> {

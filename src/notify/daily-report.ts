@@ -90,15 +90,15 @@ function jobSection(
   }
   const held = sources.deadLettersSince(job.name, 0, true);
   if (held.length === 0) lines.push('Nothing held back.');
-  for (const group of held) lines.push(heldBack(group, configFile));
+  for (const group of held) lines.push(heldBack(group, configFile, job.name));
   return { title: `${job.name} (${job.config.flow})`, lines };
 }
 
 /** One reason documents are held back: how many, why, which, and the fix when it is known. */
-export function heldBack(group: NewDeadLetters, configFile: string): string {
+export function heldBack(group: NewDeadLetters, configFile: string, job: string): string {
   const line = `Held back: ${group.count} × ${group.reason} (for example ${group.examples.join(', ')})`;
   if (group.missing === null) return line;
-  return `${line}. To fix: ${missingMappingFix(group.missing, configFile)}.`;
+  return `${line}. To fix: ${missingMappingFix(group.missing, configFile, job)}.`;
 }
 
 export function dailyReport(

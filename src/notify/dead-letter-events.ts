@@ -44,7 +44,7 @@ export function deriveDeadLetters(
       `Job ${job}: ${total} record(s) held back`,
       [
         `Job ${job} set aside ${total} record(s) it could not process. By reason:`,
-        ...groups.map((group) => byReason(group, origin.config)),
+        ...groups.map((group) => byReason(group, origin.config, job)),
         `See them with: supply-sync dead-letters list --flow ${job}`,
       ],
       origin,
@@ -57,8 +57,8 @@ export function deriveDeadLetters(
   return queued;
 }
 
-function byReason(group: NewDeadLetters, configFile: string): string {
+function byReason(group: NewDeadLetters, configFile: string, job: string): string {
   const lines = [`${group.count} × ${group.reason}`, `(for example: ${group.examples.join(', ')})`];
-  if (group.missing !== null) lines.push(`To fix: ${missingMappingFix(group.missing, configFile)}.`);
+  if (group.missing !== null) lines.push(`To fix: ${missingMappingFix(group.missing, configFile, job)}.`);
   return lines.join('\n');
 }

@@ -11,6 +11,12 @@ export interface MissingMapping {
   readonly table: string;
   /** The API value the table has no entry for. */
   readonly key: string;
+  /**
+   * How the held-back records go through once the entry is added: read again by the next run (`next_run`, the
+   * default: approved journal lines stay approved), or only when the operator retries the letters (`retry`: an
+   * order already listed is not listed again).
+   */
+  readonly pickup?: 'next_run' | 'retry';
 }
 
 /** The dead letter's reason: names the line, so one document's letter says exactly where it failed. */
@@ -24,15 +30,17 @@ export function missingMappingSummary(missing: MissingMapping): string {
 }
 
 /**
- * What to do about it, naming the config file to edit and how the daemon picks the change up: the whole fix, as the
- * daily report and the `dead_letters` message both give it.
+ * What to do about it, naming the config file to edit, how the daemon picks the change up and, for letters that wait
+ * for a retry, the command that replays the job's letters: the whole fix, as the daily report and the
+ * `dead_letters` message both give it.
  */
-export function missingMappingFix(missing: MissingMapping, configFile: string): string {
+export function missingMappingFix(missing: MissingMapping, configFile: string, job: string): string {
   const key = /^[\w.-]+$/.test(missing.key) ? missing.key : JSON.stringify(missing.key);
-  return (
-    `add ${key} under mappings.${missing.table} in ${configFile}, ` +
-    'then run `supply-sync config reload`; the next run exports them'
-  );
+  const add = `add ${key} under mappings.${missing.table} in ${configFile}`;
+  if (missing.pickup === 'retry') {
+    return `${add}, then run \`supply-sync config reload\` and \`supply-sync dead-letters retry --flow ${job}\``;
+  }
+  return `${add}, then run \`supply-sync config reload\`; the next run exports them`;
 }
 
 /** The `missing` field of a dead letter's record, when it has one of this shape. */
@@ -40,7 +48,7 @@ export function missingMappingOf(record: unknown): MissingMapping | null {
   if (record === null || typeof record !== 'object') return null;
   const missing = (record as { missing?: unknown }).missing;
   if (missing === null || typeof missing !== 'object') return null;
-  const { kind, table, key } = missing as Record<string, unknown>;
+  const { kind, table, key, pickup } = missing as Record<string, unknown>;
   if (typeof kind !== 'string' || typeof table !== 'string' || typeof key !== 'string') return null;
-  return { kind, table, key };
+  return pickup === 'retry' || pickup === 'next_run' ? { kind, table, key, pickup } : { kind, table, key };
 }

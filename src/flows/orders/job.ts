@@ -130,7 +130,8 @@ async function deliverOrders(
     } catch (error) {
       const reason = recordFailureReason(error, signal);
       ctx.logger.warn({ job: input.name, reason }, 'order filed as a dead letter');
-      failures.push({ item, reason });
+      const missing = error instanceof RecordProblem ? error.missing : undefined;
+      failures.push(missing === undefined ? { item, reason } : { item, reason, missing });
     }
   }
   return failures;

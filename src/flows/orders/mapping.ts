@@ -5,12 +5,29 @@
 import type { ErpOrder, ErpOrderLine } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 import type { OrdersOptions } from './options.js';
 
 /** Reads a linked buyer's erp_ref (null when the buyer has none or is unknown); cached by the caller per run. */
 export type BuyerErpRefLookup = (buyerId: string) => Promise<string | null>;
 
-export type MappingResult = { ok: true; order: ErpOrder } | { ok: false; problems: string[] };
+/**
+ * A failed mapping names every problem; `missing` is the mapping to add when that is the only one, so the letters of
+ * all the orders held back for the same value group together with their fix.
+ */
+export type MappingResult =
+  { ok: true; order: ErpOrder } | { ok: false; problems: string[]; missing: MissingMapping | undefined };
+
+/** The problems found so far, and the table entry each one that is a missing mapping lacks. */
+interface Problems {
+  readonly texts: string[];
+  readonly missing: MissingMapping[];
+}
+
+function lacking(problems: Problems, text: string, kind: string, table: string, key: string): void {
+  problems.texts.push(text);
+  problems.missing.push({ kind, table, key, pickup: 'retry' });
+}
 
 type MappingOptions = Pick<
   OrdersOptions,
@@ -46,7 +63,7 @@ export class OrderMapper {
   }
 
   async map(order: Order): Promise<MappingResult> {
-    const problems: string[] = [];
+    const problems: Problems = { texts: [], missing: [] };
     const customerNumber = await this.#customer(order, problems);
     const shipTo = this.#shipTo(order, problems);
     const purchaseType = this.#purchaseType(order, problems);
@@ -66,8 +83,12 @@ export class OrderMapper {
         notes: line.notes ?? null,
       };
     });
-    if (order.lines === undefined) problems.push(`order ${order.id} came without lines`);
-    if (problems.length > 0 || customerNumber === null) return { ok: false, problems };
+    if (order.lines === undefined) problems.texts.push(`order ${order.id} came without lines`);
+    if (problems.texts.length > 0 || customerNumber === null) {
+      const only =
+        problems.texts.length === 1 && problems.missing.length === 1 ? problems.missing[0] : undefined;
+      return { ok: false, problems: problems.texts, missing: only };
+    }
     return {
       ok: true,
       order: {
@@ -90,7 +111,7 @@ export class OrderMapper {
     };
   }
 
-  async #customer(order: Order, problems: string[]): Promise<string | null> {
+  async #customer(order: Order, problems: Problems): Promise<string | null> {
     const { buyer } = order;
     if (present(buyer.customer_number)) return buyer.customer_number;
     const erpRef = await this.erpRefOf(buyer.id);
@@ -98,13 +119,17 @@ export class OrderMapper {
     const table = this.options.customer_mapping;
     const mapped = this.mappings[table]?.[buyer.id];
     if (present(mapped)) return mapped;
-    problems.push(
+    lacking(
+      problems,
       `no ERP customer for buyer ${buyer.id} ${JSON.stringify(buyer.name)} (customer_number ${shown(buyer.customer_number)}, erp_ref ${shown(erpRef)}, not in mappings.${table})`,
+      'buyer',
+      table,
+      buyer.id,
     );
     return null;
   }
 
-  #shipTo(order: Order, problems: string[]): string | null {
+  #shipTo(order: Order, problems: Problems): string | null {
     const branch = order.branch;
     if (branch === undefined) return null;
     const table = this.options.ship_to_mapping;
@@ -119,30 +144,46 @@ export class OrderMapper {
       case 'empty':
         return null;
       case 'dead_letter':
-        problems.push(
+        lacking(
+          problems,
           `no ship-to for branch ${branch.id} ${JSON.stringify(branch.name)} (not in mappings.${table})`,
+          'branch',
+          table,
+          branch.id,
         );
         return null;
     }
   }
 
-  #purchaseType(order: Order, problems: string[]): string | null {
+  #purchaseType(order: Order, problems: Problems): string | null {
     const value = order.purchase_type;
     if (!present(value)) return null;
     const table = this.options.purchase_type_mapping;
     const mapped = this.mappings[table]?.[value];
     if (present(mapped)) return mapped;
     if (this.options.unmapped_purchase_type === 'identity') return value;
-    problems.push(`no ERP purchase type for ${JSON.stringify(value)} (not in mappings.${table})`);
+    lacking(
+      problems,
+      `no ERP purchase type for ${JSON.stringify(value)} (not in mappings.${table})`,
+      'purchase type',
+      table,
+      value,
+    );
     return null;
   }
 
-  #item(sku: string, name: string, problems: string[]): string | null {
+  #item(sku: string, name: string, problems: Problems): string | null {
     const table = this.options.item_mapping;
     const mapped = this.mappings[table]?.[sku];
     if (present(mapped)) return mapped;
     if (this.options.unmapped_item === 'identity') return sku;
-    problems.push(`no ERP item for SKU ${sku} ${JSON.stringify(name)} (not in mappings.${table})`);
+    lacking(
+      problems,
+      `no ERP item for SKU ${sku} ${JSON.stringify(name)} (not in mappings.${table})`,
+      'SKU',
+      table,
+      sku,
+    );
     return null;
   }
 

@@ -103,7 +103,7 @@ export class OrderProcessor {
       );
     }
     const mapped = await this.deps.mapper.map(order);
-    if (!mapped.ok) throw new RecordProblem(mapped.problems.join('; '));
+    if (!mapped.ok) throw new RecordProblem(mapped.problems.join('; '), { missing: mapped.missing });
     const result = await sink.writeOrder(mapped.order);
     book.recordWritten(order.id, result.erpOrderNumber, contentHash(mapped.order));
     return {
@@ -150,7 +150,7 @@ export class OrderProcessor {
     const { options, book, sink } = this.deps;
     if (options.on_update === 'ignore' || book.isCancelled(order.id)) return 'unchanged';
     const mapped = await this.deps.mapper.map(order);
-    if (!mapped.ok) throw new RecordProblem(mapped.problems.join('; '));
+    if (!mapped.ok) throw new RecordProblem(mapped.problems.join('; '), { missing: mapped.missing });
     const hash = contentHash(mapped.order);
     if (book.appliedHash(order.id) === hash) return 'unchanged';
     if (options.on_update === 'dead_letter' && !operatorRetry) {

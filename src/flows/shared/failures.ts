@@ -5,12 +5,19 @@
 import { isApiError } from '../../client/index.js';
 import { ConnectorError } from '../../connector-contract/index.js';
 import { errorMessage } from '../../engine/index.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 
-/** A record-level problem: the record is filed as a dead letter with this message. */
+/**
+ * A record-level problem: the record is filed as a dead letter with this message, and with `missing` when the one
+ * thing wrong is a value a mapping table lacks.
+ */
 export class RecordProblem extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly missing: MissingMapping | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; missing?: MissingMapping | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RecordProblem';
+    this.missing = options?.missing;
   }
 }
 
