@@ -38,9 +38,19 @@ export function missingMappingFix(missing: MissingMapping, configFile: string, j
   const key = /^[\w.-]+$/.test(missing.key) ? missing.key : JSON.stringify(missing.key);
   const add = `add ${key} under mappings.${missing.table} in ${configFile}`;
   if (missing.pickup === 'retry') {
-    return `${add}, then run \`supply-sync config reload\` and \`supply-sync dead-letters retry --flow ${job}\``;
+    // Only these letters: a retry of the whole flow would also push letters held back for a person to review.
+    const entry = shellWord(`${missing.table}:${missing.key}`);
+    return (
+      `${add}, then run \`supply-sync config reload\` and ` +
+      `\`supply-sync dead-letters retry --flow ${job} --missing ${entry}\``
+    );
   }
   return `${add}, then run \`supply-sync config reload\`; the next run exports them`;
+}
+
+/** A word a POSIX shell takes as it is: quoted when it holds anything but letters, digits and `_.:-`. */
+function shellWord(text: string): string {
+  return /^[\w.:-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The `missing` field of a dead letter's record, when it has one of this shape. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import { missingMappingOf } from '../shared/missing-mapping.js';
 import type { SyncSqlPort } from './sql-port.js';
 import { cachedStatements, optional, type StatementCache } from './statements.js';
 
@@ -43,8 +44,20 @@ function fromRow(row: DeadLetterRow): DeadLetter {
   };
 }
 
-/** One dead letter, or every open one of a flow (of one reason, when given). */
-export type DeadLetterTarget = { id: number } | { flow: string; reason?: string | undefined };
+/** One dead letter, or every open one of a flow (of one reason, of one missing mapping, when given). */
+/** The table and value a flow named as missing when it filed the letter (`missing` in its record). */
+export interface MissingEntry {
+  readonly table: string;
+  readonly key: string;
+}
+
+export interface FlowTarget {
+  flow: string;
+  reason?: string | undefined;
+  missing?: MissingEntry | undefined;
+}
+
+export type DeadLetterTarget = { id: number } | FlowTarget;
 
 export interface DeadLetterFilter {
   flow?: string;
@@ -104,14 +117,17 @@ export class DeadLetterStore {
   }
 
   /**
-   * Queues dead letters for the flow's next run (by id, or every open one of a flow, or of a flow and a reason).
-   * Returns how many.
+   * Queues dead letters for the flow's next run (by id, or every open one of a flow, or of a flow and a reason or a
+   * missing mapping). Returns how many.
    */
   replay(target: DeadLetterTarget): number {
     if ('id' in target) {
       return this.db
         .prepare("UPDATE dead_letters SET status = 'retrying' WHERE id = ? AND status IN ('open', 'discarded')")
         .run(target.id).changes;
+    }
+    if (target.missing !== undefined) {
+      return this.#each(target, ['open'], (id) => this.replay({ id }));
     }
     return this.db
       .prepare(
@@ -129,11 +145,35 @@ export class DeadLetterStore {
         )
         .run(now, target.id).changes;
     }
+    if (target.missing !== undefined) {
+      return this.#each(target, ['open', 'retrying'], (id) => this.discard({ id }));
+    }
     return this.db
       .prepare(
         `UPDATE dead_letters SET status = 'discarded', last_seen = ? WHERE flow = ? AND status IN ('open', 'retrying') ${target.reason === undefined ? '' : 'AND reason = ?'}`,
       )
       .run(now, target.flow, ...optional(target.reason)).changes;
+  }
+
+  /**
+   * Applies `change` to each letter of the flow whose record names the target's missing mapping (and has its reason,
+   * when given). The mapping is read from the record as the flows file it (missingMappingOf), the same on every
+   * backend.
+   */
+  #each(target: FlowTarget, statuses: readonly DeadLetterStatus[], change: (id: number) => number): number {
+    const rows = this.db
+      .prepare(
+        `SELECT id, record, reason FROM dead_letters WHERE flow = ? AND status IN (${statuses.map(() => '?').join(', ')})`,
+      )
+      .all(target.flow, ...statuses) as Array<{ id: number; record: string; reason: string }>;
+    let changed = 0;
+    for (const row of rows) {
+      if (target.reason !== undefined && row.reason !== target.reason) continue;
+      const missing = missingMappingOf(JSON.parse(row.record) as unknown);
+      if (missing?.table !== target.missing?.table || missing?.key !== target.missing?.key) continue;
+      changed += change(row.id);
+    }
+    return changed;
   }
 
   /** Marks a record done after a successful retry (or a later successful sync of the same key). */

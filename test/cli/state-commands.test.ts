@@ -41,7 +41,8 @@ beforeAll(() => {
     const run = state.runs.start('orders', 'schedule');
     state.runs.finish(run, 'failed', { fetched: 3 }, 'ERP unreachable');
     state.deadLetters.add('orders', 'ord_1', { id: 'ord_1' }, 'no ERP customer for buyer buy_9');
-    state.deadLetters.add('orders', 'ord_2', { id: 'ord_2' }, 'no ERP item for SKU X-1');
+    const missing = { kind: 'SKU', table: 'skus', key: 'X-1', pickup: 'retry' };
+    state.deadLetters.add('orders', 'ord_2', { id: 'ord_2', missing }, 'no ERP item for SKU X-1');
     let addedAt = Date.parse('2026-06-01T08:00:00Z');
     const secrets = new WebhookSecretStore(state.kv, () => (addedAt += 1000));
     secrets.add('we_1', 'whsec_old_one_kept_during_rotation');
@@ -91,6 +92,20 @@ describe('CLI commands over a real state file', () => {
     const list = await cli('dead-letters', 'list');
     expect(list.stdout).toMatch(
       /^#1 orders ord_1 \[open, 1 attempts, .*\]: no ERP customer for buyer buy_9$/m,
+    );
+    // Only the letter held back for the named mapping, as the notification's fix gives it.
+    const byMapping = await cli('dead-letters', 'retry', '--flow', 'orders', '--missing', 'skus:X-1');
+    expect(byMapping.stdout).toContain('1 dead letter queued for retry');
+    const afterMapping = await cli('dead-letters', 'list', '--json');
+    expect(
+      (JSON.parse(afterMapping.stdout) as { recordKey: string; status: string }[])
+        .map((l) => `${l.recordKey} ${l.status}`)
+        .sort(),
+    ).toEqual(['ord_1 open', 'ord_2 retrying']);
+    const badMapping = await cli('dead-letters', 'retry', '--flow', 'orders', '--missing', 'skus');
+    expect(badMapping.code).toBe(2);
+    expect(badMapping.stderr).toContain(
+      '--missing expects TABLE:VALUE, for example skus:VEG-0001 (got "skus")',
     );
     expect((await cli('dead-letters', 'retry', '1')).stdout).toContain('1 dead letter queued for retry');
     expect((await cli('dead-letters', 'discard', '--flow', 'orders')).stdout).toMatch(

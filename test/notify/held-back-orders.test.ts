@@ -9,12 +9,7 @@ import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src
 import { ordersFlow } from '../../src/flows/orders/index.js';
 import type { Mappings } from '../../src/plugin/index.js';
 import { Notifier } from '../../src/notify/index.js';
-import {
-  buyerSendsOrders,
-  DEMO_SHIP_TO,
-  openOrdersWorld,
-  type OrdersWorld,
-} from '../flows/orders/harness.js';
+import { buyerSendsOrders, openOrdersWorld, type OrdersWorld } from '../flows/orders/harness.js';
 
 const CONFIG_FILE = '/etc/supply-sync/supplier.yaml';
 const SKU = 'VEG-0001';
@@ -70,13 +65,23 @@ describe('orders held back for a missing mapping', () => {
         branch_id: 'br_tlv',
         lines: [{ sku: SKU, quantity: '2' }],
       })),
+      // Two lines of the SKU: still one missing value.
       ...(await buyerSendsOrders(world.sandbox, {
         count: 1,
         branch_id: 'br_hrz',
-        lines: [{ sku: SKU, quantity: '5' }],
+        lines: [
+          { sku: SKU, quantity: '5' },
+          { sku: SKU, quantity: '1' },
+        ],
       })),
     ];
     expect(held).toHaveLength(2);
+    // Held back for two reasons (no ship-to either): the SKU's retry must leave it for a person.
+    const [other] = await buyerSendsOrders(world.sandbox, {
+      count: 1,
+      branch_id: 'br_bsh',
+      lines: [{ sku: SKU, quantity: '3' }],
+    });
     const notifier = new Notifier({
       state: world.state,
       config: NOTIFICATIONS,
@@ -89,12 +94,13 @@ describe('orders held back for a missing mapping', () => {
     notifier.derive(Date.now());
 
     const runId = world.state.runs.start('orders', 'schedule');
-    const result = await world.run(ordersJob({ branches: DEMO_SHIP_TO, skus: {} }));
+    const branches = { br_tlv: 'TLV01', br_hrz: 'HRZ02' };
+    const result = await world.run(ordersJob({ branches, skus: {} }));
     world.state.runs.finish(runId, result.outcome, result.counts, null);
-    expect(result.counts['deadLettered']).toBe(2);
+    expect(result.counts['deadLettered']).toBe(3);
     const letters = world.state.deadLetters.list({ flow: 'orders' });
-    expect(letters.map((letter) => letter.recordKey).sort()).toEqual([...held].sort());
-    for (const letter of letters) {
+    expect(letters.map((letter) => letter.recordKey).sort()).toEqual([...held, other].sort());
+    for (const letter of letters.filter((l) => l.recordKey !== other)) {
       expect((letter.record as { missing?: unknown }).missing).toEqual({
         kind: 'SKU',
         table: 'skus',
@@ -106,7 +112,7 @@ describe('orders held back for a missing mapping', () => {
     const summary = `2 × SKU value "${SKU}" has no entry in mappings.skus`;
     const fix =
       `To fix: add ${SKU} under mappings.skus in ${CONFIG_FILE}, ` +
-      'then run `supply-sync config reload` and `supply-sync dead-letters retry --flow orders`.';
+      'then run `supply-sync config reload` and `supply-sync dead-letters retry --flow orders --missing skus:VEG-0001`.';
     notifier.derive(Date.now());
     const told = world.state.notifications.list().find((n) => n.event === 'dead_letters');
     const toldText = (JSON.parse(told?.message ?? '{}') as { text?: string }).text ?? '';
@@ -116,23 +122,30 @@ describe('orders held back for a missing mapping', () => {
     const report = world.state.notifications.list().find((n) => n.event === 'daily_report');
     const { text } = JSON.parse(report?.message ?? '{}') as { text: string };
     const heldLines = text.split('\n').filter((line) => line.includes('Held back'));
-    expect(heldLines).toHaveLength(1);
-    expect(heldLines[0]?.endsWith(fix)).toBe(true);
+    expect(heldLines).toHaveLength(2);
+    const skuLine = heldLines.find((line) => line.includes(summary));
+    expect(skuLine?.endsWith(fix)).toBe(true);
+    // The other order's line names both its problems and offers no one-mapping fix.
+    const otherLine = heldLines.find((line) => line !== skuLine);
+    expect(otherLine).toContain('no ship-to for branch br_bsh');
+    expect(otherLine).not.toContain('To fix');
 
     // The fix, step by step: the reloaded mappings alone change nothing, the retry lands each order once.
-    const fixed = ordersJob({ branches: DEMO_SHIP_TO, skus: { [SKU]: 'ITEM-VEG-1' } });
+    const fixed = ordersJob({ branches, skus: { [SKU]: 'ITEM-VEG-1' } });
     await world.run(fixed);
-    expect(world.state.deadLetters.countOpen('orders')).toBe(2);
-    expect(world.state.deadLetters.replay({ flow: 'orders' })).toBe(2);
+    expect(world.state.deadLetters.countOpen('orders')).toBe(3);
+    expect(world.state.deadLetters.replay({ flow: 'orders', missing: { table: 'skus', key: SKU } })).toBe(2);
     const replayed = await world.run(fixed);
     expect(replayed.counts['replayed']).toBe(2);
-    expect(world.state.deadLetters.countOpen('orders')).toBe(0);
+    expect(world.state.deadLetters.list({ flow: 'orders' }).map((l) => `${l.recordKey} ${l.status}`)).toEqual(
+      [`${other} open`],
+    );
     for (const id of held) {
       const rows = await world.erpRows<{ PARTNAME: string }>(
         'SELECT ORDERITEMS.PARTNAME FROM ORDERS JOIN ORDERITEMS ON ORDERITEMS.ORDNAME = ORDERS.ORDNAME WHERE API_ORDER_ID = :id',
         { id },
       );
-      expect(rows).toEqual([{ PARTNAME: 'ITEM-VEG-1' }]);
+      expect(new Set(rows.map((row) => row.PARTNAME))).toEqual(new Set(['ITEM-VEG-1']));
       expect((await world.tallies())[id]?.acknowledgements).toBe(1);
     }
   }, 60_000);

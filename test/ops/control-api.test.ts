@@ -210,6 +210,44 @@ describe('the control API on a running daemon', () => {
     expect(listed.deadLetters).toEqual([]);
   });
 
+  it('retries the dead letters held back for one missing mapping, and refuses a malformed one with 400', async () => {
+    const { state } = daemon.env;
+    const missing = (key: string) => ({ kind: 'SKU', table: 'skus', key, pickup: 'retry' });
+    const one = state.deadLetters.add(
+      'orders',
+      'ord_m1',
+      { id: 'ord_m1', missing: missing('X-7') },
+      'SKU X-7 a',
+    );
+    const two = state.deadLetters.add(
+      'orders',
+      'ord_m2',
+      { id: 'ord_m2', missing: missing('X-7') },
+      'SKU X-7 b',
+    );
+    const other = state.deadLetters.add(
+      'orders',
+      'ord_m3',
+      { id: 'ord_m3', missing: missing('X-8') },
+      'SKU X-8',
+    );
+    const bad = await call('POST', '/dead-letters/retry', {
+      body: { flow: 'orders', missing: { table: 'skus' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ detail: 'missing must be {"table": "...", "key": "..."}' });
+    const retried = await call('POST', '/dead-letters/retry', {
+      body: { flow: 'orders', missing: { table: 'skus', key: 'X-7' } },
+    });
+    expect(await retried.json()).toMatchObject({ status: 'done', result: { count: 2 } });
+    expect([one, two, other].map((letter) => state.deadLetters.byId(letter.id)?.status)).toEqual([
+      'retrying',
+      'retrying',
+      'open',
+    ]);
+    state.deadLetters.discard({ flow: 'orders' });
+  });
+
   it('resets a cursor (404 for a stream with none), runs a job now and lists it in the history', async () => {
     expect((await call('POST', '/cursors/nope/reset')).status).toBe(404);
     const queued = await call('POST', '/jobs/orders/run');

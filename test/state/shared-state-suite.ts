@@ -149,6 +149,32 @@ export function sharedStateSuite(backend: StateBackendHarness): void {
           expect(state.deadLetters.latestOpen('catalog', 5).map((d) => d.recordKey)).toEqual(['SKU-2']);
         });
 
+        it('replays and discards the letters filed for one missing mapping, and no others', () => {
+          const missing = (key: string) => ({ kind: 'SKU', table: 'skus', key, pickup: 'retry' });
+          state.deadLetters.add('orders', 'ord_1', { id: 'ord_1', missing: missing('A-1') }, 'SKU A-1');
+          state.deadLetters.add('orders', 'ord_2', { id: 'ord_2', missing: missing('A-1') }, 'SKU A-1, line 2');
+          state.deadLetters.add('orders', 'ord_3', { id: 'ord_3', missing: missing('A-2') }, 'SKU A-2');
+          state.deadLetters.add('orders', 'ord_4', { id: 'ord_4' }, 'changed after it was written');
+          state.deadLetters.add('invoices', 'inv_1', { id: 'inv_1', missing: missing('A-1') }, 'SKU A-1');
+          const status = () =>
+            state.deadLetters
+              .list({ statuses: ['open', 'retrying', 'discarded'] })
+              .map((letter) => `${letter.recordKey} ${letter.status}`)
+              .sort();
+
+          expect(state.deadLetters.replay({ flow: 'orders', missing: { table: 'skus', key: 'A-1' } })).toBe(2);
+          expect(state.deadLetters.replay({ flow: 'orders', missing: { table: 'skus', key: 'A-1' } })).toBe(0);
+          const discarded = { flow: 'orders', reason: 'SKU A-2', missing: { table: 'skus', key: 'A-2' } };
+          expect(state.deadLetters.discard(discarded)).toBe(1);
+          expect(status()).toEqual([
+            'inv_1 open',
+            'ord_1 retrying',
+            'ord_2 retrying',
+            'ord_3 discarded',
+            'ord_4 open',
+          ]);
+        });
+
         it('prunes resolved letters but keeps discarded ones, which flows still read', () => {
           state.deadLetters.add('journal', 'document:doc_1', { kind: 'target_refused' }, 'refused');
           state.deadLetters.add('journal', 'document:doc_2', { kind: 'unbalanced' }, 'does not balance');

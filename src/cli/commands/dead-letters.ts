@@ -6,12 +6,33 @@ import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { giveStateCommand } from '../control.js';
 import { openStateForReading, withState } from '../state-access.js';
 
-type Target = { id: number } | { flow: string };
+type Target = { id: number } | { flow: string; missing?: { table: string; key: string } };
 
-function target(id: string | undefined, flow: string | undefined): Target {
-  if (id !== undefined && flow === undefined && /^\d+$/.test(id)) return { id: Number(id) };
-  if (id === undefined && flow !== undefined) return { flow };
-  throw new CliError('give one dead letter id, or --flow NAME for all of a flow', 'usage', EXIT_USAGE);
+function target(id: string | undefined, options: { flow?: string; missing?: string }): Target {
+  const { flow } = options;
+  if (id !== undefined && flow === undefined && options.missing === undefined && /^\d+$/.test(id)) {
+    return { id: Number(id) };
+  }
+  if (id === undefined && flow !== undefined) {
+    return options.missing === undefined ? { flow } : { flow, missing: missingEntry(options.missing) };
+  }
+  throw new CliError(
+    'give one dead letter id, or --flow NAME for all of a flow (with --missing TABLE:VALUE for those held back for one mapping)',
+    'usage',
+    EXIT_USAGE,
+  );
+}
+
+/** `skus:VEG-0001`: the table under `mappings:` and the value it lacks, as the notifications name them. */
+function missingEntry(text: string): { table: string; key: string } {
+  const colon = text.indexOf(':');
+  if (colon > 0 && colon < text.length - 1)
+    return { table: text.slice(0, colon), key: text.slice(colon + 1) };
+  throw new CliError(
+    `--missing expects TABLE:VALUE, for example skus:VEG-0001 (got ${JSON.stringify(text)})`,
+    'usage',
+    EXIT_USAGE,
+  );
 }
 
 export function registerDeadLetterCommands(program: Command, context: CliContext): void {
@@ -55,18 +76,21 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
       .command(name)
       .argument('[id]', 'dead letter id from `dead-letters list`')
       .option('--flow <name>', 'every open dead letter of this flow')
+      .option('--missing <table:value>', 'with --flow: only those held back for this missing mapping')
       .description(description)
-      .action(async (id: string | undefined, options: { flow?: string }, command: Command) => {
-        const which = target(id, options.flow);
-        const loaded = await loadCliConfig(context, globalOptions(command).config);
-        const given = await giveStateCommand(
-          context,
-          loaded,
-          { kind: `dead-letters.${name}`, target: which },
-          `dead-letters ${name}`,
-        );
-        const count = given.via === 'queued' ? 0 : (given.result as { count: number }).count;
-        context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
-      });
+      .action(
+        async (id: string | undefined, options: { flow?: string; missing?: string }, command: Command) => {
+          const which = target(id, options);
+          const loaded = await loadCliConfig(context, globalOptions(command).config);
+          const given = await giveStateCommand(
+            context,
+            loaded,
+            { kind: `dead-letters.${name}`, target: which },
+            `dead-letters ${name}`,
+          );
+          const count = given.via === 'queued' ? 0 : (given.result as { count: number }).count;
+          context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
+        },
+      );
   }
 }

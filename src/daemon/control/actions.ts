@@ -2,7 +2,8 @@
  * The operator actions a running daemon carries out for the CLI and the control API, and the same actions carried
  * out directly when no daemon holds the state: one definition of each, so the outcome is the same either way.
  */
-export type DeadLetterTarget = { id: number } | { flow: string; reason?: string };
+export type DeadLetterTarget =
+  { id: number } | { flow: string; reason?: string; missing?: { table: string; key: string } };
 
 export type ControlAction =
   | { kind: 'dead-letters.retry'; target: DeadLetterTarget }

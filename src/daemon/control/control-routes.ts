@@ -125,6 +125,18 @@ function reasonOf(body: Readonly<Record<string, unknown>>): string | null {
   return typeof body['reason'] === 'string' && body['reason'] !== '' ? body['reason'] : null;
 }
 
+/** The missing mapping a group of letters was filed for, as the notifications name it. */
+function missingOf(
+  body: Readonly<Record<string, unknown>>,
+): { table: string; key: string } | null | 'invalid' {
+  const missing = body['missing'];
+  if (missing === undefined || missing === null) return null;
+  if (typeof missing !== 'object') return 'invalid';
+  const { table, key } = missing as Record<string, unknown>;
+  if (typeof table !== 'string' || table === '' || typeof key !== 'string' || key === '') return 'invalid';
+  return { table, key };
+}
+
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
   command('/jobs/{job}/run', (r, options) => runNow(param(r, 'job'), options), false)('POST'),
   command('/jobs/{job}/pause', (r) => ({
@@ -149,9 +161,16 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
         };
       }
       const reason = reasonOf(r.body);
+      const missing = missingOf(r.body);
+      if (missing === 'invalid') {
+        return {
+          status: 400,
+          body: { error: 'usage', detail: 'missing must be {"table": "...", "key": "..."}' },
+        };
+      }
       return {
         kind: `dead-letters.${verb}` as const,
-        target: { flow, ...(reason === null ? {} : { reason }) },
+        target: { flow, ...(reason === null ? {} : { reason }), ...(missing === null ? {} : { missing }) },
       };
     })('POST'),
   ),

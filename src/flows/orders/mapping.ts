@@ -24,7 +24,9 @@ interface Problems {
   readonly missing: MissingMapping[];
 }
 
+/** Names a value the table lacks, once per order however many lines use it. */
 function lacking(problems: Problems, text: string, kind: string, table: string, key: string): void {
+  if (problems.missing.some((named) => named.table === table && named.key === key)) return;
   problems.texts.push(text);
   problems.missing.push({ kind, table, key, pickup: 'retry' });
 }
