@@ -44,7 +44,6 @@ function fromRow(row: DeadLetterRow): DeadLetter {
   };
 }
 
-/** One dead letter, or every open one of a flow (of one reason, of one missing mapping, when given). */
 /** The table and value a flow named as missing when it filed the letter (`missing` in its record). */
 export interface MissingEntry {
   readonly table: string;
@@ -57,6 +56,7 @@ export interface FlowTarget {
   missing?: MissingEntry | undefined;
 }
 
+/** One dead letter, or every open one of a flow (of one reason, of one missing mapping, when given). */
 export type DeadLetterTarget = { id: number } | FlowTarget;
 
 export interface DeadLetterFilter {
@@ -158,7 +158,7 @@ export class DeadLetterStore {
   /**
    * Applies `change` to each letter of the flow whose record names the target's missing mapping (and has its reason,
    * when given). The mapping is read from the record as the flows file it (missingMappingOf), the same on every
-   * backend.
+   * backend. Not one statement: callers that need it atomic run it in a state transaction, as the control actions do.
    */
   #each(target: FlowTarget, statuses: readonly DeadLetterStatus[], change: (id: number) => number): number {
     const rows = this.db

@@ -157,7 +157,11 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       if (typeof flow !== 'string' || flow === '') {
         return {
           status: 400,
-          body: { error: 'usage', detail: 'give {"flow": "...", "reason": "..." (optional)}' },
+          body: {
+            error: 'usage',
+            detail:
+              'give {"flow": "...", "reason": "..." (optional), "missing": {"table": "...", "key": "..."} (optional)}',
+          },
         };
       }
       const reason = reasonOf(r.body);

@@ -28,7 +28,8 @@ interface Problems {
 function lacking(problems: Problems, text: string, kind: string, table: string, key: string): void {
   if (problems.missing.some((named) => named.table === table && named.key === key)) return;
   problems.texts.push(text);
-  problems.missing.push({ kind, table, key, pickup: 'retry' });
+  // An empty value cannot be added under mappings: the letter keeps its reason, with no fix to follow.
+  if (key.trim() !== '') problems.missing.push({ kind, table, key, pickup: 'retry' });
 }
 
 type MappingOptions = Pick<

@@ -74,6 +74,27 @@ describe('order mapping', () => {
     });
   });
 
+  it('names the one mapping an order lacks, once for many lines, and none for an empty SKU', async () => {
+    const mapper = new OrderMapper(
+      ordersOptionsSchema.parse({ unmapped_item: 'dead_letter' }),
+      { buyers: { byr_1: 'C' }, branches: { br_1: 'S' }, skus: {} },
+      () => Promise.resolve(null),
+    );
+    const line = order().lines?.[0];
+    const twoLines = await mapper.map(order({ lines: [line, { ...line, id: 'ln_2' }] as Order['lines'] }));
+    expect(twoLines).toEqual({
+      ok: false,
+      problems: ['no ERP item for SKU VEG-1 "Tomato" (not in mappings.skus)'],
+      missing: { kind: 'SKU', table: 'skus', key: 'VEG-1', pickup: 'retry' },
+    });
+    const blank = await mapper.map(order({ lines: [{ ...line, sku: '' }] as Order['lines'] }));
+    expect(blank).toEqual({
+      ok: false,
+      problems: ['no ERP item for SKU  "Tomato" (not in mappings.skus)'],
+      missing: undefined,
+    });
+  });
+
   it('maps values through the tables and keeps amounts as exact strings', async () => {
     const mapper = new OrderMapper(
       options,
