@@ -179,8 +179,18 @@ for (const backend of [sqlite, postgres]) {
             { id: 'ord_x1' },
             'no ERP item for SKU X-1',
           );
-          state().deadLetters.add('orders', 'ord_x2', { id: 'ord_x2' }, 'no ERP item for SKU X-2');
+          state().deadLetters.add(
+            'orders',
+            'ord_x2',
+            { id: 'ord_x2', missing: { kind: 'SKU', table: 'skus', key: 'X-2', pickup: 'retry' } },
+            'no ERP item for SKU X-2',
+          );
           const more = await sendOrders(2);
+          // The notification's fix, given to the running daemon: only the letter held back for that mapping.
+          const byMapping = await cli('dead-letters', 'retry', '--flow', 'orders', '--missing', 'skus:X-2');
+          expect(byMapping).toMatchObject({ code: 0, stdout: '1 dead letter queued for retry\n' });
+          // (The daemon's runs may already have replayed it: the count is what the command did.)
+          expect(state().deadLetters.byId(first.id)?.status).toBe('open');
           const retried = await cli('dead-letters', 'retry', String(first.id));
           expect(retried).toMatchObject({ code: 0, stdout: '1 dead letter queued for retry\n' });
           expect(state().deadLetters.byId(first.id)?.status).toBe('retrying');
