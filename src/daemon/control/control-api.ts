@@ -12,6 +12,7 @@ import type { QueuedCommand, StateStore } from '../../state/index.js';
 import { actionArgs, type ControlAction } from './actions.js';
 import { CONTROL_ROUTES, type ControlReply, type ControlRequest } from './control-routes.js';
 import { configFingerprint } from './fingerprint.js';
+import { decodePathParams, decodeQuery } from './request-parts.js';
 import type { LoadedConfig } from '../../config/index.js';
 
 export interface ControlApiOptions {
@@ -46,33 +47,21 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
     if (found === undefined) return false;
     const who = caller(req);
     let reply: ControlReply;
-    if (!who.ok && who.refused !== undefined)
-      reply = { status: 403, body: { error: 'forbidden', detail: who.refused } };
-    else if (!who.ok)
-      reply = { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
-    else if (found.route.method === 'POST' && !isJsonRequest(req)) {
-      reply = {
-        status: 415,
-        body: {
-          error: 'json_required',
-          detail: 'send changes as application/json (a cross-site form cannot)',
-        },
-      };
-    } else {
-      const body = found.route.method === 'POST' ? await readJson(req) : {};
-      if (body === null)
-        reply = { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
+    if (!who.ok) reply = unauthorized(who.refused);
+    else {
+      const parts = requestParts(req, found.route.method, found.params);
+      if ('status' in parts) reply = parts;
       else {
-        const request: ControlRequest = {
-          params: found.params,
-          query: new URL(req.url ?? '/', 'http://localhost').searchParams,
-          body,
-          who: who.who,
-        };
-        reply = await found.route.handle(request, {
-          options,
-          give: (action, wait) => give(options, fingerprint, who.who, action, wait),
-        });
+        const body = found.route.method === 'POST' ? await readJson(req) : {};
+        if (body === null)
+          reply = { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
+        else {
+          const request: ControlRequest = { ...parts, body, who: who.who };
+          reply = await found.route.handle(request, {
+            options,
+            give: (action, wait) => give(options, fingerprint, who.who, action, wait),
+          });
+        }
       }
     }
     options.logger.info(
@@ -82,6 +71,30 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
     send(res, { ...reply, body: deepScrub(reply.body, options.knownSecrets()) });
     return true;
   };
+}
+
+function unauthorized(refused: string | undefined): ControlReply {
+  if (refused !== undefined) return { status: 403, body: { error: 'forbidden', detail: refused } };
+  return { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
+}
+
+/** The path parameters and query, decoded; a 400 naming the part that cannot be, or a 415 for a form post. */
+function requestParts(
+  req: IncomingMessage,
+  method: string,
+  raw: Record<string, string>,
+): Pick<ControlRequest, 'params' | 'query'> | ControlReply {
+  if (method === 'POST' && !isJsonRequest(req)) {
+    return {
+      status: 415,
+      body: { error: 'json_required', detail: 'send changes as application/json (a cross-site form cannot)' },
+    };
+  }
+  const params = decodePathParams(raw);
+  if (!params.ok) return { status: 400, body: { error: 'usage', detail: params.problem } };
+  const query = decodeQuery(req.url ?? '/');
+  if (!query.ok) return { status: 400, body: { error: 'usage', detail: query.problem } };
+  return { params: params.value, query: query.value };
 }
 
 function matchRoute(method: string, path: string) {

@@ -3,6 +3,7 @@ import type { QueuedCommand } from '../../state/index.js';
 import { ControlError, type ControlAction } from './actions.js';
 import type { ControlApiOptions } from './control-api.js';
 import { requireNotPaused } from './effect-actions.js';
+import { statusOfCode } from './outcome-codes.js';
 import { requireJob } from './state-actions.js';
 
 export interface ControlRequest {
@@ -31,23 +32,6 @@ export interface ControlRoute {
   handle(request: ControlRequest, context: RouteContext): Promise<ControlReply>;
 }
 
-/** What each refusal means for the caller: the thing named does not exist, or the action no longer applies. */
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
-  unknown_job: 404,
-  dead_letter_not_found: 404,
-  cursor_not_found: 404,
-  command_not_found: 404,
-  job_disabled: 409,
-  job_paused: 409,
-  job_paused_already: 409,
-  job_not_paused: 409,
-  dead_letter_closed: 409,
-  config_mismatch: 409,
-  restart_needed: 409,
-  config_invalid: 422,
-  usage: 400,
-};
-
 /** A finished command as 200 or its refusal's status; an unfinished one as 202 with where to ask again. */
 export function commandReply(command: QueuedCommand): ControlReply {
   const body = {
@@ -60,19 +44,19 @@ export function commandReply(command: QueuedCommand): ControlReply {
     ...(command.status === 'failed' ? { error: command.errorCode, detail: command.error } : {}),
   };
   if (command.status === 'done') return { status: 200, body };
-  if (command.status === 'failed') return { status: STATUS_BY_CODE[command.errorCode ?? ''] ?? 500, body };
+  if (command.status === 'failed') return { status: statusOfCode(command.errorCode), body };
   return { status: 202, body, location: `/commands/${command.id}` };
 }
 
 const segment = (name: string) => `(?<${name}>[^/]+)`;
 const route = (path: string): RegExp =>
   new RegExp(`^${path.replace(/\{(\w+)\}/g, (_all, name: string) => segment(name))}$`);
-const param = (request: ControlRequest, name: string): string =>
-  decodeURIComponent(request.params[name] ?? '');
+/** A path parameter, decoded already (a malformed one was answered 400). */
+const param = (request: ControlRequest, name: string): string => request.params[name] ?? '';
 /** A refusal given before anything is queued, with the status its code maps to. */
 function refusal(error: unknown): ControlReply {
   if (!(error instanceof ControlError)) throw error;
-  return { status: STATUS_BY_CODE[error.code] ?? 500, body: { error: error.code, detail: error.message } };
+  return { status: statusOfCode(error.code), body: { error: error.code, detail: error.message } };
 }
 
 /** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */
@@ -112,13 +96,32 @@ function runNow(job: string, options: ControlApiOptions): ControlAction | Contro
   return { kind: 'sync', job };
 }
 
-function deadLetterId(request: ControlRequest): number | ControlReply {
+/** An unknown job is a 404 when the command is asked, not when it is carried out. */
+function knownJob(
+  job: string,
+  options: ControlApiOptions,
+  action: (job: string) => ControlAction,
+): ControlAction | ControlReply {
+  try {
+    requireJob(job, { file: options.loaded.file, jobs: Object.keys(options.loaded.config.jobs) });
+  } catch (error) {
+    return refusal(error);
+  }
+  return action(job);
+}
+
+function knownCursor(stream: string, options: ControlApiOptions): ControlAction | ControlReply {
+  if (options.queue.cursors.get(stream) !== null) return { kind: 'cursor.reset', stream };
+  return refusal(
+    new ControlError('cursor_not_found', `no cursor named "${stream}"; see \`supply-sync cursor list\``),
+  );
+}
+
+function deadLetterId(request: ControlRequest, options: ControlApiOptions): number | ControlReply {
   const id = param(request, 'id');
-  if (/^\d+$/.test(id)) return Number(id);
-  return {
-    status: 404,
-    body: { error: 'dead_letter_not_found', detail: `no dead letter "${id}": ids are numbers` },
-  };
+  if (/^\d+$/.test(id) && options.queue.deadLetters.byId(Number(id)) !== null) return Number(id);
+  const why = /^\d+$/.test(id) ? '' : ': ids are numbers';
+  return refusal(new ControlError('dead_letter_not_found', `no dead letter #${id}${why}`));
 }
 
 function reasonOf(body: Readonly<Record<string, unknown>>): string | null {
@@ -139,15 +142,15 @@ function missingOf(
 
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
   command('/jobs/{job}/run', (r, options) => runNow(param(r, 'job'), options), false)('POST'),
-  command('/jobs/{job}/pause', (r) => ({
-    kind: 'jobs.pause',
-    job: param(r, 'job'),
-    reason: reasonOf(r.body),
-  }))('POST'),
-  command('/jobs/{job}/resume', (r) => ({ kind: 'jobs.resume', job: param(r, 'job') }))('POST'),
+  command('/jobs/{job}/pause', (r, options) =>
+    knownJob(param(r, 'job'), options, (job) => ({ kind: 'jobs.pause', job, reason: reasonOf(r.body) })),
+  )('POST'),
+  command('/jobs/{job}/resume', (r, options) =>
+    knownJob(param(r, 'job'), options, (job) => ({ kind: 'jobs.resume', job })),
+  )('POST'),
   ...(['retry', 'discard'] as const).map((verb) =>
-    command(`/dead-letters/{id}/${verb}`, (r) => {
-      const id = deadLetterId(r);
+    command(`/dead-letters/{id}/${verb}`, (r, options) => {
+      const id = deadLetterId(r, options);
       return typeof id === 'number' ? { kind: `dead-letters.${verb}` as const, target: { id } } : id;
     })('POST'),
   ),
@@ -178,7 +181,7 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
       };
     })('POST'),
   ),
-  command('/cursors/{stream}/reset', (r) => ({ kind: 'cursor.reset', stream: param(r, 'stream') }))('POST'),
+  command('/cursors/{stream}/reset', (r, options) => knownCursor(param(r, 'stream'), options))('POST'),
   command('/config/reload', () => ({ kind: 'config.reload' }))('POST'),
   ...readRoutes(),
 ];
