@@ -64,6 +64,11 @@ export function parseValidationItems(value: unknown): ValidationErrorItem[] {
   return items;
 }
 
+/** The problem's `errors` items for the message: which fields, and what is wrong with each. */
+function describeItems(items: readonly ValidationErrorItem[]): string {
+  return `[${items.map((item) => `${item.field}: ${item.message ?? item.code}`).join('; ')}]`;
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
@@ -91,9 +96,11 @@ export function errorFromResponse(response: ErrorResponse): ApiError {
   const requestId = response.requestId ?? optionalString(problem?.['request_id']) ?? null;
   const title = optionalString(problem?.['title']);
   const detail = optionalString(problem?.['detail']);
+  const items = parseValidationItems(problem?.['errors']);
   const explanation = problem
     ? [title, detail].filter((part) => part !== undefined && part.length > 0).join(': ') || 'no detail given'
     : describeBody(response.contentType, response.text.length);
+  const fields = items.length === 0 ? '' : ` ${describeItems(items)}`;
   const init: ApiErrorInit = {
     status,
     code,
@@ -101,7 +108,7 @@ export function errorFromResponse(response: ErrorResponse): ApiError {
     path,
     requestId,
     retryable: isRetryable(status, code),
-    message: `${method} ${path} failed with HTTP ${status} ${code}: ${explanation}${
+    message: `${method} ${path} failed with HTTP ${status} ${code}: ${explanation}${fields}${
       requestId ? ` (request ${requestId})` : ''
     }`,
     body,
@@ -109,7 +116,7 @@ export function errorFromResponse(response: ErrorResponse): ApiError {
     ...(detail === undefined ? {} : { detail }),
   };
   if (code === 'validation_error') {
-    return new ValidationApiError({ ...init, items: parseValidationItems(problem?.['errors']) });
+    return new ValidationApiError({ ...init, items });
   }
   if (code === 'plan_required') {
     return new PlanRequiredApiError({
@@ -118,7 +125,7 @@ export function errorFromResponse(response: ErrorResponse): ApiError {
     });
   }
   if (code === 'conflict') {
-    return new ConflictApiError({ ...init, items: parseValidationItems(problem?.['errors']) });
+    return new ConflictApiError({ ...init, items });
   }
   return new ApiError(init);
 }

@@ -15,6 +15,7 @@ import { renderStatusHtml } from './status-html.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { buildStatusSnapshot } from './status.js';
+import { listenerUrl } from './listen-url.js';
 
 export interface OpsServerOptions {
   /** Interface to bind; loopback unless the config opens it (e.g. '0.0.0.0' behind a proxy). */
@@ -41,6 +42,7 @@ export interface OpsServerOptions {
 export interface OpsServer {
   server: Server | HttpsServer;
   /** Starts listening; resolves with the bound port and base URL. */
+  /** Listens; the URL is where this machine calls it (loopback for a wildcard host). */
   listen(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
 }
@@ -129,8 +131,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
         server.listen(options.port, host, () => {
           server.off('error', reject);
           const { port } = server.address() as AddressInfo;
-          const shownHost = host.includes(':') ? `[${host}]` : host;
-          resolve({ port, url: `${scheme}://${shownHost}:${port}` });
+          resolve({ port, url: listenerUrl(scheme, host, port) });
         });
       }),
     close: async () => {

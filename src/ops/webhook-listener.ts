@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
+import { listenerUrl } from './listen-url.js';
 
 export interface WebhookListenerOptions {
   host: string;
@@ -20,6 +21,7 @@ export interface WebhookListenerOptions {
 
 export interface WebhookListener {
   readonly server: Server | HttpsServer;
+  /** Listens; the URL is where this machine calls it (loopback for a wildcard host). */
   listen(): Promise<{ port: number; url: string }>;
   close(): Promise<void>;
 }
@@ -54,8 +56,7 @@ export function createWebhookListener(options: WebhookListenerOptions): WebhookL
         server.listen(options.port, options.host, () => {
           server.off('error', reject);
           const { port } = server.address() as AddressInfo;
-          const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-          resolve({ port, url: `${tls === undefined ? 'http' : 'https'}://${host}:${port}` });
+          resolve({ port, url: listenerUrl(tls === undefined ? 'http' : 'https', options.host, port) });
         });
       }),
     close: async () => {

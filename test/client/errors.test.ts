@@ -87,6 +87,8 @@ describe('error responses', () => {
     expect(validation.requestId).toMatch(/^req_\d+$/);
     expect(validation.message).toContain(validation.requestId ?? 'missing');
     expect(validation.message).toContain('scripted validation_error');
+    // The message alone (a log line, a failed run's error) names every refused field.
+    expect(validation.message).toContain('[totals.before_vat: must be > 0; allocation_number: required]');
   });
 
   it('carries upgrade_url on plan_required', async () => {

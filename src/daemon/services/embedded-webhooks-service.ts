@@ -3,6 +3,7 @@
  * shows signed webhooks arriving without any setup; against a real API that is `supply-sync webhooks register`, and
  * this does nothing.
  */
+import { ValidationApiError } from '../../client/index.js';
 import { SUPPLIER_EVENT_TYPES } from '../../contract/index.js';
 import { registerWebhook, webhookApiFromClient, type WebhookSecretStore } from '../../webhooks/index.js';
 import type { Environment } from './environment-service.js';
@@ -11,6 +12,7 @@ import type { Service } from './service.js';
 export class EmbeddedWebhooksService implements Service {
   readonly name = 'embedded webhook registration';
 
+  /** `webhookUrl` is where the listener is called from this machine (loopback for a wildcard host). */
   constructor(
     private readonly env: Environment,
     private readonly webhookUrl: string,
@@ -20,7 +22,11 @@ export class EmbeddedWebhooksService implements Service {
 
   async start(): Promise<void> {
     if (!this.env.endpoint.embedded) return;
-    await registerEmbeddedWebhooks(this.env, this.webhookUrl, this.secrets, this.mapping);
+    try {
+      await registerEmbeddedWebhooks(this.env, this.webhookUrl, this.secrets, this.mapping);
+    } catch (error) {
+      throw refusedUrl(error, this.webhookUrl, this.env.loaded.config.server) ?? error;
+    }
   }
 
   async stop(): Promise<void> {
@@ -51,6 +57,29 @@ async function registerEmbeddedWebhooks(
       'webhook endpoint registered',
     );
   }
+}
+
+/**
+ * A webhook URL the sandbox refused, as a start-up error naming the value and the config key behind it. The
+ * sandbox takes https, or plain http on loopback only (its --allow-http-webhooks, on for the embedded one).
+ */
+function refusedUrl(
+  error: unknown,
+  url: string,
+  server: Environment['loaded']['config']['server'],
+): Error | undefined {
+  if (!(error instanceof ValidationApiError)) return undefined;
+  const item = error.items.find((candidate) => candidate.field === 'url');
+  if (item === undefined) return undefined;
+  const own = server.webhooks?.port !== undefined;
+  const hostKey = own && server.webhooks?.host !== undefined ? 'server.webhooks.host' : 'server.host';
+  const tlsKey = own ? 'server.webhooks.tls' : 'server.tls';
+  return new Error(
+    `the embedded sandbox refused the webhook URL ${url} (field url: ${item.message ?? item.code}); ` +
+      `it calls the daemon at ${hostKey}, which must then be loopback or a wildcard (127.0.0.1, ::1, 0.0.0.0) ` +
+      `for plain http: set ${hostKey} to one of those, or configure ${tlsKey}`,
+    { cause: error },
+  );
 }
 
 const SUPPLIER_ONLY: ReadonlySet<string> = new Set(SUPPLIER_EVENT_TYPES);
