@@ -59,13 +59,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The TypeScript files compiled into the release, relative to the repository root (test support never among them). */
+export function shippedSources(): string[] {
+  return COMPILED.flatMap((dir) => sourceFiles(join(ROOT, dir))).map((file) => relative(ROOT, file));
+}
+
 /**
  * One .js per .ts under `stage`/dist/, the layout bin/supply-sync.js loads (dist/src/cli/main.js); the daemon
  * benchmarks compile with it too, so they measure what ships.
  */
 export async function compile(stage: string): Promise<void> {
   await build({
-    entryPoints: COMPILED.flatMap((dir) => sourceFiles(join(ROOT, dir))),
+    entryPoints: shippedSources().map((file) => join(ROOT, file)),
     outdir: join(stage, 'dist'),
     outbase: ROOT,
     bundle: false,

@@ -109,6 +109,14 @@ describe('the release tarball', () => {
     expect(existsSync(join(unpacked, 'src'))).toBe(false);
   });
 
+  it('holds no OData emulator or other test support', () => {
+    const files = (readdirSync(unpacked, { recursive: true }) as string[]).filter(
+      (file) => !file.startsWith('node_modules'),
+    );
+    expect(files).toContain(join('dist', 'connectors', 'odata', 'connector.js'));
+    expect(files.filter((file) => /emulator|^test\b/i.test(file))).toEqual([]);
+  });
+
   it("ships the README for the person who unpacked it (README.release.md), not the repository's", () => {
     const shipped = readFileSync(join(unpacked, 'README.md'), 'utf8');
     expect(shipped).toBe(readFileSync(join(ROOT, 'README.release.md'), 'utf8'));

@@ -19,7 +19,7 @@
  * HA_INFLIGHT_POINTS sets the number of freezes (CI size in test/support/suites.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOdataEmulator, type OdataEmulator } from '../../connectors/odata/emulator/index.js';
+import { startOdataEmulator, type OdataEmulator } from '../support/odata-emulator/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openPgStateStore } from '../../src/state/index.js';
 import { SAP_PASSWORD } from '../connectors/odata/fixture.js';

@@ -6,7 +6,7 @@ import {
   startOdataEmulator,
   type EmulatedErp,
   type OdataEmulator,
-} from '../../../connectors/odata/emulator/index.js';
+} from '../../support/odata-emulator/index.js';
 import { blockFor, order, PRIORITY_PASSWORD, PRIORITY_TOKEN, SAP_PASSWORD } from './fixture.js';
 
 /**

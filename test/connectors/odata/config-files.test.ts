@@ -7,7 +7,7 @@ import {
   startOdataEmulator,
   withoutProperties,
   type OdataEmulator,
-} from '../../../connectors/odata/emulator/index.js';
+} from '../../support/odata-emulator/index.js';
 import { runCli, STACK_LINE } from '../../cli/run-cli.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { odataConfigSchema } from '../../../connectors/odata/index.js';
-import { PRIORITY_MODEL, SAP_B1_MODEL, withoutProperties } from '../../../connectors/odata/emulator/index.js';
+import { PRIORITY_MODEL, SAP_B1_MODEL, withoutProperties } from '../../support/odata-emulator/index.js';
 import { SAP_B1_SERVICE_LAYER } from '../../../connectors/odata/presets/sap-b1-service-layer.js';
 import { blockFor, openOdata, PRIORITY_PASSWORD, PRIORITY_TOKEN, SAP_PASSWORD } from './fixture.js';
 

@@ -6,7 +6,7 @@ import {
   type EmulatedErp,
   type EmulatorOptions,
   type OdataEmulator,
-} from '../../../connectors/odata/emulator/index.js';
+} from '../../support/odata-emulator/index.js';
 import { ODataOracle } from './oracle.js';
 
 export const SAP_PASSWORD = 'Sap-Pa55word!';

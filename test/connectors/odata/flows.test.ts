@@ -9,7 +9,7 @@ import {
   startOdataEmulator,
   type EmulatedErp,
   type OdataEmulator,
-} from '../../../connectors/odata/emulator/index.js';
+} from '../../support/odata-emulator/index.js';
 import { runCli, STACK_LINE } from '../../cli/run-cli.js';
 import { DEMO_SHIP_TO, type Sandbox } from '../../flows/orders/harness.js';
 import { ODataOracle } from './oracle.js';

@@ -12,7 +12,7 @@ import {
   startOdataEmulator,
   type EmulatedErp,
   type OdataEmulator,
-} from '../../../connectors/odata/emulator/index.js';
+} from '../../support/odata-emulator/index.js';
 import { mulberry32, sleep, startChild, type ChildRun } from '../../flows/orders/crash-harness.js';
 import { buyerSendsOrders, DEMO_SHIP_TO, type Sandbox } from '../../flows/orders/harness.js';
 import { ODataOracle } from './oracle.js';

@@ -1,5 +1,5 @@
 import { defaultParser } from '@odata/parser';
-import type { SeenRequest } from '../../../connectors/odata/emulator/index.js';
+import type { SeenRequest } from '../../support/odata-emulator/index.js';
 
 /**
  * An OData parser we did not write (@odata/parser, built from the OData v4 ABNF) reads every request the connector

@@ -1,5 +1,5 @@
 import { sharedErpSuite, type ErpSide } from '../shared-erp-suite.js';
-import type { OdataEmulator } from '../../../connectors/odata/emulator/index.js';
+import type { OdataEmulator } from '../../support/odata-emulator/index.js';
 import { openOdata } from './fixture.js';
 
 /** The SAP Business One Service Layer's side of the emulator, read from its store. */

@@ -4,7 +4,7 @@ import type { CommitAllowance } from '../../../src/connector-contract/commit-gat
 import type { Connector } from '../../../src/connector-contract/connector.js';
 import type { OrderSink } from '../../../src/connector-contract/capabilities.js';
 import { odataConfigSchema, odataConnectorDefinition } from '../../../connectors/odata/index.js';
-import { startOdataEmulator, type OdataEmulator } from '../../../connectors/odata/emulator/index.js';
+import { startOdataEmulator, type OdataEmulator } from '../../support/odata-emulator/index.js';
 import { HoldingRelay } from '../../ha/support/holding-relay.js';
 import { blockFor, order, SAP_PASSWORD } from './fixture.js';
 

@@ -1,7 +1,7 @@
 /**
  * Runs an emulated ERP on its own, to try doctor and the flows before the real one is reachable:
- *   node --import tsx connectors/odata/emulator/serve.ts sap-b1-service-layer 50000
- *   node --import tsx connectors/odata/emulator/serve.ts priority-rest 50001
+ *   node --import tsx test/support/odata-emulator/serve.ts sap-b1-service-layer 50000
+ *   node --import tsx test/support/odata-emulator/serve.ts priority-rest 50001
  * SAP: company SBODEMOUS, user manager, password manager. Priority: user apiuser, password apipass, or the
  * personal access token demo-token.
  */
