@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { loadConfig } from '../config/index.js';
+import { loadConfig, type LoadedConfig } from '../config/index.js';
 import { sandboxControl } from '../sandbox/control/client.js';
 import { openDemoErp, simulateErpActivity } from '../../connectors/sql/demo-erp/index.js';
 import { dropDemoExpenses } from '../../connectors/csv-expenses/index.js';
@@ -16,6 +16,8 @@ import { runDaemon, type Daemon } from './run-daemon.js';
 export interface DemoOptions {
   configPath?: string;
   port?: number;
+  /** Overrides server.host: 0.0.0.0 lets other machines (or a container's host) reach the demo. */
+  host?: string;
   /** Stop by itself after this long (tests); runs until stopped otherwise. */
   durationMs?: number;
   /** Sandbox actions per second (orders sent, documents received, journal lines approved...). */
@@ -26,6 +28,9 @@ export interface DemoOptions {
   signal?: AbortSignal;
 }
 
+/** What the demo ERP's users do at each tick: through their own connection to the ERP file, beside the jobs'. */
+export const DEMO_ERP_ACTIVITY = { documents: 1, confirmations: 1, catalogChanges: 2 } as const;
+
 export function defaultDemoConfigPath(): string {
   return resolve(packageRoot(), 'config', 'demo.yaml');
 }
@@ -33,7 +38,10 @@ export function defaultDemoConfigPath(): string {
 export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const registry = buildPluginRegistry();
-  const loaded = loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry });
+  const loaded = withHost(
+    loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry }),
+    options.host,
+  );
   // The expenses drop folder exists before the daemon checks its connectors.
   for (const dir of expenseFolders(loaded.config.connectors, resolve(loaded.file, '..'))) {
     await mkdir(dir, { recursive: true });
@@ -81,12 +89,9 @@ async function startActivity(
       const erp = await openDemoErp(resolve(baseDir, block['data_dir']));
       lines.push(`demo ERP (${name})  ${erp.file}`);
       const tick = (): void => {
-        simulateErpActivity(erp, {
-          clock: daemon.env.clock,
-          documents: 1,
-          confirmations: 1,
-          catalogChanges: 2,
-        }).catch((error: unknown) => daemon.env.logger.warn({ err: error }, 'demo ERP activity failed'));
+        simulateErpActivity(erp, { clock: daemon.env.clock, ...DEMO_ERP_ACTIVITY }).catch((error: unknown) =>
+          daemon.env.logger.warn({ err: error }, 'demo ERP activity failed'),
+        );
       };
       timers.push(setInterval(tick, options.erpActivityEveryMs ?? 20_000));
     }
@@ -107,6 +112,11 @@ async function startActivity(
     }
   }
   return lines;
+}
+
+function withHost(loaded: LoadedConfig, host: string | undefined): LoadedConfig {
+  if (host === undefined) return loaded;
+  return { ...loaded, config: { ...loaded.config, server: { ...loaded.config.server, host } } };
 }
 
 /** The drop folders of the config's csv-expenses connectors. */

@@ -3,14 +3,13 @@
  * registers a webhook URL the sandbox can call (loopback), never the wildcard, and the signed ping it asks for
  * arrives. A host the sandbox refuses stops the start with the value and the config key to change.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
-import { defaultDemoConfigPath } from '../../src/daemon/demo.js';
+import { writeDemoConfig } from '../support/demo-config.js';
 
 describe('the daemon on a wildcard host with the embedded sandbox', () => {
   let dir: string;
@@ -25,20 +24,7 @@ describe('the daemon on a wildcard host with the embedded sandbox', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** config/demo.yaml with another server.host, in a folder of its own so its ../state paths land in `dir`. */
-  async function demoConfig(host: string): Promise<string> {
-    const demo = parseYaml(await readFile(defaultDemoConfigPath(), 'utf8')) as {
-      server: Record<string, unknown>;
-      log: Record<string, unknown>;
-    };
-    demo.server['host'] = host;
-    demo.server['port'] = 0;
-    demo.log['level'] = 'silent';
-    await mkdir(join(dir, 'config'));
-    const file = join(dir, 'config', 'demo.yaml');
-    await writeFile(file, stringifyYaml(demo));
-    return file;
-  }
+  const demoConfig = (host: string): Promise<string> => writeDemoConfig(dir, { server: { host, port: 0 } });
 
   async function start(file: string): Promise<Daemon> {
     const registry = buildPluginRegistry();

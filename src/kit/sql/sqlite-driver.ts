@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import pRetry from 'p-retry';
 import type {
   SqlDriver,
   SqlExecutor,
@@ -14,7 +15,14 @@ import { toConnectorError } from './sql-errors.js';
 
 type SqliteValue = string | number | bigint | Buffer | null;
 
-/** better-sqlite3 driver: one connection in WAL mode; statements are compiled once and cached. */
+/**
+ * better-sqlite3 driver: one connection in WAL mode; statements are compiled once and cached.
+ *
+ * better-sqlite3 runs on the event loop: with SQLite's own busy timeout, a statement waiting for another
+ * connection's write lock blocks the whole process, and when that connection belongs to the same process (the demo's
+ * ERP users beside the connector, or any second driver on the file) it cannot commit meanwhile, so the wait always
+ * ends in "database is locked". Waits for the write lock therefore happen here, between attempts, without blocking.
+ */
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly #db: Database.Database;
@@ -23,25 +31,27 @@ export class SqliteDriver implements SqlDriver {
   readonly #direct: SqlExecutor = { query: (sql, params) => Promise.resolve(this.#run(sql, params ?? {})) };
 
   readonly #name: string;
+  /** How long a statement waits for another connection's write lock before it fails (SQLITE_BUSY). */
+  readonly #busyTimeoutMs: number;
 
   constructor(file: string, options: { readonly busyTimeoutMs?: number; readonly name?: string } = {}) {
     this.#name = options.name ?? 'sqlite';
-    this.#db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#db = new Database(file, { timeout: this.#busyTimeoutMs });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('foreign_keys = ON');
+    // From here on a busy file fails at once, and #whenFree waits without holding the event loop.
+    this.#db.pragma('busy_timeout = 0');
   }
 
   query(sql: string, params: SqlParams = {}): Promise<SqlResult> {
-    return this.#lock.run(async () => this.#run(sql, params));
+    // Outside a transaction a statement that met a busy file did nothing: trying it again is safe.
+    return this.#lock.run(() => this.#whenFree(() => this.#execute(sql, params)));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.#lock.run(async () => {
-      try {
-        this.#db.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw toConnectorError('sqlite', this.#name, error);
-      }
+      await this.#whenFree(() => this.#db.exec('BEGIN IMMEDIATE'));
       try {
         const result = await work(this.#direct);
         this.#run('COMMIT', {});
@@ -74,8 +84,32 @@ export class SqliteDriver implements SqlDriver {
   /** Runs a script of several statements without parameters (schema creation). */
   exec(script: string): Promise<void> {
     return this.#lock.run(async () => {
-      this.#db.exec(script);
+      await this.#whenFree(
+        () => this.#db.exec(script),
+        (error) => error,
+      );
     });
+  }
+
+  /**
+   * Runs `attempt`, trying again while another connection holds the write lock, for up to the busy timeout; the
+   * waits are timers, so that connection (in this process too) can finish meanwhile.
+   */
+  async #whenFree<T>(
+    attempt: () => T,
+    wrap: (error: unknown) => unknown = (error) => toConnectorError('sqlite', this.#name, error),
+  ): Promise<T> {
+    try {
+      return await pRetry(attempt, {
+        retries: Number.POSITIVE_INFINITY,
+        maxRetryTime: this.#busyTimeoutMs,
+        minTimeout: 2,
+        maxTimeout: 50,
+        shouldRetry: ({ error }) => isBusy(error),
+      });
+    } catch (error) {
+      throw wrap(error);
+    }
   }
 
   #run(sql: string, params: SqlParams): SqlResult {
@@ -106,6 +140,11 @@ export class SqliteDriver implements SqlDriver {
     }
     return entry;
   }
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_BUSY_TIMEOUT';
 }
 
 function toSqlite(value: SqlValue): SqliteValue {
