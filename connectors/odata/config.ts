@@ -55,6 +55,10 @@ const readSection = z.strictObject({
     description: 'A collection property each entity is read as several rows of (paths inside it: Prop/Child)',
   }),
   fields: z.record(z.string(), readField).meta({ description: 'supply-sync field -> property path' }),
+  order_by: z.array(z.string()).min(1).optional().meta({
+    description:
+      'The key properties the entity set is ordered by when paged with $top/$skip (entities.paging)',
+  }),
 });
 export type ReadSection = z.output<typeof readSection>;
 
@@ -76,7 +80,33 @@ const documentSource = z.strictObject({
 });
 export type DocumentSourceConfig = z.output<typeof documentSource>;
 
+const pagingSchema = z
+  .strictObject({
+    mode: z
+      .enum(['next_link', 'top_skip'])
+      .default('next_link')
+      .meta({
+        description:
+          "next_link: follow the service's paging links; top_skip: ask for pages with $top/$skip ordered by the key " +
+          '(services that cap results and send no link, as Priority)',
+      }),
+    page_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(500)
+      .meta({ description: 'Entities per $top/$skip page' }),
+    max_result_lines: z.number().int().min(1).optional().meta({
+      description:
+        "The service's cap on one answer: with next_link, a page this long without a link is an error, not a complete read",
+    }),
+  })
+  .default({ mode: 'next_link', page_size: 500 });
+export type OdataPaging = z.output<typeof pagingSchema>;
+
 export const entitiesSchema = z.strictObject({
+  paging: pagingSchema,
   orders: z
     .strictObject({
       entity_set: name('The sales order entity set', 'Orders'),

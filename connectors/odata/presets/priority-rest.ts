@@ -3,6 +3,12 @@ export const PRIORITY_REST = `
 # connectors/odata/README.md, "priority-rest". Two columns are added in Priority's form generator, with the
 # installation's own prefix in place of ZSSY: ZSSY_APIORDERID on ORDERS and ZSSY_APIDOCID on AINVOICES and
 # DOCUMENTS_D (override the names under entities when the prefix differs).
+# Results are capped (MAXAPILINES, 2,000 by default; MAXFORMLINES before 25.1) with no paging link: read in
+# $top/$skip pages ordered by the key.
+paging:
+  mode: top_skip
+  page_size: 500
+  max_result_lines: 2000
 orders:
   entity_set: ORDERS
   key: [ORDNAME]
@@ -75,6 +81,7 @@ documents:
 catalog:
   products:
     entity_set: LOGPART
+    order_by: [PARTNAME]
     fields:
       sku: PARTNAME
       name: PARTDES
@@ -84,6 +91,7 @@ catalog:
       external_ref: PARTNAME
 customers:
   entity_set: CUSTOMERS
+  order_by: [CUSTNAME]
   fields:
     customer_number: CUSTNAME
     name: CUSTDES

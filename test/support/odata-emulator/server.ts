@@ -36,7 +36,10 @@ export interface EmulatorOptions {
   readonly tokens?: readonly string[];
   /** SAP: a session unused this long answers 401 (the Service Layer's default is 30 minutes). */
   readonly sessionTimeoutMs?: number;
+  /** SAP: entities per page before a next link (the Service Layer's default is 20). */
   readonly pageSize?: number;
+  /** Priority: the most results one answer holds, with no next link (MAXAPILINES, 2,000 by default). */
+  readonly maxResultLines?: number;
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
   readonly echoCredentials?: boolean;
   readonly inspect?: (request: SeenRequest) => void;
@@ -117,7 +120,9 @@ class EmulatedService {
     );
     this.#resources = new Resources(
       this.store,
-      options.pageSize ?? 20,
+      this.sap
+        ? { kind: 'links', pageSize: options.pageSize ?? 20 }
+        : { kind: 'cap', maxLines: options.maxResultLines ?? 2000 },
       (message) => this.errorBody(message),
       (request) =>
         options.inspect?.({
