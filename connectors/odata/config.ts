@@ -105,47 +105,66 @@ const pagingSchema = z
   .default({ mode: 'next_link', page_size: 500 });
 export type OdataPaging = z.output<typeof pagingSchema>;
 
-export const entitiesSchema = z.strictObject({
-  paging: pagingSchema,
-  orders: z
-    .strictObject({
-      entity_set: name('The sales order entity set', 'Orders'),
-      key: z.array(z.string()).min(1),
-      erp_number: z.string().meta({ description: 'The property holding the order number users see' }),
-      status: z.string().optional(),
-      find_filter: filter,
-      lines_property: z.string(),
-      expand_lines: z.boolean().default(false).meta({
-        description: 'true when the lines are a navigation property ($expand), as Priority subforms',
-      }),
-      header: z.record(z.string(), writeValue),
-      line: z.record(z.string(), writeValue),
-      write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
+export const entitiesSchema = z
+  .strictObject({
+    paging: pagingSchema,
+    batch_rollback: z
+      .boolean()
+      .default(true)
+      .meta({
         description:
-          'deep_insert: one POST with the lines inside; batch: a $batch change set (header, then lines)',
+          'Whether the service undoes a whole $batch change set when one request in it fails. false (Priority) ' +
+          'rules out orders.write: batch, since a failed line would leave half an order behind',
       }),
-      cancelled: z
-        .strictObject({ property: z.string(), value: z.union([z.string(), z.boolean()]) })
-        .optional()
-        .meta({ description: 'How a cancelled order shows, so a repeated cancel writes nothing' }),
-      cancel: z
-        .union([
-          z.strictObject({ action: z.string() }),
-          z.strictObject({ patch: z.record(z.string(), writeValue) }),
-        ])
-        .optional(),
-    })
-    .optional(),
-  documents: z.strictObject({ sources: z.array(documentSource).min(1) }).optional(),
-  catalog: z
-    .strictObject({
-      products: readSection,
-      prices: readSection.optional(),
-      availability: readSection.optional(),
-    })
-    .optional(),
-  customers: readSection.optional(),
-});
+    orders: z
+      .strictObject({
+        entity_set: name('The sales order entity set', 'Orders'),
+        key: z.array(z.string()).min(1),
+        erp_number: z.string().meta({ description: 'The property holding the order number users see' }),
+        status: z.string().optional(),
+        find_filter: filter,
+        lines_property: z.string(),
+        expand_lines: z.boolean().default(false).meta({
+          description: 'true when the lines are a navigation property ($expand), as Priority subforms',
+        }),
+        header: z.record(z.string(), writeValue),
+        line: z.record(z.string(), writeValue),
+        write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
+          description:
+            'deep_insert: one POST with the lines inside; batch: a $batch change set (header, then lines)',
+        }),
+        cancelled: z
+          .strictObject({ property: z.string(), value: z.union([z.string(), z.boolean()]) })
+          .optional()
+          .meta({ description: 'How a cancelled order shows, so a repeated cancel writes nothing' }),
+        cancel: z
+          .union([
+            z.strictObject({ action: z.string() }),
+            z.strictObject({ patch: z.record(z.string(), writeValue) }),
+          ])
+          .optional(),
+      })
+      .optional(),
+    documents: z.strictObject({ sources: z.array(documentSource).min(1) }).optional(),
+    catalog: z
+      .strictObject({
+        products: readSection,
+        prices: readSection.optional(),
+        availability: readSection.optional(),
+      })
+      .optional(),
+    customers: readSection.optional(),
+  })
+  .superRefine((entities, context) => {
+    if (entities.orders?.write !== 'batch' || entities.batch_rollback) return;
+    context.addIssue({
+      code: 'custom',
+      path: ['orders', 'write'],
+      message:
+        'batch needs a service that rolls a failed change set back, and this one does not (batch_rollback: false): ' +
+        'a line refused after the order was created would leave half an order. Use deep_insert',
+    });
+  });
 export type OdataEntities = z.output<typeof entitiesSchema>;
 
 const meta = (description: string, example: unknown) => ({ description, examples: [example] });

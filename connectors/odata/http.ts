@@ -129,7 +129,7 @@ export class OdataHttp {
 
   #checked(response: OdataResponse, what: string): OdataResponse {
     if (response.status < 400) return response;
-    const said = odataErrorMessage(response.body);
+    const said = odataErrorMessage(response.body, response.text);
     const message = said === undefined ? undefined : withoutSecrets(said, this.#secrets);
     if (response.status !== 401) throw httpError(this.connector, what, response.status, message);
     const keys =
@@ -160,7 +160,7 @@ export class OdataHttp {
     });
     const response = await this.#raw('POST', 'Login', { body, contentType: JSON_TYPE, what: 'Login' }, false);
     if (response.status >= 400) {
-      const message = odataErrorMessage(response.body);
+      const message = odataErrorMessage(response.body, response.text);
       const said = message === undefined ? '' : `: ${withoutSecrets(message, this.#secrets)}`;
       if (response.status === 401 || response.status === 400) {
         throw new ConnectorError(

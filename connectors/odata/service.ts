@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OdataHttp } from './http.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
+import { odataErrorMessage } from './errors.js';
 
 import type { OdataPaging } from './config.js';
 import { readAllPages, type Entity, type Page } from './paging.js';
@@ -116,9 +117,10 @@ export class OdataService {
     const answers = parseBatchAnswers(response.text);
     const failed = answers.find((answer) => answer.status >= 400);
     if (failed !== undefined) {
+      const said = odataErrorMessage(failed.body);
       throw new ConnectorError(
         'connector_statement_failed',
-        `${what}: the change set failed with HTTP ${failed.status}`,
+        `${what}: the change set failed with HTTP ${failed.status}${said === undefined ? '' : `: ${said}`}`,
         {
           connector: this.connector,
           retryable: failed.status === 429 || failed.status >= 500,

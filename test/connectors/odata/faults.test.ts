@@ -72,14 +72,20 @@ describe('odata connector under session expiry and faults', () => {
     ).toHaveLength(1);
   });
 
-  it('leaves nothing of a $batch change set whose last line the ERP refuses', async () => {
-    fixture = await openOdata('priority-rest', { block: { entities: { orders: { write: 'batch' } } } });
-    const before = fixture.emulator.store.all('ORDERS').length;
+  it('refuses write: batch for Priority, whose $batch keeps what it applied before a refused line', async () => {
+    await expect(
+      openOdata('priority-rest', { block: { entities: { orders: { write: 'batch' } } } }),
+    ).rejects.toThrow(/"write"[\s\S]*does not \(batch_rollback: false\).*half an order\. Use deep_insert/);
+    // What the refusal prevents: the emulated Priority, like the real one, keeps the order and its first lines.
+    fixture = await openOdata('priority-rest', {
+      block: { entities: { batch_rollback: true, orders: { write: 'batch' } } },
+    });
     const error = await fixture.connector.capabilities.orderSink
-      ?.writeOrder(order('ord_atomic', ['A100', 'A200', 'NOPE']))
+      ?.writeOrder(order('ord_half', ['A100', 'A200', 'NOPE']))
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'connector_statement_failed', retryable: false });
-    expect(fixture.emulator.store.all('ORDERS')).toHaveLength(before);
+    const kept = fixture.emulator.store.all('ORDERS').filter((row) => row['ZSSY_APIORDERID'] === 'ord_half');
+    expect(kept.map((row) => (row['ORDERITEMS_SUBFORM'] as unknown[]).length)).toEqual([2]);
     const batches = fixture.oracle.seen.filter((request) => request.inBatch);
     expect(batches.map((request) => request.target)).toEqual([
       'ORDERS',

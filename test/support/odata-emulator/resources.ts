@@ -51,6 +51,7 @@ export class Resources {
   constructor(
     private readonly store: ErpStore,
     private readonly paging: ServerPaging,
+    private readonly rollsBack: boolean,
     private readonly errorBody: (message: string) => unknown,
     private readonly inspect: ((request: BatchRequest) => void) | undefined,
   ) {}
@@ -110,7 +111,14 @@ export class Resources {
     return { status: 204, body: '' };
   }
 
-  /** Every change set of a $batch body, each applied whole or not at all. */
+  /**
+   * Every change set of a $batch body. SAP Business One: each change set applied whole or not at all ("Working
+   * with SAP Business One Service Layer", batch operations: a change set is one transaction). Priority: each
+   * request applied as it comes and kept when a later one fails (_restapi/6.restModify.md "Performing Batch
+   * Operations": "batch operations do not support rollback, be it of the entire batch or individual atomicity
+   * groups"); the requests after the failed one are not applied (choice: the guide is silent on them, and
+   * odata.continue-on-error=false in its example asks the service to stop).
+   */
   batch(body: string, contentType: string): Array<{ answers: BatchAnswer[]; failed: boolean }> {
     return readBatch(body, contentType).map((requests) => this.#changeSet(requests));
   }
@@ -129,7 +137,7 @@ export class Resources {
         }
         answers.push({ ...answer, contentId: request.contentId });
       } catch (error) {
-        this.store.restore(saved);
+        if (this.rollsBack) this.store.restore(saved);
         const fault = error instanceof ODataFault ? error : new ODataFault(400, String(error));
         answers.push({
           status: fault.status,

@@ -40,6 +40,8 @@ export interface EmulatorOptions {
   readonly pageSize?: number;
   /** Priority: the most results one answer holds, with no next link (MAXAPILINES, 2,000 by default). */
   readonly maxResultLines?: number;
+  /** Priority before 19.1: error answers as XML. */
+  readonly xmlErrors?: boolean;
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
   readonly echoCredentials?: boolean;
   readonly inspect?: (request: SeenRequest) => void;
@@ -123,6 +125,7 @@ class EmulatedService {
       this.sap
         ? { kind: 'links', pageSize: options.pageSize ?? 20 }
         : { kind: 'cap', maxLines: options.maxResultLines ?? 2000 },
+      this.sap,
       (message) => this.errorBody(message),
       (request) =>
         options.inspect?.({
@@ -138,14 +141,29 @@ class EmulatedService {
     return this.#root;
   }
 
+  /**
+   * SAP: `{ error: { code, message: { lang, value } } }` ("Working with SAP Business One Service Layer", error
+   * handling). Priority: the form's errors, `FORM.InterfaceErrors.text` (_restapi/6.restModify.md "Error
+   * Handling"), as JSON since 19.1 and XML before (_restapi/1.introduction.md "Error Message Format"). The guide
+   * shows only the XML; the JSON keeps the same element names (choice, docs/contract-gaps.md style: not confirmed
+   * on a real installation).
+   */
   errorBody(message: string): unknown {
-    return this.sap
-      ? { error: { code: -1, message: { lang: 'en-us', value: message } } }
-      : { error: { code: '', message } };
+    if (this.sap) return { error: { code: -1, message: { lang: 'en-us', value: message } } };
+    if (this.options.xmlErrors === true) {
+      const text = message.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+      return `<FORM TYPE="FORM"><InterfaceErrors><text>${text}</text></InterfaceErrors></FORM>`;
+    }
+    return { FORM: { InterfaceErrors: { text: message } } };
   }
 
   send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const json = typeof body === 'string' ? 'text/plain' : 'application/json; odata.metadata=minimal';
+    const json =
+      typeof body !== 'string'
+        ? 'application/json; odata.metadata=minimal'
+        : body.startsWith('<')
+          ? 'application/xml'
+          : 'text/plain';
     response.writeHead(status, { 'content-type': json, 'odata-version': '4.0', ...headers });
     response.end(typeof body === 'string' ? body : JSON.stringify(body));
   }
