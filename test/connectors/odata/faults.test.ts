@@ -39,6 +39,41 @@ describe('odata connector under session expiry and faults', () => {
     expect(fixture.emulator.stats.logins).toBe(1);
   });
 
+  it('logs in once per expired session, however late a request of the old session is answered', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const sink = fixture.connector.capabilities.orderSink;
+    await sink?.findOrder('warm-up');
+    expect(fixture.emulator.stats.logins).toBe(1);
+    fixture.emulator.expireSessions();
+    // A read sent with the old session, answered only after another request signed in again.
+    const late = fixture.emulator.holdNext(/^Orders$/);
+    const lateRead = sink?.findOrder('late');
+    await late.reached;
+    expect(await sink?.findOrder('early')).toBeNull();
+    expect(fixture.emulator.stats.logins).toBe(2);
+    late.release();
+    expect(await lateRead).toBeNull();
+    expect(fixture.emulator.stats.logins).toBe(2);
+    await fixture.connector.close();
+    expect(fixture.emulator.stats.logouts).toBe(1);
+    await fixture.emulator.close();
+    fixture = undefined;
+  });
+
+  it('refuses a Login answered by a redirect: signed in means a session', async () => {
+    fixture = await openOdata('sap-b1-service-layer', {
+      emulator: { loginRedirect: 'https://proxy.example/sign-in' },
+    });
+    const error = await fixture.connector.capabilities.orderSink
+      ?.findOrder('any')
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'connector_config_invalid', retryable: false });
+    expect((error as Error).message).toMatch(
+      /Login answered HTTP 302 without a B1SESSION.*check service_url/,
+    );
+    expect(fixture.emulator.stats.logins).toBe(0);
+  });
+
   for (const kind of ['fail-after-commit', 'drop-after-commit', 'hang-after-commit'] as const) {
     it(`writes the order once when the ERP committed it and then the answer was lost (${kind})`, async () => {
       fixture = await openOdata('sap-b1-service-layer', {

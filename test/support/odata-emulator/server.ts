@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { writeBatch } from './batch.js';
 import { FaultPlan, type Fault } from './faults.js';
-import { Gate, type GateStats } from './gate.js';
+import { Gate, Unauthorized, type GateStats } from './gate.js';
 import { metadataXml, type ErpModel } from './model.js';
 import { PRIORITY_MODEL, PRIORITY_SEED, PRIORITY_SEED_DOCUMENTS } from './priority.js';
 import { Resources, type Answer } from './resources.js';
@@ -40,6 +40,8 @@ export interface EmulatorOptions {
   readonly pageSize?: number;
   /** Priority: the most results one answer holds, with no next link (MAXAPILINES, 2,000 by default). */
   readonly maxResultLines?: number;
+  /** SAP: Login answers a redirect there instead of a session (a proxy's sign-in page in front of the service). */
+  readonly loginRedirect?: string;
   /** Priority before 19.1: error answers as XML. */
   readonly xmlErrors?: boolean;
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
@@ -56,6 +58,11 @@ export interface OdataEmulator {
   readonly stats: GateStats & { requests: number };
   /** Ends every session now, as a timeout or a restart of the service would. */
   expireSessions(): void;
+  /**
+   * Holds the next request whose path matches before its session is checked, until `release`; `reached` resolves
+   * once it arrived. For tests of answers that come late (a 401 of a session ended meanwhile).
+   */
+  holdNext(path: RegExp): { reached: Promise<void>; release: () => void };
   close(): Promise<void>;
 }
 
@@ -101,6 +108,7 @@ class EmulatedService {
   readonly stats = { logins: 0, logouts: 0, expired: 0, requests: 0 };
   readonly gate: Gate;
   readonly hanging = new Set<ServerResponse>();
+  readonly holds: Array<{ path: RegExp; arrived: () => void; released: Promise<void> }> = [];
   readonly #resources: Resources;
   readonly #root: string;
 
@@ -148,8 +156,8 @@ class EmulatedService {
    * shows only the XML; the JSON keeps the same element names (choice, docs/contract-gaps.md style: not confirmed
    * on a real installation).
    */
-  errorBody(message: string): unknown {
-    if (this.sap) return { error: { code: -1, message: { lang: 'en-us', value: message } } };
+  errorBody(message: string, code = -1): unknown {
+    if (this.sap) return { error: { code, message: { lang: 'en-us', value: message } } };
     if (this.options.xmlErrors === true) {
       const text = message.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
       return `<FORM TYPE="FORM"><InterfaceErrors><text>${text}</text></InterfaceErrors></FORM>`;
@@ -157,7 +165,12 @@ class EmulatedService {
     return { FORM: { InterfaceErrors: { text: message } } };
   }
 
-  send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  send(
+    response: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[]> = {},
+  ): void {
     const json =
       typeof body !== 'string'
         ? 'application/json; odata.metadata=minimal'
@@ -181,9 +194,18 @@ class EmulatedService {
       body,
       inBatch: false,
     });
+    const hold = this.holds.findIndex((candidate) => candidate.path.test(path));
+    if (hold >= 0) {
+      const [held] = this.holds.splice(hold, 1);
+      held?.arrived();
+      await held?.released;
+    }
     if (this.sap && path === 'Login' && method === 'POST') {
-      const { body: session, cookie } = this.gate.login(body);
-      return this.send(response, 200, session, { 'set-cookie': cookie });
+      if (this.options.loginRedirect !== undefined) {
+        return this.send(response, 302, '', { location: this.options.loginRedirect });
+      }
+      const { body: session, cookies } = this.gate.login(body);
+      return this.send(response, 200, session, { 'set-cookie': cookies });
     }
     this.gate.authorize(request);
     if (this.sap && path === 'Logout' && method === 'POST') {
@@ -250,7 +272,8 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     service.handle(request, response).catch((error: unknown) => {
       const status = error instanceof ODataFault ? error.status : error instanceof SyntaxError ? 400 : 500;
       const message = error instanceof Error ? error.message : String(error);
-      if (!response.headersSent) service.send(response, status, service.errorBody(message));
+      const code = error instanceof Unauthorized ? error.code : undefined;
+      if (!response.headersSent) service.send(response, status, service.errorBody(message, code));
     });
   });
   const host = options.host ?? '127.0.0.1';
@@ -261,6 +284,14 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     faults: service.faults,
     stats: service.stats,
     expireSessions: () => service.gate.expireAll(),
+    holdNext: (path) => {
+      let arrived = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      service.holds.push({ path, arrived, released });
+      return { reached, release };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const response of service.hanging) response.destroy();
