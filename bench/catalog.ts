@@ -7,7 +7,7 @@
  * and its figures are reported beside these.
  */
 import { join } from 'node:path';
-import type { ErpProduct } from '../src/connector-contract/index.js';
+import { completeRead, type ErpProduct } from '../src/connector-contract/index.js';
 import {
   createCatalogJob,
   catalogOptionsSchema,
@@ -77,7 +77,7 @@ export async function run(options: BenchOptions): Promise<BenchResult> {
           name: JOB,
           api,
           source: () => ({
-            readProducts: () => Promise.resolve(products),
+            readProducts: () => Promise.resolve(completeRead(products)),
             readAvailability: () => Promise.resolve([]),
             readPrices: () => Promise.resolve([]),
           }),

@@ -16,6 +16,23 @@ export async function readRecords(
   return csvRecords(iconv.decode(bytes, encoding), separator);
 }
 
+/**
+ * A snapshot file's records, and whether its text ends with a line break. A non-empty export that ends mid-line
+ * was cut short or is still being written, so what it lists may not be everything, and its last record is left out.
+ */
+export async function readSnapshotFile(
+  file: string,
+  encoding: FileEncoding,
+  separator: string,
+): Promise<{ records: Record<string, string>[]; endsMidLine: boolean } | null> {
+  if (!existsSync(file)) return null;
+  const text = iconv.decode(await readFile(file), encoding);
+  const endsMidLine = text.trim() !== '' && !/[\r\n]$/.test(text);
+  const records = csvRecords(text, separator);
+  // The last record of a file cut mid-line is cut too: never read as if its values were whole.
+  return { records: endsMidLine ? records.slice(0, -1) : records, endsMidLine };
+}
+
 export async function listCsvFiles(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const entries = await readdir(dir, { withFileTypes: true });

@@ -10,13 +10,14 @@ import type {
   ErpAvailability,
   ErpCustomer,
   ErpPrice,
-  ErpProduct,
+  ProductRead,
 } from '../../src/connector-contract/catalog.js';
+import { completeRead, partialRead } from '../../src/connector-contract/catalog.js';
 import type { ErpConfirmation, ErpDocument } from '../../src/connector-contract/documents.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { readRows, RowReader } from '../../src/kit/row-reader.js';
 import type { CsvErpConfig } from './config.js';
-import { listCsvFiles, moveToDone, readRecords } from './files.js';
+import { listCsvFiles, moveToDone, readRecords, readSnapshotFile } from './files.js';
 
 const KINDS: readonly ErpConfirmation['kind'][] = ['full', 'partial', 'reject'];
 
@@ -32,8 +33,12 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
     private readonly connectorName: string,
   ) {}
 
-  async readProducts(): Promise<ErpProduct[]> {
-    return readRows(this.connectorName, 'products.csv', await this.#snapshot('products.csv'), (row) => ({
+  /** Partial when products.csv ends mid-line: the ERP was still writing it, or the copy was cut short. */
+  async readProducts(): Promise<ProductRead> {
+    const file = path.join(this.inDir, 'products.csv');
+    const read = await readSnapshotFile(file, this.config.encoding, this.config.separator);
+    if (read === null) throw this.#missing('products.csv');
+    const products = readRows(this.connectorName, 'products.csv', read.records, (row) => ({
       sku: row.text('sku'),
       name: row.text('name'),
       unit: row.text('unit'),
@@ -43,6 +48,12 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
       vatExempt: row.boolean('vat_exempt', false),
       externalRef: row.optionalText('external_ref'),
     }));
+    if (!read.endsMidLine) return completeRead(products);
+    return partialRead(
+      products,
+      `${file} ends in the middle of a line, so the export was cut short or is still being written: have the ERP ` +
+        'write the file under another name and rename it when complete',
+    );
   }
 
   async readPrices(): Promise<ErpPrice[]> {
@@ -165,7 +176,11 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
     const rows = await readRecords(path.join(this.inDir, name), this.config.encoding, this.config.separator);
     if (rows !== null) return rows;
     if (optional) return [];
-    throw new ConnectorError(
+    throw this.#missing(name);
+  }
+
+  #missing(name: string): ConnectorError {
+    return new ConnectorError(
       'connector_input_invalid',
       `${name} is missing in the ERP export folder ${this.inDir}`,
       {

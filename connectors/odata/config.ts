@@ -55,6 +55,10 @@ const readSection = z.strictObject({
     description: 'A collection property each entity is read as several rows of (paths inside it: Prop/Child)',
   }),
   fields: z.record(z.string(), readField).meta({ description: 'supply-sync field -> property path' }),
+  order_by: z.array(z.string()).min(1).optional().meta({
+    description:
+      'The key properties the entity set is ordered by when paged with $top/$skip (entities.paging)',
+  }),
 });
 export type ReadSection = z.output<typeof readSection>;
 
@@ -76,46 +80,91 @@ const documentSource = z.strictObject({
 });
 export type DocumentSourceConfig = z.output<typeof documentSource>;
 
-export const entitiesSchema = z.strictObject({
-  orders: z
-    .strictObject({
-      entity_set: name('The sales order entity set', 'Orders'),
-      key: z.array(z.string()).min(1),
-      erp_number: z.string().meta({ description: 'The property holding the order number users see' }),
-      status: z.string().optional(),
-      find_filter: filter,
-      lines_property: z.string(),
-      expand_lines: z.boolean().default(false).meta({
-        description: 'true when the lines are a navigation property ($expand), as Priority subforms',
-      }),
-      header: z.record(z.string(), writeValue),
-      line: z.record(z.string(), writeValue),
-      write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
+const pagingSchema = z
+  .strictObject({
+    mode: z
+      .enum(['next_link', 'top_skip'])
+      .default('next_link')
+      .meta({
         description:
-          'deep_insert: one POST with the lines inside; batch: a $batch change set (header, then lines)',
+          "next_link: follow the service's paging links; top_skip: ask for pages with $top/$skip ordered by the key " +
+          '(services that cap results and send no link, as Priority)',
       }),
-      cancelled: z
-        .strictObject({ property: z.string(), value: z.union([z.string(), z.boolean()]) })
-        .optional()
-        .meta({ description: 'How a cancelled order shows, so a repeated cancel writes nothing' }),
-      cancel: z
-        .union([
-          z.strictObject({ action: z.string() }),
-          z.strictObject({ patch: z.record(z.string(), writeValue) }),
-        ])
-        .optional(),
-    })
-    .optional(),
-  documents: z.strictObject({ sources: z.array(documentSource).min(1) }).optional(),
-  catalog: z
-    .strictObject({
-      products: readSection,
-      prices: readSection.optional(),
-      availability: readSection.optional(),
-    })
-    .optional(),
-  customers: readSection.optional(),
-});
+    page_size: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .default(500)
+      .meta({ description: 'Entities per $top/$skip page' }),
+    max_result_lines: z.number().int().min(1).optional().meta({
+      description:
+        "The service's cap on one answer: with next_link, a page this long without a link is an error, not a complete read",
+    }),
+  })
+  .default({ mode: 'next_link', page_size: 500 });
+export type OdataPaging = z.output<typeof pagingSchema>;
+
+export const entitiesSchema = z
+  .strictObject({
+    paging: pagingSchema,
+    batch_rollback: z
+      .boolean()
+      .default(true)
+      .meta({
+        description:
+          'Whether the service undoes a whole $batch change set when one request in it fails. false (Priority) ' +
+          'rules out orders.write: batch, since a failed line would leave half an order behind',
+      }),
+    orders: z
+      .strictObject({
+        entity_set: name('The sales order entity set', 'Orders'),
+        key: z.array(z.string()).min(1),
+        erp_number: z.string().meta({ description: 'The property holding the order number users see' }),
+        status: z.string().optional(),
+        find_filter: filter,
+        lines_property: z.string(),
+        expand_lines: z.boolean().default(false).meta({
+          description: 'true when the lines are a navigation property ($expand), as Priority subforms',
+        }),
+        header: z.record(z.string(), writeValue),
+        line: z.record(z.string(), writeValue),
+        write: z.enum(['deep_insert', 'batch']).default('deep_insert').meta({
+          description:
+            'deep_insert: one POST with the lines inside; batch: a $batch change set (header, then lines)',
+        }),
+        cancelled: z
+          .strictObject({ property: z.string(), value: z.union([z.string(), z.boolean()]) })
+          .optional()
+          .meta({ description: 'How a cancelled order shows, so a repeated cancel writes nothing' }),
+        cancel: z
+          .union([
+            z.strictObject({ action: z.string() }),
+            z.strictObject({ patch: z.record(z.string(), writeValue) }),
+          ])
+          .optional(),
+      })
+      .optional(),
+    documents: z.strictObject({ sources: z.array(documentSource).min(1) }).optional(),
+    catalog: z
+      .strictObject({
+        products: readSection,
+        prices: readSection.optional(),
+        availability: readSection.optional(),
+      })
+      .optional(),
+    customers: readSection.optional(),
+  })
+  .superRefine((entities, context) => {
+    if (entities.orders?.write !== 'batch' || entities.batch_rollback) return;
+    context.addIssue({
+      code: 'custom',
+      path: ['orders', 'write'],
+      message:
+        'batch needs a service that rolls a failed change set back, and this one does not (batch_rollback: false): ' +
+        'a line refused after the order was created would leave half an order. Use deep_insert',
+    });
+  });
 export type OdataEntities = z.output<typeof entitiesSchema>;
 
 const meta = (description: string, example: unknown) => ({ description, examples: [example] });

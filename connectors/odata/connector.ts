@@ -58,7 +58,7 @@ export class OdataConnector implements Connector {
     name: string,
     mayCommit?: CommitGate,
   ) {
-    this.#service = new OdataService(http, name, mayCommit);
+    this.#service = new OdataService(http, name, mayCommit, entities.paging);
     this.capabilities = odataCapabilities(this.#service, entities, name);
   }
 

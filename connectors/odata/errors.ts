@@ -1,9 +1,48 @@
+import { XMLParser } from 'fast-xml-parser';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 
-/** The message of an OData error body: v4 (`error.message` text or `{ value }`) and v3 (`odata.error`). */
-export function odataErrorMessage(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  if (Array.isArray(value)) {
+    const texts = value.map(textOf).filter((text): text is string => text !== undefined);
+    return texts.length === 0 ? undefined : texts.join('; ');
+  }
+  if (typeof value === 'object' && value !== null) return textOf((value as Record<string, unknown>)['#text']);
+  return undefined;
+}
+
+/** Priority's form errors: `FORM.InterfaceErrors.text`, one text or several. */
+function interfaceErrors(form: unknown): string | undefined {
+  if (typeof form !== 'object' || form === null) return undefined;
+  const errors = (form as Record<string, unknown>)['InterfaceErrors'];
+  if (typeof errors !== 'object' || errors === null) return undefined;
+  const list = Array.isArray(errors) ? errors : [errors];
+  return textOf(list.map((entry) => (entry as Record<string, unknown>)['text'] ?? entry));
+}
+
+const xml = new XMLParser({ ignoreAttributes: true, parseTagValue: false });
+
+/** Priority before 19.1 answered errors as XML (`<FORM><InterfaceErrors><text>`). */
+function xmlInterfaceErrors(text: string): string | undefined {
+  if (!text.trimStart().startsWith('<')) return undefined;
+  try {
+    const parsed = xml.parse(text) as Record<string, unknown>;
+    return interfaceErrors(parsed['FORM']);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The message of an error answer: OData v4 (`error.message` text or `{ value }`), v3 (`odata.error`), and Priority's
+ * form errors (_restapi/6.restModify.md "Error Handling"): JSON `{"FORM":{"InterfaceErrors":{"text":…}}}` since
+ * 19.1, the same elements as XML before (_restapi/1.introduction.md "Error Message Format").
+ */
+export function odataErrorMessage(body: unknown, text = ''): string | undefined {
+  if (typeof body !== 'object' || body === null) return xmlInterfaceErrors(text);
   const record = body as Record<string, unknown>;
+  const form = interfaceErrors(record['FORM']);
+  if (form !== undefined) return form;
   const error = (record['error'] ?? record['odata.error']) as Record<string, unknown> | undefined;
   const message = error?.['message'];
   if (typeof message === 'string') return message;

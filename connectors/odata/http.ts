@@ -31,6 +31,9 @@ class NotSent extends Error {}
 
 const JSON_TYPE = 'application/json';
 
+/** An answer with the session cookies it set and the ones its request was sent with. */
+type SentResponse = OdataResponse & { cookies: string; sentWith: string | null };
+
 /**
  * HTTP to one OData service, signed in as the config says: Basic (user and password, or a Priority personal access
  * token with the password `PAT`), or an SAP Business One Service Layer session (Login, B1SESSION and ROUTEID cookies,
@@ -70,9 +73,11 @@ export class OdataHttp {
     const first = await this.#attempt(method, path, options);
     if (first.status !== 401 || this.auth.kind !== 'sap-b1-session')
       return this.#checked(first, options.what);
-    // The session expired (or the service restarted): sign in again once and repeat the request, a write asking
-    // its gate again, since the sign-in took time of its allowance.
-    this.#cookies = null;
+    // The session expired (or the service restarted): sign in again and repeat the request, a write asking its
+    // gate again, since the sign-in took time of its allowance. One Login per expired session: a late 401 of a
+    // request sent with the old session, answered after another request already signed in again, keeps the new
+    // session and repeats with it (dropping it would leave a live session behind, never logged out).
+    if (this.#cookies === first.sentWith) this.#cookies = null;
     await this.#ensureSession();
     return this.#checked(await this.#attempt(method, path, options), options.what);
   }
@@ -81,11 +86,7 @@ export class OdataHttp {
    * One attempt; a write asks its gate first and is cut at the allowance's deadline. An allowance found already
    * over when the request is about to leave (the process was stopped in between) sends nothing and asks again.
    */
-  async #attempt(
-    method: Dispatcher.HttpMethod,
-    path: string,
-    options: SendOptions,
-  ): Promise<OdataResponse & { cookies: string }> {
+  async #attempt(method: Dispatcher.HttpMethod, path: string, options: SendOptions): Promise<SentResponse> {
     const { gate } = options;
     if (gate === undefined) return this.#raw(method, path, options);
     for (let asked = 1; ; asked += 1) {
@@ -129,7 +130,7 @@ export class OdataHttp {
 
   #checked(response: OdataResponse, what: string): OdataResponse {
     if (response.status < 400) return response;
-    const said = odataErrorMessage(response.body);
+    const said = odataErrorMessage(response.body, response.text);
     const message = said === undefined ? undefined : withoutSecrets(said, this.#secrets);
     if (response.status !== 401) throw httpError(this.connector, what, response.status, message);
     const keys =
@@ -160,7 +161,7 @@ export class OdataHttp {
     });
     const response = await this.#raw('POST', 'Login', { body, contentType: JSON_TYPE, what: 'Login' }, false);
     if (response.status >= 400) {
-      const message = odataErrorMessage(response.body);
+      const message = odataErrorMessage(response.body, response.text);
       const said = message === undefined ? '' : `: ${withoutSecrets(message, this.#secrets)}`;
       if (response.status === 401 || response.status === 400) {
         throw new ConnectorError(
@@ -171,6 +172,15 @@ export class OdataHttp {
         );
       }
       throw httpError(this.connector, 'Login', response.status, said === '' ? undefined : said.slice(2));
+    }
+    // Only a session counts as signed in: a redirect (a proxy's sign-in page) or an answer without B1SESSION is not.
+    if (response.status !== 200 || !/(^|; )B1SESSION=/.test(response.cookies)) {
+      throw new ConnectorError(
+        'connector_config_invalid',
+        `Login answered HTTP ${response.status} without a B1SESSION session cookie; check service_url: it must ` +
+          'name the Service Layer itself (https://<server>:50000/b1s/v2/), not a page in front of it',
+        { connector: this.connector, retryable: false },
+      );
     }
     this.#cookies = response.cookies;
     this.logins += 1;
@@ -186,12 +196,13 @@ export class OdataHttp {
     options: SendOptions,
     signed = true,
     deadline?: number,
-  ): Promise<OdataResponse & { cookies: string }> {
+  ): Promise<SentResponse> {
     const headers: Record<string, string> = { accept: JSON_TYPE, 'odata-version': '4.0' };
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     const authorization = signed ? this.#authorization() : undefined;
     if (authorization !== undefined) headers['authorization'] = authorization;
-    if (signed && this.#cookies !== null) headers['cookie'] = this.#cookies;
+    const sentWith = signed ? this.#cookies : null;
+    if (sentWith !== null) headers['cookie'] = sentWith;
     const cut = deadline === undefined ? undefined : cutAt(deadline);
     try {
       const response = await request(this.url(path), {
@@ -207,6 +218,7 @@ export class OdataHttp {
         text,
         body: parseJson(text),
         cookies: sessionCookies(response.headers['set-cookie']),
+        sentWith,
       };
     } catch (error) {
       if (error instanceof NotSent) throw error;

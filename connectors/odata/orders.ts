@@ -123,7 +123,7 @@ export class OdataOrderSink implements OrderSink {
         ...(cancelled === undefined ? [] : [cancelled.property]),
       ]),
     ];
-    const found = await this.service.list(entitySet, { filter, select }, 'orders.find');
+    const found = await this.service.list(entitySet, { filter, select, orderBy: key }, 'orders.find');
     if (found.length > 1) {
       throw new ConnectorError(
         'connector_result_invalid',

@@ -8,7 +8,9 @@ import type {
   ErpCustomer,
   ErpPrice,
   ErpProduct,
+  ProductRead,
 } from '../../src/connector-contract/catalog.js';
+import { completeRead } from '../../src/connector-contract/catalog.js';
 import type { ErpDocument, ErpDocumentLine } from '../../src/connector-contract/documents.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import type { DocumentSourceConfig, OdataEntities, ReadSection } from './config.js';
@@ -86,7 +88,11 @@ async function readRows(service: OdataService, section: ReadSection, where: stri
   const filter =
     section.filter === undefined ? undefined : bindTemplate(section.filter, {}, `${where}.filter`);
   const select = section.select ?? selectedProperties(section.fields);
-  const entities = await service.list(section.entity_set, { filter, select }, where);
+  const entities = await service.list(
+    section.entity_set,
+    { filter, select, orderBy: section.order_by },
+    where,
+  );
   return rowsOf(entities, section.fields, section.flatten);
 }
 
@@ -97,8 +103,13 @@ export class OdataCatalogSource implements CatalogSource {
     private readonly connector: string,
   ) {}
 
-  async readProducts(): Promise<ErpProduct[]> {
+  /** Complete once every page is read: a cut-short read (a cap without paging, a dropped page) throws instead. */
+  async readProducts(): Promise<ProductRead> {
     const rows = await readRows(this.service, this.config.products, 'catalog.products');
+    return completeRead(this.#products(rows));
+  }
+
+  #products(rows: Row[]): ErpProduct[] {
     return rows.map((row) => {
       const f = new Fields(row, 'catalog.products', this.connector);
       return {
@@ -201,7 +212,8 @@ export class OdataDocumentSource implements DocumentSource {
         ...source.key,
         ...(expand === undefined ? [source.lines_property] : []),
       ]);
-      const entities = await this.service.list(source.entity_set, { filter, select, expand }, where);
+      const query = { filter, select, expand, orderBy: source.key };
+      const entities = await this.service.list(source.entity_set, query, where);
       documents.push(...entities.map((entity) => this.#document(source, entity, where)));
     }
     return documents;

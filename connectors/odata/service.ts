@@ -2,14 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { OdataHttp } from './http.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
+import { odataErrorMessage } from './errors.js';
 
-export type Entity = Record<string, unknown>;
+import type { OdataPaging } from './config.js';
+import { readAllPages, type Entity, type Page } from './paging.js';
+
+export type { Entity };
 
 export interface Query {
   readonly filter?: string | undefined;
   readonly select?: readonly string[] | undefined;
   readonly expand?: string | undefined;
   readonly top?: number | undefined;
+  /** The key, for paging by $top/$skip. */
+  readonly orderBy?: readonly string[] | undefined;
 }
 
 /** The query string of a request; each option percent-encoded whole, as OData URL conventions expect. */
@@ -37,22 +43,28 @@ export class OdataService {
     readonly http: OdataHttp,
     private readonly connector: string,
     private readonly mayCommit: CommitGate = commitFreely,
+    private readonly paging: OdataPaging = { mode: 'next_link', page_size: 500 },
   ) {}
 
-  /** Every entity of a collection, following the service's paging links. */
+  /** Every entity of a collection, paged as entities.paging says; with `top`, only the first page. */
   async list(entitySet: string, query: Query, what: string): Promise<Entity[]> {
-    const entities: Entity[] = [];
-    let next: string | null = `${entitySet}${queryString(query)}`;
-    while (next !== null) {
-      const response = await this.http.send('GET', next, { what });
-      const page = response.body as Record<string, unknown> | null;
-      const value = page?.['value'];
-      if (!Array.isArray(value)) throw this.#invalid(what, 'the answer has no value list');
-      entities.push(...(value as Entity[]));
-      const link = page?.['@odata.nextLink'] ?? page?.['odata.nextLink'];
-      next = typeof link === 'string' && query.top === undefined ? link : null;
-    }
-    return entities;
+    const base = `${entitySet}${queryString(query)}`;
+    if (query.top !== undefined) return (await this.#page(base, what)).entities;
+    return readAllPages(
+      this.paging,
+      { base, orderBy: query.orderBy, what },
+      (target) => this.#page(target, what),
+      this.connector,
+    );
+  }
+
+  async #page(target: string, what: string): Promise<Page> {
+    const response = await this.http.send('GET', target, { what });
+    const page = response.body as Record<string, unknown> | null;
+    const value = page?.['value'];
+    if (!Array.isArray(value)) throw this.#invalid(what, 'the answer has no value list');
+    const link = page?.['@odata.nextLink'] ?? page?.['odata.nextLink'];
+    return { entities: value as Entity[], nextLink: typeof link === 'string' ? link : null };
   }
 
   async create(path: string, entity: Entity, what: string): Promise<Entity> {
@@ -105,9 +117,10 @@ export class OdataService {
     const answers = parseBatchAnswers(response.text);
     const failed = answers.find((answer) => answer.status >= 400);
     if (failed !== undefined) {
+      const said = odataErrorMessage(failed.body);
       throw new ConnectorError(
         'connector_statement_failed',
-        `${what}: the change set failed with HTTP ${failed.status}`,
+        `${what}: the change set failed with HTTP ${failed.status}${said === undefined ? '' : `: ${said}`}`,
         {
           connector: this.connector,
           retryable: failed.status === 429 || failed.status >= 500,

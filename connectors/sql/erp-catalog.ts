@@ -3,9 +3,10 @@ import type {
   ErpAvailability,
   ErpCustomer,
   ErpPrice,
-  ErpProduct,
+  ProductRead,
 } from '../../src/connector-contract/catalog.js';
-import type { SqlDriver } from '../../src/kit/sql/driver.js';
+import { completeRead, partialRead } from '../../src/connector-contract/catalog.js';
+import type { SqlDriver, SqlExecutor } from '../../src/kit/sql/driver.js';
 import type { ErpStatements } from './erp-config.js';
 import { readRows } from '../../src/kit/row-reader.js';
 import { statementContract, type StatementContract } from './statement-contract.js';
@@ -18,6 +19,7 @@ export const catalogContracts = {
     columns: ['sku', 'name', 'unit'],
     optionalColumns: ['package_quantity', 'category', 'barcode', 'vat_exempt', 'external_ref'],
   }),
+  products_count: statementContract('catalog.products_count', { columns: ['product_count'] }),
   prices: statementContract('catalog.prices', {
     columns: ['price_list', 'sku', 'price'],
     optionalColumns: ['min_quantity', 'valid_from'],
@@ -43,9 +45,20 @@ export class SqlCatalogSource implements CatalogSource {
     private readonly connectorName: string,
   ) {}
 
-  async readProducts(): Promise<ErpProduct[]> {
-    const { rows } = await this.driver.query(this.statements.products);
-    return readRows(this.connectorName, catalogContracts.products, rows, (row) => ({
+  /**
+   * Complete unless the optional products_count statement, read in the same transaction, counts more products
+   * than the products statement returned.
+   */
+  async readProducts(): Promise<ProductRead> {
+    const countSql = this.statements.products_count;
+    const { rows, expected } =
+      countSql === undefined
+        ? { rows: (await this.driver.query(this.statements.products)).rows, expected: undefined }
+        : await this.driver.transaction(async (tx) => ({
+            rows: (await tx.query(this.statements.products)).rows,
+            expected: await this.#expectedCount(tx, countSql),
+          }));
+    const products = readRows(this.connectorName, catalogContracts.products, rows, (row) => ({
       sku: row.text('sku'),
       name: row.text('name'),
       unit: row.text('unit'),
@@ -55,6 +68,20 @@ export class SqlCatalogSource implements CatalogSource {
       vatExempt: row.boolean('vat_exempt', false),
       externalRef: row.optionalText('external_ref'),
     }));
+    if (expected === undefined || products.length >= expected) return completeRead(products);
+    return partialRead(
+      products,
+      `catalog.products returned ${products.length} rows but catalog.products_count counts ${expected}: ` +
+        'remove any TOP/LIMIT or row cap from the products statement, or make both count the same items',
+    );
+  }
+
+  async #expectedCount(tx: SqlExecutor, sql: string): Promise<number> {
+    const { rows } = await tx.query(sql);
+    const [count] = readRows(this.connectorName, catalogContracts.products_count, rows, (row) =>
+      row.integer('product_count'),
+    );
+    return count ?? 0;
   }
 
   async readPrices(): Promise<ErpPrice[]> {

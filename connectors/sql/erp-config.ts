@@ -22,6 +22,11 @@ export const erpStatementsSchema = z.strictObject({
         'Returns sku, name, unit, package_quantity, category, barcode, vat_exempt, external_ref',
         'SELECT code AS sku, name, unit, 1 AS package_quantity, family AS category, barcode, 0 AS vat_exempt, code AS external_ref FROM items',
       ),
+      products_count: statement(
+        'Returns product_count: how many products the products statement should return. Read in the same ' +
+          'transaction; a products read returning fewer rows (a TOP/LIMIT, a capped view) removes nothing downstream',
+        'SELECT COUNT(*) AS product_count FROM items',
+      ).optional(),
       prices: statement(
         'Returns price_list, sku, price, min_quantity, valid_from',
         'SELECT list AS price_list, item AS sku, price, min_qty AS min_quantity, valid_from FROM price_lists',

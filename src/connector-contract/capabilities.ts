@@ -1,4 +1,4 @@
-import type { ErpAvailability, ErpCustomer, ErpPrice, ErpProduct } from './catalog.js';
+import type { ErpAvailability, ErpCustomer, ErpPrice, ProductRead } from './catalog.js';
 import type { DocumentReaction, ErpConfirmation, ErpDocument } from './documents.js';
 import type { SourceExpense } from './expenses.js';
 import type { JournalBatch, PreparedEntries, WriteResult } from './journal.js';
@@ -69,7 +69,8 @@ export interface ConfirmationSource {
 
 /** Full snapshots: ERPs rarely keep reliable change dates, the core diffs them. */
 export interface CatalogSource {
-  readProducts(): Promise<ErpProduct[]>;
+  /** The products, and whether the read saw all of them: the flow removes products only after a complete read. */
+  readProducts(): Promise<ProductRead>;
   readPrices(): Promise<ErpPrice[]>;
   readAvailability(): Promise<ErpAvailability[]>;
 }

@@ -34,3 +34,29 @@ export interface ErpCustomer {
   readonly email: string | null;
   readonly priceList: string | null;
 }
+
+/**
+ * Whether a product read saw the whole catalog. Only a complete read may remove products downstream: a read cut
+ * short (a page cap, a file still being written, a query that returned fewer rows than the ERP holds) makes every
+ * product it missed look deleted.
+ */
+export type ReadCompleteness =
+  | { readonly complete: true }
+  | {
+      readonly complete: false;
+      /** What cut the read short and what to do about it, for the person reading the run's notification. */
+      readonly reason: string;
+    };
+
+export interface ProductRead {
+  readonly products: ErpProduct[];
+  readonly completeness: ReadCompleteness;
+}
+
+export function completeRead(products: ErpProduct[]): ProductRead {
+  return { products, completeness: { complete: true } };
+}
+
+export function partialRead(products: ErpProduct[], reason: string): ProductRead {
+  return { products, completeness: { complete: false, reason } };
+}

@@ -6,6 +6,7 @@ export type * from './orders.js';
 export type * from './documents.js';
 export type * from './expenses.js';
 export type * from './catalog.js';
+export { completeRead, partialRead } from './catalog.js';
 export type * from './sales.js';
 export type * from './mirror.js';
 export type * from './capabilities.js';

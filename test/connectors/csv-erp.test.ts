@@ -97,9 +97,10 @@ describe('csv-erp connector', () => {
     await expect(catalog.readProducts()).rejects.toMatchObject({ code: 'connector_input_invalid' });
     await put('products.csv', 'sku;name;unit;vat_exempt\r\nVEG-001-1;עגבניות;kg;Y\r\n');
     await put('prices.csv', 'price_list;sku;price\r\nPL-STD;VEG-001-1;6.90\r\n');
-    expect(await catalog.readProducts()).toEqual([
-      expect.objectContaining({ sku: 'VEG-001-1', name: 'עגבניות', unit: 'kg', vatExempt: true }),
-    ]);
+    expect(await catalog.readProducts()).toEqual({
+      products: [expect.objectContaining({ sku: 'VEG-001-1', name: 'עגבניות', unit: 'kg', vatExempt: true })],
+      completeness: { complete: true },
+    });
     expect(await catalog.readPrices()).toEqual([
       { priceList: 'PL-STD', sku: 'VEG-001-1', price: '6.90', minQuantity: null, validFrom: null },
     ]);

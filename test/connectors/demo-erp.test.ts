@@ -81,7 +81,8 @@ describe('demo ERP', () => {
 
   it('is seeded with the sandbox catalog families, prices and the demo buyer as a customer', async () => {
     const catalog = capabilityOf(connector, 'catalogSource', 'erp');
-    const products = await catalog.readProducts();
+    const { products, completeness } = await catalog.readProducts();
+    expect(completeness).toEqual({ complete: true });
     expect(products.map((p) => p.sku)).toEqual(
       demoParts()
         .map((p) => p.sku)

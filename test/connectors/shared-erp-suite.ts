@@ -139,7 +139,9 @@ export function sharedErpSuite(title: string, target: ErpSuiteTarget): void {
       const customers = connector.capabilities.customerDirectory;
       if (catalog === undefined || customers === undefined)
         throw new Error('no catalogSource or customerDirectory');
-      expect((await catalog.readProducts()).map((product) => product.sku)).toEqual(target.expected.skus);
+      expect((await catalog.readProducts()).products.map((product) => product.sku)).toEqual(
+        target.expected.skus,
+      );
       expect(await catalog.readPrices()).toHaveLength(target.expected.prices);
       const availability = await catalog.readAvailability();
       expect(availability.filter((row) => row.available).map((row) => row.sku)).toEqual(

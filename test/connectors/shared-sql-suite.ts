@@ -283,7 +283,7 @@ export function sharedSqlSuite(title: string, target: SqlSuiteTarget | undefined
         VALUES ('CAT-1', 'Tomatoes', 'kg', '5.000', 0, 1), ('CAT-2', 'Flour', 'bag', NULL, 1, 0)`);
         await driver.query(`INSERT INTO t_prices (price_list, sku, price) VALUES ('PL1', 'CAT-1', '12.90')`);
         const catalog = new SqlCatalogSource(driver, fixtureStatements.catalog ?? fail(), 'erp');
-        const products = (await catalog.readProducts()).filter((p) => p.sku.startsWith('CAT-'));
+        const products = (await catalog.readProducts()).products.filter((p) => p.sku.startsWith('CAT-'));
         expect(products.map((p) => [p.sku, p.name, p.unit, p.vatExempt])).toEqual([
           ['CAT-1', 'Tomatoes', 'kg', false],
           ['CAT-2', 'Flour', 'bag', true],

@@ -3,6 +3,14 @@ export const PRIORITY_REST = `
 # connectors/odata/README.md, "priority-rest". Two columns are added in Priority's form generator, with the
 # installation's own prefix in place of ZSSY: ZSSY_APIORDERID on ORDERS and ZSSY_APIDOCID on AINVOICES and
 # DOCUMENTS_D (override the names under entities when the prefix differs).
+# Results are capped (MAXAPILINES, 2,000 by default; MAXFORMLINES before 25.1) with no paging link: read in
+# $top/$skip pages ordered by the key.
+paging:
+  mode: top_skip
+  page_size: 500
+  max_result_lines: 2000
+# "batch operations do not support rollback": orders are written as one deep insert, never as a $batch.
+batch_rollback: false
 orders:
   entity_set: ORDERS
   key: [ORDNAME]
@@ -29,10 +37,11 @@ orders:
       ORDSTATUSDES: Canceled
 documents:
   sources:
+    # Final invoices only: a draft (FINAL not 'Y') carries a temporary number. DEBIT 'C' is a credit invoice.
     - type: invoice
       entity_set: AINVOICES
       key: [IVNUM, IVTYPE, DEBIT]
-      filter: ZSSY_APIDOCID eq null
+      filter: ZSSY_APIDOCID eq null and FINAL eq 'Y' and DEBIT eq 'D'
       lines_property: AINVOICEITEMS_SUBFORM
       expand_lines: true
       fields:
@@ -50,6 +59,23 @@ documents:
         quantity: TQUANT
         unit_price: PRICE
         total: QPRICE
+      mark_sent:
+        ZSSY_APIDOCID: ':api_document_id'
+    - type: credit_note
+      entity_set: AINVOICES
+      key: [IVNUM, IVTYPE, DEBIT]
+      filter: ZSSY_APIDOCID eq null and FINAL eq 'Y' and DEBIT eq 'C'
+      lines_property: AINVOICEITEMS_SUBFORM
+      expand_lines: true
+      fields:
+        number: IVNUM
+        date: IVDATE
+        customer_number: CUSTNAME
+        currency: CODE
+        total_before_vat: QPRICE
+        vat: VAT
+        total_with_vat: TOTPRICE
+      line_fields: *invoice_line_fields
       mark_sent:
         ZSSY_APIDOCID: ':api_document_id'
     - type: delivery_note
@@ -75,6 +101,7 @@ documents:
 catalog:
   products:
     entity_set: LOGPART
+    order_by: [PARTNAME]
     fields:
       sku: PARTNAME
       name: PARTDES
@@ -84,6 +111,7 @@ catalog:
       external_ref: PARTNAME
 customers:
   entity_set: CUSTOMERS
+  order_by: [CUSTNAME]
   fields:
     customer_number: CUSTNAME
     name: CUSTDES

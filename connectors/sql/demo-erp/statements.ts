@@ -10,6 +10,7 @@ export const demoErpStatements: ErpStatements = {
     products: `SELECT PARTNAME AS sku, PARTDES AS name, UNIT AS unit, PACKQTY AS package_quantity,
         FAMILY AS category, BARCODE AS barcode, VATFREE AS vat_exempt, 'ERP-' || PARTNAME AS external_ref
       FROM PARTS WHERE INACTIVE = 'N' ORDER BY PARTNAME`,
+    products_count: `SELECT COUNT(*) AS product_count FROM PARTS WHERE INACTIVE = 'N'`,
     prices: `SELECT PLNAME AS price_list, PRICELIST.PARTNAME AS sku, PRICE AS price, MINQTY AS min_quantity,
         VALIDFROM AS valid_from
       FROM PRICELIST JOIN PARTS ON PARTS.PARTNAME = PRICELIST.PARTNAME

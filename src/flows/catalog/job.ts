@@ -3,14 +3,15 @@
  * push only the changes: products, deletions, availability, prices, price-list assignments, in that order
  * (prices and availability need the product to exist).
  */
-import type { CatalogSource, CustomerDirectory } from '../../connector-contract/index.js';
+import type { CatalogSource, CustomerDirectory, ProductRead } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
 import type { CatalogApi } from './api.js';
 import { assignPriceLists } from './assignments.js';
 import { pushAvailability } from './availability.js';
 import type { CatalogOptions } from './options.js';
-import { deletionGuard, planCatalog, type CatalogPlan } from './plan.js';
+import { holdDeletionsUnlessComplete } from './partial-read.js';
+import { deletionGuard, planCatalog, type CatalogPlan, type CatalogSnapshot } from './plan.js';
 import { forgetRemovedPrices, pushPrices } from './prices.js';
 import { deleteProducts, pushProducts } from './products.js';
 import type { PushContext } from './push-context.js';
@@ -55,17 +56,13 @@ export function createCatalogJob(input: CatalogJobInput): Job {
       counts,
     };
     try {
-      const source = input.source();
-      const [products, availability, prices] = await Promise.all([
-        source.readProducts(),
-        options.availability ? source.readAvailability() : Promise.resolve([]),
-        options.prices ? source.readPrices() : Promise.resolve([]),
-      ]);
-      const plan = planCatalog(ctx.state, input.name, { products, availability, prices }, priceListIdOf, {
+      const { read, snapshot } = await readSnapshot(input.source(), options);
+      const planned = planCatalog(ctx.state, input.name, snapshot, priceListIdOf, {
         availability: options.availability,
         prices: options.prices,
       });
-      countPlan(plan, counts);
+      countPlan(planned, counts);
+      const plan = holdDeletionsUnlessComplete(push, planned, read.completeness, ctx.dryRun);
       const refused = deletionGuard(plan, {
         maxDeleteShare: options.max_delete_share,
         allowEmptySnapshot: options.allow_empty_snapshot,
@@ -75,7 +72,7 @@ export function createCatalogJob(input: CatalogJobInput): Job {
         ctx.logger.error({ removed: plan.products.removed.length }, refused);
         return { outcome: 'failed', counts, error: refused };
       }
-      if (ctx.dryRun) return { outcome: 'ok', counts };
+      if (ctx.dryRun) return { outcome: read.completeness.complete ? 'ok' : 'partial', counts };
       await pushPlan(push, plan);
       const customers = options.assign_price_lists ? input.customers() : undefined;
       if (customers !== undefined && push.budget.stopReason() === null) {
@@ -85,7 +82,8 @@ export function createCatalogJob(input: CatalogJobInput): Job {
           customerMapping: mappings[options.customer_mapping] ?? {},
         });
       }
-      const incomplete = push.budget.stopReason() !== null || deadLettered(counts) > 0;
+      const incomplete =
+        push.budget.stopReason() !== null || deadLettered(counts) > 0 || !read.completeness.complete;
       return { outcome: incomplete ? 'partial' : 'ok', counts };
     } catch (error) {
       if (ctx.signal.aborted) return { outcome: 'partial', counts };
@@ -95,6 +93,18 @@ export function createCatalogJob(input: CatalogJobInput): Job {
   }
 
   return { name: input.name, run };
+}
+
+async function readSnapshot(
+  source: CatalogSource,
+  options: CatalogOptions,
+): Promise<{ read: ProductRead; snapshot: CatalogSnapshot }> {
+  const [read, availability, prices] = await Promise.all([
+    source.readProducts(),
+    options.availability ? source.readAvailability() : Promise.resolve([]),
+    options.prices ? source.readPrices() : Promise.resolve([]),
+  ]);
+  return { read, snapshot: { products: read.products, availability, prices } };
 }
 
 async function pushPlan(push: PushContext, plan: CatalogPlan): Promise<void> {

@@ -74,9 +74,11 @@ const cases: ReadonlyArray<{ label: string; erp: EmulatedErp; block?: Record<str
     block: { entities: { orders: { write: 'deep_insert' } } },
   },
   {
-    label: 'Priority, $batch change set',
+    // The gate around a $batch, over Priority's entity sets with the rollback a batch needs declared: Priority
+    // itself does not roll back (its preset refuses batch), but the request the gate guards is the same.
+    label: '$batch change set (Priority entity sets)',
     erp: 'priority-rest',
-    block: { entities: { orders: { write: 'batch' } } },
+    block: { entities: { batch_rollback: true, orders: { write: 'batch' } } },
   },
 ];
 

@@ -39,6 +39,41 @@ describe('odata connector under session expiry and faults', () => {
     expect(fixture.emulator.stats.logins).toBe(1);
   });
 
+  it('logs in once per expired session, however late a request of the old session is answered', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const sink = fixture.connector.capabilities.orderSink;
+    await sink?.findOrder('warm-up');
+    expect(fixture.emulator.stats.logins).toBe(1);
+    fixture.emulator.expireSessions();
+    // A read sent with the old session, answered only after another request signed in again.
+    const late = fixture.emulator.holdNext(/^Orders$/);
+    const lateRead = sink?.findOrder('late');
+    await late.reached;
+    expect(await sink?.findOrder('early')).toBeNull();
+    expect(fixture.emulator.stats.logins).toBe(2);
+    late.release();
+    expect(await lateRead).toBeNull();
+    expect(fixture.emulator.stats.logins).toBe(2);
+    await fixture.connector.close();
+    expect(fixture.emulator.stats.logouts).toBe(1);
+    await fixture.emulator.close();
+    fixture = undefined;
+  });
+
+  it('refuses a Login answered by a redirect: signed in means a session', async () => {
+    fixture = await openOdata('sap-b1-service-layer', {
+      emulator: { loginRedirect: 'https://proxy.example/sign-in' },
+    });
+    const error = await fixture.connector.capabilities.orderSink
+      ?.findOrder('any')
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'connector_config_invalid', retryable: false });
+    expect((error as Error).message).toMatch(
+      /Login answered HTTP 302 without a B1SESSION.*check service_url/,
+    );
+    expect(fixture.emulator.stats.logins).toBe(0);
+  });
+
   for (const kind of ['fail-after-commit', 'drop-after-commit', 'hang-after-commit'] as const) {
     it(`writes the order once when the ERP committed it and then the answer was lost (${kind})`, async () => {
       fixture = await openOdata('sap-b1-service-layer', {
@@ -72,14 +107,20 @@ describe('odata connector under session expiry and faults', () => {
     ).toHaveLength(1);
   });
 
-  it('leaves nothing of a $batch change set whose last line the ERP refuses', async () => {
-    fixture = await openOdata('priority-rest', { block: { entities: { orders: { write: 'batch' } } } });
-    const before = fixture.emulator.store.all('ORDERS').length;
+  it('refuses write: batch for Priority, whose $batch keeps what it applied before a refused line', async () => {
+    await expect(
+      openOdata('priority-rest', { block: { entities: { orders: { write: 'batch' } } } }),
+    ).rejects.toThrow(/"write"[\s\S]*does not \(batch_rollback: false\).*half an order\. Use deep_insert/);
+    // What the refusal prevents: the emulated Priority, like the real one, keeps the order and its first lines.
+    fixture = await openOdata('priority-rest', {
+      block: { entities: { batch_rollback: true, orders: { write: 'batch' } } },
+    });
     const error = await fixture.connector.capabilities.orderSink
-      ?.writeOrder(order('ord_atomic', ['A100', 'A200', 'NOPE']))
+      ?.writeOrder(order('ord_half', ['A100', 'A200', 'NOPE']))
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'connector_statement_failed', retryable: false });
-    expect(fixture.emulator.store.all('ORDERS')).toHaveLength(before);
+    const kept = fixture.emulator.store.all('ORDERS').filter((row) => row['ZSSY_APIORDERID'] === 'ord_half');
+    expect(kept.map((row) => (row['ORDERITEMS_SUBFORM'] as unknown[]).length)).toEqual([2]);
     const batches = fixture.oracle.seen.filter((request) => request.inBatch);
     expect(batches.map((request) => request.target)).toEqual([
       'ORDERS',

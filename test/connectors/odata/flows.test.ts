@@ -93,6 +93,7 @@ const PRIORITY: Preset = {
       entity: {
         IVTYPE: 'A',
         DEBIT: 'D',
+        FINAL: 'Y',
         IVDATE: '2026-11-25T00:00:00+02:00',
         CUSTNAME: DEMO_CUSTOMER_NUMBER,
         CODE: 'ILS',

@@ -18,7 +18,8 @@ function prioritySide(emulator: OdataEmulator): ErpSide {
   };
 }
 
-for (const write of ['deep_insert', 'batch'] as const) {
+// deep_insert only: Priority's $batch does not roll back, so its preset refuses write: batch (faults.test.ts).
+for (const write of ['deep_insert'] as const) {
   sharedErpSuite(`shared ERP connector suite: odata, priority-rest preset, ${write}`, {
     async open() {
       const fixture = await openOdata('priority-rest', { block: { entities: { orders: { write } } } });

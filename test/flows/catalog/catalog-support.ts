@@ -102,7 +102,7 @@ export async function expectCatalogMatches(
 ): Promise<string[]> {
   const source = catalogSource(harness);
   const problems: string[] = [];
-  const erpProducts = await source.readProducts();
+  const { products: erpProducts } = await source.readProducts();
   const availability = new Map((await source.readAvailability()).map((row) => [row.sku, row.available]));
   const live = new Set(erpProducts.map((product) => product.sku));
   for (const product of erpProducts) {

@@ -3,7 +3,11 @@ import type { IncomingMessage } from 'node:http';
 import { ODataFault } from './store.js';
 
 export class Unauthorized extends ODataFault {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** SAP's error code in the body: 301 for a session that is gone. */
+    readonly code = -1,
+  ) {
     super(401, message);
   }
 }
@@ -24,11 +28,21 @@ export interface GateStats {
 }
 
 const sessionOf = (request: IncomingMessage) => /B1SESSION=([^;\s]+)/.exec(request.headers.cookie ?? '')?.[1];
+const ROUTE = '.node1';
+const routedHere = (request: IncomingMessage) =>
+  /(^|;\s*)ROUTEID=([^;\s]+)/.exec(request.headers.cookie ?? '')?.[2] === ROUTE;
 
 /**
- * Who may call the emulated service. SAP: Login with CompanyDB, UserName and Password opens a session (B1SESSION and
- * ROUTEID cookies) that ends on Logout or after `timeoutMs` unused, answering 401 from then on. Priority: Basic with
- * an API user's password, or a personal access token as the user name with the password PAT.
+ * Who may call the emulated service.
+ *
+ * SAP ("Working with SAP Business One Service Layer", Login and Logout; Session Timeout; load balancing): Login with
+ * CompanyDB, UserName and Password opens a session, answered with two Set-Cookie headers, B1SESSION and ROUTEID (the
+ * load balancer's route to the node holding the session). A request without the ROUTEID of that node reaches another
+ * node, which does not know the session (choice: the most conservative reading, a 401 as for an unknown session).
+ * A session ends on Logout or after `timeoutMs` unused; from then on requests answer 401 with error code 301.
+ *
+ * Priority (_restapi/3.restAuthenticate.md "Basic Authentication", "Personal Access Token (PAT)"): Basic with an
+ * API user's password, or a personal access token as the user name with the password PAT.
  */
 export class Gate {
   readonly #sessions = new Map<string, number>();
@@ -38,7 +52,7 @@ export class Gate {
     readonly stats: GateStats,
   ) {}
 
-  login(body: string): { body: unknown; cookie: string } {
+  login(body: string): { body: unknown; cookies: string[] } {
     const credentials = JSON.parse(body === '' ? '{}' : body) as Record<string, unknown>;
     const { CompanyDB: company, UserName: user, Password: password } = credentials;
     const echo = this.options.echoCredentials ? ` (user ${String(user)}, password ${String(password)})` : '';
@@ -57,7 +71,7 @@ export class Gate {
         Version: '1000000',
         SessionTimeout: Math.round(this.options.timeoutMs / 60_000),
       },
-      cookie: `B1SESSION=${session}; path=/b1s; HttpOnly, ROUTEID=.node1; path=/b1s`,
+      cookies: [`B1SESSION=${session}; path=/b1s; HttpOnly`, `ROUTEID=${ROUTE}; path=/b1s`],
     };
   }
 
@@ -74,8 +88,10 @@ export class Gate {
     const last = session === undefined ? undefined : this.#sessions.get(session);
     if (session === undefined || last === undefined || Date.now() - last > this.options.timeoutMs) {
       if (session !== undefined && this.#sessions.delete(session)) this.stats.expired += 1;
-      throw new Unauthorized('Invalid session or session already timeout.');
+      throw new Unauthorized('Invalid session or session already timeout.', 301);
     }
+    if (!routedHere(request))
+      throw new Unauthorized('Invalid session (no route to the node of this session).', 301);
     this.#sessions.set(session, Date.now());
   }
 

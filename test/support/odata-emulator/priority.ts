@@ -68,6 +68,7 @@ export const PRIORITY_MODEL: ErpModel = {
         s('IVNUM', { assigned: true }),
         s('IVTYPE'),
         s('DEBIT'),
+        s('FINAL'),
         d('IVDATE'),
         s('CUSTNAME', { required: true }),
         s('CODE'),
@@ -159,6 +160,7 @@ export const PRIORITY_SEED_DOCUMENTS: ReadonlyArray<{ set: string; entity: Recor
     entity: {
       IVTYPE: 'A',
       DEBIT: 'D',
+      FINAL: 'Y',
       IVDATE: '2026-11-20T00:00:00+02:00',
       CUSTNAME: 'C1001',
       CODE: 'ILS',

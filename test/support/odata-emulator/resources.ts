@@ -1,4 +1,5 @@
 import { readBatch, type BatchAnswer, type BatchRequest } from './batch.js';
+import { ordered, pageOf, type ServerPaging } from './paging.js';
 import { ErpStore, ODataFault, type Entity } from './store.js';
 
 interface Route {
@@ -49,7 +50,8 @@ function keyText(store: ErpStore, set: string, entity: Entity): string {
 export class Resources {
   constructor(
     private readonly store: ErpStore,
-    private readonly pageSize: number,
+    private readonly paging: ServerPaging,
+    private readonly rollsBack: boolean,
     private readonly errorBody: (message: string) => unknown,
     private readonly inspect: ((request: BatchRequest) => void) | undefined,
   ) {}
@@ -76,15 +78,19 @@ export class Resources {
     const expand = target.searchParams.get('$expand');
     this.#checkOptions(set, select, expand);
     if (key !== null && segment === null) return this.#shaped(set, this.store.find(set, key), select, expand);
-    const rows = this.store.query(set, target.searchParams.get('$filter') ?? undefined);
-    const skip = Number(target.searchParams.get('$skip') ?? '0');
-    const top = target.searchParams.get('$top');
-    const end = top === null ? rows.length : Math.min(rows.length, skip + Number(top));
-    const page = rows.slice(skip, Math.min(end, skip + this.pageSize));
-    const value = page.map((entity) => this.#shaped(set, entity, select, expand));
-    if (skip + page.length >= end) return { value };
-    const next = new URLSearchParams(target.searchParams);
-    next.set('$skip', String(skip + page.length));
+    const params = target.searchParams;
+    const type = this.store.typeOfSet(set);
+    const known = (name: string) => type.properties.some((property) => property.name === name);
+    const rows = ordered(
+      this.store.query(set, params.get('$filter') ?? undefined),
+      params.get('$orderby'),
+      known,
+    );
+    const page = pageOf(rows, params, this.paging);
+    const value = page.rows.map((entity) => this.#shaped(set, entity, select, expand));
+    if (page.nextSkip === null) return { value };
+    const next = new URLSearchParams(params);
+    next.set('$skip', String(page.nextSkip));
     return { value, '@odata.nextLink': `${set}?${next.toString().replaceAll('+', '%20')}` };
   }
 
@@ -105,7 +111,14 @@ export class Resources {
     return { status: 204, body: '' };
   }
 
-  /** Every change set of a $batch body, each applied whole or not at all. */
+  /**
+   * Every change set of a $batch body. SAP Business One: each change set applied whole or not at all ("Working
+   * with SAP Business One Service Layer", batch operations: a change set is one transaction). Priority: each
+   * request applied as it comes and kept when a later one fails (_restapi/6.restModify.md "Performing Batch
+   * Operations": "batch operations do not support rollback, be it of the entire batch or individual atomicity
+   * groups"); the requests after the failed one are not applied (choice: the guide is silent on them, and
+   * odata.continue-on-error=false in its example asks the service to stop).
+   */
   batch(body: string, contentType: string): Array<{ answers: BatchAnswer[]; failed: boolean }> {
     return readBatch(body, contentType).map((requests) => this.#changeSet(requests));
   }
@@ -124,7 +137,7 @@ export class Resources {
         }
         answers.push({ ...answer, contentId: request.contentId });
       } catch (error) {
-        this.store.restore(saved);
+        if (this.rollsBack) this.store.restore(saved);
         const fault = error instanceof ODataFault ? error : new ODataFault(400, String(error));
         answers.push({
           status: fault.status,

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { writeBatch } from './batch.js';
 import { FaultPlan, type Fault } from './faults.js';
-import { Gate, type GateStats } from './gate.js';
+import { Gate, Unauthorized, type GateStats } from './gate.js';
 import { metadataXml, type ErpModel } from './model.js';
 import { PRIORITY_MODEL, PRIORITY_SEED, PRIORITY_SEED_DOCUMENTS } from './priority.js';
 import { Resources, type Answer } from './resources.js';
@@ -36,7 +36,14 @@ export interface EmulatorOptions {
   readonly tokens?: readonly string[];
   /** SAP: a session unused this long answers 401 (the Service Layer's default is 30 minutes). */
   readonly sessionTimeoutMs?: number;
+  /** SAP: entities per page before a next link (the Service Layer's default is 20). */
   readonly pageSize?: number;
+  /** Priority: the most results one answer holds, with no next link (MAXAPILINES, 2,000 by default). */
+  readonly maxResultLines?: number;
+  /** SAP: Login answers a redirect there instead of a session (a proxy's sign-in page in front of the service). */
+  readonly loginRedirect?: string;
+  /** Priority before 19.1: error answers as XML. */
+  readonly xmlErrors?: boolean;
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
   readonly echoCredentials?: boolean;
   readonly inspect?: (request: SeenRequest) => void;
@@ -51,6 +58,11 @@ export interface OdataEmulator {
   readonly stats: GateStats & { requests: number };
   /** Ends every session now, as a timeout or a restart of the service would. */
   expireSessions(): void;
+  /**
+   * Holds the next request whose path matches before its session is checked, until `release`; `reached` resolves
+   * once it arrived. For tests of answers that come late (a 401 of a session ended meanwhile).
+   */
+  holdNext(path: RegExp): { reached: Promise<void>; release: () => void };
   close(): Promise<void>;
 }
 
@@ -96,6 +108,7 @@ class EmulatedService {
   readonly stats = { logins: 0, logouts: 0, expired: 0, requests: 0 };
   readonly gate: Gate;
   readonly hanging = new Set<ServerResponse>();
+  readonly holds: Array<{ path: RegExp; arrived: () => void; released: Promise<void> }> = [];
   readonly #resources: Resources;
   readonly #root: string;
 
@@ -117,7 +130,10 @@ class EmulatedService {
     );
     this.#resources = new Resources(
       this.store,
-      options.pageSize ?? 20,
+      this.sap
+        ? { kind: 'links', pageSize: options.pageSize ?? 20 }
+        : { kind: 'cap', maxLines: options.maxResultLines ?? 2000 },
+      this.sap,
       (message) => this.errorBody(message),
       (request) =>
         options.inspect?.({
@@ -133,14 +149,34 @@ class EmulatedService {
     return this.#root;
   }
 
-  errorBody(message: string): unknown {
-    return this.sap
-      ? { error: { code: -1, message: { lang: 'en-us', value: message } } }
-      : { error: { code: '', message } };
+  /**
+   * SAP: `{ error: { code, message: { lang, value } } }` ("Working with SAP Business One Service Layer", error
+   * handling). Priority: the form's errors, `FORM.InterfaceErrors.text` (_restapi/6.restModify.md "Error
+   * Handling"), as JSON since 19.1 and XML before (_restapi/1.introduction.md "Error Message Format"). The guide
+   * shows only the XML; the JSON keeps the same element names (choice, docs/contract-gaps.md style: not confirmed
+   * on a real installation).
+   */
+  errorBody(message: string, code = -1): unknown {
+    if (this.sap) return { error: { code, message: { lang: 'en-us', value: message } } };
+    if (this.options.xmlErrors === true) {
+      const text = message.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+      return `<FORM TYPE="FORM"><InterfaceErrors><text>${text}</text></InterfaceErrors></FORM>`;
+    }
+    return { FORM: { InterfaceErrors: { text: message } } };
   }
 
-  send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    const json = typeof body === 'string' ? 'text/plain' : 'application/json; odata.metadata=minimal';
+  send(
+    response: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[]> = {},
+  ): void {
+    const json =
+      typeof body !== 'string'
+        ? 'application/json; odata.metadata=minimal'
+        : body.startsWith('<')
+          ? 'application/xml'
+          : 'text/plain';
     response.writeHead(status, { 'content-type': json, 'odata-version': '4.0', ...headers });
     response.end(typeof body === 'string' ? body : JSON.stringify(body));
   }
@@ -158,9 +194,18 @@ class EmulatedService {
       body,
       inBatch: false,
     });
+    const hold = this.holds.findIndex((candidate) => candidate.path.test(path));
+    if (hold >= 0) {
+      const [held] = this.holds.splice(hold, 1);
+      held?.arrived();
+      await held?.released;
+    }
     if (this.sap && path === 'Login' && method === 'POST') {
-      const { body: session, cookie } = this.gate.login(body);
-      return this.send(response, 200, session, { 'set-cookie': cookie });
+      if (this.options.loginRedirect !== undefined) {
+        return this.send(response, 302, '', { location: this.options.loginRedirect });
+      }
+      const { body: session, cookies } = this.gate.login(body);
+      return this.send(response, 200, session, { 'set-cookie': cookies });
     }
     this.gate.authorize(request);
     if (this.sap && path === 'Logout' && method === 'POST') {
@@ -227,7 +272,8 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     service.handle(request, response).catch((error: unknown) => {
       const status = error instanceof ODataFault ? error.status : error instanceof SyntaxError ? 400 : 500;
       const message = error instanceof Error ? error.message : String(error);
-      if (!response.headersSent) service.send(response, status, service.errorBody(message));
+      const code = error instanceof Unauthorized ? error.code : undefined;
+      if (!response.headersSent) service.send(response, status, service.errorBody(message, code));
     });
   });
   const host = options.host ?? '127.0.0.1';
@@ -238,6 +284,14 @@ export async function startOdataEmulator(options: EmulatorOptions): Promise<Odat
     faults: service.faults,
     stats: service.stats,
     expireSessions: () => service.gate.expireAll(),
+    holdNext: (path) => {
+      let arrived = () => {};
+      let release = () => {};
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      service.holds.push({ path, arrived, released });
+      return { reached, release };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const response of service.hanging) response.destroy();

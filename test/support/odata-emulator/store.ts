@@ -104,10 +104,13 @@ export class ErpStore {
       throw new ODataFault(404, `Resource not found for the segment '${collectionName}'`);
     const parent = this.find(set, key);
     const [item] = this.#items(collection, [body], set);
-    const items = (parent[collectionName] as Entity[] | undefined) ?? [];
-    if (item !== undefined) items.push({ ...item, ...this.#lineNumber(collection, items.length) });
-    parent[collectionName] = items;
-    this.#checkReferences(set, parent);
+    const before = (parent[collectionName] as Entity[] | undefined) ?? [];
+    const items =
+      item === undefined ? before : [...before, { ...item, ...this.#lineNumber(collection, before.length) }];
+    // A refused line leaves the entity as it was: the checks run on a copy.
+    const candidate = { ...parent, [collectionName]: items };
+    this.#checkReferences(set, candidate);
+    Object.assign(parent, candidate);
     this.#fillLines(set, parent);
     this.#total(parent);
     return items[items.length - 1] ?? {};
