@@ -86,6 +86,14 @@ export interface CommitResult {
 export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): CommitResult {
   const { state, stream } = options;
   const flow = options.flow ?? stream;
+  const passComplete = !input.page.hasMore;
+  const cursor = nextCursor(options, input, passComplete);
+  // A page that brings nothing new and leaves the cursor where it was commits no page: its stream's time moves,
+  // without an fsync of its own.
+  if (changesNothing(input, cursor)) {
+    state.cursors.touch(stream);
+    return { delivered: 0, deadLettered: 0, passComplete };
+  }
   const failedItems = new Map<T, string>(input.deliveryFailures.map((f) => [f.item, f.reason]));
   const missingOf = new Map(input.deliveryFailures.map((f) => [f.item, f.missing]));
   return state.transaction(() => {
@@ -110,10 +118,28 @@ export function commitPage<T>(options: PullOptions<T>, input: CommitInput<T>): C
       state.deadLetters.add(flow, bad.key, bad.item, bad.reason);
       deadLettered += 1;
     }
-    const passComplete = !input.page.hasMore;
-    saveCursor(options, input, passComplete);
+    state.cursors.save(cursor);
+    // Versions at or before (watermark - overlap) can never come back from a strictly-after query.
+    if (passComplete && cursor.watermarkMs !== null) {
+      state.seen.prune(stream, cursor.watermarkMs - options.overlapMs);
+    }
     return { delivered, deadLettered, passComplete };
   });
+}
+
+type SavedCursor = Omit<CursorState, 'updatedAt'>;
+
+function changesNothing<T>(input: CommitInput<T>, cursor: SavedCursor): boolean {
+  const stored = input.cursor;
+  return (
+    input.classified.fresh.length === 0 &&
+    input.classified.invalid.length === 0 &&
+    stored !== null &&
+    stored.watermarkMs === cursor.watermarkMs &&
+    stored.passCursor === cursor.passCursor &&
+    stored.passSince === cursor.passSince &&
+    stored.passMaxMs === cursor.passMaxMs
+  );
 }
 
 /**
@@ -148,22 +174,22 @@ function seenVersion<T>(entry: ClassifiedItem<T>): SeenVersion {
   return { recordId: entry.id, updatedAt: entry.updatedAt, updatedMs: entry.updatedMs };
 }
 
-function saveCursor<T>(options: PullOptions<T>, input: CommitInput<T>, passComplete: boolean): void {
-  const { state, stream, overlapMs } = options;
+/** Where the stream stands once this page is committed: inside its pass, or at the pass's end. */
+function nextCursor<T>(options: PullOptions<T>, input: CommitInput<T>, passComplete: boolean): SavedCursor {
+  const { stream } = options;
   const previousMax = input.request.cursor === null ? null : (input.cursor?.passMaxMs ?? null);
   const pageMax = input.classified.maxMs;
   const passMaxMs =
     previousMax === null ? pageMax : pageMax === null ? previousMax : Math.max(previousMax, pageMax);
   const watermarkMs = input.cursor?.watermarkMs ?? null;
   if (!passComplete) {
-    state.cursors.save({
+    return {
       stream,
       watermarkMs,
       passCursor: input.page.nextCursor,
       passSince: input.request.updatedSince,
       passMaxMs,
-    });
-    return;
+    };
   }
   // The pass reached the end: every record up to its newest timestamp has been processed.
   const reached =
@@ -173,7 +199,5 @@ function saveCursor<T>(options: PullOptions<T>, input: CommitInput<T>, passCompl
     reached === null || ceiling === null
       ? reached
       : Math.max(watermarkMs ?? Number.NEGATIVE_INFINITY, Math.min(reached, ceiling));
-  state.cursors.save({ stream, watermarkMs: next, passCursor: null, passSince: null, passMaxMs: null });
-  // Versions at or before (watermark - overlap) can never come back from a strictly-after query.
-  if (next !== null) state.seen.prune(stream, next - overlapMs);
+  return { stream, watermarkMs: next, passCursor: null, passSince: null, passMaxMs: null };
 }

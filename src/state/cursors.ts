@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { SyncSqlPort, SyncStatement } from './sql-port.js';
+import type { WriteWithoutSync } from './runs.js';
 import { cachedStatements, type StatementCache } from './statements.js';
 
 /**
@@ -40,10 +41,22 @@ export class CursorStore {
   private readonly db: StatementCache;
 
   constructor(
-    db: SyncSqlPort,
+    private readonly port: SyncSqlPort,
     private readonly clock: Clock,
+    private readonly withoutSync: WriteWithoutSync = (write) => write(),
   ) {
-    this.db = cachedStatements(db);
+    this.db = cachedStatements(port);
+  }
+
+  /**
+   * The stream was read and nothing changed: only its time moves (the lag the metrics show), committed without a
+   * sync of its own, as a power loss would take back nothing but that time.
+   */
+  touch(stream: string): void {
+    const update = () =>
+      this.db.prepare('UPDATE cursors SET updated_at = ? WHERE stream = ?').run(this.clock.now(), stream).changes;
+    if (this.port.inTransaction) update();
+    else this.withoutSync(update);
   }
 
   get(stream: string): CursorState | null {

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { SyncSqlPort } from './sql-port.js';
+import { cachedStatements, type StatementCache } from './statements.js';
 
 export const INBOX_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -8,6 +9,12 @@ export interface InboxEventInput {
   type: string;
   /** The raw, verified request body. */
   payload: Uint8Array;
+}
+
+/** What a dispatcher needs of a stored event: which it is and its type, not its payload. */
+export interface InboxEventRef {
+  eventId: string;
+  type: string;
 }
 
 export interface InboxEvent extends InboxEventInput {
@@ -43,13 +50,18 @@ function asBuffer(bytes: Uint8Array): Buffer {
 
 /** Webhook events, stored durably before the receiver answers 2xx; the event id is the dedupe key. */
 export class InboxStore {
-  // Prepared once: the receiver inserts a group per commit, and preparing costs more than the inserts.
+  // Prepared once per connection: the receiver inserts a group per commit and the dispatcher reads and marks a
+  // batch per pass, and preparing costs more than running these statements.
+  private readonly db: StatementCache;
   private insertGroup: ((events: readonly InboxEventInput[]) => boolean[]) | undefined;
+  private markGroup: ((eventIds: readonly string[]) => void) | undefined;
 
   constructor(
-    private readonly db: SyncSqlPort,
+    db: SyncSqlPort,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(db);
+  }
 
   /**
    * Stores a group of events in one transaction (one fsync for the group). Returns, per input, whether it was new;
@@ -83,14 +95,29 @@ export class InboxStore {
     return rows.map(fromRow);
   }
 
+  /** The pending events' ids and types, oldest first: what a dispatch pass reads, without the payloads. */
+  pendingRefs(limit = 100): InboxEventRef[] {
+    const rows = this.db
+      .prepare(
+        "SELECT event_id, type FROM inbox WHERE status = 'pending' ORDER BY received_at, event_id LIMIT ?",
+      )
+      .all(limit) as Array<Pick<InboxRow, 'event_id' | 'type'>>;
+    return rows.map((row) => ({ eventId: row.event_id, type: row.type }));
+  }
+
   markDispatched(eventIds: readonly string[]): void {
+    this.markGroup ??= this.prepareMarkGroup();
+    this.markGroup(eventIds);
+  }
+
+  private prepareMarkGroup(): (eventIds: readonly string[]) => void {
     const update = this.db.prepare(
       "UPDATE inbox SET status = 'dispatched', dispatched_at = ? WHERE event_id = ? AND status = 'pending'",
     );
-    this.db.transaction(() => {
+    return this.db.transaction((eventIds: readonly string[]) => {
       const now = this.clock.now();
       for (const id of eventIds) update.run(now, id);
-    })();
+    });
   }
 
   /** Deletes dispatched events older than the retention (at least 30 days, so redeliveries stay deduplicated). */

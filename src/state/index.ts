@@ -10,7 +10,7 @@ export { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, runMigrations, currentSchemaVersion, type Migration } from './migrations.js';
 export type { CursorState } from './cursors.js';
-export { INBOX_RETENTION_MS, type InboxEvent, type InboxEventInput } from './inbox.js';
+export { INBOX_RETENTION_MS, type InboxEvent, type InboxEventInput, type InboxEventRef } from './inbox.js';
 export { OutboxConflictError, type OutboxEntry, type OutboxInput, type OutboxStatus } from './outbox.js';
 export type { LedgerEntry, LedgerKey } from './ledger.js';
 export type { DeadLetter, DeadLetterFilter, DeadLetterStatus } from './dead-letters.js';

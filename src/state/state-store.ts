@@ -56,7 +56,7 @@ export abstract class StateStore {
     this.clock = clock;
     this.readOnly = parts.readOnly;
     this.location = parts.location;
-    this.cursors = new CursorStore(db, clock);
+    this.cursors = new CursorStore(db, clock, parts.writeWithoutSync);
     this.seen = new SeenStore(db);
     this.inbox = new InboxStore(db, clock);
     this.outbox = new OutboxStore(db, clock);

@@ -4,7 +4,7 @@ import type { InboxRow, InboxStore } from './inbox.js';
 
 /** Adapts the state store's inbox (src/state/inbox.ts) to what the receiver and dispatcher use. */
 export function stateInbox(
-  store: Pick<StateInboxStore, 'insertMany' | 'pending' | 'markDispatched'>,
+  store: Pick<StateInboxStore, 'insertMany' | 'pendingRefs' | 'markDispatched'>,
 ): InboxStore {
   return {
     insertMany(events: readonly WebhookEvent[]): ReadonlySet<string> {
@@ -18,7 +18,7 @@ export function stateInbox(
       return newIds;
     },
     listUndispatched(limit: number): InboxRow[] {
-      return store.pending(limit).map((event) => ({ id: event.eventId, type: event.type }));
+      return store.pendingRefs(limit).map((event) => ({ id: event.eventId, type: event.type }));
     },
     markDispatched(ids: readonly string[]): void {
       store.markDispatched(ids);

@@ -81,8 +81,12 @@ describe('operator commands that cannot finish', () => {
     expect(command).toMatchObject({ status: 'failed', errorCode: 'run_failed', attempts: 1 });
     expect(command.error).toContain('ERP login refused');
     expect(command.error).not.toContain(SECRET);
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    expect(calls).toBe(1);
+    // Commands are taken in the order given: once a second one is finished, the queue has been read again since
+    // the first was recorded failed, and the first was not taken again.
+    const second = await finished(runNow());
+    expect(second).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(state.commands.get(command.id)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(calls).toBe(2);
   });
 
   it(`records a command taken ${MAX_COMMAND_ATTEMPTS} times without finishing as failed`, async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunBudget, pullIncremental, type PullOptions } from '../../src/engine/index.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';
 import { FakeClock, tempDir, type TempDir } from '../state/support.js';
@@ -74,6 +74,27 @@ describe('pullIncremental', () => {
     // The overlap re-reads the last tie group; the seen-set drops it.
     expect(second.counts.duplicates).toBeGreaterThan(0);
     expect(staged()).toEqual(range(1, 20));
+  });
+
+  it('commits no page for a pass that brings nothing new, and still moves the stream time the lag shows', async () => {
+    seed(2, 1);
+    await pullIncremental(options());
+    const before = state.cursors.get('items');
+    clock.advance(60_000);
+    const transaction = vi.spyOn(state, 'transaction');
+    const again = await pullIncremental(options());
+    expect(again).toMatchObject({ outcome: 'ok', passComplete: true });
+    expect(again.counts).toMatchObject({ pages: 1, delivered: 0 });
+    expect(again.counts.duplicates).toBeGreaterThan(0);
+    // No page transaction (nothing staged, the cursor where it was); only the stream's time moved.
+    expect(transaction).not.toHaveBeenCalled();
+    expect(state.cursors.get('items')).toEqual({ ...before, updatedAt: (before?.updatedAt ?? 0) + 60_000 });
+    // A change afterwards is still taken, in a page transaction.
+    seed(1, 1, 3);
+    const changed = await pullIncremental(options());
+    expect(changed.counts.delivered).toBe(1);
+    expect(transaction).toHaveBeenCalled();
+    expect(staged()).toEqual([1, 2, 3]);
   });
 
   it('resumes a pass cut inside a tie group from the stored API cursor, without loss or repeats', async () => {

@@ -5,7 +5,8 @@
  * exported once, the mirror matches the API, every expense is held once by the API with its receipt and written
  * back once (the crash scenario's checks), and the failover times are printed as p50/p99.
  *
- * HA_FAILOVER_POINTS sets the number of failovers (CI size in test/support/suites.ts), HA_FAILOVER_SEED the seed,
+ * HA_DAEMON_FAILOVER_POINTS (else HA_FAILOVER_POINTS) sets the number of failovers (CI size in
+ * test/support/suites.ts), HA_FAILOVER_SEED the seed,
  * HA_FAILOVER_LEASE_MS and HA_FAILOVER_POLL_MS the lease and poll interval.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -37,6 +38,9 @@ describe.skipIf(!probe.available || missing.length > 0)(
         );
         expect(report.check.violations).toEqual([]);
         expect(report.failoversMs).toHaveLength(POINTS);
+        // Every other failover is aimed at a run the leader has open, and lands inside it.
+        expect(report.aimedAtRuns).toBe(Math.floor(POINTS / 2));
+        expect(report.faultsInsideRuns).toBeGreaterThanOrEqual(report.aimedAtRuns);
         expect(report.check.summary['linesExported']).toBeGreaterThan(0);
         expect(report.check.summary['mirroredLines']).toBeGreaterThan(0);
         // Every expense dropped was sent and written back once (held once by the API: the violations above).

@@ -4,7 +4,8 @@
  * exactly once and acknowledged once, every confirmation and document reached the API once (the crash scenario's
  * checks), and the failover times are printed as p50/p99.
  *
- * HA_FAILOVER_POINTS sets the number of failovers (CI size in test/support/suites.ts), HA_FAILOVER_SEED the seed,
+ * HA_DAEMON_FAILOVER_POINTS (else HA_FAILOVER_POINTS) sets the number of failovers (CI size in
+ * test/support/suites.ts), HA_FAILOVER_SEED the seed,
  * HA_FAILOVER_LEASE_MS and HA_FAILOVER_POLL_MS the lease and poll interval.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,9 @@ describe.skipIf(!probe.available || missing.length > 0)(
         );
         expect(report.check.violations).toEqual([]);
         expect(report.failoversMs).toHaveLength(POINTS);
+        // Every other failover is aimed at a run the leader has open, and lands inside it.
+        expect(report.aimedAtRuns).toBe(Math.floor(POINTS / 2));
+        expect(report.faultsInsideRuns).toBeGreaterThanOrEqual(report.aimedAtRuns);
         // The checks had something to check: orders written, confirmed in the ERP and sent, documents created.
         expect(report.check.summary['ordersSent']).toBeGreaterThan(0);
         expect(report.check.summary['confirmationsInErp']).toBeGreaterThan(0);

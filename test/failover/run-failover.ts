@@ -7,6 +7,11 @@
  * intake stores events in the shared inbox for the leader. Then the work must converge and the scenario's own
  * exactly-once checks hold.
  *
+ * Every other failover is aimed at a run: an operator's run-now command (`sync <job> --no-wait`, the sandbox's API
+ * calls slowed meanwhile) makes the leader open a run, and the fault strikes as soon as the shared state shows it
+ * open; the others strike after a seeded pause, anywhere in the leader's work. A run still open right after the
+ * fault was cut by it, and the suites check that every aimed fault was.
+ *
  * What the run needs is counted, not timed: before each failover the leader has started a run in its term (read
  * from the runs table of the shared state) and the standby has stored a webhook event for the next leader (the
  * inbox), and before the convergence the scenario's minimumActivity is reached (an ERP confirmation, lines exported,
@@ -18,10 +23,14 @@ import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/har
 import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
 import { shortOfGoal } from '../crash/harness/run-scenario.js';
 import { createTempDatabase, withClient, type TempDatabase } from '../ha/support/postgres.js';
-import { Instance, percentile, shareState, within } from './daemons.js';
+import { runCli } from '../cli/run-cli.js';
+import { INSTANCE_ENV, Instance, percentile, shareState, STATE_URL_ENV, within } from './daemons.js';
 import { DatabaseRelay } from './relay.js';
 
-export const POINTS = Number(process.env['HA_FAILOVER_POINTS'] ?? '30');
+/** Failovers of a daemon pair; HA_FAILOVER_POINTS, the elector-only tests' size, when it is not set. */
+export const POINTS = Number(
+  process.env['HA_DAEMON_FAILOVER_POINTS'] ?? process.env['HA_FAILOVER_POINTS'] ?? '30',
+);
 const LEASE_MS = Number(process.env['HA_FAILOVER_LEASE_MS'] ?? '3000');
 const POLL_MS = Number(process.env['HA_FAILOVER_POLL_MS'] ?? '500');
 const BOUND_MS = failoverBoundMs({ leaseMs: LEASE_MS, pollIntervalMs: POLL_MS });
@@ -42,11 +51,41 @@ const FAULTS: readonly Fault[] = ['SIGKILL', 'SIGSTOP', 'cut'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Gives `sync <job> --no-wait` through the CLI, as an operator does, then slows the sandbox's API calls so the run
+ * the leader opens for it stays open a while; the caller lifts the latency once it has struck. Returns the command.
+ */
+async function runNow(world: CrashWorld, stateUrl: string, job: string): Promise<number> {
+  const given = await runCli(['sync', job, '--no-wait', '--config', world.configFile], {
+    [INSTANCE_ENV]: 'operator-cli',
+    [STATE_URL_ENV]: stateUrl,
+  });
+  const id = Number(/command #(\d+)/.exec(given.stdout)?.[1]);
+  if (!(id > 0)) {
+    throw new FailoverError(
+      `sync ${job} --no-wait was not queued (exit ${given.code}): ${given.stdout}${given.stderr}`,
+    );
+  }
+  await world.sandbox.control.setFaults({ latency_ms: 700, latency_rate: 1 });
+  return id;
+}
+
+async function commandEnded(stateUrl: string, id: number): Promise<boolean> {
+  return withClient(stateUrl, async (client) => {
+    const { rows } = await client.query<{ status: string }>('SELECT status FROM commands WHERE id = $1', [
+      id,
+    ]);
+    return rows[0]?.status === 'done' || rows[0]?.status === 'failed';
+  });
+}
+
 export interface FailoverReport {
   readonly failoversMs: readonly number[];
   readonly faults: Readonly<Record<Fault, number>>;
   /** Failovers whose leader had a run open (started, not ended) when the fault struck. */
   readonly faultsInsideRuns: number;
+  /** Failovers aimed at a run: every other one strikes once an operator's run-now command has opened its run. */
+  readonly aimedAtRuns: number;
   /** The scenario's progress counts before the convergence (its goal: `minimumActivity`). */
   readonly activity: Readonly<Record<string, number>>;
   readonly check: ScenarioCheck;
@@ -94,6 +133,7 @@ export class FailoverRun {
     const failovers: number[] = [];
     const faults: Record<Fault, number> = { SIGKILL: 0, SIGSTOP: 0, cut: 0 };
     let faultsInsideRuns = 0;
+    let aimedAtRuns = 0;
     let runsStarted = 0;
     let handedOver = 0;
     let activity: Record<string, number> = {};
@@ -195,18 +235,40 @@ export class FailoverRun {
         await within(async () => (await runsSince(mark)).started > 0, remaining(), DATABASE_POLL_MS),
         `failover ${point}: ${leader.name} started no run in its term`,
       );
-      // Seeded: the fault lands anywhere in the leader's work (catch-up runs at election, webhook runs).
-      await sleep(prng.int(300, 2_500));
+      const aimed = point % 2 === 1;
+      if (aimed) {
+        // Aimed: an operator's run-now command, its API calls slowed, and the fault as soon as its run is open.
+        aimedAtRuns += 1;
+        const job = scenario.jobs[0] ?? 'orders';
+        let open = false;
+        // A command whose run ended before it was seen open is given again.
+        for (let given = 0; !open; given += 1) {
+          if (given === 3)
+            throw await stuck(`failover ${point}: no run of ${job} was seen open, ${given} commands`);
+          const id = await runNow(world, database.url, job);
+          const seen = await within(
+            async () => (open = (await runsSince(mark)).open > 0) || (await commandEnded(database.url, id)),
+            remaining(),
+            20,
+          );
+          await expectFound(seen, `failover ${point}: ${leader.name} did not carry out command #${id}`);
+        }
+      } else {
+        // Seeded: the fault lands anywhere in the leader's work (catch-up runs at election, webhook runs).
+        await sleep(prng.int(300, 2_500));
+      }
       const fault = FAULTS[point % FAULTS.length] ?? 'SIGKILL';
       faults[fault] += 1;
-      // The leader's term ends here: its runs are counted, and the next leader's are those past the new mark.
+      const relay = relays.get(leader);
+      if (fault === 'cut') relay?.cut();
+      else leader.signal(fault);
+      if (aimed) await world.sandbox.control.setFaults({ latency_ms: 0, latency_rate: 0 });
+      // The leader's term ended here: its runs are counted, and the next leader's are those past the new mark. A
+      // run still open now was cut by the fault (the struck leader cannot end it, its successor leads only later).
       const term = await runsSince(mark);
       runsStarted += term.started;
       if (term.open > 0) faultsInsideRuns += 1;
       mark = term.last;
-      const relay = relays.get(leader);
-      if (fault === 'cut') relay?.cut();
-      else leader.signal(fault);
       const tookMs = await within(
         async () => (await standby.role()) === 'leader',
         BOUND_MS + DELIVERY_SLACK_MS,
@@ -257,13 +319,14 @@ export class FailoverRun {
     if (converged === null) throw await stuck(`not converged: ${await session.pending()}`);
     const check = await session.check();
     const line =
-      `${failovers.length} failovers (${JSON.stringify(faults)}, ${faultsInsideRuns} with a run open, each with ` +
+      `${failovers.length} failovers (${JSON.stringify(faults)}, ${faultsInsideRuns} with a run open, ` +
+      `${aimedAtRuns} aimed at a run, each with ` +
       `webhook events waiting for the next leader; ${runsStarted} runs started by the leaders), ` +
       `lease ${LEASE_MS} ms, poll ${POLL_MS} ms, bound ${BOUND_MS} ms; signal to the new leader p50 ` +
       `${Math.round(percentile(failovers, 50))} ms, p99 ${Math.round(percentile(failovers, 99))} ms, ` +
       `max ${Math.round(Math.max(...failovers))} ms; activity ${JSON.stringify(activity)} (${extraRounds} rounds ` +
       `of work past the last failover); ` +
       `failovers took ${Math.round(failoverPhaseMs)} ms, convergence ${Math.round(converged)} ms`;
-    return { failoversMs: failovers, faults, faultsInsideRuns, activity, check, line };
+    return { failoversMs: failovers, faults, faultsInsideRuns, aimedAtRuns, activity, check, line };
   }
 }

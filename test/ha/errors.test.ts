@@ -28,6 +28,21 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** Listens on `port`; `connected` resolves at the first connection, which is closed at once. */
+async function connectionTo(port: number): Promise<{ connected: Promise<void>; close(): Promise<void> }> {
+  let connected!: () => void;
+  const first = new Promise<void>((resolve) => (connected = resolve));
+  const server = net.createServer((socket) => {
+    socket.destroy();
+    connected();
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    connected: first,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 function expectNoPassword(...texts: (string | null | undefined)[]): void {
   for (const text of texts) {
     expect(text ?? '').not.toContain(PASSWORD);
@@ -56,10 +71,13 @@ describe('leader election with a bad state.url', () => {
     expect(status.lastError).toBe(
       `state.url: cannot reach PostgreSQL at 127.0.0.1:${port}/state (connect ECONNREFUSED 127.0.0.1:${port}); no instance leads until it is back`,
     );
-    // Still trying: a later poll fails the same way, and nothing leaked on the way.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Still trying: once something listens on the port, the next poll reaches it (seen by the listener, not
+    // assumed after a pause); a server that hangs up is no PostgreSQL, so the elector stays a standby.
+    const reached = await connectionTo(port);
+    await reached.connected;
+    await reached.close();
     expect(elector.status().role).toBe('standby');
-    expectNoPassword(status.lastError, ...electors.warnings);
+    expectNoPassword(status.lastError, elector.status().lastError, ...electors.warnings);
     expect(electors.warnings.join('\n')).toContain('state.url: cannot reach PostgreSQL');
   });
 

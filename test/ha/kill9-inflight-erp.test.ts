@@ -1,18 +1,20 @@
 /**
  * A leader frozen (SIGSTOP) with an ERP write really in flight: two writer processes (erp-writer-child.ts: the
  * elector, the fenced PostgreSQL state and the write gate of the daemon) write what the "API" lists into tables
- * without a UNIQUE guard, each in a transaction that looks the item up first: orders through the sql connector's
- * order sink, built from the connector definition with its commit gate wired to the write gate as the daemon wires
- * it, and journal batches through the sql connector's journal writer over a commit-gated driver. At each point
- * a new item appears; once the leader has begun writing it and its transaction is open (its line says so and
- * PostgreSQL shows the session idle in that transaction), it is frozen. The standby takes over, finds nothing
- * committed, and writes the item itself. Woken, the old leader reaches its commit gate after its term ended: the
- * gate refuses and the transaction rolls back. Two kinds of item: orders (a header and a line each, frozen right
- * before their COMMIT), and journal batches, frozen half written (after their first line). At the end each
- * order and each journal line is there exactly once, and every frozen write was refused (none committed late).
+ * without a UNIQUE guard, each in a transaction that looks the item up first, through the sql connector as the
+ * daemon opens it (`openConnectors`, which wires the connector's commit gate to the write gate; the child wires
+ * nothing itself): orders through its order sink, journal batches through its accounting writer. The ERP database
+ * is slow to write: a trigger sleeps after the first row of each write (an order's header, a batch's first line).
+ * At each point a new item appears; once the leader's write is in that sleep (PostgreSQL shows the session waiting
+ * in pg_sleep, its transaction open and its first row written), it is frozen: between the write and its commit.
+ * The standby takes over, finds nothing committed, and writes the item itself. Woken, the old leader's connector
+ * reaches its commit gate after its term ended: the daemon's gate refuses and the transaction rolls back. At the
+ * end each order and each journal line is there exactly once, and every frozen write was refused (none committed
+ * late).
  *
  * HA_INFLIGHT_POINTS sets the number of freezes of each kind (CI size in test/support/suites.ts).
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
 import { openPgStateStore } from '../../src/state/index.js';
@@ -21,12 +23,20 @@ import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from
 
 const POINTS = Number(process.env['HA_INFLIGHT_POINTS'] ?? '30');
 const LEASE_MS = 3_000;
+/** How long the ERP database sleeps after the first row of a write: the window a freeze lands in. */
+const HOLD_MS = 400;
 /** Lines of each journal batch. */
 const LINES = 4;
 /** Generous on a busy machine; a wait that passes it fails with the child's lines. */
 const STEP_GUARD_MS = 30_000;
 
 const probe = await postgresProbe();
+
+async function connected(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
 
 interface Written {
   readonly ref: string;
@@ -38,6 +48,8 @@ describe.skipIf(!probe.available)(
   () => {
     let state: TempDatabase;
     let erp: TempDatabase;
+    /** One session that watches the ERP's sessions, so that a poll costs no connection. */
+    let watcher: pg.Client | undefined;
     const children: ChildElector[] = [];
 
     beforeAll(async () => {
@@ -51,11 +63,17 @@ describe.skipIf(!probe.available)(
             erp_number bigserial, order_ref text NOT NULL, customer text, written_by text NOT NULL);
           CREATE TABLE erp_order_lines (erp_number bigint NOT NULL, line_no int, item text, quantity numeric);
           CREATE TABLE api_batches (batch_key text PRIMARY KEY, lines int NOT NULL);
-          CREATE TABLE books_lines (batch_key text NOT NULL, line_no int NOT NULL, account text, amount numeric);`),
+          CREATE TABLE books_lines (batch_key text NOT NULL, line_no int NOT NULL, account text, amount numeric);
+          CREATE FUNCTION slow_write() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_sleep(${HOLD_MS / 1000}); RETURN NEW; END $$;
+          CREATE TRIGGER slow_order AFTER INSERT ON erp_orders FOR EACH ROW EXECUTE FUNCTION slow_write();
+          CREATE TRIGGER slow_batch AFTER INSERT ON books_lines FOR EACH ROW WHEN (NEW.line_no = 1)
+            EXECUTE FUNCTION slow_write();`),
       );
     });
     afterAll(async () => {
       await Promise.all(children.map((child) => child.end()));
+      await watcher?.end();
       await state?.drop();
       await erp?.drop();
     });
@@ -96,13 +114,23 @@ describe.skipIf(!probe.available)(
       },
     } as const;
 
-    const openTransactions = async () =>
+    /** Sessions of the ERP database (other than the asking one) in a transaction, and those sleeping in a write. */
+    const sessions = async () =>
       (
-        await query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND state = 'idle in transaction'`,
+        await (watcher ??= await connected(erp.url)).query<{ open: number; writing: number }>(
+          `SELECT count(*) FILTER (WHERE xact_start IS NOT NULL)::int AS open,
+             count(*) FILTER (WHERE wait_event = 'PgSleep')::int AS writing
+           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
         )
-      )[0]?.n ?? 0;
+      ).rows[0] ?? { open: 0, writing: 0 };
+    /** Waits until a session sleeps inside a write: its first row written, its transaction not committed. */
+    const writeInFlight = async (what: string): Promise<void> => {
+      const guard = performance.now() + STEP_GUARD_MS;
+      while ((await sessions()).writing === 0) {
+        if (performance.now() > guard) throw new Error(`${what}: no write seen in flight`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
 
     it.each(['orders', 'journal'] as const)(
       `writes each of the %s once across ${POINTS} freezes inside an open transaction`,
@@ -115,7 +143,6 @@ describe.skipIf(!probe.available)(
             leaseMs: LEASE_MS,
             renewIntervalMs: LEASE_MS / 3,
             pollIntervalMs: 500,
-            holdMs: 400,
             mode,
           };
           const child = new ChildElector(name, settings, ERP_WRITER_CHILD);
@@ -137,10 +164,11 @@ describe.skipIf(!probe.available)(
           const leaderFrom = leader.events.length;
           const standbyFrom = standby.events.length;
           await add(ref);
-          const open = await leader.next(`${ref} open`, isRef('erp-open'), STEP_GUARD_MS, leaderFrom);
+          const open = await leader.next(`${ref} writing`, isRef('erp-writing'), STEP_GUARD_MS, leaderFrom);
+          await writeInFlight(`${leader.instance} writing ${ref}`);
           leader.signal('SIGSTOP');
           // The write is in flight: the frozen leader's transaction holds its uncommitted rows.
-          if ((await openTransactions()) > 0) inFlight += 1;
+          if ((await sessions()).open > 0) inFlight += 1;
 
           const elected = await standby.next(
             'elected',

@@ -41,45 +41,51 @@ export const LONG_RUNS: readonly string[] = [
 export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
 /**
- * The size of each long run in `npm test`: enough kill points that every scenario, crash window and check of the
- * test is exercised, and no more. A value set in the environment wins, so a run can be made larger by hand.
+ * The size of each long run in `npm test`: one representative of each crash, freeze and failover scenario per flow,
+ * small; the repetitions are `npm run test:long`'s, at the full size written in each test (CI runs both). A value
+ * set in the environment wins, so a run can be made larger by hand.
  */
 const CI_SIZES: Readonly<Record<string, string>> = {
   // The orders and order-confirm kill tests. With their seeds, 12 rounds of the orders test send 28 orders, touch a
   // timestamp group (round 1) and cancel an order the ERP holds (as soon as it holds one), and 12 rounds of the
   // order-confirm test decide 16 orders of all three kinds (full, partial, reject by round 4); in both the kill
-  // delays already span the whole 0-400 ms range after the child is ready.
+  // delays already span the whole 0-400 ms range after the child is ready. Fewer rounds miss a scenario.
   SUPPLY_SYNC_CRASH_POINTS: '12',
   // Whole-daemon crash tests (supplier, buyer): they go on until every flow has this many kill points and their
   // scenario's minimum activity happened (an ERP confirmation, lines exported), however long a busy machine makes
   // that (SUPPLY_SYNC_CRASH_GUARD_MS is a guard, not a size). Every step window of each flow is covered by its
-  // in-process crash-window tests; here each flow's runs are cut in the real daemon 8 times at least (the time cap
-  // these tests had before gave 4 to 9 per flow on a busy machine).
-  SUPPLY_SYNC_DAEMON_CRASH_POINTS: '8',
-  // Per-flow kill -9 tests.
-  BUYERS_KILL_POINTS: '9',
-  CATALOG_KILL_POINTS: '9',
-  DOCUMENTS_KILL_POINTS: '9',
+  // in-process crash-window tests; here each flow's runs are cut in the real daemon twice, `test:long` 50 times.
+  SUPPLY_SYNC_DAEMON_CRASH_POINTS: '2',
+  // Per-flow kill -9 tests of two scenarios each: two kills in each scenario.
+  BUYERS_KILL_POINTS: '4',
+  CATALOG_KILL_POINTS: '4',
+  DOCUMENTS_KILL_POINTS: '4',
+  SALES_PUSH_KILL_POINTS: '4',
   // Expenses kill -9: with its seeds, 16 kills land in upload, creation and write-back windows and catch a retry
   // under a new Idempotency-Key (12 did not); `test:long` runs 50.
   EXPENSES_KILL_POINTS: '16',
-  JOURNAL_KILL_POINTS: '8',
+  // Journal export kill -9, for each of its SQL and Hashavshevet targets.
+  JOURNAL_KILL_POINTS: '3',
+  // Mirror kill -9: 8 of its rounds must kill the export backfill (BACKFILL_ROUNDS), half the points go there.
   MIRROR_KILL_POINTS: '16',
-  SALES_PUSH_KILL_POINTS: '9',
   // The orders flow through the odata connector, once per preset and write mode (SAP Business One deep insert,
   // Priority deep insert, Priority $batch): kill points of each, counted in ERP requests, plus at least 3 kills
   // right after the ERP committed an order and 3 faults after commit, which take 17 to 21 rounds with 6 points;
   // `test:long` runs 50 of each.
   ODATA_KILL_POINTS: '8',
-  // Leader failovers: between elector processes, alternating SIGKILL and SIGSTOP (test/ha/kill9-failover.test.ts);
-  // between two whole daemons, supplier and buyer, SIGKILL, SIGSTOP and a cut from the database in turn, two of each
-  // (test/failover/kill9-*.test.ts).
+  // Leader failovers between elector processes, alternating SIGKILL and SIGSTOP (test/ha/kill9-failover.test.ts):
+  // from 4 on, one of the freezes must land inside a transaction.
   HA_FAILOVER_POINTS: '4',
-  // Leaders frozen (SIGSTOP) with a write really in flight, an ERP transaction open (test/ha/kill9-inflight-erp.test.ts)
-  // or an OData request held by a relay (test/ha/kill9-inflight-odata.test.ts).
-  HA_INFLIGHT_POINTS: '8',
-  // Run-now commands whose leader is killed inside the command's run (test/failover/kill9-commands.test.ts).
-  COMMAND_KILL_POINTS: '2',
+  // Failovers between two whole daemons, supplier and buyer (test/failover/kill9-*.test.ts): SIGKILL, SIGSTOP and a
+  // cut from the database, one of each, the second aimed at a run the leader has open.
+  HA_DAEMON_FAILOVER_POINTS: '3',
+  // Leaders frozen (SIGSTOP) with a write really in flight: an ERP transaction between its write and its commit
+  // (test/ha/kill9-inflight-erp.test.ts), a catalog batch or an OData request held by a relay
+  // (kill9-inflight-catalog, kill9-inflight-odata: the request held before the ERP, then with only its answer held).
+  HA_INFLIGHT_POINTS: '2',
+  // Run-now commands whose leader is killed between the ERP write and the command recorded done
+  // (test/failover/kill9-commands.test.ts).
+  COMMAND_KILL_POINTS: '1',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -187,9 +187,13 @@ async function openApiClients(
   return apis;
 }
 
-async function openConnectors(
+/**
+ * Opens the configured connectors, each with its commit gate wired to the write gate: a connector's write commits
+ * only while its term holds the lease. Exported for the HA tests, which build their ERP writers with it.
+ */
+export async function openConnectors(
   lifecycle: Lifecycle,
-  context: PartsContext,
+  context: Pick<PartsContext, 'loaded' | 'registry'>,
   gate: WriteGate,
 ): Promise<Map<string, Connector>> {
   const { loaded, registry } = context;

@@ -21,7 +21,7 @@ export interface ChildEvent {
     | 'open'
     | 'fenced'
     | 'write-error'
-    | 'erp-open'
+    | 'erp-writing'
     | 'erp-committed'
     | 'refused'
     | 'erp-error'

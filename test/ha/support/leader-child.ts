@@ -4,6 +4,13 @@
  * over it, and the elector that runs a term's work over and over while it leads, until the first refusal.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { parseConfig } from '../../../src/config/index.js';
+import type { Connector } from '../../../src/connector-contract/index.js';
+import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
+import { openConnectors } from '../../../src/daemon/services/environment-parts.js';
+import { Lifecycle } from '../../../src/daemon/services/lifecycle.js';
 import { WriteGate } from '../../../src/daemon/services/write-gate.js';
 import {
   boundTerm,
@@ -78,6 +85,34 @@ export function fencedState(options: LeaderChildOptions): FencedState {
     },
   });
   return { settings, state, gate: new WriteGate(state, settings) };
+}
+
+export interface DaemonConnector {
+  readonly connector: Connector;
+  close(): Promise<void>;
+}
+
+/**
+ * The connector `block` (its config as an operator writes it, `type` included) opened by the daemon's own
+ * `openConnectors` from a config file's text, as `supply-sync run` opens it: the daemon wires its commit gate to
+ * `gate`. The leader processes wire nothing themselves, so the tests fail if the daemon stopped passing the gate.
+ */
+export async function daemonConnector(
+  block: Record<string, unknown>,
+  gate: WriteGate,
+): Promise<DaemonConnector> {
+  const text = stringify({
+    api: { sandbox: 'embedded' },
+    state: { path: 'ha-leader.db' },
+    connectors: { erp: block },
+  });
+  const registry = await buildPluginRegistry();
+  const loaded = parseConfig('ha-leader.yaml', text, { registry });
+  const silent = pino({ level: 'silent' });
+  const lifecycle = new Lifecycle(() => silent);
+  const connector = (await openConnectors(lifecycle, { loaded, registry }, gate)).get('erp');
+  if (connector === undefined) throw new Error('connector erp was not opened');
+  return { connector, close: () => lifecycle.stop({ timeoutMs: 2_000 }) };
 }
 
 export interface LeadOptions {

@@ -1,18 +1,19 @@
 /**
  * A leader process that writes orders into an ERP's OData API the way the daemon does, with the daemon's own parts:
  * the elector, the PostgreSQL state fenced to the term the work began in (runInTerm), the write gate, and the real
- * odata connector (SAP Business One preset) whose writes ask the gate and are cut at its allowance. For each order
+ * odata connector (SAP Business One preset) opened by the daemon's own `openConnectors`, which wires its writes to
+ * ask the gate and be cut at its allowance (this process wires nothing itself). For each order
  * the "API" lists (table api_orders) that the state has not recorded, it calls the connector's order sink, which
  * finds the order (U_ApiOrderId) before it creates it; the state records the order after. Work of a term stops at
  * the first refusal. One JSON line per step on stdout: started, elected, erp-committed, erp-error, refused, lost.
  */
 import pg from 'pg';
 import type { Term } from '../../../src/ha/index.js';
-import { odataConfigSchema, odataConnectorDefinition } from '../../../connectors/odata/index.js';
 import { blockFor, order } from '../../connectors/odata/fixture.js';
 import {
   announcer,
   childOptions,
+  daemonConnector,
   fencedState,
   leadInTerms,
   type LeaderChildOptions,
@@ -30,18 +31,12 @@ interface ChildOptions extends LeaderChildOptions {
 const options = childOptions<ChildOptions>();
 const say = announcer(options.instance);
 const { settings, state, gate } = fencedState(options);
-const connector = await odataConnectorDefinition.create(
-  odataConfigSchema.parse(blockFor('sap-b1-service-layer', options.serviceUrl, { timeout: options.timeout })),
-  {
-    name: 'erp',
-    baseDir: '.',
-    // As the daemon's environment hands it: the allowance goes to the connector.
-    mayCommit: async () => {
-      const allowance = await gate.admit('a write of connector erp');
-      return allowance === undefined ? undefined : { deadline: allowance.deadline };
-    },
-  },
+// Opened by the daemon's own openConnectors, which hands the write gate's allowance to the connector.
+const erp = await daemonConnector(
+  { type: 'odata', ...blockFor('sap-b1-service-layer', options.serviceUrl, { timeout: options.timeout }) },
+  gate,
 );
+const { connector } = erp;
 const sink = connector.capabilities.orderSink;
 if (sink === undefined) throw new Error('the odata connector offers no orderSink');
 const api = new pg.Pool({ connectionString: options.apiUrl, max: 1 });
@@ -66,7 +61,7 @@ await leadInTerms({
   pauseMs: 50,
   errorEvent: 'erp-error',
   onStop: async () => {
-    await connector.close();
+    await erp.close();
     await api.end();
   },
 });
