@@ -58,7 +58,8 @@ export const LAYERS = {
     webhooks: ['shared', 'contract', 'client', 'state'],
     engine: ['shared', 'contract', 'client', 'state'],
     ops: ['shared', 'log', 'webhooks'],
-    ha: ['shared', 'config'],
+    // The fence checks a write's transaction through the state's SQL port and throws the state's refusal.
+    ha: ['shared', 'config', 'state'],
     kit: ['shared', 'config', 'connector-contract'],
     'api-access': ['shared', 'contract', 'client', 'config'],
     notify: ['shared', 'client', 'config', 'scheduler', 'state'],

@@ -8,41 +8,21 @@
  * commit gate first: when it refuses, nothing is written and its error is what the caller sees, unchanged.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import type { ExpenseSource } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
+import { moveDropFile, readyFiles, rejectDropFile, type DropFolders } from '../../src/kit/drop-folder.js';
 import type { CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
 import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
 
-export interface CsvExpenseFolders {
-  inDir: string;
-  doneDir: string;
-  failedDir: string;
-}
-
-export function expenseFolders(config: CsvExpensesConfig, baseDir: string): CsvExpenseFolders {
-  const inDir = path.resolve(baseDir, config.in_dir);
-  return {
-    inDir,
-    doneDir: path.resolve(inDir, config.done_dir),
-    failedDir: path.resolve(inDir, config.failed_dir),
-  };
-}
-
-/** A free name in `dir`: the same name, or name-2.csv, name-3.csv... when a file of that name was moved before. */
-function freeName(dir: string, name: string): string {
-  if (!existsSync(path.join(dir, name))) return name;
-  const ext = path.extname(name);
-  const stem = name.slice(0, name.length - ext.length);
-  for (let n = 2; ; n++) {
-    const candidate = `${stem}-${n}${ext}`;
-    if (!existsSync(path.join(dir, candidate))) return candidate;
-  }
-}
+export {
+  dropFolders as expenseFolders,
+  type DropFolders as CsvExpenseFolders,
+} from '../../src/kit/drop-folder.js';
 
 interface ReadFile {
   name: string;
@@ -57,7 +37,7 @@ export class CsvExpenseSource implements ExpenseSource {
 
   constructor(
     private readonly config: CsvExpensesConfig,
-    private readonly folders: CsvExpenseFolders,
+    private readonly folders: DropFolders,
     private readonly now: () => number = Date.now,
     private readonly mayCommit: CommitGate = commitFreely,
   ) {
@@ -102,28 +82,25 @@ export class CsvExpenseSource implements ExpenseSource {
   }
 
   async #readFiles(): Promise<ReadFile[]> {
-    const { inDir } = this.folders;
-    if (!existsSync(inDir)) return [];
-    const entries = await readdir(inDir, { withFileTypes: true });
-    const names = entries
-      .filter((e) => e.isFile() && !e.name.startsWith('.') && e.name.toLowerCase().endsWith('.csv'))
-      .map((e) => e.name)
-      .sort();
+    const names = await readyFiles(this.folders, {
+      suffix: '.csv',
+      minAgeMs: this.config.min_age,
+      now: this.now,
+      skipHidden: true,
+    });
+    const columns = {
+      reference: this.config.reference_column.toLowerCase(),
+      attachment: this.config.attachment_column.toLowerCase(),
+    };
     const files: ReadFile[] = [];
     for (const name of names) {
-      const file = path.join(inDir, name);
-      const info = await stat(file);
-      if (this.config.min_age > 0 && this.now() - info.mtimeMs < this.config.min_age) continue;
-      const text = iconv.decode(await readFile(file), this.config.encoding);
+      const text = iconv.decode(await readFile(path.join(this.folders.inDir, name)), this.config.encoding);
       try {
-        const columns = {
-          reference: this.config.reference_column.toLowerCase(),
-          attachment: this.config.attachment_column.toLowerCase(),
-        };
         files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns) });
       } catch (error) {
         if (!(error instanceof ExpenseFileError)) throw error;
-        await this.#reject(name, error.message);
+        // An unreadable file goes to failed/ at once (the flow never sees it).
+        await rejectDropFile(this.folders, name, error.message);
       }
     }
     return files;
@@ -144,24 +121,8 @@ export class CsvExpenseSource implements ExpenseSource {
     this.#files.delete(file.name);
   }
 
-  /** An unreadable file goes to failed/ at once, with the reason beside it (the flow never sees it). */
-  async #reject(name: string, reason: string): Promise<void> {
-    const moved = await this.#move(name, this.folders.failedDir);
-    const note = path.join(this.folders.failedDir, `${moved}.error.txt`);
-    const tmp = `${note}.tmp`;
-    await writeFile(tmp, `${reason}\n`, 'utf8');
-    await rename(tmp, note);
-  }
-
   async #moveToDone(name: string): Promise<void> {
     await this.mayCommit();
-    await this.#move(name, this.folders.doneDir);
-  }
-
-  async #move(name: string, targetDir: string): Promise<string> {
-    await mkdir(targetDir, { recursive: true });
-    const target = freeName(targetDir, name);
-    await rename(path.join(this.folders.inDir, name), path.join(targetDir, target));
-    return target;
+    await moveDropFile(this.folders, name, this.folders.doneDir);
   }
 }

@@ -41,16 +41,19 @@ export interface ApiAccess {
   close(): Promise<void>;
 }
 
-/** The endpoint and a supplier-side client on it, for one-off commands (doctor, catalog, webhooks). */
-export async function openApi(
-  config: Config,
-  embeddedSandbox: EmbeddedSandboxOptions = {},
-  extras: ApiClientExtras = {},
-): Promise<ApiAccess> {
-  const endpoint = await openApiEndpoint(config, embeddedSandbox);
+export interface OpenApiOptions {
+  /** The side the client acts for; the supplier's unless said. */
+  readonly side?: ApiSide;
+  readonly embeddedSandbox?: EmbeddedSandboxOptions;
+  readonly extras?: ApiClientExtras;
+}
+
+/** The endpoint and a client of one side on it, for one-off commands (doctor, catalog, webhooks, reconcile). */
+export async function openApi(config: Config, options: OpenApiOptions = {}): Promise<ApiAccess> {
+  const endpoint = await openApiEndpoint(config, options.embeddedSandbox ?? {});
   let api: ApiClient;
   try {
-    api = apiClientFor(config, endpoint, 'supplier', extras);
+    api = apiClientFor(config, endpoint, options.side ?? 'supplier', options.extras ?? {});
   } catch (error) {
     await endpoint.close();
     throw error;

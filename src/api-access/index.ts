@@ -7,4 +7,10 @@ export {
   type EmbeddedSandboxOptions,
 } from './endpoint.js';
 export { apiNetworkOptions, type ApiNetworkOptions } from './network.js';
-export { apiClientFor, openApi, type ApiAccess, type ApiClientExtras } from './client.js';
+export {
+  apiClientFor,
+  openApi,
+  type ApiAccess,
+  type ApiClientExtras,
+  type OpenApiOptions,
+} from './client.js';

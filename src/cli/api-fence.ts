@@ -26,6 +26,7 @@ export function cliWriteFence(config: Pick<CoreConfig, 'state' | 'ha'>, purpose:
     beforeWrite: () => {
       if (admit === undefined) {
         throw new LeadershipLostError(
+          'not_leader',
           `${purpose}: an API write outside the command's leadership lease is refused`,
         );
       }

@@ -1,6 +1,7 @@
 export { ConfigError, formatIssue, type ConfigIssue } from './errors.js';
 export { duration, parseDuration, DURATION_HINT } from './duration.js';
 export { secret, markSecret, REDACTED } from './secret.js';
+export { mappingTableName } from './mapping-table.js';
 export { NO_PLUGINS, type ConnectorSchema, type FlowSchema, type PluginSchemas } from './plugin-schemas.js';
 export {
   coreConfigSchema,

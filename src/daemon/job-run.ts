@@ -1,6 +1,7 @@
 /** How the daemon and `sync` run one job: its context from the environment, then the engine's runJob. */
 import { runJob, type Job, type RunResult } from '../engine/index.js';
 import type { RunJobFn, SchedulerTrigger } from '../scheduler/index.js';
+import { LeadershipLostError } from '../state/index.js';
 import type { BuiltJob, Environment } from './services/environment-service.js';
 import { errorThresholdFor } from './error-threshold.js';
 
@@ -58,7 +59,7 @@ export function jobRun(options: JobRunOptions): JobRunFn & RunJobFn {
 
 /**
  * A LeadershipLostError (src/ha) ends the run: its writes, the run record's included, are refused by the fence, and
- * the next leader resumes from the last committed checkpoint. Matched by name: src/state has one of its own too.
+ * the next leader resumes from the last committed checkpoint.
  */
 async function fenceAware(
   name: string,
@@ -68,7 +69,7 @@ async function fenceAware(
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof Error) || error.name !== 'LeadershipLostError') throw error;
+    if (!(error instanceof LeadershipLostError)) throw error;
     options.env.logger.warn(
       { job: name, reason: error.message },
       'run ended: fenced, this instance no longer leads',

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { OutboxEntry, OutboxInput } from '../state/outbox.js';
+import { LeadershipLostError } from '../state/sql-port.js';
 import type { StateStore } from '../state/store.js';
 import { toBatches, type BatchKind } from './batching.js';
 import { contentHash, idempotencyKey } from './keys.js';
@@ -124,7 +125,7 @@ export async function drainOutbox(options: DrainOptions): Promise<DrainResult> {
       } catch (error) {
         // The API client's check before the write refused it (this instance no longer leads): nothing was sent,
         // the entry stays as it is for the next leader, and the run stops.
-        if (error instanceof Error && error.name === 'LeadershipLostError') throw error;
+        if (error instanceof LeadershipLostError) throw error;
         const attempt = entry.attempts + 1;
         if (isRetryable(error) && attempt < maxAttempts) {
           state.outbox.markFailed(entry.id, errorMessage(error), {

@@ -1,25 +1,6 @@
 /** Errors of leader election, with stable codes; messages are one line and never carry a password. */
 import { LEASE_TABLE } from './lease-sql.js';
 
-export type LeadershipLostCode = 'not_leader' | 'lease_taken' | 'lease_expired' | 'lease_missing';
-
-/**
- * A leader-only write was refused: this instance does not hold the current term. The transaction that raised it
- * must roll back; nothing it did is committed.
- */
-export class LeadershipLostError extends Error {
-  override readonly name = 'LeadershipLostError';
-  readonly code: LeadershipLostCode;
-  /** The term the writer believed it had, if any. */
-  readonly epoch: number | null;
-
-  constructor(code: LeadershipLostCode, message: string, epoch: number | null) {
-    super(message);
-    this.code = code;
-    this.epoch = epoch;
-  }
-}
-
 export type LeaseDatabaseCode =
   | 'state_unreachable'
   | 'state_login_refused'

@@ -2,7 +2,7 @@
  * The write fence: a leader-only transaction calls it first, and commits only if the lease row still names this
  * instance's term. See FENCE_SQL for why the check holds until COMMIT.
  */
-import { LeadershipLostError } from './errors.js';
+import { LeadershipLostError, type LeaseGrant, type SyncRowReader } from '../state/sql-port.js';
 import { FENCE_SQL } from './lease-sql.js';
 
 /** The term a fenced write belongs to. */
@@ -11,19 +11,9 @@ export interface Term {
   readonly holder: string;
 }
 
-/** The synchronous SQL port of the state store ($n placeholders), inside an open transaction. */
-export interface SyncSqlPort {
-  prepare(sql: string): { get(...params: unknown[]): unknown };
-}
-
 /** Anything that runs a query asynchronously and returns rows: a pg Client or PoolClient inside BEGIN. */
 export interface AsyncQueryable {
   query(sql: string, params: unknown[]): Promise<{ rows: unknown[] }>;
-}
-
-/** What a passed fence says of the lease: the time it has left by the database clock. */
-export interface LeaseGrant {
-  readonly remainingMs: number;
 }
 
 /**
@@ -31,7 +21,7 @@ export interface LeaseGrant {
  * returns the time the lease has left.
  */
 export interface WriteFence {
-  check(port: SyncSqlPort): LeaseGrant;
+  check(port: SyncRowReader): LeaseGrant;
   checkAsync(client: AsyncQueryable): Promise<LeaseGrant>;
 }
 
@@ -46,7 +36,7 @@ export class LeaderFence implements WriteFence {
     this.#currentTerm = currentTerm;
   }
 
-  check(port: SyncSqlPort): LeaseGrant {
+  check(port: SyncRowReader): LeaseGrant {
     const term = this.#termOrThrow();
     return judge(term, port.prepare(FENCE_SQL).get(term.epoch, term.holder));
   }

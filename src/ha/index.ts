@@ -22,20 +22,18 @@ export {
 } from './elector.js';
 export {
   describeStateUrl,
-  LeadershipLostError,
   LeaseDatabaseError,
   leaseDatabaseError,
-  type LeadershipLostCode,
   type LeaseDatabaseCode,
 } from './errors.js';
+// The error a refused fence throws is the state's (src/state/sql-port.ts); here for the fence's callers.
+export { LeadershipLostError, type LeadershipLostCode } from '../state/sql-port.js';
 export {
   fencedSessionSettings,
   type FencedSessionSettings,
   LeaderFence,
   termFence,
   type AsyncQueryable,
-  type LeaseGrant,
-  type SyncSqlPort,
   type Term,
   type WriteFence,
 } from './fence.js';

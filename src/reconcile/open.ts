@@ -3,7 +3,7 @@
  * the connector's read-back, and an API client that refuses every write before it is sent.
  */
 import { dirname, join, resolve } from 'node:path';
-import { apiClientFor, openApiEndpoint } from '../api-access/index.js';
+import { openApi } from '../api-access/index.js';
 import { readOnlyApiClient, type ApiClient } from '../client/index.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Connector, JournalReadBack } from '../connector-contract/index.js';
@@ -92,15 +92,12 @@ export interface ReadOnlyApi {
 
 /** An API client of one side that refuses, before it is sent, any request that would change data. */
 export async function openReadOnlyApi(config: LoadedConfig['config'], side: ApiSide): Promise<ReadOnlyApi> {
-  const endpoint = await openApiEndpoint(config, {
-    statePath: join(dirname(config.state.path), 'sandbox.db'),
+  const access = await openApi(config, {
+    side,
+    embeddedSandbox: { statePath: join(dirname(config.state.path), 'sandbox.db') },
   });
-  const client = apiClientFor(config, endpoint, side);
   return {
-    api: readOnlyApiClient(client, 'reconcile reads only: a request that changes data was stopped'),
-    close: async () => {
-      await client.close();
-      await endpoint.close();
-    },
+    api: readOnlyApiClient(access.api, 'reconcile reads only: a request that changes data was stopped'),
+    close: () => access.close(),
   };
 }

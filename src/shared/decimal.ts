@@ -129,6 +129,23 @@ export function roundToMoney(value: unknown): string {
   return formatMoney(divideRoundHalfUp(units, 10n ** BigInt(scale - MONEY_SCALE)));
 }
 
+const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * An amount from another system as contract money, without rounding: "12.5" and "12.500" become "12.50"; "12.345"
+ * is undefined, because rounding it would change what the buyer receives. Leading zeros and surrounding spaces are
+ * dropped; "-0" is "0.00".
+ */
+export function exactMoney(value: string): string | undefined {
+  const match = PLAIN_DECIMAL.exec(value.trim());
+  if (match === null) return undefined;
+  const [, sign = '', whole = '', fraction = ''] = match;
+  const significant = fraction.replace(/0+$/, '');
+  if (significant.length > MONEY_SCALE) return undefined;
+  const text = `${whole.replace(/^0+(?=\d)/, '')}.${significant.padEnd(MONEY_SCALE, '0')}`;
+  return sign === '-' && /[1-9]/.test(text) ? `-${text}` : text;
+}
+
 // ---------- quantity ----------
 
 export function isQuantity(value: unknown): value is string {

@@ -4,7 +4,16 @@ export { PgStateStore, openPgStateStore, type OpenPgStateOptions } from './postg
 export { StateDatabaseError } from './postgres/errors.js';
 export { StateSchemaTooNewError } from './postgres/migrations.js';
 export { SqliteStateStore, openStateStore, type OpenStateOptions, type SyncMode } from './store.js';
-export { LeadershipLostError, type Fence, type LeaseGrant, type SqlRunResult, type SyncSqlPort, type SyncStatement } from './sql-port.js';
+export {
+  LeadershipLostError,
+  type Fence,
+  type LeadershipLostCode,
+  type LeaseGrant,
+  type SqlRunResult,
+  type SyncRowReader,
+  type SyncSqlPort,
+  type SyncStatement,
+} from './sql-port.js';
 export type { StateBackend, StateDialect } from './dialect.js';
 export { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
 export { StateLockedError, type LockHolder } from './lock.js';

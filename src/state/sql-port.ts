@@ -19,7 +19,12 @@ export interface SyncStatement {
   raw(toggle?: boolean): this;
 }
 
-export interface SyncSqlPort {
+/** The part of a port a fence reads through: one row of one query. */
+export interface SyncRowReader {
+  prepare(sql: string): Pick<SyncStatement, 'get'>;
+}
+
+export interface SyncSqlPort extends SyncRowReader {
   prepare(sql: string): SyncStatement;
   exec(sql: string): void;
   /**
@@ -45,11 +50,33 @@ export interface LeaseGrant {
   readonly remainingMs: number;
 }
 
-/** Thrown by a fence: this instance is no longer the leader, its writes must stop. */
+/**
+ * Why a leader-only write was refused: no term held (`not_leader`), the term ended or another instance leads
+ * (`lease_taken`), the lease ran out (`lease_expired`), the lease row is gone (`lease_missing`), the lease has too
+ * little time left for the write and was not renewed in time (`lease_short`), the lease could not be read
+ * (`lease_unreadable`).
+ */
+export type LeadershipLostCode =
+  | 'not_leader'
+  | 'lease_taken'
+  | 'lease_expired'
+  | 'lease_missing'
+  | 'lease_short'
+  | 'lease_unreadable';
+
+/**
+ * Thrown by a fence or a write gate: this instance does not hold the term a write needs, so its writes must stop.
+ * The transaction that raised it rolls back; nothing it did is committed. Recognised by class (`instanceof`).
+ */
 export class LeadershipLostError extends Error {
-  readonly code = 'leadership_lost';
-  constructor(message = 'this instance lost the leadership lease; it stops writing to the shared state') {
+  override readonly name = 'LeadershipLostError';
+  readonly code: LeadershipLostCode;
+  /** The term the writer believed it had, if any. */
+  readonly epoch: number | null;
+
+  constructor(code: LeadershipLostCode, message: string, epoch: number | null = null) {
     super(message);
-    this.name = 'LeadershipLostError';
+    this.code = code;
+    this.epoch = epoch;
   }
 }

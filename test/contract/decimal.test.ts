@@ -7,6 +7,7 @@ import {
   compareMoney,
   compareQuantity,
   divideRoundHalfUp,
+  exactMoney,
   formatMoney,
   formatQuantity,
   moneyEquals,
@@ -97,6 +98,25 @@ describe('money', () => {
     fc.assert(
       fc.property(amount, amount, (a, b) => {
         expect(subMoney(addMoney(a, b), b)).toBe(a);
+      }),
+    );
+  });
+
+  it('takes an amount from another system as money only when no rounding is needed', () => {
+    expect(exactMoney('12.5')).toBe('12.50');
+    expect(exactMoney(' 012.500 ')).toBe('12.50');
+    expect(exactMoney('7')).toBe('7.00');
+    expect(exactMoney('-3.1')).toBe('-3.10');
+    expect(exactMoney('-0.00')).toBe('0.00');
+    expect(exactMoney('12.345')).toBeUndefined();
+    expect(exactMoney('1e3')).toBeUndefined();
+    expect(exactMoney('12,50')).toBeUndefined();
+  });
+
+  it('gives every well-formed amount back as it is', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 15n), max: 10n ** 15n }), (units) => {
+        expect(exactMoney(formatMoney(units))).toBe(formatMoney(units));
       }),
     );
   });

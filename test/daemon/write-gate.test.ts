@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { WriteGate } from '../../src/daemon/services/write-gate.js';
 import type { HaSettings } from '../../src/ha/index.js';
-import type { LeaseGrant, StateStore } from '../../src/state/index.js';
+import { LeadershipLostError, type LeaseGrant, type StateStore } from '../../src/state/index.js';
 
 const SETTINGS: HaSettings = {
   instance: 'gate-test',
@@ -94,8 +94,7 @@ describe('the write gate', () => {
       name: 'LeadershipLostError',
       message: expect.stringMatching(/could not be checked before an API write.*ECONNREFUSED/),
     });
-    const lost = new Error('leadership lost: term 3 ended');
-    lost.name = 'LeadershipLostError';
+    const lost = new LeadershipLostError('lease_taken', 'leadership lost: term 3 ended', 3);
     await expect(new WriteGate(scriptedState([lost]).state, SETTINGS).admit('x')).rejects.toBe(lost);
   });
 

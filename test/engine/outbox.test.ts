@@ -11,7 +11,7 @@ import {
   toBatches,
   type OutboxSender,
 } from '../../src/engine/index.js';
-import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { LeadershipLostError, openStateStore, type StateStore } from '../../src/state/index.js';
 import { FakeClock, tempDir, type TempDir } from '../state/support.js';
 
 interface Received {
@@ -134,10 +134,8 @@ describe('outbox', () => {
       path: '/a',
       body: jsonBody({ a: 1 }),
     });
-    class LeadershipLostError extends Error {
-      override readonly name = 'LeadershipLostError';
-    }
-    const refused: OutboxSender = () => Promise.reject(new LeadershipLostError('the term ended'));
+    const refused: OutboxSender = () =>
+      Promise.reject(new LeadershipLostError('lease_taken', 'the term ended', 1));
     await expect(drainOutbox({ state, send: refused, budget: budget() })).rejects.toThrow('the term ended');
     expect(state.outbox.getByKey('k-lost')).toMatchObject({
       status: 'pending',

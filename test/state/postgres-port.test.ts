@@ -52,7 +52,7 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
         this.checks += 1;
         // The check runs inside the transaction: a statement here is part of it.
         expect(tx.inTransaction).toBe(true);
-        if (this.moved) throw new LeadershipLostError();
+        if (this.moved) throw new LeadershipLostError('lease_taken', 'leadership lost: the term moved');
       },
     };
   }

@@ -170,7 +170,7 @@ async function removeHere(
   report: (result: RemovalResult) => void,
 ): Promise<RemovalRun> {
   const fence = cliWriteFence(config, 'catalog remove');
-  const access = await openApi(config, {}, { beforeWrite: fence.beforeWrite });
+  const access = await openApi(config, { extras: { beforeWrite: fence.beforeWrite } });
   try {
     const remove = (state: StateStore | undefined) =>
       removeListedProducts({

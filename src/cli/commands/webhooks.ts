@@ -51,7 +51,7 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     }
     // On a shared state the command holds the leadership lease, and its API writes are fenced to that term.
     const fence = cliWriteFence(config, `webhooks ${command.name()}`);
-    const access = await openApi(config, {}, { beforeWrite: fence.beforeWrite });
+    const access = await openApi(config, { extras: { beforeWrite: fence.beforeWrite } });
     try {
       if (config.state.url === undefined) {
         return await withStateChange(config, `webhooks ${command.name()}`, (state) =>

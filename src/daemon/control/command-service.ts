@@ -10,7 +10,7 @@
 import type { RunResult } from '../../engine/index.js';
 import { scrubSecrets } from '../../log/index.js';
 import { SchedulerStoppedError } from '../../scheduler/index.js';
-import type { QueuedCommand } from '../../state/index.js';
+import { LeadershipLostError, type QueuedCommand } from '../../state/index.js';
 import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
 import type { Environment } from '../services/environment-service.js';
 import { every, stopLoop, type Loop } from '../services/every.js';
@@ -335,5 +335,5 @@ function mismatch(command: QueuedCommand, fingerprint: string): ControlError {
 }
 
 function isLeadershipLost(error: unknown): boolean {
-  return error instanceof Error && error.name === 'LeadershipLostError';
+  return error instanceof LeadershipLostError;
 }

@@ -5,17 +5,8 @@
  * store is refused, and during a term each write transaction checks in the database that the term is still current,
  * so a leader that was paused or cut off and wakes up after a takeover commits nothing.
  */
-import {
-  boundTerm,
-  Elector,
-  LeadershipLostError,
-  runInTerm,
-  termFence,
-  type HaSettings,
-  type LeaseGrant,
-  type SyncSqlPort,
-  type Term,
-} from '../../ha/index.js';
+import { boundTerm, Elector, runInTerm, termFence, type HaSettings, type Term } from '../../ha/index.js';
+import { LeadershipLostError, type LeaseGrant, type SyncSqlPort } from '../../state/index.js';
 import type { LeadershipStatus } from '../../ops/index.js';
 import type { Environment } from './environment-service.js';
 import { packageVersion } from '../version.js';

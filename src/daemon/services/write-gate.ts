@@ -51,6 +51,7 @@ export class WriteGate {
       }
       if (performance.now() >= giveUpAt) {
         throw new LeadershipLostError(
+          'lease_short',
           `${what} not started: the lease has ${Math.round(grant.remainingMs)} ms left and a write needs ${needed} ms (ha.write_timeout plus a fifth of ha.lease); it was not renewed in time`,
         );
       }
@@ -67,8 +68,9 @@ function checkTerm(state: StateStore, what: string): LeaseGrant | undefined {
   try {
     return state.checkFence();
   } catch (error) {
-    if (error instanceof Error && error.name === 'LeadershipLostError') throw error; // src/state's or src/ha's
+    if (error instanceof LeadershipLostError) throw error;
     throw new LeadershipLostError(
+      'lease_unreadable',
       `the lease could not be checked before ${what}, so it is not started: ${errorMessage(error)}`,
     );
   }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-const tableName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a mapping table name');
+import { mappingTableName } from '../../config/index.js';
 
 /** `jobs.<name>.options` of the buyers flow. */
 export const buyersOptionsSchema = z.strictObject({
@@ -11,7 +10,7 @@ export const buyersOptionsSchema = z.strictObject({
     .describe(
       "How a linked buyer is matched to an ERP customer, tried in this order: the buyer's customer_number or erp_ref naming an ERP customer, the mapping table (buyer id -> customer number), or a unique tax id",
     ),
-  customer_mapping: tableName.default('buyers').describe('Buyer id -> ERP customer number'),
+  customer_mapping: mappingTableName.default('buyers').describe('Buyer id -> ERP customer number'),
   include_inactive: z.boolean().default(false).describe('Also map inactive buyers'),
   invite: z
     .strictObject({
@@ -20,7 +19,7 @@ export const buyersOptionsSchema = z.strictObject({
         .array(z.string().min(1))
         .default([])
         .describe('Only these ERP customer numbers; empty: every unlinked customer with an e-mail address'),
-      price_list_mapping: tableName
+      price_list_mapping: mappingTableName
         .default('price_lists')
         .describe("ERP price list code -> API price list id, for the invitation's price_list_id"),
       max_per_run: z.number().int().min(1).max(1000).default(50).describe('Most invitations sent in one run'),

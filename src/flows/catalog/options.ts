@@ -1,9 +1,6 @@
 /** Options of a `catalog` job (jobs.<name>.options in the config). */
 import { z } from 'zod';
-
-const tableName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]*$/, 'a mapping table name: lowercase letters, digits and underscores');
+import { mappingTableName } from '../../config/index.js';
 
 export const CATALOG_FLOW = 'catalog';
 export const CATALOG_SCOPES = ['supplier.catalog:write', 'supplier.buyers:read'] as const;
@@ -28,7 +25,7 @@ export const catalogOptionsSchema = z.strictObject({
     .record(z.string().min(1), z.string().min(1))
     .default({})
     .describe('ERP price list code -> API price list id (e.g. PL-STD: pl_standard)'),
-  price_list_mapping: tableName
+  price_list_mapping: mappingTableName
     .default('price_lists')
     .describe('A mapping table (API price list id -> ERP code), read in addition to `price_lists`'),
   availability: z
@@ -42,7 +39,7 @@ export const catalogOptionsSchema = z.strictObject({
     .describe(
       "Assign price lists to buyers from the ERP's customer records (needs the connector's customer directory)",
     ),
-  customer_mapping: tableName
+  customer_mapping: mappingTableName
     .default('buyers')
     .describe(
       'API buyer id -> ERP customer number, for buyers whose customer_number / erp_ref do not match the ERP',

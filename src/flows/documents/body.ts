@@ -6,27 +6,10 @@
 import type { CreateDocumentBody } from '../../client/index.js';
 import type { ErpDocument, ErpDocumentLine } from '../../connector-contract/index.js';
 import { describeIssues, documentRuleViolations, formatPath, strict } from '../../contract/index.js';
-import { MONEY_SCALE } from '../../shared/decimal.js';
+import { exactMoney } from '../../shared/decimal.js';
 import type { BuyerDirectory } from './directory.js';
 
 export type BodyResult = { ok: true; body: CreateDocumentBody } | { ok: false; reason: string };
-
-const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
-
-/**
- * An ERP amount as contract money, without rounding: "12.5" and "12.500" become "12.50"; "12.345" is refused,
- * because rounding it would change the document the buyer receives.
- */
-export function exactMoney(value: string): string | undefined {
-  const match = PLAIN_DECIMAL.exec(value.trim());
-  if (match === null) return undefined;
-  const [, sign = '', whole = '', fraction = ''] = match;
-  const significant = fraction.replace(/0+$/, '');
-  if (significant.length > MONEY_SCALE) return undefined;
-  const digits = whole.replace(/^0+(?=\d)/, '');
-  const text = `${digits}.${significant.padEnd(MONEY_SCALE, '0')}`;
-  return sign === '-' && /[1-9]/.test(text) ? `-${text}` : text;
-}
 
 class AmountError extends Error {}
 

@@ -40,6 +40,6 @@ export {
 } from './options.js';
 export type { DocumentsOptions, DocumentsOptionsInput } from './options.js';
 export type { DocumentsApi } from './api.js';
-export { buildDocumentBody, exactMoney } from './body.js';
+export { buildDocumentBody } from './body.js';
 export { documentIdempotencyKey } from './send.js';
 export { reactionOf } from './reactions.js';

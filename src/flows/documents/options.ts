@@ -1,9 +1,6 @@
 /** Options of a `documents` job (jobs.<name>.options in the config). */
 import { z } from 'zod';
-
-const tableName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]*$/, 'a mapping table name: lowercase letters, digits and underscores');
+import { mappingTableName } from '../../config/index.js';
 
 export const DOCUMENTS_FLOW = 'documents';
 export const DOCUMENTS_SCOPES = [
@@ -38,12 +35,12 @@ export const documentsOptionsSchema = z.strictObject({
     .describe(
       'How long an uploaded, not yet referenced file id is reused after a crash. The API deletes unreferenced files after 24 hours, so this stays well below that',
     ),
-  customer_mapping: tableName
+  customer_mapping: mappingTableName
     .default('buyers')
     .describe(
       'API buyer id -> ERP customer number, for buyers whose customer_number / erp_ref do not match the ERP',
     ),
-  ship_to_mapping: tableName.default('branches').describe('API branch id -> ERP ship-to code'),
+  ship_to_mapping: mappingTableName.default('branches').describe('API branch id -> ERP ship-to code'),
   unmapped_ship_to: z
     .enum(['dead_letter', 'omit'])
     .default('dead_letter')

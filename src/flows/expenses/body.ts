@@ -6,7 +6,7 @@
 import type { CreateExpenseBody } from '../../client/index.js';
 import type { SourceExpense, SourceExpenseLine } from '../../connector-contract/index.js';
 import { describeIssues, formatPath, strict } from '../../contract/index.js';
-import { MONEY_SCALE, sumMoney } from '../../shared/decimal.js';
+import { exactMoney, sumMoney } from '../../shared/decimal.js';
 import { UnmappedValueError, type ExpenseValueMaps } from './mapping.js';
 
 /** The contract's body plus the fields the sandbox's gap G13 adds (docs/contract-gaps.md row 20). */
@@ -17,19 +17,6 @@ export type ExpenseBody = CreateExpenseBody & {
 };
 
 export type BodyResult = { ok: true; body: ExpenseBody } | { ok: false; field: string; reason: string };
-
-const PLAIN_DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
-
-/** A source amount as contract money without rounding ("12.5" -> "12.50"); undefined when it would round. */
-export function exactMoney(value: string): string | undefined {
-  const match = PLAIN_DECIMAL.exec(value.trim());
-  if (match === null) return undefined;
-  const [, sign = '', whole = '', fraction = ''] = match;
-  const significant = fraction.replace(/0+$/, '');
-  if (significant.length > MONEY_SCALE) return undefined;
-  const text = `${whole.replace(/^0+(?=\d)/, '')}.${significant.padEnd(MONEY_SCALE, '0')}`;
-  return sign === '-' && /[1-9]/.test(text) ? `-${text}` : text;
-}
 
 class FieldError extends Error {
   constructor(

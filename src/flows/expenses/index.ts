@@ -32,7 +32,7 @@ export {
   type ExpensesOptions,
   type ExpensesOptionsInput,
 } from './options.js';
-export { buildExpenseBody, exactMoney, type ExpenseBody } from './body.js';
+export { buildExpenseBody, type ExpenseBody } from './body.js';
 export { expenseValueMaps } from './mapping.js';
 export { expenseIdempotencyKey } from './send.js';
 export { MAX_ATTACHMENT_BYTES } from './attachments.js';

@@ -1,12 +1,9 @@
 /** Options of an `expenses` job (jobs.<name>.options in the config). */
 import { z } from 'zod';
+import { mappingTableName } from '../../config/index.js';
 
 const tableName = (description: string, fallback: string) =>
-  z
-    .string()
-    .regex(/^[a-z][a-z0-9_]*$/, 'a mapping table name: lowercase letters, digits and underscores')
-    .default(fallback)
-    .meta({ description, examples: [fallback] });
+  mappingTableName.default(fallback).meta({ description, examples: [fallback] });
 
 export const EXPENSES_FLOW = 'expenses';
 /** Read is needed only to find an expense whose creation outlived the API's 24-hour idempotency window. */

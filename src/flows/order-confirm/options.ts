@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mappingTableName } from '../../config/index.js';
 
 /** `jobs.<name>.options` of the order-confirm flow. */
 export const orderConfirmOptionsSchema = z.strictObject({
@@ -9,9 +10,7 @@ export const orderConfirmOptionsSchema = z.strictObject({
     .max(10_000)
     .default(500)
     .describe('Most confirmations sent in one run; the rest wait for the next run'),
-  item_mapping: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]*$/)
+  item_mapping: mappingTableName
     .default('skus')
     .describe(
       "Mapping table API SKU -> ERP item code (the orders flow's item_mapping), read backwards for substitutes",

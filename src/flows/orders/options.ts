@@ -1,8 +1,5 @@
 import { z } from 'zod';
-
-const tableName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]*$/, 'a mapping table name: lowercase letters, digits and underscores');
+import { mappingTableName } from '../../config/index.js';
 
 /**
  * `jobs.<name>.options` of the orders flow. Mapping tables are named here and live under the config's
@@ -57,10 +54,10 @@ export const ordersOptionsSchema = z.strictObject({
     .min(1)
     .default('Asia/Jerusalem')
     .describe("The time zone that turns sent_at into the ERP's order date"),
-  customer_mapping: tableName
+  customer_mapping: mappingTableName
     .default('buyers')
     .describe('Buyer id -> ERP customer number, used when the buyer has neither customer_number nor erp_ref'),
-  ship_to_mapping: tableName
+  ship_to_mapping: mappingTableName
     .default('branches')
     .describe(
       'Branch id -> ERP ship-to code. When the table is not configured at all, the branch id is the ship-to',
@@ -71,12 +68,12 @@ export const ordersOptionsSchema = z.strictObject({
     .describe(
       'A branch without a ship-to entry: dead-letter the order, pass the branch id, or leave ship-to empty',
     ),
-  item_mapping: tableName.default('skus').describe('API SKU -> ERP item code, only where they differ'),
+  item_mapping: mappingTableName.default('skus').describe('API SKU -> ERP item code, only where they differ'),
   unmapped_item: z
     .enum(['identity', 'dead_letter'])
     .default('identity')
     .describe('A SKU without an entry: use the SKU as the item code, or dead-letter the order'),
-  purchase_type_mapping: tableName
+  purchase_type_mapping: mappingTableName
     .default('purchase_types')
     .describe('API purchase type -> ERP purchase type'),
   unmapped_purchase_type: z

@@ -6,6 +6,7 @@ import { isApiError } from '../../client/index.js';
 import { ConnectorError } from '../../connector-contract/index.js';
 import { errorMessage } from '../../engine/index.js';
 import type { MissingMapping } from '../../shared/missing-mapping.js';
+import { LeadershipLostError } from '../../state/index.js';
 
 /**
  * A record-level problem: the record is filed as a dead letter with this message, and with `missing` when the one
@@ -21,12 +22,9 @@ export class RecordProblem extends Error {
   }
 }
 
-/**
- * The instance no longer leads (a write refused by the fence, the state's or an API write's): the run stops. Matched
- * by name, as src/state and src/ha each have one.
- */
+/** The instance no longer leads (a write refused by the fence, the state's or an API write's): the run stops. */
 export function isLeadershipLost(error: unknown): boolean {
-  return error instanceof Error && error.name === 'LeadershipLostError';
+  return error instanceof LeadershipLostError;
 }
 
 /**

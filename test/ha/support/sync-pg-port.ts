@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { SyncSqlPort } from '../../../src/ha/index.js';
+import type { SyncRowReader } from '../../../src/state/index.js';
 import { compiledEntry } from '../../support/compiled-entry.js';
 
 const WORKER = path.join(import.meta.dirname, 'sync-pg-worker.ts');
@@ -12,7 +12,7 @@ const ANSWER_TIMEOUT_MS = 30_000;
 
 type Reply = { rows: unknown[] } | { error: { message: string; code: unknown } };
 
-export class SyncPgPort implements SyncSqlPort {
+export class SyncPgPort implements SyncRowReader {
   readonly #worker: Worker;
   readonly #port: MessagePort;
   readonly #signal = new Int32Array(new SharedArrayBuffer(4));
