@@ -15,6 +15,7 @@ import { renderStatusHtml } from './status-html.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { buildStatusSnapshot } from './status.js';
+import { pageSecurityPolicy, setSecurityHeaders } from './security-headers.js';
 
 export interface OpsServerOptions {
   /** Interface to bind; loopback unless the config opens it (e.g. '0.0.0.0' behind a proxy). */
@@ -76,8 +77,13 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       const readiness = await evaluateReadiness(options.providers, now, policy, secrets());
       const snapshot = await buildStatusSnapshot(options.providers, readiness, now, secrets());
       if (wantsJson(req)) return json(res, 200, snapshot);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(renderStatusHtml(snapshot, { controls: options.control !== undefined }));
+      const html = renderStatusHtml(snapshot, { controls: options.control !== undefined });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': pageSecurityPolicy(html),
+      });
+      res.end(html);
     },
   };
 
@@ -99,6 +105,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    setSecurityHeaders(res);
     handle(req, res).catch((error: unknown) => {
       const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
       options.logger?.error({ err: error, url: req.url }, 'operations request failed');

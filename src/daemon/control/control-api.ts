@@ -5,7 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { controlAuth, isJsonRequest, type ControlAuthOptions } from '../../ops/control-auth.js';
+import {
+  controlAuth,
+  isJsonRequest,
+  sendControlRefusal,
+  type ControlAuthOptions,
+} from '../../ops/control-auth.js';
 import { deepScrub } from '../../log/index.js';
 import type { OpsProviders } from '../../ops/index.js';
 import type { QueuedCommand, StateStore } from '../../state/index.js';
@@ -36,7 +41,7 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 export type ControlHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
 
-/** The handler, or undefined when the control API is not served (no server.auth and no loopback setting). */
+/** The handler, or undefined when the control API is not served (no server.auth user and no local token). */
 export function createControlApi(options: ControlApiOptions): ControlHandler | undefined {
   const caller = controlAuth(options.auth);
   if (caller === null) return undefined;
@@ -44,13 +49,14 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
   return async (req, res, path) => {
     const found = matchRoute(req.method ?? 'GET', path);
     if (found === undefined) return false;
-    const who = caller(req);
+    const who = caller(req, found.route.method);
+    if (!who.ok) {
+      logCall(options.logger, { who: who.who, method: req.method, path, status: who.status });
+      sendControlRefusal(res, options.auth, who);
+      return true;
+    }
     let reply: ControlReply;
-    if (!who.ok && who.refused !== undefined)
-      reply = { status: 403, body: { error: 'forbidden', detail: who.refused } };
-    else if (!who.ok)
-      reply = { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
-    else if (found.route.method === 'POST' && !isJsonRequest(req)) {
+    if (found.route.method === 'POST' && !isJsonRequest(req)) {
       reply = {
         status: 415,
         body: {
@@ -75,13 +81,17 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
         });
       }
     }
-    options.logger.info(
-      { who: who.ok ? who.who : 'unauthenticated', method: req.method, path, status: reply.status },
-      'control API call',
-    );
+    logCall(options.logger, { who: who.who, method: req.method, path, status: reply.status });
     send(res, { ...reply, body: deepScrub(reply.body, options.knownSecrets()) });
     return true;
   };
+}
+
+function logCall(
+  logger: Logger,
+  call: { who: string; method: string | undefined; path: string; status: number },
+): void {
+  logger.info(call, 'control API call');
 }
 
 function matchRoute(method: string, path: string) {
