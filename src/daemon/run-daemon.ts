@@ -317,6 +317,7 @@ async function startServing(
       env,
       port: options.port,
       access,
+      readinessDetails: (req) => start.identity.identity.identify(req).kind === 'user',
       metrics: metrics.metrics,
       providers,
       webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,

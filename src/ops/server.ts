@@ -10,7 +10,7 @@ import type { WebhookReceiver } from '../webhooks/receiver.js';
 import type { OpsMetrics } from './metrics.js';
 import type { OpsProviders, ReadinessPolicy } from './providers.js';
 import { DEFAULT_READINESS_POLICY } from './providers.js';
-import { evaluateReadiness } from './readiness.js';
+import { evaluateReadiness, type Readiness } from './readiness.js';
 import { renderStatusHtml } from './status-html.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
@@ -31,6 +31,11 @@ export interface OpsServerOptions {
   /** The webhook receiver and the path it is mounted on (e.g. '/webhooks'). */
   webhook?: { path: string; receiver: WebhookReceiver };
   policy?: Partial<ReadinessPolicy>;
+  /**
+   * Whether this caller sees the readiness checks (names, reasons, texts) or only the state a load balancer needs;
+   * every caller sees them when not given.
+   */
+  readinessDetails?: (req: IncomingMessage) => boolean;
   /** Secret values that must never appear on /status or /readyz (read per request). */
   knownSecrets?: () => readonly string[];
   clock?: Clock;
@@ -59,13 +64,15 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void> | void> = {
     '/healthz': (_req, res) => json(res, 200, { status: 'ok' }),
-    '/readyz': async (_req, res) => {
+    '/readyz': async (req, res) => {
       const readiness = await evaluateReadiness(options.providers, clock.now(), policy, secrets());
-      json(res, readiness.ready ? 200 : 503, {
-        status: readiness.ready ? 'ready' : 'not_ready',
-        reasons: readiness.reasons,
-        checks: readiness.checks,
-      });
+      const status = readinessState(readiness);
+      const detailed = options.readinessDetails?.(req) ?? true;
+      json(
+        res,
+        readiness.ready ? 200 : 503,
+        detailed ? { status, reasons: readiness.reasons, checks: readiness.checks } : { status },
+      );
     },
     '/metrics': async (_req, res) => {
       const text = await options.metrics.registry.metrics();
@@ -148,6 +155,12 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       });
     },
   };
+}
+
+/** `paused` (still ready) when an operator paused a job: a state, no names or reasons. */
+function readinessState(readiness: Readiness): 'ready' | 'not_ready' | 'paused' {
+  if (!readiness.ready) return 'not_ready';
+  return readiness.checks.some((check) => check.state === 'paused') ? 'paused' : 'ready';
 }
 
 function wantsJson(req: IncomingMessage): boolean {

@@ -152,6 +152,32 @@ describe('roles', () => {
   });
 });
 
+describe('/readyz', () => {
+  it('tells a caller without credentials only the state, "paused" included; a viewer the checks in the zone', async () => {
+    daemon.env.state.pausedJobs.pause('orders', 'api:olga@127.0.0.1', 'ERP upgrade tonight');
+    try {
+      const bare = await call('GET', '/readyz');
+      const body = (await bare.json()) as Record<string, unknown>;
+      expect(body).toEqual({ status: bare.status === 200 ? 'paused' : 'not_ready' });
+      const detailed = (await (await call('GET', '/readyz', { authorization: CALLERS.viewer })).json()) as {
+        status: string;
+        checks: { name?: string; state: string; detail?: string }[];
+      };
+      const zone = daemon.env.loaded.config.timezone;
+      expect(detailed.checks.find((check) => check.name === 'orders')).toMatchObject({
+        state: 'paused',
+        detail: expect.stringMatching(
+          new RegExp(
+            `^paused since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d ${zone} by api:olga@127\\.0\\.0\\.1: ERP upgrade tonight$`,
+          ),
+        ),
+      });
+    } finally {
+      daemon.env.state.pausedJobs.resume('orders');
+    }
+  });
+});
+
 describe('headers on every answer of the operations server', () => {
   const paths = ['/healthz', '/readyz', '/metrics', '/status', '/nowhere', '/jobs', '/jobs/orders/pause'];
   for (const path of paths) {
