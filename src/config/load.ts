@@ -136,9 +136,13 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
     key_file: resolve(dirname(file), tls.key_file),
     ...(tls.ca_file === undefined ? {} : { ca_file: resolve(dirname(file), tls.ca_file) }),
   });
-  const { tls, webhooks } = core.server;
+  const { tls, webhooks, control } = core.server;
+  const tokenFile = control?.local_token_file;
   const server = {
     ...core.server,
+    ...(tokenFile === undefined
+      ? {}
+      : { control: { ...control, local_token_file: resolve(dirname(file), tokenFile) } }),
     ...(tls === undefined ? {} : { tls: tlsPaths(tls) }),
     ...(webhooks?.tls === undefined ? {} : { webhooks: { ...webhooks, tls: tlsPaths(webhooks.tls) } }),
   };

@@ -64,35 +64,6 @@ export const serverTlsSchema = z
     'Serve the webhook path and the operations endpoints over https; paths relative to the config file',
   );
 
-export const opsAuthSchema = z
-  .strictObject({
-    token: secret('a bearer token')
-      .optional()
-      .describe(
-        'Bearer token accepted on /metrics and /status (Authorization: Bearer ...), as ${ENV} or token_file',
-      )
-      .meta({ examples: ['${OPS_TOKEN}'] }),
-    username: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('User name for basic authentication on /metrics and /status')
-      .meta({ examples: ['monitoring'] }),
-    password: secret('a password')
-      .optional()
-      .describe('Password for basic authentication, as ${ENV} or password_file; never printed')
-      .meta({ examples: ['${OPS_PASSWORD}'] }),
-  })
-  .refine((auth) => auth.token !== undefined || auth.username !== undefined, {
-    error: 'expected token, or username and password',
-  })
-  .refine((auth) => (auth.username === undefined) === (auth.password === undefined), {
-    error: 'expected username and password together',
-  })
-  .describe(
-    'Protects /metrics and /status (HTML and JSON); /healthz, /readyz and the webhook path stay open',
-  );
-
 const CIDR_HINT = 'expected an address range like 203.0.113.0/24 or 2001:db8::/32';
 
 export const cidrSchema = z.string({ error: CIDR_HINT }).refine(

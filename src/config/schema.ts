@@ -1,17 +1,12 @@
 /** The core config schema. Connector blocks and job options are checked afterwards against the registry. */
 import { z } from 'zod';
 import { controlApiSchema } from './control-schema.js';
+import { opsAuthSchema, trustedProxiesSchema } from './auth-schema.js';
 import { parseCron } from '../scheduler/cron.js';
 import { isValidTimeZone } from '../scheduler/zoned-time.js';
 import { haConfigSchema } from './ha-schema.js';
 import { duration } from './duration.js';
-import {
-  caFileSchema,
-  opsAuthSchema,
-  proxySchema,
-  serverTlsSchema,
-  webhookListenerSchema,
-} from './network-schema.js';
+import { caFileSchema, proxySchema, serverTlsSchema, webhookListenerSchema } from './network-schema.js';
 import { markSecret, secret } from './secret.js';
 import { notificationsSchema } from './notifications-schema.js';
 import { closestMatch } from './did-you-mean.js';
@@ -150,57 +145,47 @@ const stateSchema = z.strictObject({
     .prefault({}),
 });
 
-const serverSchema = z
-  .strictObject({
-    host: z
-      .string()
-      .min(1)
-      .meta({
-        description: 'Address the operations server listens on (health, metrics, status page, webhooks)',
-      })
-      .default('127.0.0.1'),
-    port: z
-      .number()
-      .int()
-      .min(0)
-      .max(65_535)
-      .meta({ description: 'Port of the operations server; 0 picks a free one' })
-      .default(8080),
-    webhook_path: z
-      .string()
-      .regex(/^\//, { error: 'expected a path starting with "/"' })
-      .meta({ description: 'Path the API delivers webhooks to' })
-      .default('/webhooks'),
-    webhook_secrets: z
-      .array(secret('a webhook signing secret'))
-      .meta({
-        description:
-          'Extra webhook signing secrets, besides those kept in the state file by `supply-sync webhooks register`',
-        examples: [['${WEBHOOK_SECRET}']],
-      })
-      .default([]),
-    max_body_bytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(50 * 1024 * 1024)
-      .meta({ description: 'Largest webhook body accepted, in bytes; larger ones get 413' })
-      .default(1024 * 1024),
-    tls: serverTlsSchema.optional(),
-    auth: opsAuthSchema.optional(),
-    webhooks: webhookListenerSchema.optional(),
-    control: controlApiSchema.optional(),
-  })
-  .refine(
-    (server) =>
-      server.control?.loopback_without_auth !== true ||
-      ['127.0.0.1', '::1', 'localhost'].includes(server.host),
-    {
-      path: ['control', 'loopback_without_auth'],
-      error:
-        'is only allowed with server.host on loopback (127.0.0.1, ::1); configure server.auth to serve others',
-    },
-  );
+const serverSchema = z.strictObject({
+  host: z
+    .string()
+    .min(1)
+    .meta({
+      description: 'Address the operations server listens on (health, metrics, status page, webhooks)',
+    })
+    .default('127.0.0.1'),
+  port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65_535)
+    .meta({ description: 'Port of the operations server; 0 picks a free one' })
+    .default(8080),
+  webhook_path: z
+    .string()
+    .regex(/^\//, { error: 'expected a path starting with "/"' })
+    .meta({ description: 'Path the API delivers webhooks to' })
+    .default('/webhooks'),
+  webhook_secrets: z
+    .array(secret('a webhook signing secret'))
+    .meta({
+      description:
+        'Extra webhook signing secrets, besides those kept in the state file by `supply-sync webhooks register`',
+      examples: [['${WEBHOOK_SECRET}']],
+    })
+    .default([]),
+  max_body_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .meta({ description: 'Largest webhook body accepted, in bytes; larger ones get 413' })
+    .default(1024 * 1024),
+  tls: serverTlsSchema.optional(),
+  auth: opsAuthSchema.optional(),
+  trusted_proxies: trustedProxiesSchema,
+  webhooks: webhookListenerSchema.optional(),
+  control: controlApiSchema.optional(),
+});
 
 const logSchema = z.strictObject({
   level: z

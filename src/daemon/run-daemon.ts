@@ -5,7 +5,10 @@
  */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../config/index.js';
-import { createOpsAccessCheck, type OpsAccessCheck } from '../ops/auth.js';
+import { createOpsAccessCheck } from '../ops/auth.js';
+import { credentialsFromConfig } from '../ops/credentials.js';
+import { createOpsIdentity, type OpsIdentity } from '../ops/ops-identity.js';
+import { newLocalToken, writeLocalToken, type LocalToken } from './local-token.js';
 import type { OpsMetrics, OpsProviders } from '../ops/index.js';
 import type { SchedulerTrigger } from '../scheduler/index.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -14,7 +17,6 @@ import type { PluginRegistry } from './builtin.js';
 import { CommandService } from './control/command-service.js';
 import { recordedReload, reloadOnLeadership, type RecordedReload } from './control/config-reload.js';
 import { createControlApi, type ControlHandler } from './control/control-api.js';
-import type { ControlAuthOptions } from '../ops/control-auth.js';
 import { pauseAware } from './control/paused-runs.js';
 import { jobRun } from './job-run.js';
 import { leadershipSettings } from './leadership-settings.js';
@@ -84,6 +86,7 @@ export interface Daemon {
 export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
   const metrics = new DaemonMetrics();
   const clock = options.clock ?? systemClock;
+  const local = newLocalToken(options.loaded.config);
   // Until the environment has built its logger there is nothing to report with: nothing has started yet.
   const log = (): LifecycleLog => environment.logger() ?? { warn: () => undefined, error: () => undefined };
   const environment: EnvironmentService = new EnvironmentService({
@@ -93,11 +96,19 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
     logger: options.logger,
     hooks: metrics.hooks(clock, log),
     observer: options.observer,
+    extraSecrets: () => [local.token],
   });
   const lifecycle = new Lifecycle(log, options.observer, options.signal);
   try {
     return await startServices(lifecycle, STOP_AFTER_FAILED_START, () =>
-      startDaemon({ lifecycle, environment, metrics, log, options }),
+      startDaemon({
+        lifecycle,
+        environment,
+        metrics,
+        log,
+        options,
+        identity: opsIdentity(options.loaded.config, local),
+      }),
     );
   } catch (error) {
     throw explainStartError(error, options.loaded, options.port);
@@ -111,6 +122,8 @@ interface DaemonStart {
   readonly metrics: DaemonMetrics;
   readonly log: () => LifecycleLog;
   readonly options: DaemonOptions;
+  /** Who calls the ops server; its local token is written just before the server listens. */
+  readonly identity: { readonly identity: OpsIdentity; readonly local: LocalToken };
 }
 
 /** The services in start order, each built from what the ones before it made. */
@@ -151,7 +164,7 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
       queue: watching.inbox.unfencedState,
       providers,
       logger: env.logger,
-      auth: controlAuthOptions(env.loaded.config),
+      auth: { identity: start.identity.identity },
       kick: () => work.commands.drain(),
       knownSecrets: env.secrets,
     }),
@@ -284,7 +297,11 @@ async function startServing(
 ): Promise<{ opsUrl: string; webhookUrl: string }> {
   const { lifecycle, environment, metrics, options } = start;
   const { config } = env.loaded;
-  const access = opsAccess(config);
+  const access = createOpsAccessCheck(
+    { identity: start.identity.identity, webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [] },
+    config.server.webhook_path,
+  );
+  writeLocalToken(start.identity.local);
   const intake = await lifecycle.start(
     new WebhookIntakeService({
       env,
@@ -300,6 +317,7 @@ async function startServing(
       env,
       port: options.port,
       access,
+      readinessDetails: (req) => start.identity.identity.identify(req).kind === 'user',
       metrics: metrics.metrics,
       providers,
       webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
@@ -313,25 +331,13 @@ async function startServing(
   return { opsUrl: ops.url, webhookUrl };
 }
 
-function controlAuthOptions(config: LoadedConfig['config']): ControlAuthOptions {
-  return {
-    token: config.server.auth?.token,
-    username: config.server.auth?.username,
-    password: config.server.auth?.password,
-    loopbackWithoutAuth: config.server.control?.loopback_without_auth === true,
-  };
-}
-
-function opsAccess(config: LoadedConfig['config']): OpsAccessCheck {
-  return createOpsAccessCheck(
-    {
-      token: config.server.auth?.token,
-      username: config.server.auth?.username,
-      password: config.server.auth?.password,
-      webhookAllowCidrs: config.server.webhooks?.allow_cidrs ?? [],
-    },
-    config.server.webhook_path,
-  );
+function opsIdentity(config: LoadedConfig['config'], local: LocalToken): DaemonStart['identity'] {
+  const identity = createOpsIdentity({
+    credentials: credentialsFromConfig(config.server.auth),
+    local,
+    trustedProxies: config.server.trusted_proxies,
+  });
+  return { identity, local };
 }
 
 /**

@@ -1,109 +1,71 @@
 /**
- * Who calls the control API. Credentials are those of server.auth: a bearer token (the caller is `api:token`) or
- * basic authentication (`api:<username>`). A change (POST) must also come as JSON: a browser sends a cross-site
- * form or a simple request without that content type, and a cross-site JSON request needs a CORS preflight this
- * server never grants; so browser-cached basic credentials cannot be used by another site to forge a change.
+ * Who calls the control API, and whether they may: a viewer reads (the GET routes), an operator acts (POST). The
+ * caller is a user of server.auth or the local operator (see ops-identity.ts); nobody acts without credentials.
+ * A change (POST) must also come as JSON: a browser sends a cross-site form or a simple request without that
+ * content type, and a cross-site JSON request needs a CORS preflight this server never grants.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { shownAddress } from './caller-address.js';
+import { writeRefusal, type Identity, type OpsIdentity } from './ops-identity.js';
 
 export interface ControlAuthOptions {
-  readonly token?: string | undefined;
-  readonly username?: string | undefined;
-  readonly password?: string | undefined;
-  /** No credentials needed: the API listens on loopback only and the operator asked for it. */
-  readonly loopbackWithoutAuth?: boolean;
+  readonly identity: OpsIdentity;
 }
 
 export type ControlCaller =
-  { readonly ok: true; readonly who: string } | { readonly ok: false; readonly refused?: string };
+  | { readonly ok: true; readonly who: string }
+  | {
+      readonly ok: false;
+      readonly status: 401 | 403 | 429;
+      readonly body: Record<string, unknown>;
+      readonly retryAfter?: number | undefined;
+      /** For the log line: the name when known, and the address. */
+      readonly who: string;
+    };
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-/** The host part of a Host header or URL host (the port and a trailing dot dropped, lower case). */
-function hostName(host: string): string {
-  const lower = host.trim().toLowerCase();
-  const name = lower.startsWith('[') ? lower.slice(0, lower.indexOf(']') + 1) : lower.replace(/:\d*$/, '');
-  return name.endsWith('.') ? name.slice(0, -1) : name;
-}
-
-function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(hostName(url.host));
-  } catch {
-    return false;
+function refusedFor(identity: Identity, method: string): ControlCaller | undefined {
+  const from = shownAddress(identity.address);
+  if (identity.kind === 'anonymous') {
+    const detail = 'credentials needed: a user of server.auth, or on this host the local token';
+    return {
+      ok: false,
+      status: 401,
+      body: { error: 'unauthorized', detail },
+      who: `unauthenticated@${from}`,
+    };
   }
+  if (identity.kind === 'refused') {
+    const error = { 401: 'unauthorized', 403: 'forbidden', 429: 'too_many_failed_logins' }[identity.status];
+    const { status, detail, retryAfter } = identity;
+    return { ok: false, status, body: { error, detail }, retryAfter, who: `unauthenticated@${from}` };
+  }
+  if (method !== 'GET' && identity.role !== 'operator') {
+    const detail = `${identity.name} is a viewer: changes need a user with role operator in server.auth.users`;
+    return { ok: false, status: 403, body: { error: 'forbidden', detail }, who: identity.who };
+  }
+  return undefined;
 }
 
-/**
- * Without credentials only a call from this machine to a loopback name is taken: a page on another site that got
- * its name resolved to 127.0.0.1 (DNS rebinding) still sends its own Host and Origin, and is refused.
- */
-export function loopbackRefusal(req: IncomingMessage): string | null {
-  if (!isLoopbackAddress(req.socket.remoteAddress)) {
-    return 'the control API without credentials only answers calls from this machine (loopback)';
-  }
-  const host = req.headers.host;
-  if (host === undefined || !LOOPBACK_HOSTS.has(hostName(host))) {
-    return `the control API without credentials only answers for a loopback host (127.0.0.1, localhost or [::1]), not "${host ?? ''}"`;
-  }
-  const origin = req.headers.origin;
-  if (origin !== undefined && !isLoopbackOrigin(origin)) {
-    return `the control API without credentials refuses calls from another site (origin "${origin}")`;
-  }
-  return null;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-/** The caller, or not ok; null when the control API is not served at all (no server.auth, no loopback setting). */
-export function controlAuth(options: ControlAuthOptions): ((req: IncomingMessage) => ControlCaller) | null {
-  const hasCredentials = options.token !== undefined || options.username !== undefined;
-  if (!hasCredentials && options.loopbackWithoutAuth !== true) return null;
-  return (req) => {
-    if (!hasCredentials) {
-      const refused = loopbackRefusal(req);
-      return refused === null ? { ok: true, who: 'api:loopback' } : { ok: false, refused };
-    }
-    const header = req.headers.authorization;
-    if (header !== undefined) {
-      const [scheme = '', value = ''] = header.trim().split(/\s+/, 2);
-      if (
-        scheme.toLowerCase() === 'bearer' &&
-        options.token !== undefined &&
-        sameSecret(value, options.token)
-      ) {
-        return { ok: true, who: 'api:token' };
-      }
-      if (
-        scheme.toLowerCase() === 'basic' &&
-        options.username !== undefined &&
-        options.password !== undefined
-      ) {
-        const decoded = Buffer.from(value, 'base64').toString('utf8');
-        const separator = decoded.indexOf(':');
-        const user = decoded.slice(0, separator);
-        if (
-          separator >= 0 &&
-          sameSecret(user, options.username) &&
-          sameSecret(decoded.slice(separator + 1), options.password)
-        ) {
-          return { ok: true, who: `api:${options.username}` };
-        }
-      }
-    }
-    return { ok: false };
+/** The caller, or why not; null when the control API is not served at all (nobody could act). */
+export function controlAuth(
+  options: ControlAuthOptions,
+): ((req: IncomingMessage, method: string) => ControlCaller) | null {
+  const { identity } = options;
+  if (!identity.servesControl) return null;
+  return (req, method) => {
+    const caller = identity.identify(req);
+    const refused = refusedFor(caller, method);
+    if (refused !== undefined) return refused;
+    return { ok: true, who: caller.kind === 'user' ? caller.who : 'unknown' };
   };
+}
+
+export function sendControlRefusal(
+  res: ServerResponse,
+  options: ControlAuthOptions,
+  caller: Extract<ControlCaller, { ok: false }>,
+): void {
+  writeRefusal(res, options.identity, caller, caller.body);
 }
 
 /** A change must come as JSON (see above). */

@@ -1,4 +1,5 @@
 import { scrubSecrets } from '../log/scrub.js';
+import { labelledTime } from './time-format.js';
 import type { ApiStatus, ConnectorCheck, JobStatus, OpsProviders, ReadinessPolicy } from './providers.js';
 
 export type CheckKind = 'state' | 'api' | 'connector' | 'job';
@@ -46,12 +47,17 @@ export interface Readiness {
  * - A job that has never succeeded is "failing" as soon as a run failed, and "overdue" once its freshness has
  *   passed since the daemon started watching it: it is never measured from its last failed run.
  */
-export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly string[] = []): ReadinessCheck {
+export function jobCheck(
+  job: JobStatus,
+  now: number,
+  knownSecrets: readonly string[] = [],
+  timeZone?: string,
+): ReadinessCheck {
   const base = { check: 'job' as const, name: job.name };
   const lastError = job.lastError === undefined ? '' : `: ${scrubSecrets(job.lastError, knownSecrets)}`;
   // An operator's decision, not a fault: the job owes runs, and that is what was asked for.
   if (job.paused !== undefined)
-    return { ...base, ok: true, state: 'paused', detail: pausedDetail(job.paused) };
+    return { ...base, ok: true, state: 'paused', detail: pausedDetail(job.paused, timeZone) };
   if (job.preflightError !== undefined) {
     // Held back at start: its runs fail at once, so waiting for freshness to run out would only hide it.
     return {
@@ -72,7 +78,7 @@ export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly str
       };
     }
     if (job.watchingSince !== undefined && now - job.watchingSince > job.freshnessMs) {
-      const since = new Date(job.watchingSince).toISOString();
+      const since = labelledTime(job.watchingSince, timeZone);
       return {
         ...base,
         ok: false,
@@ -87,7 +93,7 @@ export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly str
   }
   const owedMs = now - job.dueSince;
   if (owedMs <= job.freshnessMs) return { ...base, ok: true, state: 'due' };
-  const since = new Date(job.dueSince).toISOString();
+  const since = labelledTime(job.dueSince, timeZone);
   if (job.lastOutcome === 'failed') {
     return {
       ...base,
@@ -99,9 +105,9 @@ export function jobCheck(job: JobStatus, now: number, knownSecrets: readonly str
   return { ...base, ok: false, state: 'overdue', detail: `no successful run since ${since}` };
 }
 
-export function pausedDetail(paused: NonNullable<JobStatus['paused']>): string {
+export function pausedDetail(paused: NonNullable<JobStatus['paused']>, timeZone?: string): string {
   const why = paused.reason === null ? '' : `: ${paused.reason}`;
-  return `paused since ${new Date(paused.since).toISOString()} by ${paused.by}${why}`;
+  return `paused since ${labelledTime(paused.since, timeZone)} by ${paused.by}${why}`;
 }
 
 /** Whether a job needs attention on the status page: readiness fails for it, or its last run failed. */
@@ -114,6 +120,7 @@ function apiChecks(
   now: number,
   policy: ReadinessPolicy,
   scrub: (t: string) => string,
+  timeZone: string | undefined,
 ): ReadinessCheck[] {
   const refused = api.credentialFailures ?? [];
   if (refused.length > 0) {
@@ -140,7 +147,7 @@ function apiChecks(
   }
   if (now - api.lastReachedAt > policy.apiMaxSilenceMs) {
     const lastError = api.lastError === undefined ? '' : `; last error: ${scrub(api.lastError)}`;
-    const at = new Date(api.lastReachedAt).toISOString();
+    const at = labelledTime(api.lastReachedAt, timeZone);
     return [{ check: 'api', ok: false, state: 'unreachable', detail: `last reached ${at}${lastError}` }];
   }
   return [{ check: 'api', ok: true, state: 'ok' }];
@@ -151,6 +158,7 @@ function connectorCheck(
   now: number,
   policy: ReadinessPolicy,
   knownSecrets: readonly string[],
+  timeZone: string | undefined,
 ): ReadinessCheck {
   const base = { check: 'connector' as const, name: connector.name };
   const detail =
@@ -161,7 +169,7 @@ function connectorCheck(
       ...base,
       ok: false,
       state: 'stale',
-      detail: `last checked ${new Date(connector.checkedAt).toISOString()}`,
+      detail: `last checked ${labelledTime(connector.checkedAt, timeZone)}`,
     };
   }
   return { ...base, ok: true, state: 'ok' };
@@ -184,6 +192,7 @@ export async function evaluateReadiness(
   knownSecrets: readonly string[] = [],
 ): Promise<Readiness> {
   const scrub = (text: string) => scrubSecrets(text, knownSecrets);
+  const timeZone = providers.info?.().timezone;
   const checks: ReadinessCheck[] = [];
 
   const state = await settle(() => providers.checkStateWritable());
@@ -195,16 +204,16 @@ export async function evaluateReadiness(
 
   const api = await settle(() => providers.api());
   if (!api.ok) checks.push({ check: 'api', ok: false, state: 'error', detail: scrub(api.error) });
-  else checks.push(...apiChecks(api.value, now, policy, scrub));
+  else checks.push(...apiChecks(api.value, now, policy, scrub, timeZone));
 
   const connectors = await settle(() => providers.connectors());
   if (!connectors.ok)
     checks.push({ check: 'connector', ok: false, state: 'error', detail: scrub(connectors.error) });
-  else for (const c of connectors.value) checks.push(connectorCheck(c, now, policy, knownSecrets));
+  else for (const c of connectors.value) checks.push(connectorCheck(c, now, policy, knownSecrets, timeZone));
 
   const jobs = await settle(() => providers.jobs());
   if (!jobs.ok) checks.push({ check: 'job', ok: false, state: 'error', detail: scrub(jobs.error) });
-  else for (const job of jobs.value) checks.push(jobCheck(job, now, knownSecrets));
+  else for (const job of jobs.value) checks.push(jobCheck(job, now, knownSecrets, timeZone));
 
   const reasons = checks.filter((check) => !check.ok);
   return { ready: reasons.length === 0, checks, reasons };

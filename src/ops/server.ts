@@ -10,12 +10,13 @@ import type { WebhookReceiver } from '../webhooks/receiver.js';
 import type { OpsMetrics } from './metrics.js';
 import type { OpsProviders, ReadinessPolicy } from './providers.js';
 import { DEFAULT_READINESS_POLICY } from './providers.js';
-import { evaluateReadiness } from './readiness.js';
+import { evaluateReadiness, type Readiness } from './readiness.js';
 import { renderStatusHtml } from './status-html.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { buildStatusSnapshot } from './status.js';
 import { listenerUrl } from './listen-url.js';
+import { pageSecurityPolicy, setSecurityHeaders } from './security-headers.js';
 
 export interface OpsServerOptions {
   /** Interface to bind; loopback unless the config opens it (e.g. '0.0.0.0' behind a proxy). */
@@ -31,6 +32,11 @@ export interface OpsServerOptions {
   /** The webhook receiver and the path it is mounted on (e.g. '/webhooks'). */
   webhook?: { path: string; receiver: WebhookReceiver };
   policy?: Partial<ReadinessPolicy>;
+  /**
+   * Whether this caller sees the readiness checks (names, reasons, texts) or only the state a load balancer needs;
+   * every caller sees them when not given.
+   */
+  readinessDetails?: (req: IncomingMessage) => boolean;
   /** Secret values that must never appear on /status or /readyz (read per request). */
   knownSecrets?: () => readonly string[];
   clock?: Clock;
@@ -60,13 +66,15 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
 
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void> | void> = {
     '/healthz': (_req, res) => json(res, 200, { status: 'ok' }),
-    '/readyz': async (_req, res) => {
+    '/readyz': async (req, res) => {
       const readiness = await evaluateReadiness(options.providers, clock.now(), policy, secrets());
-      json(res, readiness.ready ? 200 : 503, {
-        status: readiness.ready ? 'ready' : 'not_ready',
-        reasons: readiness.reasons,
-        checks: readiness.checks,
-      });
+      const status = readinessState(readiness);
+      const detailed = options.readinessDetails?.(req) ?? true;
+      json(
+        res,
+        readiness.ready ? 200 : 503,
+        detailed ? { status, reasons: readiness.reasons, checks: readiness.checks } : { status },
+      );
     },
     '/metrics': async (_req, res) => {
       const text = await options.metrics.registry.metrics();
@@ -78,8 +86,13 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       const readiness = await evaluateReadiness(options.providers, now, policy, secrets());
       const snapshot = await buildStatusSnapshot(options.providers, readiness, now, secrets());
       if (wantsJson(req)) return json(res, 200, snapshot);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(renderStatusHtml(snapshot, { controls: options.control !== undefined }));
+      const html = renderStatusHtml(snapshot, { controls: options.control !== undefined });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-security-policy': pageSecurityPolicy(html),
+      });
+      res.end(html);
     },
   };
 
@@ -101,6 +114,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
   };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    setSecurityHeaders(res);
     handle(req, res).catch((error: unknown) => {
       const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
       options.logger?.error({ err: error, url: req.url }, 'operations request failed');
@@ -142,6 +156,12 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       });
     },
   };
+}
+
+/** `paused` (still ready) when an operator paused a job: a state, no names or reasons. */
+function readinessState(readiness: Readiness): 'ready' | 'not_ready' | 'paused' {
+  if (!readiness.ready) return 'not_ready';
+  return readiness.checks.some((check) => check.state === 'paused') ? 'paused' : 'ready';
 }
 
 function wantsJson(req: IncomingMessage): boolean {

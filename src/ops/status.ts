@@ -79,8 +79,13 @@ async function optional<T>(load: (() => T | Promise<T>) | undefined): Promise<T 
   }
 }
 
-function jobView(job: JobStatus, now: number, knownSecrets: readonly string[]): JobView {
-  const check = jobCheck(job, now, knownSecrets);
+function jobView(
+  job: JobStatus,
+  now: number,
+  knownSecrets: readonly string[],
+  timeZone: string | undefined,
+): JobView {
+  const check = jobCheck(job, now, knownSecrets, timeZone);
   return {
     name: job.name,
     schedule: job.schedule ?? null,
@@ -148,8 +153,8 @@ export async function buildStatusSnapshot(
     optional(providers.notifications?.bind(providers)),
   ]);
   const consoleData = await optional(providers.console?.bind(providers));
-  const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets));
   const info = providers.info?.();
+  const jobViews = (jobs ?? []).map((job) => jobView(job, now, knownSecrets, info?.timezone));
   const leadership = providers.leadership?.();
   const snapshot: StatusSnapshot = {
     generatedAt: new Date(now).toISOString(),

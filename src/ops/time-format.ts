@@ -38,3 +38,8 @@ export function shownTime(iso: string | null, now: number, timeZone: string | un
   if (Number.isNaN(ms)) return iso;
   return `${wallTime(ms, timeZone)} (${relativeAge(ms, now)})`;
 }
+
+/** "2026-11-24 23:15:02 Asia/Jerusalem": a time in machine-read answers (/readyz), in the configured zone, labelled. */
+export function labelledTime(ms: number, timeZone: string | undefined): string {
+  return `${wallTime(ms, timeZone)} ${timeZone ?? 'UTC'}`;
+}

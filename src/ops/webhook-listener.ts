@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
+import { setSecurityHeaders } from './security-headers.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { listenerUrl } from './listen-url.js';
@@ -28,6 +29,7 @@ export interface WebhookListener {
 
 export function createWebhookListener(options: WebhookListenerOptions): WebhookListener {
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    setSecurityHeaders(res);
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (options.access?.(req, path, res)) return;
     if (path !== options.path) {

@@ -29,7 +29,7 @@ const BRANCHES = {
   br_rnn: 'RNN06',
 };
 const CONFIG = {
-  server: { port: 0, auth: { token: TOKEN } },
+  server: { port: 0, auth: { token: TOKEN, role: 'operator' } },
   connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
   // The schedule never fires during the test: every run is one the test asks for.
   jobs: {
@@ -337,7 +337,7 @@ describe('a reload checked against the jobs as a start checks them', () => {
   let daemon: Daemon;
   let configFile: string;
   const BOOKS = {
-    server: { port: 0, auth: { token: TOKEN } },
+    server: { port: 0, auth: { token: TOKEN, role: 'operator' } },
     connectors: { books: { type: 'csv', output_dir: 'books' } },
     jobs: {
       ledger: {

@@ -46,7 +46,7 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
     ).toBe(true);
     world = await openHealthWorld();
     daemon = await world.start({
-      server: { port: 0, auth: { username: USER, password: PASSWORD } },
+      server: { port: 0, auth: { username: USER, password: PASSWORD, role: 'operator' } },
       ...JOBS,
     });
     plain = await world.start({ server: { port: 0 }, ...JOBS, connectors: {}, jobs: {} });
@@ -104,11 +104,13 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
     await page.locator('input[data-reason-for="orders"]').fill('stock count');
     expect(await click(page, `${job} button:has-text("Pause")`)).toBe('Pause: done');
     expect(daemon.env.state.pausedJobs.get('orders')).toMatchObject({
-      pausedBy: `api:${USER}`,
+      pausedBy: `api:${USER}@127.0.0.1`,
       reason: 'stock count',
     });
     await expect(page.locator(`${job} h3`).textContent()).resolves.toBe('orders (paused)');
-    await expect(page.locator('body').textContent()).resolves.toContain(`by api:${USER}: stock count`);
+    await expect(page.locator('body').textContent()).resolves.toContain(
+      `by api:${USER}@127.0.0.1: stock count`,
+    );
     expect(await page.locator(`${job} button:has-text("Pause")`).count()).toBe(0);
 
     expect(await click(page, `${job} button:has-text("Run now")`)).toMatch(

@@ -1,4 +1,6 @@
 /** A daemon against a real sandbox, configured from a plain object, with its log lines captured. */
+import { readFileSync } from 'node:fs';
+import { localTokenFile } from '../../src/daemon/local-token.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +80,11 @@ export async function openHealthWorld(
       return daemon;
     },
     async readyz(daemon) {
-      const response = await fetch(`${daemon.opsUrl}/readyz`);
+      // The checks are for a viewer: this host's caller shows the local token the daemon wrote.
+      const token = readFileSync(localTokenFile(daemon.env.loaded.config), 'utf8').trim();
+      const response = await fetch(`${daemon.opsUrl}/readyz`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       return { status: response.status, body: (await response.json()) as ReadyzBody };
     },
     async metrics(daemon) {

@@ -352,7 +352,9 @@ for (const backend of [sqlite, postgres]) {
           expect(checks.find((c) => c.name === 'orders')).toMatchObject({
             ok: true,
             state: 'paused',
-            detail: expect.stringMatching(/^paused since \S+ by cli:\S+: stock count$/),
+            detail: expect.stringMatching(
+              /^paused since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+ by cli:\S+: stock count$/,
+            ),
           });
           const metrics = await world.metrics(daemon);
           expect(sample(metrics, 'supply_sync_job_paused{sync_job="orders"}')).toBe(1);

@@ -1,7 +1,8 @@
 /**
  * deploy/nginx/supply-sync.conf, run by Debian's nginx (not as a daemon, its own prefix in a temp folder, loopback
  * ports) with a certificate from a CA made here, in front of a running daemon: the webhook probes pass through it
- * with the body unchanged. Skips where nginx is not installed, except under SUPPLY_SYNC_REQUIRE_SERVICES=1.
+ * with the body unchanged, and nothing sent through it (nor through a bare proxy_pass) grants control without
+ * credentials. Skips where nginx is not installed, except under SUPPLY_SYNC_REQUIRE_SERVICES=1.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,7 @@ let nginx: ChildProcess | undefined;
 let origin: string;
 let agent: Agent;
 let prefix: string;
+let naivePort: number;
 
 beforeAll(async () => {
   if (!available) return;
@@ -66,11 +68,15 @@ beforeAll(async () => {
       '  max_body_bytes: 4096',
       'log:',
       '  level: silent',
+      'connectors:',
+      '  erp: { type: demo-erp, data_dir: erp, journal: false }',
+      'jobs:',
+      "  orders: { flow: orders, connector: erp, schedule: '0 3 1 1 *' }",
       '',
     ].join('\n'),
   );
   const registry = buildPluginRegistry();
-  daemon = await runDaemon({ loaded: loadConfig(config, { registry }), registry });
+  daemon = await runDaemon({ loaded: loadConfig(config, { registry }), registry, catchUp: false });
   const daemonPort = new URL(daemon.opsUrl).port;
   const listenPort = await freePort();
   // The recipe as shipped, with only the addresses and certificate paths of this test put in.
@@ -80,7 +86,10 @@ beforeAll(async () => {
     .replace('/etc/ssl/supply-sync/privkey.pem', edge.keyFile)
     .replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${daemonPort}`);
   expect(site).not.toContain(':8080');
-  writeFileSync(join(prefix, 'site.conf'), site);
+  naivePort = await freePort();
+  // What the recipe replaces: everything passed on, as a bare proxy_pass does.
+  const naive = `server {\n  listen 127.0.0.1:${naivePort};\n  location / {\n    proxy_pass http://127.0.0.1:${daemonPort};\n  }\n}\n`;
+  writeFileSync(join(prefix, 'site.conf'), `${site}\n${naive}`);
   for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(prefix, temp));
   writeFileSync(
     join(prefix, 'nginx.conf'),
@@ -189,6 +198,84 @@ describe.skipIf(!available)('webhooks through nginx (deploy/nginx/supply-sync.co
       const response = await request(`${origin}${path}`, { dispatcher: agent });
       expect(response.statusCode).toBe(404);
       await response.body.dump();
+    }
+  });
+});
+
+describe.skipIf(!available)('nothing through nginx grants control without credentials', () => {
+  const document = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../docs/control-api.json'), 'utf8'),
+  ) as { paths: Record<string, Record<string, unknown>> };
+  const routes = Object.entries(document.paths).flatMap(([template, methods]) =>
+    Object.keys(methods).map((method) => ({
+      method: method.toUpperCase(),
+      path: template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'job' ? 'orders' : '1')),
+    })),
+  );
+  const localToken = () => readFileSync(join(prefix, 'control-token'), 'utf8').trim();
+  const forged = [
+    {},
+    { host: '127.0.0.1' },
+    { 'x-forwarded-for': '127.0.0.1', 'x-real-ip': '127.0.0.1' },
+  ] as Record<string, string>[];
+
+  it('answers every control route 404 through the recipe, and 401 (or 403 for the local token) through a bare proxy_pass', async () => {
+    for (const { method, path } of routes) {
+      for (const headers of forged) {
+        const json = { 'content-type': 'application/json', ...headers };
+        const body = method === 'POST' ? '{}' : null;
+        const recipe = await request(`${origin}${path}`, {
+          dispatcher: agent,
+          method: method as 'GET',
+          headers: json,
+          body,
+        });
+        expect(recipe.statusCode, `${method} ${path} through the recipe`).toBe(404);
+        await recipe.body.dump();
+        const bare = await request(`http://127.0.0.1:${naivePort}${path}`, {
+          method: method as 'GET',
+          headers: json,
+          body,
+        });
+        expect(bare.statusCode, `${method} ${path} through a bare proxy_pass`).toBe(401);
+        await bare.body.dump();
+      }
+      // Even the real local token: the recipe passes no credential on, and a forwarded request is never local.
+      const withToken = {
+        'content-type': 'application/json',
+        authorization: `Bearer ${localToken()}`,
+        'x-forwarded-for': '198.51.100.1',
+      };
+      const bare = await request(`http://127.0.0.1:${naivePort}${path}`, {
+        method: method as 'GET',
+        headers: withToken,
+        body: method === 'POST' ? '{}' : null,
+      });
+      expect(bare.statusCode, `${method} ${path} with the local token through a proxy`).toBe(403);
+      await bare.body.dump();
+    }
+    expect(daemon.env.state.commands.unfinished()).toEqual([]);
+    expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+  });
+
+  it('publishes /readyz as a bare state: no names, reasons or texts, even for a caller that has the local token', async () => {
+    daemon.env.state.pausedJobs.pause('orders', 'cli:ann@erp-host', 'secret month-end reason');
+    try {
+      const bare = await request(`${origin}/readyz`, { dispatcher: agent });
+      const text = await bare.body.text();
+      expect(Object.keys(JSON.parse(text) as object)).toEqual(['status']);
+      const withToken = await request(`${origin}/readyz`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${localToken()}` },
+      });
+      const tokenText = await withToken.body.text();
+      expect(Object.keys(JSON.parse(tokenText) as object)).toEqual(['status']);
+      for (const shown of [text, tokenText]) {
+        expect(shown).not.toContain('ann');
+        expect(shown).not.toContain('month-end');
+      }
+    } finally {
+      daemon.env.state.pausedJobs.resume('orders');
     }
   });
 });

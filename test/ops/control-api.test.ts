@@ -6,8 +6,9 @@
  */
 import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +96,7 @@ describe('the control API on a running daemon', () => {
   beforeAll(async () => {
     world = await openHealthWorld();
     daemon = await world.start({
-      server: { port: 0, auth: { token: TOKEN } },
+      server: { port: 0, auth: { token: TOKEN, role: 'operator' } },
       connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
       jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
       mappings: {
@@ -140,11 +141,11 @@ describe('the control API on a running daemon', () => {
     expect(paused.status).toBe(200);
     expect(await paused.json()).toMatchObject({
       status: 'done',
-      requestedBy: 'api:token',
+      requestedBy: 'api:token@127.0.0.1',
       result: { paused: true },
     });
     expect(daemon.env.state.pausedJobs.get('orders')).toMatchObject({
-      pausedBy: 'api:token',
+      pausedBy: 'api:token@127.0.0.1',
       reason: 'month-end close',
     });
     const again = await call('POST', '/jobs/orders/pause');
@@ -166,7 +167,9 @@ describe('the control API on a running daemon', () => {
     expect(pausedRun.status).toBe(409);
     expect(await pausedRun.json()).toMatchObject({
       error: 'job_paused',
-      detail: expect.stringMatching(/^job "orders" is paused \(since .* by api:token\); resume it first$/),
+      detail: expect.stringMatching(
+        /^job "orders" is paused \(since .* by api:token@127\.0\.0\.1\); resume it first$/,
+      ),
     });
     const unknownRun = await call('POST', '/jobs/ordres/run');
     expect(unknownRun.status).toBe(404);
@@ -304,21 +307,24 @@ describe('the control API on a running daemon', () => {
 
   it('logs every call with its caller and never the token', () => {
     const calls = world.logs.filter((line) => line.msg === 'control API call');
-    expect(calls.some((line) => line['who'] === 'api:token' && line['status'] === 200)).toBe(true);
-    expect(calls.some((line) => line['who'] === 'unauthenticated' && line['status'] === 401)).toBe(true);
+    expect(calls.some((line) => line['who'] === 'api:token@127.0.0.1' && line['status'] === 200)).toBe(true);
+    expect(calls.some((line) => line['who'] === 'unauthenticated@127.0.0.1' && line['status'] === 401)).toBe(
+      true,
+    );
     expect(JSON.stringify(world.logs)).not.toContain(TOKEN);
   });
 });
 
-/** A raw call, so the Host and Origin headers are the test's own (fetch would set Host itself). */
+/** A raw call, so the headers are the test's own (fetch would set Host itself). */
 function rawCall(
   url: string,
   path: string,
   headers: Record<string, string> = {},
+  method = 'GET',
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(path, url);
-    const req = httpRequest(target, { method: 'GET', headers }, (res) => {
+    const req = httpRequest(target, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
@@ -327,47 +333,56 @@ function rawCall(
       res.on('error', reject);
     });
     req.on('error', reject);
-    req.end();
+    req.end(method === 'POST' ? '{}' : undefined);
   });
 }
 
-describe('the control API on loopback without credentials', () => {
+describe('the control API for a caller on this host, with the local token file', () => {
   let world: HealthWorld;
   let daemon: Daemon;
+  let token: string;
+  const user = userInfo().username;
 
   beforeAll(async () => {
     world = await openHealthWorld();
     daemon = await world.start({
-      server: { host: '127.0.0.1', port: 0, control: { loopback_without_auth: true } },
+      server: { host: '127.0.0.1', port: 0 },
       connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
       jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
     });
+    const file = join(dirname(daemon.env.loaded.config.state.path), 'control-token');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    token = readFileSync(file, 'utf8').trim();
   });
   afterAll(async () => world?.close());
 
-  it('answers a plain local call, with or without a port, for each loopback name', async () => {
-    const port = new URL(daemon.opsUrl).port;
-    for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'localhost', '[::1]:1']) {
-      const answer = await rawCall(daemon.opsUrl, '/runs', { host });
-      expect(answer.status, host).toBe(200);
-    }
-    const local = await rawCall(daemon.opsUrl, '/runs', { origin: `http://localhost:${port}` });
-    expect(local.status).toBe(200);
+  it('acts as the local operator named after the OS user; nothing without the token', async () => {
+    const bare = await rawCall(daemon.opsUrl, '/runs');
+    expect(bare.status).toBe(401);
+    const json = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const paused = await rawCall(daemon.opsUrl, '/jobs/orders/pause', json, 'POST');
+    expect(paused.status).toBe(200);
+    expect(daemon.env.state.pausedJobs.get('orders')).toMatchObject({
+      pausedBy: `local:${user}@127.0.0.1`,
+    });
+    expect((await rawCall(daemon.opsUrl, '/jobs/orders/resume', json, 'POST')).status).toBe(200);
   });
 
-  it('refuses a rebound name (another Host) and a call from another site (another Origin)', async () => {
-    const rebound = await rawCall(daemon.opsUrl, '/runs', { host: 'evil.example' });
-    expect(rebound.status).toBe(403);
-    expect(JSON.parse(rebound.body)).toMatchObject({
-      error: 'forbidden',
-      detail: expect.stringContaining('loopback host'),
-    });
-    const port = new URL(daemon.opsUrl).port;
-    const crossSite = await rawCall(daemon.opsUrl, '/runs', { origin: 'http://evil.example' });
-    expect(crossSite.status).toBe(403);
-    expect(JSON.parse(crossSite.body)).toMatchObject({ detail: expect.stringContaining('another site') });
-    const nullOrigin = await rawCall(daemon.opsUrl, '/runs', { host: `localhost:${port}`, origin: 'null' });
-    expect(nullOrigin.status).toBe(403);
-    expect(daemon.env.state.commands.unfinished()).toEqual([]);
+  it('never takes the token from a request a proxy forwarded (any forwarding header)', async () => {
+    for (const header of ['x-forwarded-for', 'x-real-ip', 'forwarded']) {
+      const value = header === 'forwarded' ? 'for=203.0.113.9' : '203.0.113.9';
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        [header]: value,
+      };
+      const answer = await rawCall(daemon.opsUrl, '/jobs/orders/pause', headers, 'POST');
+      expect(answer.status, header).toBe(403);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        detail: expect.stringContaining('never through a proxy'),
+      });
+    }
+    expect(daemon.env.state.pausedJobs.get('orders')).toBeNull();
+    expect(JSON.stringify(world.logs)).not.toContain(token);
   });
 });

@@ -36,7 +36,7 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
               state,
               defaultTimezone: config.timezone,
               now,
-            }).map((job) => [job.name, jobCheck(job, now, context.secrets)] as const),
+            }).map((job) => [job.name, jobCheck(job, now, context.secrets, config.timezone)] as const),
           ),
         }),
       );

@@ -5,12 +5,23 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { controlAuth, isJsonRequest, type ControlAuthOptions } from '../../ops/control-auth.js';
+import {
+  controlAuth,
+  isJsonRequest,
+  sendControlRefusal,
+  type ControlAuthOptions,
+} from '../../ops/control-auth.js';
 import { deepScrub } from '../../log/index.js';
 import type { OpsProviders } from '../../ops/index.js';
 import type { QueuedCommand, StateStore } from '../../state/index.js';
 import { actionArgs, type ControlAction } from './actions.js';
-import { CONTROL_ROUTES, type ControlReply, type ControlRequest } from './control-routes.js';
+import {
+  CONTROL_ROUTES,
+  type ControlReply,
+  type ControlRequest,
+  type ControlRoute,
+  type RouteContext,
+} from './control-routes.js';
 import { configFingerprint } from './fingerprint.js';
 import { decodePathParams, decodeQuery } from './request-parts.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -37,7 +48,7 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 export type ControlHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
 
-/** The handler, or undefined when the control API is not served (no server.auth and no loopback setting). */
+/** The handler, or undefined when the control API is not served (no server.auth user and no local token). */
 export function createControlApi(options: ControlApiOptions): ControlHandler | undefined {
   const caller = controlAuth(options.auth);
   if (caller === null) return undefined;
@@ -45,37 +56,35 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
   return async (req, res, path) => {
     const found = matchRoute(req.method ?? 'GET', path);
     if (found === undefined) return false;
-    const who = caller(req);
-    let reply: ControlReply;
-    if (!who.ok) reply = unauthorized(who.refused);
-    else {
-      const parts = requestParts(req, found.route.method, found.params);
-      if ('status' in parts) reply = parts;
-      else {
-        const body = found.route.method === 'POST' ? await readJson(req) : {};
-        if (body === null)
-          reply = { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
-        else {
-          const request: ControlRequest = { ...parts, body, who: who.who };
-          reply = await found.route.handle(request, {
-            options,
-            give: (action, wait) => give(options, fingerprint, who.who, action, wait),
-          });
-        }
-      }
+    const who = caller(req, found.route.method);
+    if (!who.ok) {
+      logCall(options.logger, { who: who.who, method: req.method, path, status: who.status });
+      sendControlRefusal(res, options.auth, who);
+      return true;
     }
-    options.logger.info(
-      { who: who.ok ? who.who : 'unauthenticated', method: req.method, path, status: reply.status },
-      'control API call',
-    );
+    const reply = await answer(req, found, who.who, {
+      options,
+      give: (action, wait) => give(options, fingerprint, who.who, action, wait),
+    });
+    logCall(options.logger, { who: who.who, method: req.method, path, status: reply.status });
     send(res, { ...reply, body: deepScrub(reply.body, options.knownSecrets()) });
     return true;
   };
 }
 
-function unauthorized(refused: string | undefined): ControlReply {
-  if (refused !== undefined) return { status: 403, body: { error: 'forbidden', detail: refused } };
-  return { status: 401, body: { error: 'unauthorized', detail: 'missing or wrong credentials' } };
+/** The route's answer to an authorised caller: a 400/415 for a request it cannot read, else the handler's. */
+async function answer(
+  req: IncomingMessage,
+  found: { route: ControlRoute; params: Record<string, string> },
+  who: string,
+  context: RouteContext,
+): Promise<ControlReply> {
+  const parts = requestParts(req, found.route.method, found.params);
+  if ('status' in parts) return parts;
+  const body = found.route.method === 'POST' ? await readJson(req) : {};
+  if (body === null)
+    return { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
+  return found.route.handle({ ...parts, body, who }, context);
 }
 
 /** The path parameters and query, decoded; a 400 naming the part that cannot be, or a 415 for a form post. */
@@ -95,6 +104,13 @@ function requestParts(
   const query = decodeQuery(req.url ?? '/');
   if (!query.ok) return { status: 400, body: { error: 'usage', detail: query.problem } };
   return { params: params.value, query: query.value };
+}
+
+function logCall(
+  logger: Logger,
+  call: { who: string; method: string | undefined; path: string; status: number },
+): void {
+  logger.info(call, 'control API call');
 }
 
 function matchRoute(method: string, path: string) {

@@ -119,7 +119,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 export type EnvironmentServiceOptions = Pick<
   EnvironmentOptions,
-  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer'
+  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer' | 'extraSecrets'
 >;
 
 /**
@@ -156,7 +156,10 @@ export class EnvironmentService implements Service {
     // not be held to.
     const env = await buildEnvironment({
       ...this.options,
-      extraSecrets: () => this.#webhookSecrets?.activeSecrets() ?? [],
+      extraSecrets: () => [
+        ...(this.#webhookSecrets?.activeSecrets() ?? []),
+        ...(this.options.extraSecrets?.() ?? []),
+      ],
     });
     try {
       // Runs cut off by a crash or kill have no end; record them as such before anything new starts. On a shared

@@ -1,4 +1,5 @@
 /** The operations server: /healthz, /readyz, /metrics, /status, and the webhook path unless it has its own port. */
+import type { IncomingMessage } from 'node:http';
 import type { OpsAccessCheck } from '../../ops/auth.js';
 import type { ControlHandler } from '../control/control-api.js';
 import { createOpsServer, type OpsMetrics, type OpsProviders, type OpsServer } from '../../ops/index.js';
@@ -18,6 +19,8 @@ export interface OpsServerServiceOptions {
   readonly webhookReceiver: WebhookReceiver | undefined;
   /** The control API; undefined when it is not served. */
   readonly control?: ControlHandler | undefined;
+  /** Whether a caller sees /readyz's checks, or only ready / not_ready / paused. */
+  readonly readinessDetails: (req: IncomingMessage) => boolean;
 }
 
 export class OpsServerService implements Service {
@@ -42,6 +45,7 @@ export class OpsServerService implements Service {
       port: this.options.port ?? config.port,
       tls: tls?.material,
       access,
+      readinessDetails: this.options.readinessDetails,
       metrics,
       ...(webhookReceiver === undefined
         ? {}
