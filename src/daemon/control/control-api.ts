@@ -12,6 +12,7 @@ import type { QueuedCommand, StateStore } from '../../state/index.js';
 import { actionArgs, type ControlAction } from './actions.js';
 import { CONTROL_ROUTES, type ControlReply, type ControlRequest } from './control-routes.js';
 import { configFingerprint } from './fingerprint.js';
+import { askCommand, bindToOpenLetters, queueLimits } from './command-queue.js';
 import { decodePathParams, decodeQuery } from './request-parts.js';
 import type { LoadedConfig } from '../../config/index.js';
 
@@ -137,7 +138,10 @@ function send(res: ServerResponse, reply: ControlReply): void {
   res.end(JSON.stringify(reply.body));
 }
 
-/** Queues the action and waits for it (up to a bound): one code path with the CLI's. */
+/**
+ * Queues the action (or finds the identical one pending) and waits for it (up to a bound): one code path with the
+ * CLI's. Rejects with a ControlError when the queue refuses it.
+ */
 async function give(
   options: ControlApiOptions,
   fingerprint: string,
@@ -146,12 +150,12 @@ async function give(
   wait: boolean,
 ): Promise<QueuedCommand> {
   const { queue } = options;
-  const id = queue.commands.enqueue({
-    kind: action.kind,
-    args: actionArgs(action),
-    fingerprint,
-    requestedBy: who,
-  });
+  const bound = bindToOpenLetters(action, queue);
+  const { id } = askCommand(
+    queue,
+    { kind: bound.kind, args: actionArgs(bound), fingerprint, requestedBy: who },
+    queueLimits(options.loaded.config),
+  );
   options.kick();
   const command = queue.commands.get(id);
   if (command === null) throw new Error(`command #${id} was not stored`);
