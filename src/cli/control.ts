@@ -6,6 +6,14 @@
 import { hostname, userInfo } from 'node:os';
 import type { LoadedConfig } from '../config/index.js';
 import { actionArgs, ControlError, type ControlAction } from '../daemon/control/actions.js';
+import {
+  askCommand,
+  bindToOpenLetters,
+  expireStale,
+  queueLimits,
+  type Asked,
+  type QueueLimits,
+} from '../daemon/control/command-queue.js';
 import { commandFingerprint } from '../daemon/control/fingerprint.js';
 import { carryOutInState, type StateActionResult } from '../daemon/control/state-actions.js';
 import { systemClock } from '../shared/clock.js';
@@ -65,21 +73,37 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
   }
   const state = openForQueue(options.loaded);
   try {
-    const id = state.commands.enqueue({
-      kind: options.action.kind,
-      args: actionArgs(options.action),
-      fingerprint: commandFingerprint(options.loaded.config),
-      requestedBy: requestedByCli(),
-    });
+    const { id, merged } = askFromCli(state, options);
     if (options.wait === false) return { via: 'queued', id };
-    context.output.progress(`a daemon holds the state: command #${id} queued for it, waiting...`);
-    const result = (await waitFor(state, id, options.takeOver).catch((error: unknown) => {
+    const as = merged ? 'the same command was queued already as' : 'queued for it as';
+    context.output.progress(`a daemon holds the state: ${as} command #${id}, waiting...`);
+    const limits = queueLimits(options.loaded.config);
+    const result = (await waitFor(state, id, limits, options.takeOver).catch((error: unknown) => {
       throw namingTheFile(error, options.loaded.file);
     })) as R;
     context.output.done();
     return { via: 'daemon', result };
   } finally {
     state.close();
+  }
+}
+
+/** Queues the action under the queue's rules (see command-queue.ts); a refusal as the CLI reports it. */
+function askFromCli<R>(state: StateStore, options: GiveOptions<R>): Asked {
+  try {
+    const action = bindToOpenLetters(options.action, state);
+    return askCommand(
+      state,
+      {
+        kind: action.kind,
+        args: actionArgs(action),
+        fingerprint: commandFingerprint(options.loaded.config),
+        requestedBy: requestedByCli(),
+      },
+      queueLimits(options.loaded.config),
+    );
+  } catch (error) {
+    throw asCliError(error);
   }
 }
 
@@ -137,7 +161,7 @@ export function giveStateCommand(
  * migrated it), or the shared database without a fence (a queued command is the one row written, and the leader
  * decides what it does).
  */
-function openForQueue(loaded: LoadedConfig): StateStore {
+export function openForQueue(loaded: LoadedConfig): StateStore {
   const location = loaded.config.state;
   if (location.url !== undefined) return openConfiguredState(location, systemClock);
   return openStateStore({ file: location.path, clock: systemClock, lock: false });
@@ -149,6 +173,7 @@ const TAKE_OVER_EVERY = 20;
 async function waitFor(
   state: StateStore,
   id: number,
+  limits: QueueLimits,
   takeOver?: (id: number) => Promise<{ result: unknown } | undefined>,
 ): Promise<unknown> {
   const interrupted = new AbortController();
@@ -156,11 +181,14 @@ async function waitFor(
   process.once('SIGINT', interrupt);
   try {
     for (let round = 1; ; round++) {
+      if (round % TAKE_OVER_EVERY === 1) expireStale(state, limits);
       const command = state.commands.get(id);
       if (command === null) throw new CliError(`command #${id} is no longer in the state`, 'command_lost');
       if (command.status === 'done') return command.result;
       if (command.status === 'failed') {
-        throw asCliError(new ControlError(command.errorCode ?? 'command_failed', command.error ?? 'failed'));
+        const code = command.errorCode ?? 'command_failed';
+        const named = code === 'expired' || code === 'cancelled' ? `command #${id}: ` : '';
+        throw asCliError(new ControlError(code, `${named}${command.error ?? 'failed'}`));
       }
       if (takeOver !== undefined && command.status === 'pending' && round % TAKE_OVER_EVERY === 0) {
         const done = await takeOver(id).catch((error: unknown) => {

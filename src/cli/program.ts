@@ -1,6 +1,7 @@
 /** The `supply-sync` command tree; each command lives in its own module under commands/. */
 import { Command, CommanderError } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerCommandQueueCommands } from './commands/commands.js';
 import { registerConfigCommands } from './commands/config.js';
 import { registerContractCommands } from './commands/contract.js';
 import { registerCursorCommands } from './commands/cursor.js';
@@ -47,6 +48,7 @@ export function buildProgram(context: CliContext): Command {
   registerReconcileCommands(program, context);
   registerJobCommands(program, context);
   registerRunsCommand(program, context);
+  registerCommandQueueCommands(program, context);
   registerWebhookCommands(program, context);
   registerSandboxCommand(program, context);
   registerDemoCommand(program, context);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { duration } from './duration.js';
 
 /** The file the daemon writes its local operator token to when server.control.local_token_file is not set. */
 export const DEFAULT_LOCAL_TOKEN_NAME = 'control-token';
@@ -33,6 +34,24 @@ export const controlApiSchema = z
           'beside the state file; relative to the config file',
       )
       .meta({ examples: ['/var/lib/supply-sync/control-token'] }),
+    command_ttl: duration()
+      .meta({
+        description:
+          'How long a queued command waits for a daemon to take it before it is recorded `expired` and nothing is ' +
+          'done (default 1h)',
+      })
+      .optional(),
+    max_pending_per_kind: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .meta({
+        description:
+          'How many commands of one kind may wait in the queue; one more is refused (429, queue_full) naming the ' +
+          'oldest pending one (default 10)',
+      })
+      .optional(),
   })
   .describe(
     'The control API (POST /jobs/{job}/run|pause|resume, /dead-letters/..., /cursors/{stream}/reset, /config/reload): ' +

@@ -98,6 +98,46 @@ export class CommandStore {
     return rows.map(fromRow);
   }
 
+  /** The latest commands first; only those not finished yet with `unfinishedOnly`. */
+  list(options: { unfinishedOnly?: boolean; limit?: number } = {}): QueuedCommand[] {
+    const where = options.unfinishedOnly === true ? "WHERE status IN ('pending', 'running')" : '';
+    const rows = this.db
+      .prepare(`SELECT * FROM commands ${where} ORDER BY id DESC LIMIT ?`)
+      .all(options.limit ?? 100) as CommandRow[];
+    return rows.map(fromRow);
+  }
+
+  /** The pending commands of one kind, oldest first. */
+  pendingOfKind(kind: string): QueuedCommand[] {
+    const rows = this.db
+      .prepare("SELECT * FROM commands WHERE status = 'pending' AND kind = ? ORDER BY id")
+      .all(kind) as CommandRow[];
+    return rows.map(fromRow);
+  }
+
+  /** Records a pending command `cancelled` (nothing was done); false when a daemon took it or it was finished. */
+  cancel(id: number, by: string): boolean {
+    return this.#finishPending(id, 'cancelled', `cancelled by ${by} before a daemon took it; nothing was done`);
+  }
+
+  /** Records `expired` each command pending for longer than `ttlMs`; returns their ids. */
+  expirePending(ttlMs: number, why: string): number[] {
+    const rows = this.db
+      .prepare("SELECT id FROM commands WHERE status = 'pending' AND requested_at < ? ORDER BY id")
+      .all(this.clock.now() - ttlMs) as Array<{ id: number }>;
+    return rows.map((row) => Number(row.id)).filter((id) => this.#finishPending(id, 'expired', why));
+  }
+
+  #finishPending(id: number, code: string, message: string): boolean {
+    return (
+      this.db
+        .prepare(
+          "UPDATE commands SET status = 'failed', finished_at = ?, error_code = ?, error = ? WHERE id = ? AND status = 'pending'",
+        )
+        .run(this.clock.now(), code, message, id).changes > 0
+    );
+  }
+
   /** Marks a command taken (one more attempt); false when it was finished meanwhile. */
   claim(id: number): boolean {
     return (

@@ -54,6 +54,8 @@ export interface FlowTarget {
   flow: string;
   reason?: string | undefined;
   missing?: MissingEntry | undefined;
+  /** Only these letters (those that matched when the command was asked): letters filed since are left alone. */
+  ids?: readonly number[] | undefined;
 }
 
 /** One dead letter, or every open one of a flow (of one reason, of one missing mapping, when given). */
@@ -126,7 +128,7 @@ export class DeadLetterStore {
         .prepare("UPDATE dead_letters SET status = 'retrying' WHERE id = ? AND status IN ('open', 'discarded')")
         .run(target.id).changes;
     }
-    if (target.missing !== undefined) {
+    if (target.missing !== undefined || target.ids !== undefined) {
       return this.#each(target, ['open'], (id) => this.replay({ id }));
     }
     return this.db
@@ -145,7 +147,7 @@ export class DeadLetterStore {
         )
         .run(now, target.id).changes;
     }
-    if (target.missing !== undefined) {
+    if (target.missing !== undefined || target.ids !== undefined) {
       return this.#each(target, ['open', 'retrying'], (id) => this.discard({ id }));
     }
     return this.db
@@ -161,19 +163,31 @@ export class DeadLetterStore {
    * backend. Not one statement: callers that need it atomic run it in a state transaction, as the control actions do.
    */
   #each(target: FlowTarget, statuses: readonly DeadLetterStatus[], change: (id: number) => number): number {
+    let changed = 0;
+    for (const id of this.matchingIds(target, statuses)) changed += change(id);
+    return changed;
+  }
+
+  /**
+   * The letters of the flow in one of `statuses` that the target names: of its reason and missing mapping when
+   * given, among its ids when given.
+   */
+  matchingIds(target: FlowTarget, statuses: readonly DeadLetterStatus[]): number[] {
     const rows = this.db
       .prepare(
-        `SELECT id, record, reason FROM dead_letters WHERE flow = ? AND status IN (${statuses.map(() => '?').join(', ')})`,
+        `SELECT id, record, reason FROM dead_letters WHERE flow = ? AND status IN (${statuses.map(() => '?').join(', ')}) ORDER BY id`,
       )
       .all(target.flow, ...statuses) as Array<{ id: number; record: string; reason: string }>;
-    let changed = 0;
-    for (const row of rows) {
-      if (target.reason !== undefined && row.reason !== target.reason) continue;
-      const missing = missingMappingOf(JSON.parse(row.record) as unknown);
-      if (missing?.table !== target.missing?.table || missing?.key !== target.missing?.key) continue;
-      changed += change(row.id);
-    }
-    return changed;
+    const bound = target.ids === undefined ? undefined : new Set(target.ids);
+    return rows
+      .filter((row) => {
+        if (bound !== undefined && !bound.has(Number(row.id))) return false;
+        if (target.reason !== undefined && row.reason !== target.reason) return false;
+        if (target.missing === undefined) return true;
+        const missing = missingMappingOf(JSON.parse(row.record) as unknown);
+        return missing?.table === target.missing.table && missing.key === target.missing.key;
+      })
+      .map((row) => Number(row.id));
   }
 
   /** Marks a record done after a successful retry (or a later successful sync of the same key). */

@@ -3,6 +3,13 @@
  * claimed again after a restart (its leader died mid-way), a pause is kept across reopening.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  askCommand,
+  bindToOpenLetters,
+  expireStale,
+  QueueFullError,
+} from '../../src/daemon/control/command-queue.js';
+import { carryOutInState } from '../../src/daemon/control/state-actions.js';
 import type { StateStore } from '../../src/state/index.js';
 import type { StateBackendHarness } from './backends.js';
 import { FakeClock } from './support.js';
@@ -77,6 +84,76 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         clock.advance(1);
         expect(state.commands.pruneFinished(1000)).toBe(1);
         expect(state.commands.get(open)?.status).toBe('pending');
+      });
+
+      it('merges an identical pending command, bounds each kind, and expires what waits too long', () => {
+        const limits = { ttlMs: 60_000, maxPendingPerKind: 3 };
+        const run = (job: string) => ({ kind: 'sync', args: { job }, fingerprint: 'f1', requestedBy: 'api:ops' });
+        const first = askCommand(state, run('orders'), limits);
+        expect(first.merged).toBe(false);
+        // The same command asked again, by someone else, with its arguments in another order: the first's id.
+        const again = askCommand(state, { ...run('orders'), requestedBy: 'cli:ann' }, limits);
+        expect(again).toEqual({ id: first.id, merged: true });
+        askCommand(state, run('sales'), limits);
+        askCommand(state, run('stock'), limits);
+        let refused: unknown;
+        try {
+          askCommand(state, run('invoices'), limits);
+        } catch (error) {
+          refused = error;
+        }
+        expect(refused).toBeInstanceOf(QueueFullError);
+        expect(refused).toMatchObject({ code: 'queue_full', pending: first.id });
+        expect((refused as Error).message).toContain(`command #${first.id}`);
+        // Another kind is not held back by the full one: an emergency pause is queued.
+        expect(askCommand(state, { ...command, kind: 'jobs.pause', args: { job: 'orders' } }, limits).merged).toBe(false);
+        expect(state.commands.pendingOfKind('sync')).toHaveLength(3);
+
+        clock.advance(60_000);
+        expect(expireStale(state, limits)).toEqual([]);
+        clock.advance(1);
+        const expired = expireStale(state, limits);
+        expect(expired).toHaveLength(4);
+        expect(reopen().commands.get(first.id)).toMatchObject({ status: 'failed', errorCode: 'expired' });
+        expect(state.commands.get(first.id)?.error).toContain('no daemon took it within 1m');
+        // An expired command is never taken: a daemon that starts now finds nothing to do.
+        expect(state.commands.claim(first.id)).toBe(false);
+        expect(state.commands.unfinished()).toEqual([]);
+        // And the kind has room again.
+        expect(askCommand(state, run('invoices'), limits).merged).toBe(false);
+      });
+
+      it('lists the latest commands first and cancels only one still waiting', () => {
+        const waiting = state.commands.enqueue(command);
+        const taken = state.commands.enqueue({ ...command, kind: 'sync', args: { job: 'orders' } });
+        state.commands.claim(taken);
+        expect(state.commands.list({ unfinishedOnly: true }).map((c) => c.id)).toEqual([taken, waiting]);
+        expect(state.commands.cancel(taken, 'cli:ann')).toBe(false);
+        expect(state.commands.cancel(waiting, 'cli:ann')).toBe(true);
+        expect(state.commands.cancel(waiting, 'cli:ann')).toBe(false);
+        expect(reopen().commands.get(waiting)).toMatchObject({
+          status: 'failed',
+          errorCode: 'cancelled',
+          error: expect.stringContaining('cancelled by cli:ann'),
+        });
+        expect(state.commands.list({ unfinishedOnly: true }).map((c) => c.id)).toEqual([taken]);
+        expect(state.commands.list({ limit: 1 }).map((c) => c.id)).toEqual([taken]);
+      });
+
+      it('binds a flow-wide discard to the letters open when it was asked: letters filed after it stay open', () => {
+        const before = state.deadLetters.add('orders', 'ord_1', {}, 'no ERP item for SKU X-1');
+        state.deadLetters.add('sales', 'inv_1', {}, 'other flow');
+        const action = bindToOpenLetters({ kind: 'dead-letters.discard', target: { flow: 'orders' } }, state);
+        expect(action).toEqual({ kind: 'dead-letters.discard', target: { flow: 'orders', ids: [before.id] } });
+        const later = state.deadLetters.add('orders', 'ord_2', {}, 'no ERP item for SKU X-2');
+        const context = { state, file: 'c.yaml', jobs: ['orders'], by: 'cli:ann' };
+        expect(state.transaction(() => carryOutInState(action, context))).toEqual({ count: 1 });
+        expect(state.deadLetters.byId(before.id)?.status).toBe('discarded');
+        expect(state.deadLetters.byId(later.id)?.status).toBe('open');
+        // A flow-wide ask that names no open letter is refused when it is asked, not queued.
+        expect(() =>
+          bindToOpenLetters({ kind: 'dead-letters.retry', target: { flow: 'orders', reason: 'nothing' } }, state),
+        ).toThrow(expect.objectContaining({ code: 'dead_letter_not_found' }));
       });
 
       it('keeps each run with the dead letters it created, lists by job, failure and time, and prunes by age and count', () => {

@@ -3,7 +3,8 @@
  * out directly when no daemon holds the state: one definition of each, so the outcome is the same either way.
  */
 export type DeadLetterTarget =
-  { id: number } | { flow: string; reason?: string; missing?: { table: string; key: string } };
+  | { id: number }
+  | { flow: string; reason?: string; missing?: { table: string; key: string }; ids?: number[] };
 
 export type ControlAction =
   | { kind: 'dead-letters.retry'; target: DeadLetterTarget }

@@ -17,6 +17,7 @@ import { every, stopLoop, type Loop } from '../services/every.js';
 import type { Service, StopOptions } from '../services/service.js';
 import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction, type ControlKind } from './actions.js';
 import { carryOutEffect } from './effect-actions.js';
+import { expireStale, queueLimits } from './command-queue.js';
 import { applyReload, logReload, planReload } from './config-reload.js';
 import { configFingerprint, fingerprintParts } from './fingerprint.js';
 import { mappingsFingerprint } from '../mappings.js';
@@ -102,7 +103,7 @@ export class CommandService implements Service {
    */
   drain(): void {
     if (this.#stopping || !this.#started) return;
-    for (const command of this.env.state.commands.unfinished()) {
+    for (const command of this.#unexpired()) {
       if (this.#inFlight.has(command.id)) continue;
       if (command.attempts >= MAX_COMMAND_ATTEMPTS) {
         this.#fail(
@@ -133,6 +134,22 @@ export class CommandService implements Service {
       else if (STATE_ACTIONS.has(action.kind)) this.#carryOutInState(command, action);
       else this.#startEffect(command, action);
     }
+  }
+
+  /**
+   * The unfinished commands; those that waited longer than their time to live are recorded `expired` first, not
+   * carried out late (a write only when there is one: the drain runs four times a second).
+   */
+  #unexpired(): QueuedCommand[] {
+    const { state, logger, clock } = this.env;
+    const limits = queueLimits(this.env.loaded.config);
+    const unfinished = state.commands.unfinished();
+    const staleBefore = clock.now() - limits.ttlMs;
+    if (!unfinished.some((c) => c.status === 'pending' && c.requestedAt < staleBefore)) return unfinished;
+    const expired = state.transaction(() => expireStale(state, limits));
+    for (const id of expired)
+      logger.warn({ command: id }, 'operator command expired before a daemon took it');
+    return state.commands.unfinished();
   }
 
   #context(command: QueuedCommand) {

@@ -23,6 +23,7 @@ import {
   type RouteContext,
 } from './control-routes.js';
 import { configFingerprint } from './fingerprint.js';
+import { askCommand, bindToOpenLetters, queueLimits } from './command-queue.js';
 import { decodePathParams, decodeQuery } from './request-parts.js';
 import type { LoadedConfig } from '../../config/index.js';
 
@@ -153,7 +154,10 @@ function send(res: ServerResponse, reply: ControlReply): void {
   res.end(JSON.stringify(reply.body));
 }
 
-/** Queues the action and waits for it (up to a bound): one code path with the CLI's. */
+/**
+ * Queues the action (or finds the identical one pending) and waits for it (up to a bound): one code path with the
+ * CLI's. Rejects with a ControlError when the queue refuses it.
+ */
 async function give(
   options: ControlApiOptions,
   fingerprint: string,
@@ -162,12 +166,12 @@ async function give(
   wait: boolean,
 ): Promise<QueuedCommand> {
   const { queue } = options;
-  const id = queue.commands.enqueue({
-    kind: action.kind,
-    args: actionArgs(action),
-    fingerprint,
-    requestedBy: who,
-  });
+  const bound = bindToOpenLetters(action, queue);
+  const { id } = askCommand(
+    queue,
+    { kind: bound.kind, args: actionArgs(bound), fingerprint, requestedBy: who },
+    queueLimits(options.loaded.config),
+  );
   options.kick();
   const command = queue.commands.get(id);
   if (command === null) throw new Error(`command #${id} was not stored`);

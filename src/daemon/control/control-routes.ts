@@ -4,6 +4,7 @@ import { ControlError, type ControlAction } from './actions.js';
 import type { ControlApiOptions } from './control-api.js';
 import { requireNotPaused } from './effect-actions.js';
 import { statusOfCode } from './outcome-codes.js';
+import { QueueFullError } from './command-queue.js';
 import { requireJob } from './state-actions.js';
 
 export interface ControlRequest {
@@ -56,7 +57,8 @@ const param = (request: ControlRequest, name: string): string => request.params[
 /** A refusal given before anything is queued, with the status its code maps to. */
 function refusal(error: unknown): ControlReply {
   if (!(error instanceof ControlError)) throw error;
-  return { status: statusOfCode(error.code), body: { error: error.code, detail: error.message } };
+  const pending = error instanceof QueueFullError ? { command: error.pending } : {};
+  return { status: statusOfCode(error.code), body: { error: error.code, detail: error.message, ...pending } };
 }
 
 /** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */
@@ -74,7 +76,11 @@ const command =
       const made = action(request, context.options);
       if ('status' in made) return made;
       const wait = waitByDefault || request.query.get('wait') === 'true';
-      return commandReply(await context.give(made, wait));
+      try {
+        return commandReply(await context.give(made, wait));
+      } catch (error) {
+        return refusal(error);
+      }
     },
   });
 
@@ -183,8 +189,29 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   ),
   command('/cursors/{stream}/reset', (r, options) => knownCursor(param(r, 'stream'), options))('POST'),
   command('/config/reload', () => ({ kind: 'config.reload' }))('POST'),
+  {
+    method: 'POST',
+    path: '/commands/{id}/cancel',
+    pattern: route('/commands/{id}/cancel'),
+    handle: async (request, { options }) => cancelCommand(param(request, 'id'), request.who, options),
+  },
   ...readRoutes(),
 ];
+
+/** Cancels a command still waiting: 200 with it recorded `cancelled`; 404 unknown; 409 taken or finished. */
+function cancelCommand(text: string, who: string, options: ControlApiOptions): Promise<ControlReply> {
+  const { commands } = options.queue;
+  const id = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  const cancelled = Number.isInteger(id) && options.queue.transaction(() => commands.cancel(id, who));
+  const found = Number.isInteger(id) ? commands.get(id) : null;
+  if (found === null)
+    return Promise.resolve(refusal(new ControlError('command_not_found', `no command ${text}`)));
+  if (cancelled) return Promise.resolve({ status: 200, body: commandReply(found).body });
+  const why = found.status === 'running' ? 'a daemon is carrying it out' : `it is finished (${found.status})`;
+  return Promise.resolve(
+    refusal(new ControlError('command_not_pending', `command #${id} cannot be cancelled: ${why}`)),
+  );
+}
 
 /** A whole-number query parameter: undefined when absent, a 400 naming it when it is not one in range. */
 function whole(
@@ -239,6 +266,13 @@ function readRoutes(): ControlRoute[] {
       const flow = request.query.get('flow');
       const letters = options.queue.deadLetters.list({ ...(flow === null ? {} : { flow }) });
       return { status: 200, body: { deadLetters: letters } };
+    }),
+    get('/commands', async (request, { options }) => {
+      const limit = whole(request.query, 'limit', 1, 1000, 'a whole number from 1 to 1000');
+      if (typeof limit === 'object') return limit;
+      const all = request.query.get('all') === 'true';
+      const commands = options.queue.commands.list({ unfinishedOnly: !all, limit: limit ?? 100 });
+      return { status: 200, body: { commands: commands.map((c) => commandReply(c).body) } };
     }),
     get('/commands/{id}', async (request, { options }) => {
       const id = Number(param(request, 'id'));

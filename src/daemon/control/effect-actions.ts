@@ -11,6 +11,7 @@ import {
 import type { CatalogApi } from '../../flows/catalog/api.js';
 import { removeListedProducts, trackerOf, type RemovalRun } from '../../flows/catalog/remove-listed.js';
 import { ControlError, type ControlAction } from './actions.js';
+import { removeKeyedByCommand } from './keyed-removal.js';
 import { requireJob, type StateActionContext } from './state-actions.js';
 
 export interface EffectContext extends StateActionContext {
@@ -88,23 +89,39 @@ export async function carryOutEffect(
       });
       return testResult(delivery);
     }
-    case 'catalog.remove': {
-      if (context.catalogApi === undefined) {
-        throw new ControlError('api_unavailable', 'catalog remove needs the supplier API client');
-      }
-      const catalog = context.catalogApi();
-      // A DELETE needs no key: one sent again answers 404, reported as "already gone".
-      return removeListedProducts({
-        api: { deleteProduct: (sku, options) => catalog.deleteProduct(sku, options) },
-        skus: action.skus,
-        dryRun: false,
-        trackedBy: trackerOf(action.stateCheck ? context.state : undefined),
-        onResult: () => undefined,
-      });
-    }
+    case 'catalog.remove':
+      return removeListed(action, context);
     default:
       throw new ControlError('unknown_command', `"${action.kind}" has no effect outside the state`);
   }
+}
+
+/** Through the daemon's client, keyed by the command when it is a queued one (see keyed-removal.ts). */
+function removeListed(
+  action: Extract<ControlAction, { kind: 'catalog.remove' }>,
+  context: EffectContext,
+): Promise<RemovalRun> {
+  if (context.catalogApi === undefined) {
+    throw new ControlError('api_unavailable', 'catalog remove needs the supplier API client');
+  }
+  const catalog = context.catalogApi();
+  const api = { deleteProduct: catalog.deleteProduct.bind(catalog) };
+  if (context.command !== undefined) {
+    return removeKeyedByCommand({
+      state: context.state,
+      api,
+      command: context.command.id,
+      skus: action.skus,
+      stateCheck: action.stateCheck,
+    });
+  }
+  return removeListedProducts({
+    api,
+    skus: action.skus,
+    dryRun: false,
+    trackedBy: trackerOf(action.stateCheck ? context.state : undefined),
+    onResult: () => undefined,
+  });
 }
 
 export interface TestResult {

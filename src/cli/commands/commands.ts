@@ -1,0 +1,122 @@
+/** `supply-sync commands list|show|cancel`: the operator command queue, read and steered beside a running daemon. */
+import type { Command } from 'commander';
+import { deepScrub } from '../../log/index.js';
+import type { QueuedCommand } from '../../state/index.js';
+import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { openForQueue, requestedByCli } from '../control.js';
+import { CliError, EXIT_USAGE } from '../errors.js';
+import { withState } from '../state-access.js';
+
+export function registerCommandQueueCommands(program: Command, context: CliContext): void {
+  const commands = program
+    .command('commands')
+    .description('the commands given to the daemon: list, show one, cancel one still waiting');
+
+  commands
+    .command('list')
+    .option('--all', 'finished commands too (kept 7 days), not only those waiting or under way')
+    .option('--limit <n>', 'at most this many, newest first', '100')
+    .option('--json', 'print JSON')
+    .description('the commands waiting for the daemon or under way, newest first')
+    .action(async (options: { all?: boolean; limit: string; json?: boolean }, command: Command) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit <= 0) {
+        throw new CliError(
+          `--limit: expected a positive whole number, got "${options.limit}"`,
+          'usage',
+          EXIT_USAGE,
+        );
+      }
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const list = await withState(
+        () => openForQueue(loaded),
+        (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),
+      );
+      if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
+      if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
+      for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
+        context.output.line(summary(queued));
+    });
+
+  commands
+    .command('show')
+    .argument('<id>', 'the command id (`command #14`)')
+    .option('--json', 'print JSON')
+    .description('one command: what was asked, by whom, when, and how it ended')
+    .action(async (id: string, options: { json?: boolean }, command: Command) => {
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const found = await withState(
+        () => openForQueue(loaded),
+        (state) => state.commands.get(commandId(id)),
+      );
+      if (found === null)
+        throw new CliError(`no command #${id} (finished ones are kept 7 days)`, 'command_not_found');
+      if (options.json)
+        return context.output.line(JSON.stringify(deepScrub(found, context.secrets), null, 2));
+      for (const line of details(deepScrub(found, context.secrets) as QueuedCommand))
+        context.output.line(line);
+    });
+
+  commands
+    .command('cancel')
+    .argument('<id>', 'the command id')
+    .description('cancel a command still waiting for the daemon (one under way cannot be stopped halfway)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      await withState(
+        () => openForQueue(loaded),
+        (state) => cancel(state.commands, commandId(id), requestedByCli()),
+      );
+      context.output.line(`command #${id} cancelled; nothing was done`);
+    });
+}
+
+function cancel(
+  commands: { get(id: number): QueuedCommand | null; cancel(id: number, by: string): boolean },
+  id: number,
+  by: string,
+): void {
+  if (commands.cancel(id, by)) return;
+  const found = commands.get(id);
+  if (found === null) throw new CliError(`no command #${id}`, 'command_not_found');
+  const why =
+    found.status === 'running'
+      ? 'a daemon is carrying it out; it cannot be stopped halfway'
+      : `it is finished already (${found.status}${found.errorCode === null ? '' : `: ${found.errorCode}`})`;
+  throw new CliError(`command #${id} cannot be cancelled: ${why}`, 'command_not_pending');
+}
+
+function commandId(text: string): number {
+  const id = /^#?(\d+)$/.exec(text.trim())?.[1];
+  if (id === undefined)
+    throw new CliError(`expected a command id like 14, got "${text}"`, 'usage', EXIT_USAGE);
+  return Number(id);
+}
+
+const at = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+
+function outcome(queued: QueuedCommand): string {
+  if (queued.status === 'failed') return `failed: ${queued.errorCode ?? 'command_failed'}`;
+  return queued.status;
+}
+
+function summary(queued: QueuedCommand): string {
+  const args = Object.keys(queued.args).length === 0 ? '' : ` ${JSON.stringify(queued.args)}`;
+  return `#${queued.id} ${queued.kind}${args} ${outcome(queued)} (asked ${at(queued.requestedAt)} by ${queued.requestedBy}; attempts ${queued.attempts})`;
+}
+
+function details(queued: QueuedCommand): string[] {
+  return [
+    `command #${queued.id}: ${queued.kind} ${JSON.stringify(queued.args)}`,
+    `status: ${outcome(queued)}`,
+    `asked: ${at(queued.requestedAt)} by ${queued.requestedBy}`,
+    `attempts: ${queued.attempts}`,
+    ...(queued.finishedAt === null ? [] : [`finished: ${at(queued.finishedAt)}`]),
+    ...(queued.error === null ? [] : [`why: ${queued.error}`]),
+    ...(queued.status === 'done' ? [`result: ${JSON.stringify(queued.result)}`] : []),
+  ];
+}

@@ -1,0 +1,109 @@
+/**
+ * The rules of the operator command queue, the same for the CLI and the control API: a command waits at most
+ * `server.control.command_ttl` for a daemon (then it is recorded `expired` and nothing is done); an identical
+ * pending command is not queued twice (the second ask gets the first's id); at most `max_pending_per_kind` commands
+ * of one kind wait (one more is refused naming the oldest); a flow-wide retry or discard is bound to the letters open
+ * when it is asked, so letters filed before a daemon takes it are left alone.
+ */
+import type { CoreConfig } from '../../config/index.js';
+import type { NewCommand, StateStore } from '../../state/index.js';
+import { ControlError, type ControlAction } from './actions.js';
+
+type ServerControl = NonNullable<CoreConfig['server']['control']>;
+
+export const DEFAULT_COMMAND_TTL_MS = 60 * 60_000;
+export const DEFAULT_MAX_PENDING_PER_KIND = 10;
+
+export interface QueueLimits {
+  readonly ttlMs: number;
+  readonly maxPendingPerKind: number;
+}
+
+export function queueLimits(config: {
+  readonly server: { readonly control?: Readonly<ServerControl> | undefined };
+}): QueueLimits {
+  const control = config.server.control;
+  return {
+    ttlMs: control?.command_ttl ?? DEFAULT_COMMAND_TTL_MS,
+    maxPendingPerKind: control?.max_pending_per_kind ?? DEFAULT_MAX_PENDING_PER_KIND,
+  };
+}
+
+/** One more command of a kind than the bound allows; `pending` is the oldest one waiting. */
+export class QueueFullError extends ControlError {
+  constructor(
+    readonly pending: number,
+    kind: string,
+    bound: number,
+  ) {
+    super(
+      'queue_full',
+      `${bound} ${kind} commands are waiting for the daemon already (the oldest is command #${pending}); nothing ` +
+        `was queued: wait for them (\`supply-sync commands show ${pending}\`) or cancel one ` +
+        `(\`supply-sync commands cancel ${pending}\`)`,
+    );
+  }
+}
+
+export interface Asked {
+  readonly id: number;
+  /** An identical command was pending already: `id` is that one's. */
+  readonly merged: boolean;
+}
+
+/** Queues the command under the rules above, in one transaction. */
+export function askCommand(state: StateStore, command: NewCommand, limits: QueueLimits): Asked {
+  return state.transaction(() => {
+    expireStale(state, limits);
+    const pending = state.commands.pendingOfKind(command.kind);
+    const args = canonical(command.args);
+    const same = pending.find((c) => c.fingerprint === command.fingerprint && canonical(c.args) === args);
+    if (same !== undefined) return { id: same.id, merged: true };
+    const oldest = pending[0];
+    if (oldest !== undefined && pending.length >= limits.maxPendingPerKind) {
+      throw new QueueFullError(oldest.id, command.kind, limits.maxPendingPerKind);
+    }
+    return { id: state.commands.enqueue(command), merged: false };
+  });
+}
+
+/** Records `expired` every command that waited longer than the TTL; returns their ids. */
+export function expireStale(state: StateStore, limits: Pick<QueueLimits, 'ttlMs'>): number[] {
+  return state.commands.expirePending(
+    limits.ttlMs,
+    `no daemon took it within ${formatTtl(limits.ttlMs)} (server.control.command_ttl); nothing was done: give it ` +
+      'again when a daemon runs',
+  );
+}
+
+/**
+ * A flow-wide retry or discard, bound to the ids of the letters it names now; refused (dead_letter_not_found) when
+ * it names none. Any other action as it is.
+ */
+export function bindToOpenLetters(action: ControlAction, state: StateStore): ControlAction {
+  if (action.kind !== 'dead-letters.retry' && action.kind !== 'dead-letters.discard') return action;
+  const { target } = action;
+  if ('id' in target || target.ids !== undefined) return action;
+  const statuses =
+    action.kind === 'dead-letters.retry' ? (['open'] as const) : (['open', 'retrying'] as const);
+  const ids = state.deadLetters.matchingIds(target, statuses);
+  if (ids.length === 0) throw new ControlError('dead_letter_not_found', 'no matching open dead letters');
+  return { ...action, target: { ...target, ids } };
+}
+
+function formatTtl(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/** JSON with the keys sorted at every level: two asks built in another order are still the same command. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : inner,
+  );
+}
