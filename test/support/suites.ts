@@ -61,6 +61,9 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   CATALOG_KILL_POINTS: '4',
   DOCUMENTS_KILL_POINTS: '4',
   SALES_PUSH_KILL_POINTS: '4',
+  // The engine's pull of about 20,000 records under kill -9 (test/engine/kill9.test.ts): one run let finish halfway,
+  // then late commits behind its watermark; 24 kills in `test:long`.
+  ENGINE_KILL_POINTS: '8',
   // Expenses kill -9: with its seeds, 16 kills land in upload, creation and write-back windows and catch a retry
   // under a new Idempotency-Key (12 did not); `test:long` runs 50.
   EXPENSES_KILL_POINTS: '16',
