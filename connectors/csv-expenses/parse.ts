@@ -8,6 +8,7 @@
  */
 import type { SourceExpense, SourceExpenseLine } from '../../src/connector-contract/index.js';
 import { csvRecords } from '../../src/kit/csv.js';
+import { DEFAULT_FORMATS, expectedAmount, normalAmount, normalDate, type CellFormats } from './formats.js';
 
 const REQUIRED = ['vendor', 'doc_type', 'doc_date', 'branch', 'category', 'amount_before_vat'] as const;
 const HEADER_OPTIONAL = [
@@ -21,15 +22,25 @@ const HEADER_OPTIONAL = [
   'payment_method',
   'notes',
 ] as const;
-const DECIMAL = /^-?\d+(\.\d+)?$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_PROBLEMS = 10;
+const AMOUNTS = ['amount_before_vat', 'vat_amount'] as const;
+const DATES = ['doc_date', 'due_date'] as const;
 
+/** A file that cannot be read as a whole; `line` is the first line at fault (null: the file as such, its header). */
 export class ExpenseFileError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly line: number | null = null,
+  ) {
     super(message);
     this.name = 'ExpenseFileError';
   }
+}
+
+/** One thing wrong in a file, at a line of it (null: the header). */
+interface Problem {
+  readonly line: number | null;
+  readonly text: string;
 }
 
 export interface ExpenseColumns {
@@ -48,28 +59,38 @@ type Row = Record<string, string>;
 const cell = (row: Row, name: string): string => (row[name] ?? '').trim();
 const orNull = (value: string): string | null => (value === '' ? null : value);
 
-function rowProblems(row: Row, line: number, columns: ExpenseColumns): string[] {
-  const problems: string[] = [];
+/**
+ * The row with its amounts and dates in the API's form (a plain decimal, YYYY-MM-DD), read in the formats the
+ * config names, and what is wrong with it.
+ */
+function readRow(
+  row: Row,
+  line: number,
+  columns: ExpenseColumns,
+  formats: CellFormats,
+): { row: Row; problems: Problem[] } {
+  const texts: string[] = [];
+  const read: Row = { ...row };
   for (const name of [columns.reference, ...REQUIRED]) {
-    if (cell(row, name) === '') problems.push(`line ${line}: ${name} is empty`);
+    if (cell(row, name) === '') texts.push(`${name} is empty`);
   }
-  for (const name of ['amount_before_vat', 'vat_amount']) {
+  for (const name of AMOUNTS) {
     const value = cell(row, name);
-    if (value !== '' && !DECIMAL.test(value))
-      problems.push(`line ${line}: ${name} "${value}" is not a number`);
+    const amount = value === '' ? '' : normalAmount(value, formats);
+    if (amount === null) texts.push(`${name} "${value}" is not ${expectedAmount(formats)}`);
+    else read[name] = amount;
   }
-  for (const name of ['doc_date', 'due_date']) {
+  for (const name of DATES) {
     const value = cell(row, name);
-    if (value !== '' && !DATE.test(value))
-      problems.push(`line ${line}: ${name} "${value}" is not a date (YYYY-MM-DD)`);
+    const date = value === '' ? '' : normalDate(value, formats.dateFormat);
+    if (date === null) texts.push(`${name} "${value}" is not a date (${formats.dateFormat})`);
+    else read[name] = date;
   }
   const attachment = cell(row, columns.attachment);
   if (/[\\/]/.test(attachment) || attachment === '.' || attachment === '..') {
-    problems.push(
-      `line ${line}: ${columns.attachment} "${attachment}" must be a file name in the drop folder`,
-    );
+    texts.push(`${columns.attachment} "${attachment}" must be a file name in the drop folder`);
   }
-  return problems;
+  return { row: read, problems: texts.map((text) => ({ line, text: `line ${line}: ${text}` })) };
 }
 
 /** The expense's own fields, as one row gives them (compared across the rows of the expense). */
@@ -116,25 +137,33 @@ function expenseOf(ref: string, header: Record<string, string>, lines: SourceExp
   };
 }
 
-function fail(problems: readonly string[]): never {
+function fail(problems: readonly Problem[]): never {
   const more = problems.length > MAX_PROBLEMS ? ` (and ${problems.length - MAX_PROBLEMS} more)` : '';
-  throw new ExpenseFileError(`${problems.slice(0, MAX_PROBLEMS).join('; ')}${more}`);
+  const listed = problems.slice(0, MAX_PROBLEMS).map((problem) => problem.text);
+  throw new ExpenseFileError(`${listed.join('; ')}${more}`, problems[0]?.line ?? null);
 }
 
 /** Parses a file's text; throws ExpenseFileError naming the lines at fault. */
-export function parseExpenseFile(text: string, separator: string, columns: ExpenseColumns): ParsedExpense[] {
+export function parseExpenseFile(
+  text: string,
+  separator: string,
+  columns: ExpenseColumns,
+  formats: CellFormats = DEFAULT_FORMATS,
+): ParsedExpense[] {
   const rows = csvRecords(text, separator);
   const present = new Set(Object.keys(rows[0] ?? {}));
   const missing = [columns.reference, ...REQUIRED].filter((name) => !present.has(name));
-  if (rows.length > 0 && missing.length > 0) fail([`the header has no column(s) ${missing.join(', ')}`]);
-  const problems: string[] = [];
+  if (rows.length > 0 && missing.length > 0) {
+    fail([{ line: 1, text: `line 1: the header has no column(s) ${missing.join(', ')}` }]);
+  }
+  const problems: Problem[] = [];
   const groups = new Map<
     string,
     { header: Record<string, string>; lines: SourceExpenseLine[]; first: number }
   >();
-  rows.forEach((row, index) => {
+  rows.forEach((raw, index) => {
     const line = index + 2; // the header is line 1
-    const found = rowProblems(row, line, columns);
+    const { row, problems: found } = readRow(raw, line, columns, formats);
     problems.push(...found);
     if (found.length > 0) return;
     const ref = cell(row, columns.reference);
@@ -146,9 +175,10 @@ export function parseExpenseFile(text: string, separator: string, columns: Expen
     }
     const differing = Object.keys(header).filter((name) => header[name] !== group.header[name]);
     if (differing.length > 0) {
-      problems.push(
-        `line ${line}: ${differing.join(', ')} differ from line ${group.first} of expense ${ref}`,
-      );
+      problems.push({
+        line,
+        text: `line ${line}: ${differing.join(', ')} differ from line ${group.first} of expense ${ref}`,
+      });
     }
     group.lines.push(lineOf(row, group.lines.length + 1));
   });

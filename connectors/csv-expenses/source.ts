@@ -4,18 +4,18 @@
  * (`.name.csv` or `name.csv.part`) and rename it into place, which is atomic on one file system; `min_age` guards
  * programs that write in place. Each sent expense is written back into `.expenses-sent.csv` (sent-ledger.ts); once
  * every expense of a file is there, its receipts and then the file itself are moved to done/. A file that cannot
- * be read goes to failed/ with the reason beside it. The ledger append and each move to done/ ask the connector's
+ * be read goes to failed/ with the reason beside it, and is reported to the flow (rejectedFiles). The ledger append and each move to done/ ask the connector's
  * commit gate first: when it refuses, nothing is written and its error is what the caller sees, unchanged.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import type { ExpenseSource } from '../../src/connector-contract/capabilities.js';
+import type { ExpenseSource, RejectedFile } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
 import { moveDropFile, readyFiles, rejectDropFile, type DropFolders } from '../../src/kit/drop-folder.js';
-import type { CsvExpensesConfig } from './config.js';
+import { cellFormatsOf, type CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
 import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
 
@@ -34,6 +34,7 @@ export class CsvExpenseSource implements ExpenseSource {
   /** From the last listing: the files read, and the file each pending reference came from. */
   #files = new Map<string, ReadFile>();
   #fileOf = new Map<string, string>();
+  #rejected: RejectedFile[] = [];
 
   constructor(
     private readonly config: CsvExpensesConfig,
@@ -44,7 +45,13 @@ export class CsvExpenseSource implements ExpenseSource {
     this.#ledger = new SentLedger(path.join(folders.inDir, SENT_LEDGER));
   }
 
+  /** The files the last listing rejected whole, each moved to failed/ with its reason. */
+  rejectedFiles(): readonly RejectedFile[] {
+    return this.#rejected;
+  }
+
   async listPendingExpenses(): Promise<SourceExpense[]> {
+    this.#rejected = [];
     const files = await this.#readFiles();
     const sent = await this.#ledger.read();
     this.#files = new Map(files.map((file) => [file.name, file]));
@@ -92,15 +99,23 @@ export class CsvExpenseSource implements ExpenseSource {
       reference: this.config.reference_column.toLowerCase(),
       attachment: this.config.attachment_column.toLowerCase(),
     };
+    const formats = cellFormatsOf(this.config);
     const files: ReadFile[] = [];
     for (const name of names) {
       const text = iconv.decode(await readFile(path.join(this.folders.inDir, name)), this.config.encoding);
       try {
-        files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns) });
+        files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns, formats) });
       } catch (error) {
         if (!(error instanceof ExpenseFileError)) throw error;
-        // An unreadable file goes to failed/ at once (the flow never sees it).
-        await rejectDropFile(this.folders, name, error.message);
+        // An unreadable file goes to failed/ at once, with the reason beside it; the flow files it as a dead letter
+        // of its own (rejectedFiles).
+        const moved = await rejectDropFile(this.folders, name, error.message);
+        this.#rejected.push({
+          file: name,
+          movedTo: path.join(this.folders.failedDir, moved),
+          line: error.line,
+          reason: error.message,
+        });
       }
     }
     return files;

@@ -50,9 +50,22 @@ export interface DocumentSource {
   markDocumentSent(ref: string, apiDocumentId: string): Promise<void>;
 }
 
+/** A source file that could not be read as a whole: set aside by the source, filed by the flow as a dead letter. */
+export interface RejectedFile {
+  /** The file's name as it was dropped. */
+  readonly file: string;
+  /** Where the source moved it. */
+  readonly movedTo: string;
+  /** The first line at fault (1 is the header), null when the file as such is unreadable. */
+  readonly line: number | null;
+  readonly reason: string;
+}
+
 /** Expenses kept outside the API (a back-office database, a drop folder of receipts) and not yet sent. */
 export interface ExpenseSource {
   listPendingExpenses(): Promise<SourceExpense[]>;
+  /** The files the last listPendingExpenses rejected whole (sources of files only). */
+  rejectedFiles?(): readonly RejectedFile[];
   /** Records the API's expense id in the source; calling it again with the same id changes nothing. */
   markExpenseSent(ref: string, apiExpenseId: string): Promise<void>;
 }

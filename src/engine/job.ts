@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/store.js';
 import type { RunOutcome, RunTrigger } from '../state/runs.js';
-import type { ErrorThreshold } from './outcome.js';
+import type { ErrorThreshold, RunTally } from './outcome.js';
 
 export type { RunOutcome, RunTrigger } from '../state/runs.js';
 
@@ -12,6 +12,8 @@ export interface RunResult {
   counts: Record<string, number>;
   /** A message safe to show and store: never a secret. */
   error?: string;
+  /** What the run delivered and held back; the engine's judgeRun decides the outcome from it. */
+  tally?: RunTally;
 }
 
 export interface JobContext {

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { RunOutcome } from '../state/runs.js';
+import type { RunResult } from './job.js';
 
 const MAX_ERROR_LENGTH = 500;
 
@@ -55,6 +56,78 @@ export const DEFAULT_ERROR_THRESHOLD: Required<ErrorThreshold> = {
   minSample: 20,
 };
 
+/**
+ * What a run delivered and what it held back (dead letters, files rejected whole, records waiting for a mapping), in
+ * the flow's own unit. Every flow reports one; judgeRun decides the run's outcome from it.
+ */
+export interface RunTally {
+  /** What the flow counts, plural: documents, orders, expenses, files... */
+  readonly unit: string;
+  readonly delivered: number;
+  readonly heldBack: number;
+  /** Why records were held back, each reason with how many of them; named in the failed run's error. */
+  readonly reasons?: Readonly<Record<string, number>>;
+}
+
+/** The share rule alone: at least `minSample` tried and more than `maxFailureShare` of them held back. */
+function shareBreach(
+  tried: number,
+  heldBack: number,
+  unit: string,
+  threshold: ErrorThreshold,
+): string | null {
+  const { maxFailureShare, minSample } = { ...DEFAULT_ERROR_THRESHOLD, ...threshold };
+  if (tried < minSample || heldBack / tried <= maxFailureShare) return null;
+  return `${heldBack} of ${tried} ${unit} held back (more than ${Math.round(maxFailureShare * 100)}%)`;
+}
+
+/**
+ * The rule every run ends by (docs/operations.md, "Run outcomes"): a run that delivered nothing while it held
+ * something back failed, however few it tried; so did one that held back more than the job's `dead_letter_share`.
+ * Returns the breach, or null when the run may keep the outcome its flow gave it.
+ */
+export function heldBackBreach(tally: RunTally, threshold: ErrorThreshold = {}): string | null {
+  const { delivered, heldBack, unit } = tally;
+  if (heldBack <= 0) return null;
+  if (delivered <= 0) return `delivered nothing: all ${heldBack} ${unit} held back`;
+  return shareBreach(delivered + heldBack, heldBack, unit, threshold);
+}
+
+/** The breach with its reasons, most frequent first: what a person reads in `runs` and the failure message. */
+function breachText(breach: string, tally: RunTally): string {
+  const reasons = Object.entries(tally.reasons ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (reasons.length === 0) return breach;
+  const listed = reasons.slice(0, 5).map(([reason, n]) => `${reason} (${n} ${tally.unit})`);
+  const more = reasons.length > 5 ? `; and ${reasons.length - 5} more reasons` : '';
+  return errorMessage(`${breach}: ${listed.join('; ')}${more}`);
+}
+
+/**
+ * Applies the one outcome rule to a finished run: its tally lands in the counts (`delivered`, `held_back`), and a
+ * breach of heldBackBreach turns the run `failed` with the breach and its reasons as the error. A run already
+ * failed or skipped keeps its own outcome and error.
+ */
+export function judgeRun(result: RunResult, threshold: ErrorThreshold = {}): RunResult {
+  const { tally } = result;
+  if (tally === undefined) return result;
+  const counts = { ...result.counts, delivered: tally.delivered, held_back: tally.heldBack };
+  if (result.outcome === 'failed' || result.outcome === 'skipped') return { ...result, counts };
+  const breach = heldBackBreach(tally, threshold);
+  if (breach === null) return { ...result, counts };
+  const error = breachText(breach, tally);
+  return {
+    ...result,
+    outcome: 'failed',
+    counts,
+    error: errorMessage(result.error ? `${error}; ${result.error}` : error),
+  };
+}
+
+/**
+ * Failures counted as a run goes, to stop it early: once failures exceed `maxFailures`, or the share rule of
+ * heldBackBreach is broken. A run that delivered nothing is judged only at its end (judgeRun), so a bad first page
+ * does not stop a run.
+ */
 export class FailureTracker {
   private readonly threshold: Required<ErrorThreshold>;
   tried = 0;
@@ -75,26 +148,15 @@ export class FailureTracker {
 
   /** A description of the breach, or null while under the threshold. Checked as the run goes. */
   exceeded(): string | null {
-    const { maxFailures, maxFailureShare, minSample } = this.threshold;
+    const { maxFailures } = this.threshold;
     if (this.failed > maxFailures) return `${this.failed} records failed (threshold ${maxFailures})`;
-    if (this.tried >= minSample && this.failed / this.tried > maxFailureShare) {
-      const threshold = Math.round(maxFailureShare * 100);
-      return `${this.failed} of ${this.tried} records went to dead letters (more than ${threshold}%)`;
-    }
-    return null;
+    return shareBreach(this.tried, this.failed, 'records', this.threshold);
   }
 
-  /**
-   * The verdict at the end of a run: a breach as above, or every record tried went to dead letters (however
-   * few), since such a run delivered nothing. Not checked per page, so a bad first page does not stop a run.
-   */
-  finalBreach(): string | null {
-    const breach = this.exceeded();
-    if (breach !== null) return breach;
-    if (this.failed > 0 && this.failed === this.tried) {
-      return `all ${this.failed} record${this.failed === 1 ? '' : 's'} went to dead letters`;
-    }
-    return null;
+  /** The run so far as a tally, for judgeRun. */
+  tally(unit: string, reasons?: Readonly<Record<string, number>>): RunTally {
+    const base = { unit, delivered: this.tried - this.failed, heldBack: this.failed };
+    return reasons === undefined ? base : { ...base, reasons };
   }
 }
 

@@ -141,7 +141,6 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
   }
 
   const aborted = failure !== undefined && stopped === 'aborted';
-  if (failure === undefined) breach ??= tracker.finalBreach();
   const outcome = decideOutcome({
     progress,
     stopped,
@@ -154,6 +153,7 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
     counts: { ...counts },
     passComplete,
     stopped,
+    tally: tracker.tally('records'),
     ...(error === undefined ? {} : { error }),
   };
 }

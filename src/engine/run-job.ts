@@ -1,5 +1,5 @@
 import type { Job, JobContext, RunResult } from './job.js';
-import { errorMessage } from './outcome.js';
+import { errorMessage, judgeRun } from './outcome.js';
 
 /**
  * Runs a job once and records it in run history; a thrown error becomes a "failed" run, never an unhandled one.
@@ -12,7 +12,7 @@ export async function runJob(job: Job, ctx: JobContext): Promise<RunResult> {
   log.info('run started');
   let result: RunResult;
   try {
-    result = await job.run({ ...ctx, logger: log });
+    result = judgeRun(await job.run({ ...ctx, logger: log }), ctx.errorThreshold);
   } catch (error) {
     result = { outcome: 'failed', counts: {}, error: errorMessage(error) };
   }

@@ -92,11 +92,15 @@ export async function moveDropFile(folders: DropFolders, name: string, targetDir
   return target;
 }
 
-/** A file that cannot be read goes to the failed folder at once, with the reason beside it in `<name>.error.txt`. */
-export async function rejectDropFile(folders: DropFolders, name: string, reason: string): Promise<void> {
+/**
+ * A file that cannot be read goes to the failed folder at once, with the reason beside it in `<name>.error.txt`;
+ * returns its name there.
+ */
+export async function rejectDropFile(folders: DropFolders, name: string, reason: string): Promise<string> {
   const moved = await moveDropFile(folders, name, folders.failedDir);
   const note = path.join(folders.failedDir, `${moved}.error.txt`);
   const tmp = `${note}.tmp`;
   await writeFile(tmp, `${reason}\n`, 'utf8');
   await rename(tmp, note);
+  return moved;
 }

@@ -157,7 +157,7 @@ describe('run outcomes and dead letters', () => {
     const deadLetters = daemon.env.state.deadLetters.countOpen('orders');
     expect(deadLetters).toBeGreaterThan(0);
     expect(run).toMatchObject({ outcome: 'failed' });
-    expect(run?.error).toMatch(/all \d+ records went to dead letters/);
+    expect(run?.error).toMatch(/delivered nothing: all \d+ orders held back/);
 
     const { status, body } = await world.readyz(daemon);
     expect(status).toBe(503);

@@ -4,6 +4,7 @@ import type { CustomerDirectory, ErpCustomer } from '../../connector-contract/in
 import type { SupplierBuyer } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
+import { tallyOf } from '../shared/held-back.js';
 import { recordFailureReason } from '../shared/failures.js';
 import { inviteCandidates, inviteCustomer, wasInvited, type InviteContext } from './invite.js';
 import { linkBuyer } from './link.js';
@@ -33,8 +34,22 @@ export function createBuyersJob(input: BuyersJobInput): Job {
   return { name: input.name, run: (ctx) => runBuyers(input, ctx) };
 }
 
+/** The run, with the buyers it linked or invited and those it held back as its tally (the engine judges it). */
 async function runBuyers(input: BuyersJobInput, ctx: JobContext): Promise<RunResult> {
   const counts: Record<string, number> = {};
+  const result = await buyersRun(input, ctx, counts);
+  const tally = tallyOf(counts, 'buyers', {
+    delivered: ['updated', 'unchanged', 'would_link', 'invited'],
+    heldBack: ['unmatched', 'deadLettered'],
+  });
+  return { ...result, tally };
+}
+
+async function buyersRun(
+  input: BuyersJobInput,
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
   const run: BuyersRun = {
     input,
     ctx,

@@ -5,7 +5,14 @@
  */
 import type { CatalogSource, CustomerDirectory, ProductRead } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
-import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
+import {
+  errorMessage,
+  RunBudget,
+  type Job,
+  type JobContext,
+  type RunResult,
+  type RunTally,
+} from '../../engine/index.js';
 import type { CatalogApi } from './api.js';
 import { assignPriceLists } from './assignments.js';
 import { pushAvailability } from './availability.js';
@@ -57,12 +64,12 @@ export function createCatalogJob(input: CatalogJobInput): Job {
     };
     try {
       const { read, snapshot } = await readSnapshot(input.source(), options);
-      const planned = planCatalog(ctx.state, input.name, snapshot, priceListIdOf, {
+      const fullPlan = planCatalog(ctx.state, input.name, snapshot, priceListIdOf, {
         availability: options.availability,
         prices: options.prices,
       });
-      countPlan(planned, counts);
-      const plan = holdDeletionsUnlessComplete(push, planned, read.completeness, ctx.dryRun);
+      countPlan(fullPlan, counts);
+      const plan = holdDeletionsUnlessComplete(push, fullPlan, read.completeness, ctx.dryRun);
       const refused = deletionGuard(plan, {
         maxDeleteShare: options.max_delete_share,
         allowEmptySnapshot: options.allow_empty_snapshot,
@@ -72,7 +79,10 @@ export function createCatalogJob(input: CatalogJobInput): Job {
         ctx.logger.error({ removed: plan.products.removed.length }, refused);
         return { outcome: 'failed', counts, error: refused };
       }
-      if (ctx.dryRun) return { outcome: read.completeness.complete ? 'ok' : 'partial', counts };
+      if (ctx.dryRun) {
+        const tally = { unit: 'changes', delivered: planned(plan), heldBack: 0 } as const;
+        return { outcome: read.completeness.complete ? 'ok' : 'partial', counts, tally };
+      }
       await pushPlan(push, plan);
       const customers = options.assign_price_lists ? input.customers() : undefined;
       if (customers !== undefined && push.budget.stopReason() === null) {
@@ -84,9 +94,9 @@ export function createCatalogJob(input: CatalogJobInput): Job {
       }
       const incomplete =
         push.budget.stopReason() !== null || deadLettered(counts) > 0 || !read.completeness.complete;
-      return { outcome: incomplete ? 'partial' : 'ok', counts };
+      return { outcome: incomplete ? 'partial' : 'ok', counts, tally: tallyOf(counts) };
     } catch (error) {
-      if (ctx.signal.aborted) return { outcome: 'partial', counts };
+      if (ctx.signal.aborted) return { outcome: 'partial', counts, tally: tallyOf(counts) };
       ctx.logger.error({ err: errorMessage(error) }, 'catalog run failed');
       return { outcome: 'failed', counts, error: errorMessage(error) };
     }
@@ -138,6 +148,29 @@ function countPlan(plan: CatalogPlan, counts: Record<string, number>): void {
   counts['availability_changed'] = plan.availability.changed.length;
   counts['prices_changed'] = plan.prices.changed.length;
   counts['price_lists_unmapped'] = plan.unmappedPriceLists.size;
+}
+
+/** The changes a dry run would send. */
+function planned(plan: CatalogPlan): number {
+  return (
+    plan.products.changed.length +
+    plan.products.removed.length +
+    plan.availability.changed.length +
+    plan.prices.changed.length
+  );
+}
+
+/** The changes the run sent (products, availability, prices) and those it filed as dead letters. */
+function tallyOf(counts: Record<string, number>): RunTally {
+  const sent = [
+    'products_upserted',
+    'products_deleted',
+    'availability_set',
+    'availability_with_product',
+    'prices_put',
+  ];
+  const delivered = sent.reduce((sum, name) => sum + (counts[name] ?? 0), 0);
+  return { unit: 'changes', delivered, heldBack: deadLettered(counts) };
 }
 
 function deadLettered(counts: Record<string, number>): number {

@@ -12,6 +12,7 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
+import { tallyOf } from '../shared/held-back.js';
 import type { DocumentsApi } from './api.js';
 import { buildDocumentBody, type BodyContext } from './body.js';
 import { loadBuyerDirectory } from './directory.js';
@@ -59,8 +60,22 @@ export function createDocumentsJob(input: DocumentsJobInput): Job {
   return { name: input.name, run: (ctx) => runDocuments(input, ctx) };
 }
 
+/** The run, with the documents it sent and held back as its tally (the engine's judgeRun decides the outcome). */
 async function runDocuments(input: DocumentsJobInput, ctx: JobContext): Promise<RunResult> {
   const counts: Record<string, number> = {};
+  const result = await documentsRun(input, ctx, counts);
+  const tally = tallyOf(counts, 'documents', {
+    delivered: ['documents_delivered', 'documents_would_send'],
+    heldBack: ['dead_lettered', 'documents_would_dead_letter'],
+  });
+  return { ...result, tally };
+}
+
+async function documentsRun(
+  input: DocumentsJobInput,
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
   const run: DocumentsRun = {
     input,
     ctx,
@@ -145,6 +160,7 @@ async function sendOne(run: DocumentsRun, send: SendContext, doc: ErpDocument): 
     const result = await sendDocument(send, doc);
     if (result.kind === 'sent') {
       add(counts, `documents_${result.how}`);
+      add(counts, 'documents_delivered');
       ctx.state.deadLetters.resolve(input.name, key);
       return true;
     }

@@ -3,7 +3,7 @@
  * refuses is filed as a dead letter naming the rule and the field, and waits until the source changes it.
  */
 import { stat } from 'node:fs/promises';
-import type { ExpenseSource, SourceExpense } from '../../connector-contract/index.js';
+import type { ExpenseSource, RejectedFile, SourceExpense } from '../../connector-contract/index.js';
 import {
   contentHash,
   errorMessage,
@@ -14,6 +14,7 @@ import {
   type RunResult,
 } from '../../engine/index.js';
 import type { Mappings } from '../../plugin/index.js';
+import type { HeldBackReasons } from '../shared/held-back.js';
 import type { ExpensesApi } from './api.js';
 import { buildExpenseBody } from './body.js';
 import { expenseValueMaps, type ExpenseValueMaps } from './mapping.js';
@@ -54,22 +55,41 @@ export function createExpensesJob(input: ExpensesJobInput): Job {
   };
 }
 
+/** What one run counts: its counts, and what it delivered and held back (with why) for the engine's judgeRun. */
+interface RunTallies {
+  readonly counts: Record<string, number>;
+  readonly tracker: FailureTracker;
+  readonly reasons: HeldBackReasons;
+}
+
 async function runExpenses(
   input: ExpensesJobInput,
   maps: ExpenseValueMaps,
   ctx: JobContext,
 ): Promise<RunResult> {
-  const counts: Record<string, number> = {};
+  const tallies: RunTallies = { counts: {}, tracker: new FailureTracker(ctx.errorThreshold), reasons: {} };
+  const result = await expensesRun(input, maps, ctx, tallies);
+  return { ...result, tally: tallies.tracker.tally('expenses', tallies.reasons) };
+}
+
+async function expensesRun(
+  input: ExpensesJobInput,
+  maps: ExpenseValueMaps,
+  ctx: JobContext,
+  tallies: RunTallies,
+): Promise<RunResult> {
+  const { counts, tracker } = tallies;
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   try {
     const source = input.source();
     const pending = await source.listPendingExpenses();
     counts['expenses_pending'] = pending.length;
+    fileRejectedFiles(input.name, ctx, source.rejectedFiles?.() ?? [], tallies);
     const todo: SourceExpense[] = [];
     for (const expense of pending) {
       if (!(await waitingDeadLetter(input, ctx, expense, counts))) todo.push(expense);
     }
-    if (ctx.dryRun) return preview(todo, maps, counts);
+    if (ctx.dryRun) return preview(todo, maps, tallies);
     const send: SendContext = {
       job: input.name,
       api: input.api,
@@ -82,8 +102,6 @@ async function runExpenses(
       signal: ctx.signal,
       onUpload: () => add(counts, 'files_uploaded'),
     };
-    // Dead letters fail the run as they fail every flow's: all of those tried, or more than the job's share.
-    const tracker = new FailureTracker(ctx.errorThreshold);
     let unsettled = 0;
     for (const expense of todo) {
       if (budget.stopReason() !== null) return { outcome: 'partial', counts };
@@ -92,8 +110,6 @@ async function runExpenses(
       else if (settled === 'sent') tracker.succeeded();
       else unsettled += 1;
     }
-    const breach = tracker.finalBreach();
-    if (breach !== null) return { outcome: 'failed', counts, error: breach };
     return { outcome: unsettled === 0 ? 'ok' : 'partial', counts };
   } catch (error) {
     if (ctx.signal.aborted) return { outcome: 'partial', counts };
@@ -173,14 +189,35 @@ async function sendOne(
   return 'retry';
 }
 
-function preview(
-  expenses: readonly SourceExpense[],
-  maps: ExpenseValueMaps,
-  counts: Record<string, number>,
-): RunResult {
+/**
+ * Each file the source rejected whole is a dead letter of its own (key `file:<name>`), naming the file, the line and
+ * the reason, logged, and held back in the run's tally: a run that read nothing else fails.
+ */
+function fileRejectedFiles(
+  job: string,
+  ctx: JobContext,
+  rejected: readonly RejectedFile[],
+  { counts, tracker, reasons }: RunTallies,
+): void {
+  for (const file of rejected) {
+    const at = file.line === null ? '' : ` at line ${file.line}`;
+    const reason =
+      `expenses file ${file.file} rejected whole${at} (moved to ${file.movedTo}): ${file.reason}; fix the file, or ` +
+      "the connector's date_format, decimal, thousands or currency_sign to match it, and drop it into the folder again";
+    if (!ctx.dryRun) ctx.state.deadLetters.add(job, `file:${file.file}`, { ...file }, reason);
+    ctx.logger.warn({ file: file.file, line: file.line, reason: file.reason }, 'expenses file rejected');
+    add(counts, 'files_rejected');
+    tracker.failure();
+    reasons[`file ${file.file} rejected${at}`] = 1;
+  }
+}
+
+function preview(expenses: readonly SourceExpense[], maps: ExpenseValueMaps, tallies: RunTallies): RunResult {
   for (const expense of expenses) {
     const built = buildExpenseBody(expense, maps);
-    add(counts, built.ok ? 'expenses_would_send' : 'expenses_would_dead_letter');
+    add(tallies.counts, built.ok ? 'expenses_would_send' : 'expenses_would_dead_letter');
+    if (built.ok) tallies.tracker.succeeded();
+    else tallies.tracker.failure();
   }
-  return { outcome: 'ok', counts };
+  return { outcome: 'ok', counts: tallies.counts };
 }

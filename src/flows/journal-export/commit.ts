@@ -63,6 +63,7 @@ export async function finishPlan(ctx: CommitContext, plan: BatchPlan): Promise<v
     ctx.plans.remove(plan.batchKey);
   });
   bump(ctx.counts, 'lines_exported', plan.lineIds.length);
+  bump(ctx.counts, 'documents_exported', plan.documentIds.length);
   ctx.logger.info(
     { batchKey: plan.batchKey, lines: plan.lineIds.length, exportBatchIds, location: plan.location },
     'journal batch written and marked exported',

@@ -13,6 +13,7 @@ import type { JournalExportOptions } from './options.js';
 import { BatchPacker, buildPlan, plannedDocument, type PlannedDocument, type PlanStore } from './plans.js';
 import { PreviewWriter } from './preview.js';
 import { GroupSelector } from './select.js';
+import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
 
 export interface PreviewDeps {
@@ -22,6 +23,8 @@ export interface PreviewDeps {
   readonly mapper: GroupMapper;
   readonly target: string;
   readonly previewFile: string;
+  /** Documents that would be held for a missing mapping, by that mapping. */
+  readonly held: HeldBackReasons;
 }
 
 export async function previewRun(
@@ -47,6 +50,7 @@ export async function previewRun(
         await preview.batch(plan);
         bump(counts, 'batches_previewed');
         bump(counts, 'lines_previewed', plan.lineIds.length);
+        bump(counts, 'documents_previewed', plan.documentIds.length);
       };
       for (const document of documents) {
         ctx.signal.throwIfAborted();
@@ -56,6 +60,7 @@ export async function previewRun(
         if (decision.outcome === 'failed') {
           await preview.deadLetter(decision.failure);
           bump(counts, 'dead_letters_previewed');
+          countHeldBack(deps.held, decision.failure.missing);
         } else if (decision.outcome === 'isolated') await previewBatch([plannedDocument(decision.mapped)]);
         else if (decision.outcome === 'ready') {
           await previewBatch(packer.add(plannedDocument(decision.mapped)) ?? []);
@@ -71,6 +76,7 @@ export async function previewRun(
   counts['batches_previewed'] ??= 0;
   counts['lines_previewed'] ??= 0;
   counts['dead_letters_previewed'] ??= 0;
+  counts['documents_previewed'] ??= 0;
   counts['batches_pending'] = pending.length;
   ctx.logger.info(
     { previewFile: deps.previewFile, ...counts },

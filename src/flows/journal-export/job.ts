@@ -24,6 +24,7 @@ import {
   type PlannedDocument,
 } from './plans.js';
 import { GroupSelector, type Decision, type FailedGroup } from './select.js';
+import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
 import type { StagedDocument } from './staging.js';
 
@@ -79,6 +80,8 @@ interface Walk {
   readonly pipeline: CommitPipeline;
   /** Documents that failed, not filed as dead letters yet. */
   readonly failures: FailedGroup[];
+  /** Documents filed for a missing mapping, by that mapping. */
+  readonly held: HeldBackReasons;
 }
 
 export function createJournalExportJob(input: JournalExportJobInput): Job {
@@ -101,14 +104,31 @@ function setupOf(input: JournalExportJobInput): JournalExportSetup {
 }
 
 async function runJournalExport(setup: RunSetup, ctx: JobContext): Promise<RunResult> {
-  const { input, options } = setup;
   const counts: Record<string, number> = {};
+  const held: HeldBackReasons = {};
+  const result = await exportRun(setup, ctx, counts, held);
+  const tally = {
+    unit: 'documents',
+    delivered: counts['documents_exported'] ?? counts['documents_previewed'] ?? 0,
+    heldBack: counts['dead_lettered'] ?? counts['dead_letters_previewed'] ?? 0,
+    reasons: held,
+  };
+  return { ...result, tally };
+}
+
+async function exportRun(
+  setup: RunSetup,
+  ctx: JobContext,
+  counts: Record<string, number>,
+  held: HeldBackReasons,
+): Promise<RunResult> {
+  const { input, options } = setup;
   const plans = new PlanStore(ctx.state, input.name);
   const deadLetters = new DeadLetterBook(ctx.state, input.name);
   try {
     if (ctx.dryRun) {
       const { mapper, target, previewFile } = setup;
-      const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile };
+      const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile, held };
       return await previewRun(preview, ctx, plans, deadLetters, counts);
     }
     const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
@@ -125,7 +145,7 @@ async function runJournalExport(setup: RunSetup, ctx: JobContext): Promise<RunRe
     };
     if (!(await resumeSavedPlans(commit, budget))) return { outcome: 'partial', counts };
     const outcome = await withStagedLines(input.api, options, ctx.signal, counts, (documents) =>
-      exportDocuments(setup, ctx, documents, commit, budget),
+      exportDocuments(setup, ctx, documents, { commit, budget, held }),
     );
     return { outcome, counts };
   } catch (error) {
@@ -149,13 +169,12 @@ async function exportDocuments(
   setup: RunSetup,
   ctx: JobContext,
   documents: Iterable<StagedDocument>,
-  commit: CommitContext,
-  budget: RunBudget,
+  { commit, budget, held }: { commit: CommitContext; budget: RunBudget; held: HeldBackReasons },
 ): Promise<'ok' | 'partial'> {
   const selector = new GroupSelector(setup.mapper, setup.input.writer, commit.deadLetters);
   const packer = new BatchPacker<Planned>(setup.options.max_lines_per_batch, linesOf);
   const pipeline = new CommitPipeline(commit);
-  const walk: Walk = { ctx, commit, budget, target: setup.target, pipeline, failures: [] };
+  const walk: Walk = { ctx, commit, budget, target: setup.target, pipeline, failures: [], held };
   let linesSinceTurn = 0;
   try {
     for (const document of documents) {
@@ -177,21 +196,14 @@ async function exportDocuments(
     return 'ok';
   } finally {
     await pipeline.settle();
-    if (walk.failures.length > 0) {
-      ctx.state.transaction(() =>
-        fileFailures(ctx, commit.deadLetters, walk.failures.splice(0), commit.counts),
-      );
-    }
+    if (walk.failures.length > 0) ctx.state.transaction(() => fileFailures(walk));
   }
 }
 
 /** Keeps a failed document to be filed with the next plan saved, or now once there are many. */
 function holdFailure(walk: Walk, failure: FailedGroup): void {
-  const { ctx, commit, failures } = walk;
-  failures.push(failure);
-  if (failures.length >= FAILURES_PER_FILING) {
-    ctx.state.transaction(() => fileFailures(ctx, commit.deadLetters, failures.splice(0), commit.counts));
-  }
+  walk.failures.push(failure);
+  if (walk.failures.length >= FAILURES_PER_FILING) walk.ctx.state.transaction(() => fileFailures(walk));
 }
 
 /** Saves and commits a closed batch; false when the budget ran out before it was planned. */
@@ -220,7 +232,7 @@ function savePlan(walk: Walk, batch: Planned[]): BatchPlan {
         commit.deadLetters.resolve(document.documentId);
       }
     }
-    fileFailures(ctx, commit.deadLetters, walk.failures.splice(0), commit.counts);
+    fileFailures(walk);
   });
   bump(commit.counts, 'batches_planned');
   return saved;
@@ -234,22 +246,19 @@ function planned(decision: Extract<Decision, { outcome: 'ready' | 'isolated' }>)
   return { document: plannedDocument(decision.mapped, decision), letter: decision.letter };
 }
 
-/** Files dead letters; call inside a transaction. */
-function fileFailures(
-  ctx: JobContext,
-  deadLetters: DeadLetterBook,
-  failures: readonly FailedGroup[],
-  counts: Record<string, number>,
-): void {
+/** Files the walk's failed documents as dead letters; call inside a transaction. */
+function fileFailures(walk: Walk): void {
+  const failures = walk.failures.splice(0);
   if (failures.length === 0) return;
   for (const failure of failures) {
-    deadLetters.file(failure.group.documentId, failure.kind, failure.reason, {
+    walk.commit.deadLetters.file(failure.group.documentId, failure.kind, failure.reason, {
       lines: failure.group.lines,
       missing: failure.missing,
     });
+    countHeldBack(walk.held, failure.missing);
   }
-  bump(counts, 'dead_lettered', failures.length);
-  ctx.logger.warn({ documents: failures.length }, 'journal documents filed as dead letters');
+  bump(walk.commit.counts, 'dead_lettered', failures.length);
+  walk.ctx.logger.warn({ documents: failures.length }, 'journal documents filed as dead letters');
 }
 
 export type { BatchPlan };

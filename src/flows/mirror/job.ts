@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient } from '../../client/index.js';
 import type { MirrorSink } from '../../connector-contract/index.js';
 import { RunBudget, errorMessage, type Job, type JobContext, type RunResult } from '../../engine/index.js';
+import { tallyOf } from '../shared/held-back.js';
 import { runBackfill, type BackfillInput, type BackfillTarget } from './backfill.js';
 import type { MirrorOptions } from './options.js';
 import { pullResource } from './pull-stream.js';
@@ -80,6 +81,19 @@ async function runMirror(
 ): Promise<RunResult> {
   const counts: Record<string, number> = { rows_written: 0, dead_lettered: 0 };
   if (ctx.dryRun) return dryRun(input, selected, ctx, counts);
+  const result = await mirrorRun(input, selected, ctx, counts);
+  return {
+    ...result,
+    tally: tallyOf(counts, 'rows', { delivered: ['rows_written'], heldBack: ['dead_lettered'] }),
+  };
+}
+
+async function mirrorRun(
+  input: MirrorJobInput,
+  selected: readonly Selected[],
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
   const run: MirrorRun = {
     input,
     ctx,
@@ -199,7 +213,8 @@ async function dryRun(
           });
     counts[`${resource.name}.would_read`] = page.items.length + page.quarantined.length;
   }
-  return { outcome: 'ok', counts };
+  const wouldRead = Object.keys(counts).filter((name) => name.endsWith('.would_read'));
+  return { outcome: 'ok', counts, tally: tallyOf(counts, 'rows', { delivered: wouldRead, heldBack: [] }) };
 }
 
 function add(counts: Record<string, number>, key: string, n: number): void {

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../client/index.js';
 import type { ConfirmationSource } from '../../connector-contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import { errorMessage, RunBudget, type Job, type JobContext, type RunResult } from '../../engine/index.js';
+import { tallyOf } from '../shared/held-back.js';
 import { recordFailureReason } from '../shared/failures.js';
 import type { OrderConfirmOptions } from './options.js';
 import { buildRequest, skuOfItem } from './request.js';
@@ -21,6 +22,7 @@ export function createOrderConfirmJob(input: OrderConfirmJobInput): Job {
   return { name: input.name, run: (ctx) => runOrderConfirm(input, ctx) };
 }
 
+/** The run, with the confirmations it sent and held back as its tally (the engine's judgeRun decides the outcome). */
 async function runOrderConfirm(input: OrderConfirmJobInput, ctx: JobContext): Promise<RunResult> {
   const counts: Record<string, number> = {
     pending: 0,
@@ -30,6 +32,19 @@ async function runOrderConfirm(input: OrderConfirmJobInput, ctx: JobContext): Pr
     held: 0,
     deadLettered: 0,
   };
+  const result = await confirmRun(input, ctx, counts);
+  const tally = tallyOf(counts, 'confirmations', {
+    delivered: ['sent', 'reconciled', 'marked', 'would_send'],
+    heldBack: ['deadLettered', 'would_dead_letter'],
+  });
+  return { ...result, tally };
+}
+
+async function confirmRun(
+  input: OrderConfirmJobInput,
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
   const bump = (key: string) => (counts[key] = (counts[key] ?? 0) + 1);
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   const skuOf = skuOfItem(input.mappings, input.options.item_mapping);

@@ -8,7 +8,6 @@ import type { OrderSink } from '../../connector-contract/index.js';
 import type { Order } from '../../contract/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import {
-  FailureTracker,
   pullIncremental,
   RunBudget,
   type Job,
@@ -18,6 +17,7 @@ import {
   type RunResult,
 } from '../../engine/index.js';
 import { isNotFound, RecordProblem, recordFailureReason } from '../shared/failures.js';
+import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
 import { OrderBook } from './order-book.js';
 import { identifyListedOrder, isStaleCursorError, orderPageSource, type ListedOrder } from './listing.js';
 import { OrderMapper } from './mapping.js';
@@ -79,6 +79,8 @@ interface OrdersRun {
   /** The listed items as fetched in this run; any other is an operator's retry of a dead letter. */
   readonly fetched: WeakSet<object>;
   readonly counts: Record<string, number>;
+  /** Orders held back for a missing mapping, by that mapping. */
+  readonly held: HeldBackReasons;
 }
 
 async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunResult> {
@@ -94,7 +96,7 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     options: input.options,
   });
   if (ctx.dryRun) return dryRun(input, ctx, processor, fetched, counts);
-  const run: OrdersRun = { input, ctx, processor, fetched, counts };
+  const run: OrdersRun = { input, ctx, processor, fetched, counts, held: {} };
   const result = await pullIncremental<ListedOrder>({
     state: ctx.state,
     stream: ordersStream(input.name),
@@ -109,7 +111,7 @@ async function runOrders(input: OrdersJobInput, ctx: JobContext): Promise<RunRes
     headFirst: ctx.trigger === 'webhook',
     ...(ctx.errorThreshold === undefined ? {} : { errorThreshold: ctx.errorThreshold }),
   });
-  return judged(ctx, result, counts);
+  return judged(result, run);
 }
 
 /** Writes each order to the ERP and acknowledges it; the ones that fail are returned to become dead letters. */
@@ -131,6 +133,7 @@ async function deliverOrders(
       const reason = recordFailureReason(error, signal);
       ctx.logger.warn({ job: input.name, reason }, 'order filed as a dead letter');
       const missing = error instanceof RecordProblem ? error.missing : undefined;
+      countHeldBack(run.held, missing);
       failures.push(missing === undefined ? { item, reason } : { item, reason, missing });
     }
   }
@@ -153,19 +156,17 @@ async function currentOrder(run: OrdersRun, item: ListedOrder, signal: AbortSign
 }
 
 /**
- * The pull's result, judged against the orders the run tried to write: orders the flow leaves alone (drafts, orders
- * not sent to us) were no work, so a run where every write failed is never "ok".
+ * The pull's result with the orders the run tried to write as its tally: orders the flow leaves alone (drafts, orders
+ * not sent to us) were no work, so a run where every write failed is never "ok" (the engine's judgeRun).
  */
-function judged(ctx: JobContext, result: PullResult, counts: Record<string, number>): RunResult {
-  const work = new FailureTracker(ctx.errorThreshold);
-  work.succeeded(Math.max(0, result.counts['delivered'] - (counts['skipped'] ?? 0)));
-  work.failure(result.counts['deadLettered']);
-  const breach = result.outcome === 'ok' || result.outcome === 'partial' ? work.finalBreach() : null;
-  const error = breach ?? result.error;
+function judged(result: PullResult, run: OrdersRun): RunResult {
+  const { counts, held } = run;
+  const delivered = Math.max(0, result.counts['delivered'] - (counts['skipped'] ?? 0));
   return {
-    outcome: breach === null ? result.outcome : 'failed',
+    outcome: result.outcome,
     counts: { ...result.counts, ...counts },
-    ...(error === undefined ? {} : { error }),
+    tally: { unit: 'orders', delivered, heldBack: result.counts['deadLettered'], reasons: held },
+    ...(result.error === undefined ? {} : { error: result.error }),
   };
 }
 
@@ -208,11 +209,13 @@ async function dryRun(
     cursor = page.nextCursor;
   }
   const failed = counts['would_dead_letter'] ?? 0;
-  if (failed === 0) return { outcome: 'ok', counts };
+  const tally = { unit: 'orders', delivered: counts['would_write'] ?? 0, heldBack: failed };
+  if (failed === 0) return { outcome: 'ok', counts, tally };
   const more = failed > failures.length ? `; and ${failed - failures.length} more` : '';
   return {
     outcome: 'ok',
     counts,
+    tally,
     error: `${failed} order${failed === 1 ? '' : 's'} would become dead letters: ${failures.join('; ')}${more}`,
   };
 }

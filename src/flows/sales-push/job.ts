@@ -23,6 +23,7 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
+import { tallyOf } from '../shared/held-back.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { DeadLetter } from '../../state/index.js';
 import { BranchResolver } from './branches.js';
@@ -97,12 +98,34 @@ function branchMappingOf(input: SalesPushJobInput): BranchMapping {
   return mapping;
 }
 
+const SALES_TALLY = {
+  delivered: [
+    'z_reports_accepted',
+    'item_sales_accepted',
+    'items_already_sent',
+    'z_reports_would_push',
+    'item_sales_would_push',
+  ],
+  heldBack: ['z_reports_failed', 'item_sales_failed', 'items_unresolved'],
+};
+
+/** The run, with the items it pushed and held back as its tally (the engine's judgeRun decides the outcome). */
 async function runSalesPush(
   input: SalesPushJobInput,
   branchMapping: BranchMapping,
   ctx: JobContext,
 ): Promise<RunResult> {
   const counts: Record<string, number> = {};
+  const result = await salesRun(input, branchMapping, ctx, counts);
+  return { ...result, tally: tallyOf(counts, 'items', SALES_TALLY) };
+}
+
+async function salesRun(
+  input: SalesPushJobInput,
+  branchMapping: BranchMapping,
+  ctx: JobContext,
+  counts: Record<string, number>,
+): Promise<RunResult> {
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   const push: PushContext = {
     state: ctx.state,

@@ -81,7 +81,7 @@ describe('expense file parsing', () => {
         COLUMNS,
       ),
     ).toThrow(
-      /line 2: amount_before_vat "ten" is not a number; line 4: doc_date differ from line 3 of expense R2; line 5: attachment "..\/etc\/passwd" must be a file name/,
+      /line 2: amount_before_vat "ten" is not a number like 250.00; line 4: doc_date differ from line 3 of expense R2; line 5: attachment "..\/etc\/passwd" must be a file name/,
     );
   });
 });

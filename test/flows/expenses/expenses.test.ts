@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { csvExpensesConnectorDefinition, SENT_LEDGER } from '../../../connectors/csv-expenses/index.js';
 import { parseCsv } from '../../../src/kit/csv.js';
 import { NetworkApiError } from '../../../src/client/index.js';
-import type { Job, RunResult } from '../../../src/engine/index.js';
+import { runJob, type Job, type RunResult } from '../../../src/engine/index.js';
 import {
   createExpensesJob,
   expenseIdempotencyKey,
@@ -45,7 +45,7 @@ function job(harness: ExpensesHarness, api: ExpensesApi = harness.api, mappings 
   });
 }
 
-const run = (harness: ExpensesHarness, j: Job): Promise<RunResult> => j.run(jobContext(harness.state));
+const run = (harness: ExpensesHarness, j: Job): Promise<RunResult> => runJob(j, jobContext(harness.state));
 
 describe('expenses flow', () => {
   it('uploads receipts, creates each expense once with mapped values and writes the id back once', async () => {
@@ -116,7 +116,7 @@ describe('expenses flow', () => {
     const first = await run(harness, j);
     expect(first.counts).toMatchObject({ dead_lettered: 3 });
     // Every expense it tried went to dead letters: the run says so.
-    expect(first).toMatchObject({ outcome: 'failed', error: 'all 3 records went to dead letters' });
+    expect(first).toMatchObject({ outcome: 'failed', error: 'delivered nothing: all 3 expenses held back' });
     const letters = new Map(
       harness.state.deadLetters.list({ flow: 'expenses' }).map((l) => [l.recordKey, l.reason]),
     );
