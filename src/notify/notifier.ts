@@ -1,6 +1,6 @@
 /** One pass of the notification work: derive what happened into the queue, queue the daily report when due. */
 import type { JobConfig, NotificationsConfig } from '../config/index.js';
-import { NotificationSources, type StateStore } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
 import { dailyReport, reportDue } from './daily-report.js';
 import { deriveDeadLetters } from './dead-letter-events.js';
 import { deriveRunEvents, deriveStaleJobs } from './job-events.js';
@@ -37,10 +37,12 @@ export class Notifier {
   /** Queues every event derived from the state and the given conditions; returns how many messages were queued. */
   derive(now: number, conditions: readonly Transition[] = []): number {
     const { origin, jobs } = this.options;
-    let queued = deriveRunEvents(this.#routing, origin);
+    // Conditions first: a key refused or a lost readiness is in the episode's first message with the failures it causes.
+    let queued = 0;
+    for (const change of conditions) queued += noteTransition(this.#routing, origin, change, now);
+    queued += deriveRunEvents(this.#routing, origin, jobs.keys());
     queued += deriveDeadLetters(this.#routing, origin, jobs.keys(), now);
     queued += deriveStaleJobs(this.#routing, origin, jobs.entries(), now, this.options.watchingSince);
-    for (const change of conditions) queued += noteTransition(this.#routing, origin, change, now);
     return queued + this.dailyReport(now);
   }
 
@@ -59,7 +61,7 @@ export class Notifier {
     const jobs = [...this.options.jobs]
       .filter(([name]) => report.jobs === undefined || report.jobs.includes(name))
       .map(([name, jobConfig]) => ({ name, config: jobConfig }));
-    const message = dailyReport(new NotificationSources(state.db), jobs, due, timezone, origin);
+    const message = dailyReport(state, jobs, due, timezone, origin);
     return state.transaction(() => enqueue(this.#routing, report.channels, `daily_report:${day}`, message));
   }
 }
