@@ -36,6 +36,8 @@ export interface Episode {
   readonly id: number;
   readonly startedAt: number;
   readonly conditions: Readonly<Record<string, EpisodeCondition>>;
+  /** Channels to tell at the end of this pass, so what one pass finds goes out as one message. */
+  readonly pending?: readonly string[];
 }
 
 export interface Closing {
@@ -62,20 +64,41 @@ function started(routing: Routing, now: number): Episode {
   return { id, startedAt: now, conditions: {} };
 }
 
-/** Opens (or updates) a condition in the episode, starting one if none is open; tells the channels not told yet. */
+/**
+ * Opens (or updates) a condition in the episode, starting one if none is open; the channels its rules name are told
+ * at the end of the pass (see tellEpisode), those told already not again.
+ */
 export function openCondition(
   routing: Routing,
-  origin: MessageOrigin,
   condition: EpisodeCondition,
   channels: readonly string[],
   now: number,
-): number {
-  return routing.state.transaction(() => {
+): void {
+  routing.state.transaction(() => {
     const episode = currentEpisode(routing) ?? started(routing, Math.min(now, condition.since));
-    const next: Episode = { ...episode, conditions: { ...episode.conditions, [condition.name]: condition } };
+    const pending = [...new Set([...(episode.pending ?? []), ...channels])];
+    const next: Episode = {
+      ...episode,
+      conditions: { ...episode.conditions, [condition.name]: condition },
+      pending,
+    };
     routing.state.kv.set(NAMESPACE, CURRENT, next);
-    return enqueue(routing, channels, `episode:${episode.id}`, problemMessage(next, routing, origin));
   });
+}
+
+/** Queues the open episode's message for the channels not told yet; a crash before it leaves them for the next pass. */
+export function tellEpisode(routing: Routing, origin: MessageOrigin): number {
+  const episode = currentEpisode(routing);
+  if (episode === null || (episode.pending ?? []).length === 0) return 0;
+  return routing.state.transaction(() => {
+    routing.state.kv.set(NAMESPACE, CURRENT, { ...episode, pending: [] });
+    return told(routing, origin, episode);
+  });
+}
+
+function told(routing: Routing, origin: MessageOrigin, episode: Episode): number {
+  const message = problemMessage(episode, routing, origin);
+  return enqueue(routing, episode.pending ?? [], `episode:${episode.id}`, message);
 }
 
 /** Closes a condition; when it was the last one open, the episode ends and its recovery is queued. */
@@ -102,13 +125,11 @@ export function closeCondition(
       return 0;
     }
     routing.state.kv.delete(NAMESPACE, CURRENT);
+    // Begun and over within one pass: the problem is told first, then its end.
+    const problem = told(routing, origin, episode);
     const channels = conditions.flatMap((condition) => condition.recoveryChannels ?? []);
-    return enqueue(
-      routing,
-      channels,
-      `episode:${episode.id}:recovered`,
-      recoveryMessage(next, routing, origin),
-    );
+    const recovery = `episode:${episode.id}:recovered`;
+    return problem + enqueue(routing, channels, recovery, recoveryMessage(next, routing, origin));
   });
 }
 

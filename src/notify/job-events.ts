@@ -67,9 +67,8 @@ function failedRun(
   if (rules.length === 0) return 0;
   const error = describeRunError(run.error);
   const zone = routing.timezone;
-  return openCondition(
+  openCondition(
     routing,
-    origin,
     {
       name: `job:${run.job}`,
       event: 'job_failed',
@@ -90,6 +89,7 @@ function failedRun(
     channelsOf(rules),
     run.endedAt,
   );
+  return 0;
 }
 
 function recoveredRun(

@@ -56,7 +56,8 @@ export function noteTransition(
     title: change.title,
     paragraphs: change.paragraphs,
   };
-  return openCondition(routing, origin, condition, channelsOf(rules), now);
+  openCondition(routing, condition, channelsOf(rules), now);
+  return 0;
 }
 
 /**
