@@ -179,6 +179,16 @@ export const notificationsSchema = z
         examples: ['office-server'],
       })
       .optional(),
+    console_url: z
+      .url({
+        protocol: /^https?$/,
+        error: 'expected an http(s) URL, e.g. https://sync.office.local:8081/status',
+      })
+      .meta({
+        description: 'Address of the status page as people open it; every problem message links to it',
+        examples: ['https://sync.office.local:8081/status'],
+      })
+      .optional(),
     channels: z
       .record(channelName, notificationChannelSchema)
       .meta({

@@ -4,8 +4,18 @@
  */
 import type { JobConfig } from '../config/index.js';
 import { resolveWallTime, wallTimeAt } from '../scheduler/zoned-time.js';
-import { missingMappingFix } from '../shared/missing-mapping.js';
-import { NotificationSources, type NewDeadLetters } from '../state/index.js';
+import { sumMoney } from '../shared/decimal.js';
+import {
+  NotificationSources,
+  writtenBatchesBetween,
+  type FinishedRun,
+  type NewDeadLetters,
+  type StateStore,
+  type WrittenBatch,
+} from '../state/index.js';
+import type { KeyValueStore } from '../state/kv.js';
+import { heldBackAmount, heldBackGroup, ilsText } from './held-back.js';
+import { describeRunError } from './run-error.js';
 import {
   escapeHtml,
   localTime,
@@ -67,49 +77,89 @@ interface Section {
 
 function jobSection(
   sources: NotificationSources,
+  kv: KeyValueStore,
   job: ReportJob,
-  from: number,
-  to: number,
+  window: { from: number; to: number },
   timeZone: string,
   configFile: string,
 ): Section {
-  const runs = sources.runsBetween(job.name, from, to);
+  const runs = sources.runsBetween(job.name, window.from, window.to);
   const failed = runs.filter((run) => run.outcome === 'failed');
-  const totals: Record<string, number> = {};
-  for (const run of runs)
-    for (const [key, value] of Object.entries(run.counts)) totals[key] = (totals[key] ?? 0) + value;
   const lines = [`${runs.length} run(s), ${failed.length} failed.`];
-  for (const [key, value] of Object.entries(totals))
-    if (value > 0) lines.push(`${countLabel(job.config.flow, key)}: ${value}`);
+  const connector = job.config.connector;
+  if (job.config.flow === 'journal-export' && connector !== undefined)
+    lines.push(...booksLines(writtenBatchesBetween(kv, connector, window.from, window.to), connector));
+  else lines.push(...countLines(runs, job, sources, window));
   const last = failed.at(-1);
   if (last)
-    lines.push(`Last failure ${localTime(last.endedAt, timeZone)}: ${last.error ?? 'no error recorded'}`);
-  if (job.config.connector !== undefined) {
-    const written = sources.writtenBetween(job.config.flow, job.config.connector, from, to);
-    if (written.length > 0) lines.push(`Written to ${job.config.connector}: ${written.join(', ')}`);
-  }
-  const held = sources.deadLettersSince(job.name, 0, true);
-  if (held.length === 0) lines.push('Nothing held back.');
-  for (const group of held) lines.push(heldBack(group, configFile, job.name));
+    lines.push(`Last failure ${localTime(last.endedAt, timeZone)}: ${describeRunError(last.error).what}`);
+  lines.push(...waitingLines(sources.deadLettersSince(job.name, 0, true), configFile, job.name));
   return { title: `${job.name} (${job.config.flow})`, lines };
 }
 
-/** One reason documents are held back: how many, why, which, and the fix when it is known. */
-export function heldBack(group: NewDeadLetters, configFile: string, job: string): string {
-  const line = `Held back: ${group.count} × ${group.reason} (for example ${group.examples.join(', ')})`;
-  if (group.missing === null) return line;
-  return `${line}. To fix: ${missingMappingFix(group.missing, configFile, job)}.`;
+/** What the journal put into the books: each document and row once, however many runs it took. */
+function booksLines(
+  batches: ReadonlyArray<WrittenBatch & { batchKey: string }>,
+  connector: string,
+): string[] {
+  if (batches.length === 0) return [`Nothing written to ${connector}.`];
+  const references = new Set(batches.flatMap((batch) => batch.references));
+  const rows = batches.reduce((sum, batch) => sum + batch.rows, 0);
+  const currencies = [...new Set(batches.flatMap((batch) => Object.keys(batch.debits)))];
+  const totals = currencies.map((currency) => {
+    const total = sumMoney(batches.map((batch) => batch.debits[currency] ?? '0.00'));
+    return currency === 'ILS' ? ilsText(total) : `${currency} ${total}`;
+  });
+  const names = batches.map((batch) => batch.location ?? batch.batchKey);
+  const shown = [...references].slice(0, 10).join(', ');
+  return [
+    `Written to ${connector}: ${references.size} document(s), ${rows} line(s), total ${totals.join(' + ') || ilsText('0.00')}`,
+    `Documents: ${shown}${references.size > 10 ? `, and ${references.size - 10} more` : ''}`,
+    `Batches (files) written: ${names.join(', ')}`,
+  ];
+}
+
+function countLines(
+  runs: readonly FinishedRun[],
+  job: ReportJob,
+  sources: NotificationSources,
+  window: { from: number; to: number },
+): string[] {
+  const totals: Record<string, number> = {};
+  for (const run of runs)
+    for (const [key, value] of Object.entries(run.counts)) totals[key] = (totals[key] ?? 0) + value;
+  const lines = Object.entries(totals)
+    .filter(([, value]) => value > 0)
+    .map(([key, value]) => `${countLabel(job.config.flow, key)}: ${value}`);
+  if (job.config.connector === undefined) return lines;
+  const written = sources.writtenBetween(job.config.flow, job.config.connector, window.from, window.to);
+  if (written.length > 0) lines.push(`Written to ${job.config.connector}: ${written.join(', ')}`);
+  return lines;
+}
+
+/** What is still held back, with its lines and ILS total, by reason with the fix. */
+function waitingLines(groups: readonly NewDeadLetters[], configFile: string, job: string): string[] {
+  if (groups.length === 0) return ['Nothing held back.'];
+  const count = groups.reduce((sum, group) => sum + group.count, 0);
+  const lines = groups.reduce((sum, group) => sum + group.lines, 0);
+  const totals = groups.flatMap((group) => (group.total === null ? [] : [group.total]));
+  return [
+    `Still waiting: ${heldBackAmount(count, lines, totals.length === 0 ? null : sumMoney(totals))} held back.`,
+    ...groups.map((group) => `Held back: ${heldBackGroup(group, configFile, job)}`),
+  ];
 }
 
 export function dailyReport(
-  sources: NotificationSources,
+  state: StateStore,
   jobs: readonly ReportJob[],
   due: number,
   timeZone: string,
   origin: MessageOrigin,
 ): NotificationMessage {
   const from = due - DAY_MS;
-  const sections = jobs.map((job) => jobSection(sources, job, from, due, timeZone, origin.config));
+  const sources = new NotificationSources(state.db);
+  const window = { from, to: due };
+  const sections = jobs.map((job) => jobSection(sources, state.kv, job, window, timeZone, origin.config));
   const period = `${localTime(from, timeZone)} to ${localTime(due, timeZone)} (${timeZone})`;
   const text = [
     `Daily report for ${period}`,

@@ -2,10 +2,11 @@
  * Dead letters, batched: one message per job and quiet period, listing what is new by reason. What is covered and
  * when the job was last told are kept with the queued message in one transaction, so a crash repeats nothing.
  */
-import { missingMappingFix } from '../shared/missing-mapping.js';
-import { NotificationSources, type NewDeadLetters } from '../state/index.js';
+import { sumMoney } from '../shared/decimal.js';
+import { NotificationSources } from '../state/index.js';
+import { heldBackAmount, heldBackGroup, ilsText } from './held-back.js';
 import { simpleMessage, type MessageOrigin } from './message.js';
-import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
+import { channelsOf, enqueue, rulesFor, statusPageLines, type Routing } from './routing.js';
 
 const NAMESPACE = 'notifications';
 
@@ -38,14 +39,18 @@ export function deriveDeadLetters(
     if (groups.length === 0) continue;
     const total = groups.reduce((sum, group) => sum + group.count, 0);
     const upTo = Math.max(...groups.map((group) => group.newest));
+    const lines = groups.reduce((sum, group) => sum + group.lines, 0);
+    const totals = groups.flatMap((group) => (group.total === null ? [] : [group.total]));
+    const money = totals.length === 0 ? null : sumMoney(totals);
     const message = simpleMessage(
       'dead_letters',
       'warning',
-      `Job ${job}: ${total} record(s) held back`,
+      `Job ${job}: ${total} record(s) held back${money === null ? '' : ` (${ilsText(money)})`}`,
       [
-        `Job ${job} set aside ${total} record(s) it could not process. By reason:`,
-        ...groups.map((group) => byReason(group, origin.config, job)),
+        `Job ${job} set aside ${heldBackAmount(total, lines, money)} it could not process. By reason:`,
+        ...groups.map((group) => heldBackGroup(group, origin.config, job)),
         `See them with: supply-sync dead-letters list --flow ${job}`,
+        ...statusPageLines(routing),
       ],
       origin,
     );
@@ -55,10 +60,4 @@ export function deriveDeadLetters(
     });
   }
   return queued;
-}
-
-function byReason(group: NewDeadLetters, configFile: string, job: string): string {
-  const lines = [`${group.count} × ${group.reason}`, `(for example: ${group.examples.join(', ')})`];
-  if (group.missing !== null) lines.push(`To fix: ${missingMappingFix(group.missing, configFile, job)}.`);
-  return lines.join('\n');
 }

@@ -6,3 +6,4 @@ export type { Transition } from './transitions.js';
 export { emailPort } from './email-channel.js';
 export { messageOrigin } from './origin.js';
 export { readChannelCa } from './ca-file.js';
+export { reportDue } from './daily-report.js';

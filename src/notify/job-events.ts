@@ -1,30 +1,40 @@
 /**
- * Job events derived from the run history: a failed run (once a job has failed N runs in a row), a recovery, and a
- * job past its freshness. Each is queued under a key naming the run, so deriving again after a crash or on another
- * leader queues nothing twice; the watermark only saves rereading.
+ * Job events derived from the run history. A failed run is part of the job's failure streak, counted back to its
+ * last run that did not fail, whoever ran them (the daemon, `sync` by hand before it started): once the streak
+ * reaches a rule's `after_failures` (or more) the job joins the open episode (see episodes.ts), told once. A run that
+ * does not fail ends the streak and states its real length. Runs are read past a watermark only to save rereading;
+ * the episode's key keeps every message queued once.
  */
 import type { JobConfig } from '../config/index.js';
 import { NotificationSources, type FinishedRun } from '../state/index.js';
+import { closeCondition, openCondition, spanText } from './episodes.js';
+import { heldBackLines } from './held-back.js';
 import { simpleMessage, zonedTime, type MessageOrigin } from './message.js';
 import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
+import { describeRunError } from './run-error.js';
 
 const NAMESPACE = 'notifications';
 const RUN_WATERMARK = 'runs_after';
 const WATCHED_PREFIX = 'watched_since:';
 
-export function deriveRunEvents(routing: Routing, origin: MessageOrigin): number {
+export function deriveRunEvents(routing: Routing, origin: MessageOrigin, jobs: Iterable<string>): number {
   const { state } = routing;
   const sources = new NotificationSources(state.db);
   const stored = state.kv.get(NAMESPACE, RUN_WATERMARK);
   if (typeof stored !== 'number') {
-    // First start with notifications: history before it is not news.
+    // First start with notifications: finished runs are not news, but a job failing now is (a run by hand counts).
     state.kv.set(NAMESPACE, RUN_WATERMARK, sources.maxRunId());
-    return 0;
+    let queued = 0;
+    for (const job of jobs) {
+      const last = sources.lastRun(job);
+      if (last?.outcome === 'failed') queued += failedRun(routing, sources, last, origin);
+    }
+    return queued;
   }
   let queued = 0;
   const { finished, settledUpTo } = sources.runsAfter(stored);
-  // Runs past one still going are read again on the next passes; their keys keep them queued once.
-  for (const run of finished) queued += state.transaction(() => runEvents(routing, sources, run, origin));
+  // Runs past one still going are read again on the next passes; the episode keeps them told once.
+  for (const run of finished) queued += runEvents(routing, sources, run, origin);
   if (settledUpTo !== stored) state.kv.set(NAMESPACE, RUN_WATERMARK, settledUpTo);
   return queued;
 }
@@ -36,39 +46,75 @@ function runEvents(
   origin: MessageOrigin,
 ): number {
   if (run.outcome === 'skipped') return 0;
-  const longest = Math.max(1, ...routing.config.rules.map((rule) => rule.after_failures)) + 1;
-  const history = sources.previousRuns(run.job, run.id, longest);
-  if (run.outcome === 'failed') {
-    const streak = history.findIndex((r) => r.outcome !== 'failed');
-    const failures = streak === -1 ? history.length : streak;
-    const rules = rulesFor(routing.config, 'job_failed', run.job, (rule) => rule.after_failures === failures);
-    const message = simpleMessage(
-      'job_failed',
-      'error',
-      failures > 1 ? `Job ${run.job} failed ${failures} runs in a row` : `Job ${run.job} failed`,
-      [
-        `The run of job ${run.job} that ended ${zonedTime(run.endedAt, routing.timezone)} failed.`,
-        `Error: ${run.error ?? 'not recorded'}`,
-      ],
-      origin,
-    );
-    return enqueue(routing, channelsOf(rules), `job_failed:${run.job}:${run.id}`, message);
-  }
-  const previous = history.slice(1);
-  const streak = previous.findIndex((r) => r.outcome !== 'failed');
-  const failures = streak === -1 ? previous.length : streak;
-  if (failures === 0) return 0;
-  const rules = rulesFor(routing.config, 'job_recovered', run.job, (rule) => failures >= rule.after_failures);
-  const message = simpleMessage(
-    'job_recovered',
-    'ok',
-    `Job ${run.job} recovered`,
-    [
-      `Job ${run.job} ran ${run.outcome === 'ok' ? 'successfully' : 'with some records held back'} again after ${failures} failed run(s).`,
-    ],
-    origin,
+  if (run.outcome === 'failed') return failedRun(routing, sources, run, origin);
+  return recoveredRun(routing, sources, run, origin);
+}
+
+function failedRun(
+  routing: Routing,
+  sources: NotificationSources,
+  run: FinishedRun,
+  origin: MessageOrigin,
+): number {
+  const streak = sources.failureStreak(run.job, run.id);
+  const first = streak.first ?? run;
+  const rules = rulesFor(
+    routing.config,
+    'job_failed',
+    run.job,
+    (rule) => streak.count >= rule.after_failures,
   );
-  return enqueue(routing, channelsOf(rules), `job_recovered:${run.job}:${run.id}`, message);
+  if (rules.length === 0) return 0;
+  const error = describeRunError(run.error);
+  const zone = routing.timezone;
+  openCondition(
+    routing,
+    {
+      name: `job:${run.job}`,
+      event: 'job_failed',
+      value: String(first.id),
+      since: first.startedAt,
+      title:
+        streak.count > 1 ? `Job ${run.job} failed ${streak.count} runs in a row` : `Job ${run.job} failed`,
+      paragraphs: [
+        streak.count > 1
+          ? `Its runs fail since ${zonedTime(first.startedAt, zone)}; the last ended ${zonedTime(run.endedAt, zone)}.`
+          : `The run of job ${run.job} that ended ${zonedTime(run.endedAt, zone)} failed.`,
+        `What happened: ${error.what}`,
+        `To fix: ${error.fix}.`,
+        ...heldBackLines(sources, run.job, origin.config),
+        ...(error.detail === null ? [] : [`Technical detail: ${error.detail}`]),
+      ],
+    },
+    channelsOf(rules),
+    run.endedAt,
+  );
+  return 0;
+}
+
+function recoveredRun(
+  routing: Routing,
+  sources: NotificationSources,
+  run: FinishedRun,
+  origin: MessageOrigin,
+): number {
+  const streak = sources.failureStreak(run.job, run.id - 1);
+  if (streak.first === null) return 0;
+  const rules = rulesFor(
+    routing.config,
+    'job_recovered',
+    run.job,
+    (rule) => streak.count >= rule.after_failures,
+  );
+  const how = run.outcome === 'ok' ? 'successfully' : 'with some records held back';
+  const runs = streak.count === 1 ? '1 failed run' : `${streak.count} failed runs in a row`;
+  return closeCondition(routing, origin, `job:${run.job}`, {
+    at: run.endedAt,
+    sentence:
+      `Job ${run.job} ran ${how} again at ${zonedTime(run.endedAt, routing.timezone)} after ${runs}, ` +
+      `over ${spanText(run.endedAt - streak.first.startedAt)} (the first failed run started ${zonedTime(streak.first.startedAt, routing.timezone)}).`,
+    channels: channelsOf(rules),
+  });
 }
 
 /**

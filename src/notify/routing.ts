@@ -63,3 +63,9 @@ function installationId(routing: Routing): string {
 export function channelsOf(rules: readonly NotificationRule[]): string[] {
   return [...new Set(rules.flatMap((rule) => rule.channels))];
 }
+
+/** The status page's address as a message's line, when notifications.console_url names it. */
+export function statusPageLines(routing: Routing): string[] {
+  const url = routing.config.console_url;
+  return url === undefined ? [] : [`Status page: ${url}`];
+}

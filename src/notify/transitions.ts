@@ -1,9 +1,11 @@
 /**
- * Events that are changes of a condition the daemon watches (readiness, a refused API key, who leads): the last
- * state told is kept in the state, and a change is queued with it in one transaction, once.
+ * Conditions the daemon watches (readiness, a refused API key) join the open episode when they go wrong, whatever
+ * was stored before (a key refused at the very first start is news), and leave it when they are right again; who
+ * leads is told on its own, once per term.
  */
 import type { NotificationEvent } from '../config/index.js';
-import { simpleMessage, zonedTime, type MessageOrigin, type Severity } from './message.js';
+import { closeCondition, openCondition, openValue } from './episodes.js';
+import { simpleMessage, zonedTime, type MessageOrigin } from './message.js';
 import { channelsOf, enqueue, rulesFor, type Routing } from './routing.js';
 
 const NAMESPACE = 'notifications';
@@ -11,33 +13,51 @@ const NAMESPACE = 'notifications';
 export interface Transition {
   /** Names the condition, e.g. "readiness" or "api_key:supplier". */
   readonly condition: string;
-  /** The value now; a change from the stored one is an event. */
+  /** What is wrong (e.g. "key_revoked"); another value while open updates the condition. */
   readonly value: string;
+  /** open: wrong now; clear: right now; unknown: nothing tells yet (no call made since the start). */
+  readonly state: 'open' | 'clear' | 'unknown';
+  /** The event naming it wrong (its rules pick the channels). */
   readonly event: NotificationEvent;
-  readonly severity: Severity;
-  readonly subject: string;
+  /** Whose rules hear that it is right again; the opening event's rules when absent. */
+  readonly recoveryEvent?: NotificationEvent;
+  /** Since when it is wrong, when known (else the pass that sees it). */
+  readonly since?: number;
+  readonly title: string;
+  /** What is wrong and the fix. */
   readonly paragraphs: readonly string[];
-  /** False for a return to normal that no event names (a key accepted again): stored, not sent. */
-  readonly notify?: boolean;
+  /** Said in the recovery message when it is right again. */
+  readonly cleared: string;
 }
 
-/** Queues the transition when `value` differs from what was stored; the first value seen is only stored. */
 export function noteTransition(
   routing: Routing,
   origin: MessageOrigin,
   change: Transition,
   now: number,
 ): number {
-  const key = `condition:${change.condition}`;
-  const stored = routing.state.kv.get(NAMESPACE, key);
-  if (stored === change.value) return 0;
-  return routing.state.transaction(() => {
-    routing.state.kv.set(NAMESPACE, key, change.value);
-    if (change.notify === false || (stored === undefined && change.event !== 'leadership_gained')) return 0;
-    const rules = rulesFor(routing.config, change.event);
-    const message = simpleMessage(change.event, change.severity, change.subject, change.paragraphs, origin);
-    return enqueue(routing, channelsOf(rules), `${change.event}:${change.condition}:${now}`, message);
-  });
+  if (change.state === 'unknown') return 0;
+  if (change.state === 'clear') {
+    const channels = channelsOf(rulesFor(routing.config, change.recoveryEvent ?? change.event));
+    return closeCondition(routing, origin, change.condition, {
+      at: now,
+      sentence: `${change.cleared} (${zonedTime(now, routing.timezone)}).`,
+      channels,
+    });
+  }
+  if (openValue(routing, change.condition) === change.value) return 0;
+  const rules = rulesFor(routing.config, change.event);
+  if (rules.length === 0) return 0;
+  const condition = {
+    name: change.condition,
+    event: change.event,
+    value: change.value,
+    since: change.since ?? now,
+    title: change.title,
+    paragraphs: change.paragraphs,
+  };
+  openCondition(routing, condition, channelsOf(rules), now);
+  return 0;
 }
 
 /**

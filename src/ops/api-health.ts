@@ -4,18 +4,9 @@
  * does not.
  */
 
-/** The 401/403 codes of the contract that no retry fixes: the configuration (or the account) must change. */
-export const CREDENTIAL_CODES = [
-  'unauthorized',
-  'key_expired',
-  'key_revoked',
-  'client_suspended',
-  'scope_missing',
-  'plan_required',
-  'ip_not_allowed',
-] as const;
+import { credentialFix, isCredentialCode, type CredentialCode } from '../shared/api-fixes.js';
 
-export type CredentialCode = (typeof CREDENTIAL_CODES)[number];
+export { CREDENTIAL_CODES, type CredentialCode } from '../shared/api-fixes.js';
 
 /** Codes about the key as a whole: any later success with the same key clears them. */
 const KEY_WIDE: ReadonlySet<string> = new Set([
@@ -25,16 +16,6 @@ const KEY_WIDE: ReadonlySet<string> = new Set([
   'client_suspended',
   'ip_not_allowed',
 ]);
-
-const FIXES: Record<CredentialCode, string> = {
-  unauthorized: 'the API does not accept this key: set a valid key',
-  key_expired: 'the key has expired: create a new key in the API console and set it',
-  key_revoked: 'the key was revoked: create a new key in the API console and set it',
-  client_suspended: "the API client is suspended: contact the API provider, or set another client's key",
-  scope_missing: 'the key lacks a scope this call needs: set a key with the scopes the configured jobs need',
-  plan_required: "the account's plan does not include this endpoint: upgrade the plan or disable the job",
-  ip_not_allowed: "this host's address is not on the key's IP allowlist: add it in the API console",
-};
 
 export interface CredentialFailure {
   status: number;
@@ -57,10 +38,6 @@ export interface ApiCall {
   errorCode: string | null;
 }
 
-function isCredentialCode(code: string | null): code is CredentialCode {
-  return code !== null && (CREDENTIAL_CODES as readonly string[]).includes(code);
-}
-
 /** Whether an answer proves the key was accepted: any answer but a credential refusal, a rate limit or a 5xx. */
 function authenticated(status: number): boolean {
   return status < 500 && status !== 401 && status !== 403 && status !== 429;
@@ -70,6 +47,8 @@ export class ApiHealth {
   private reachedAt: number | undefined;
   private error: string | undefined;
   private readonly failures = new Map<string, CredentialFailure>();
+  /** Sides whose key some answer accepted since the start. */
+  private readonly accepted = new Set<string>();
 
   /** @param configKey the config key holding the key (api.api_key; with OAuth the same key is the secret). */
   constructor(private readonly configKey = 'api.api_key') {}
@@ -92,7 +71,7 @@ export class ApiHealth {
         side: call.side,
         at: now,
         configKey: this.configKey,
-        fix: FIXES[code],
+        fix: credentialFix(code),
       };
       this.failures.set(key, failure);
       this.error = `${call.status} ${code}`;
@@ -108,6 +87,7 @@ export class ApiHealth {
     }
     this.reachedAt = now;
     this.error = undefined;
+    this.accepted.add(call.side);
     for (const [key, failure] of this.failures) {
       if (failure.side !== call.side) continue;
       if (KEY_WIDE.has(failure.code) || failure.call === name) this.failures.delete(key);
@@ -121,6 +101,11 @@ export class ApiHealth {
 
   get lastError(): string | undefined {
     return this.error;
+  }
+
+  /** Whether an answer since the start accepted this side's key (before any call, nobody knows). */
+  keyAccepted(side: string): boolean {
+    return this.accepted.has(side) && !this.credentialFailures().some((failure) => failure.side === side);
   }
 
   credentialFailures(): CredentialFailure[] {

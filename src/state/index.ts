@@ -34,3 +34,4 @@ export {
   type QueuedNotification,
 } from './notifications.js';
 export { NotificationSources, type FinishedRun, type NewDeadLetters } from './notification-sources.js';
+export { noteWrittenBatch, writtenBatchesBetween, type WrittenBatch } from './written-batches.js';

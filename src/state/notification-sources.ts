@@ -1,4 +1,6 @@
 /** The reads the notification events are derived from: finished runs and newly created dead letters. */
+import { addMoney } from '../shared/decimal.js';
+import { heldBackLabel, heldBackMoney } from '../shared/held-back-record.js';
 import { missingMappingOf, missingMappingSummary, type MissingMapping } from '../shared/missing-mapping.js';
 import type { RunOutcome } from './runs.js';
 import type { SyncSqlPort } from './sql-port.js';
@@ -20,9 +22,15 @@ export interface NewDeadLetters {
   /** Set when the letters are held back for one value a mapping table lacks: what to add where. */
   readonly missing: MissingMapping | null;
   readonly count: number;
+  /** Up to 3 of them by their own numbers (an invoice number rather than an internal id). */
   readonly examples: readonly string[];
+  /** Journal lines they hold and the total of their debit side in ILS; 0 and null for records without lines. */
+  readonly lines: number;
+  readonly total: string | null;
   readonly newest: number;
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface RunRow {
   id: number | string;
@@ -86,6 +94,39 @@ export class NotificationSources {
     return rows.map(toRun);
   }
 
+  /**
+   * The job's failed runs in a row up to and including `uptoId`: back to its last run that did not fail (or to the
+   * first run kept), however many, with the first of them. Skipped runs neither fail nor end the streak.
+   */
+  failureStreak(job: string, uptoId: number): { count: number; first: FinishedRun | null } {
+    const good = this.db
+      .prepare(
+        `SELECT MAX(id) AS id FROM runs WHERE job = ? AND id <= ? AND ended_at IS NOT NULL
+         AND outcome NOT IN ('failed', 'skipped')`,
+      )
+      .get(job, uptoId) as { id: number | string | null };
+    const after = Number(good.id ?? 0);
+    const rows = this.db
+      .prepare(
+        `SELECT id, job, outcome, started_at, ended_at, counts, error FROM runs
+         WHERE job = ? AND id > ? AND id <= ? AND outcome = 'failed' ORDER BY id`,
+      )
+      .all(job, after, uptoId) as RunRow[];
+    const first = rows[0];
+    return { count: rows.length, first: first === undefined ? null : toRun(first) };
+  }
+
+  /** The job's last finished run that was not skipped, or null. */
+  lastRun(job: string): FinishedRun | null {
+    const row = this.db
+      .prepare(
+        `SELECT id, job, outcome, started_at, ended_at, counts, error FROM runs
+         WHERE job = ? AND ended_at IS NOT NULL AND outcome <> 'skipped' ORDER BY id DESC LIMIT 1`,
+      )
+      .get(job) as RunRow | undefined;
+    return row === undefined ? null : toRun(row);
+  }
+
   /** Finished runs of a job that ended in [from, to). */
   runsBetween(job: string, from: number, to: number): FinishedRun[] {
     const rows = this.db
@@ -113,17 +154,18 @@ export class NotificationSources {
       record: string | null;
       first_seen: number | string;
     }>;
-    const groups = new Map<
-      string,
-      { reason: string; missing: MissingMapping | null; count: number; examples: string[]; newest: number }
-    >();
+    const groups = new Map<string, Writable<NewDeadLetters> & { examples: string[] }>();
     for (const row of rows) {
-      const missing = missingMappingOf(row.record === null ? null : (JSON.parse(row.record) as unknown));
+      const record = row.record === null ? null : (JSON.parse(row.record) as unknown);
+      const missing = missingMappingOf(record);
       const reason = missing === null ? row.reason : missingMappingSummary(missing);
       const key = missing === null ? `reason:${reason}` : `missing:${JSON.stringify(missing)}`;
-      const group = groups.get(key) ?? { reason, missing, count: 0, examples: [], newest: 0 };
+      const group = groups.get(key) ?? { reason, missing, count: 0, examples: [], lines: 0, total: null, newest: 0 };
+      const money = heldBackMoney(record);
       group.count += 1;
-      if (group.examples.length < 3) group.examples.push(row.record_key);
+      group.lines += money.lines;
+      if (money.total !== null) group.total = addMoney(group.total ?? '0.00', money.total);
+      if (group.examples.length < 3) group.examples.push(heldBackLabel(row.record_key, record));
       group.newest = Math.max(group.newest, Number(row.first_seen));
       groups.set(key, group);
     }

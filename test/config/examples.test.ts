@@ -16,10 +16,12 @@ const ENV = {
   SAP_B1_PASSWORD: 'example',
   PRIORITY_SERVICE_URL: 'https://priority.example.com/odata/Priority/tabula.ini/demo/',
   PRIORITY_TOKEN: 'example',
+  SMTP_PASSWORD: 'smtp-example',
 };
 const SECRET_FILES: Record<string, string> = {
   '/run/secrets/supply_api_key': 'svc_live_example\n',
   '/run/secrets/books_database_url': 'postgres://sync:pw@127.0.0.1:5432/books\n',
+  '/run/secrets/teams_webhook_url': 'https://example.webhook.office.com/webhookb2/token\n',
 };
 
 describe('example configs', () => {
@@ -50,6 +52,39 @@ describe('example configs', () => {
       // Until every flow registers its option schema, only "not checked" warnings for those flows may remain.
       for (const warning of warnings)
         expect(warning).toMatch(/^jobs\.\w+: flow "[\w-]+" has no registered schema/);
+    });
+  }
+});
+
+describe('notifications in the example configs', () => {
+  const files = readdirSync(CONFIG_DIR).filter((file) => file.endsWith('.yaml'));
+
+  for (const file of files) {
+    it(`${file} ships a commented notifications block that validates`, async () => {
+      const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      let text = readFileSync(join(CONFIG_DIR, file), 'utf8');
+      // The demo sends nothing: its block is commented out; uncommented, it must be valid as it stands.
+      if (!/^notifications:/m.test(text)) text = text.replace(/^# ?((?:notifications:| {2}.*|)\s*)$/gm, '$1');
+      expect(text).toMatch(/^notifications:\n {2}# /m); // explained where it stands
+      const dir = mkdtempSync(join(tmpdir(), 'supply-sync-example-'));
+      try {
+        writeFileSync(join(dir, file), text);
+        const { config } = loadConfig(join(dir, file), {
+          env: ENV,
+          registry: await buildPluginRegistry(),
+          readFile: (path) => SECRET_FILES[path] ?? readFileSync(path, 'utf8'),
+        });
+        const notifications = config.notifications;
+        expect(Object.keys(notifications?.channels ?? {})).toHaveLength(2);
+        expect(notifications?.rules.flatMap((rule) => rule.events)).toEqual(
+          expect.arrayContaining(['job_failed', 'job_recovered', 'api_key_refused', 'dead_letters']),
+        );
+        expect(notifications?.daily_report?.at).toBe('07:00');
+        expect(notifications?.console_url).toMatch(/^https:\/\//);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   }
 });

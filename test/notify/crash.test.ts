@@ -68,9 +68,12 @@ describe('notifications across kill -9 of the daemon', () => {
       hook = await startWebhookReceiver(ca);
       const stateFile = path.join(tmp.dir, 'state.db');
       const seed = openStateStore({ file: stateFile, clock: systemClock, lock: false });
-      for (let n = 1; n <= FAILED_JOBS; n++) {
+      // One episode after another: each job fails, then runs again; each episode is told and ended (2 messages).
+      for (let n = 1; n <= FAILED_JOBS / 2; n++) {
         const id = seed.runs.start(`job-${n}`, 'schedule');
         seed.runs.finish(id, 'failed', {}, `error number ${n}: הספק לא ענה`);
+        const again = seed.runs.start(`job-${n}`, 'schedule');
+        seed.runs.finish(again, 'ok', {}, null);
       }
       // Notifications start reading history from before these runs, as if they had failed under a running daemon.
       seed.kv.set('notifications', 'runs_after', 0);
@@ -101,7 +104,7 @@ notifications:
       url: \${NOTIFY_HOOK_URL}
       ca_file: ${ca.certFile}
   rules:
-    - events: [job_failed]
+    - events: [job_failed, job_recovered]
       channels: [mail, hook]
 `,
       );
@@ -162,8 +165,10 @@ notifications:
       expect(repeated.filter((key) => !cutOff.has(key))).toEqual([]);
       expect(cutOff.size).toBeLessThanOrEqual(2); // at most one send in flight per channel
       const subjects = new Set(mails.map((m) => m.parsed.subject));
-      for (let n = 1; n <= FAILED_JOBS; n++)
+      for (let n = 1; n <= FAILED_JOBS / 2; n++) {
         expect(subjects).toContain(`[supply-sync crash-test] Job job-${n} failed`);
+        expect([...subjects].some((subject) => subject?.endsWith(`: Job job-${n} failed`))).toBe(true);
+      }
       const seen = JSON.stringify([
         firstOutput,
         child.output(),
@@ -372,13 +377,21 @@ notifications:
         queued().map(deliveryKey).sort(),
       );
 
-      expect(mails.map((m) => m.parsed.subject).sort()).toEqual(
-        [
-          '[supply-sync runs-crash-test] Job journal failed',
-          `[supply-sync runs-crash-test] Job journal: ${held} record(s) held back`,
-          '[supply-sync runs-crash-test] Job journal recovered',
-        ].sort(),
+      const subjects = mails.map((m) => m.parsed.subject ?? '');
+      expect(
+        subjects.filter((subject) => subject === '[supply-sync runs-crash-test] Job journal failed'),
+      ).toHaveLength(1);
+      expect(
+        subjects.filter((subject) =>
+          subject.startsWith(`[supply-sync runs-crash-test] Job journal: ${held} record(s) held back (ILS `),
+        ),
+      ).toHaveLength(1);
+      // The recovery states the episode: one failed run, and how long it lasted.
+      const recovery = mails.find((m) => m.parsed.subject?.includes('Resolved after'));
+      expect(recovery?.parsed.subject).toMatch(
+        /^\[supply-sync runs-crash-test\] Resolved after \d+ s: Job journal failed$/,
       );
+      expect(recovery?.parsed.text).toContain('after 1 failed run, over');
       expect(queued()).toHaveLength(3);
       const deadLetters = mails.find((m) => m.parsed.subject?.includes('held back'));
       expect(deadLetters?.parsed.text).toContain(

@@ -15,7 +15,7 @@ import {
   type DeliveryOutcome,
 } from '../../src/notify/index.js';
 import { scrubSecrets } from '../../src/log/index.js';
-import { openStateStore, type StateStore } from '../../src/state/index.js';
+import { noteWrittenBatch, openStateStore, type StateStore } from '../../src/state/index.js';
 import { FakeClock, tempDir, type TempDir } from '../state/support.js';
 import {
   makeTestCa,
@@ -176,11 +176,15 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
 
     expect(smtp.mails.map((m) => m.parsed.subject)).toEqual([
       '[supply-sync הנהלת-חשבונות] Job journal failed 2 runs in a row',
-      '[supply-sync הנהלת-חשבונות] Job journal recovered',
+      '[supply-sync הנהלת-חשבונות] Resolved after 5 s: Job journal failed 2 runs in a row',
       '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
     ]);
     expect(smtp.mails[2]?.parsed.text).toContain(
-      `2 × accounts value "6105" has no entry in mappings.accounts\n(for example: document:doc-1, document:doc-2)\n${FIX_6105}`,
+      `2 × accounts value "6105" has no entry in mappings.accounts (for example doc-1, doc-2). ${FIX_6105}`,
+    );
+    // The recovery states the episode's real length: two failed runs, not one.
+    expect(smtp.mails[1]?.parsed.text).toContain(
+      'again at 2 Mar 2026, 06:00 (Asia/Jerusalem) after 2 failed runs in a row, over 5 s',
     );
     const mail = smtp.mails[0]!;
     expect(mail.secure).toBe(true);
@@ -201,7 +205,7 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     const subjects = hook.bodies.map((b) => (b.body as TeamsBody).attachments[0].content.body[0].text);
     expect(subjects).toEqual([
       '[supply-sync הנהלת-חשבונות] Job journal failed 2 runs in a row',
-      '[supply-sync הנהלת-חשבונות] Job journal recovered',
+      '[supply-sync הנהלת-חשבונות] Resolved after 5 s: Job journal failed 2 runs in a row',
       '[supply-sync הנהלת-חשבונות] Job journal: 2 record(s) held back',
     ]);
     const held = (hook.bodies[2]!.body as TeamsBody).attachments[0].content.body[1].text;
@@ -271,10 +275,17 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     run('ok', null, { lines_exported: 40, batches_written: 2, dead_lettered: 1 });
     const orders = state.runs.start('orders', 'schedule');
     state.runs.finish(orders, 'ok', { fetched: 9, delivered: 7, duplicates: 0 }, null);
-    state.ledger.record(
-      { flow: 'journal-export', connector: 'books', recordKey: 'b1', version: 'written' },
-      'exports/2026-03-01-1.csv',
-    );
+    // Two batches as the journal export notes them; the second run wrote the second (and nothing twice).
+    const batch = (location: string, references: string[], rows: number, ils: string) => ({
+      at: clock.now(),
+      location,
+      references,
+      rows,
+      debits: { ILS: ils },
+    });
+    noteWrittenBatch(state.kv, 'books', 'b1', batch('exports/2026-03-01-1.csv', ['INV-1001'], 2, '1000.00'));
+    run('ok', null, { lines_exported: 40, batches_written: 2 });
+    noteWrittenBatch(state.kv, 'books', 'b2', batch('exports/2026-03-01-2.csv', ['INV-1002'], 1, '250.50'));
     unmapped('doc-9', 'jl_9');
     expect(notifier.dailyReport(clock.now())).toBe(0); // 06:00 local: not yet
     clock.advance(60 * 60_000); // 07:00 local
@@ -284,15 +295,22 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
     expect(smtp.mails).toHaveLength(1);
     const card = (hook.bodies[0]!.body as TeamsBody).attachments[0];
     expect(card.contentType).toBe('application/vnd.microsoft.card.adaptive');
-    expect(card.content.body[1].text).toContain('journal lines exported: 40');
+    expect(card.content.body[1].text).toContain(
+      'Written to books: 2 document(s), 3 line(s), total ILS 1,250.50',
+    );
     const { parsed } = smtp.mails[0]!;
     expect(parsed.subject).toBe('[supply-sync הנהלת-חשבונות] Daily report 2 Mar 2026, 07:00');
-    expect(parsed.text).toContain('journal lines exported: 40');
-    expect(parsed.text).toContain('Written to books: exports/2026-03-01-1.csv');
+    // Counted from what the batches wrote, each document and line once: not the runs' counts added up.
     expect(parsed.text).toContain(
-      `Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example document:doc-9). ${FIX_6105}`,
+      '  - Written to books: 2 document(s), 3 line(s), total ILS 1,250.50\n' +
+        '  - Documents: INV-1001, INV-1002\n' +
+        '  - Batches (files) written: exports/2026-03-01-1.csv, exports/2026-03-01-2.csv',
     );
-    expect(parsed.html).toContain('<li>journal lines exported: 40</li>');
+    expect(parsed.text).not.toContain('40');
+    expect(parsed.text).toContain(
+      `Held back: 1 × accounts value "6105" has no entry in mappings.accounts (for example doc-9). ${FIX_6105}`,
+    );
+    expect(parsed.html).toContain('<li>Written to books: 2 document(s), 3 line(s), total ILS 1,250.50</li>');
     expect(parsed.text).toContain(
       'orders (orders)\n  - 1 run(s), 0 failed.\n  - records read: 9\n  - orders written to the ERP: 7',
     );

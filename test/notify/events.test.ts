@@ -35,24 +35,16 @@ const JOBS = new Map<string, JobConfig>([
   ['orders', { flow: 'orders', freshness: 3_600_000 } as unknown as JobConfig],
 ]);
 
-const readiness = (ready: boolean): Transition =>
-  ready
-    ? {
-        condition: 'readiness',
-        value: 'ready',
-        event: 'readiness_restored',
-        severity: 'ok',
-        subject: 'Ready again',
-        paragraphs: [],
-      }
-    : {
-        condition: 'readiness',
-        value: 'not_ready',
-        event: 'readiness_lost',
-        severity: 'error',
-        subject: 'Not ready',
-        paragraphs: ['api: unreachable'],
-      };
+const readiness = (ready: boolean): Transition => ({
+  condition: 'readiness',
+  value: 'not_ready',
+  state: ready ? 'clear' : 'open',
+  event: 'readiness_lost',
+  recoveryEvent: 'readiness_restored',
+  title: 'Not ready',
+  paragraphs: ['api: unreachable'],
+  cleared: 'Ready again',
+});
 
 describe('notification events', () => {
   let tmp: TempDir;
@@ -76,6 +68,12 @@ describe('notification events', () => {
       .map((n) => n.event)
       .reverse();
 
+  const messageOf = (event: string) =>
+    JSON.parse(state.notifications.list().find((n) => n.event === event)?.message ?? '{}') as {
+      text?: string;
+      html?: string;
+    };
+
   beforeEach(() => {
     tmp = tempDir();
     clock = new FakeClock();
@@ -87,31 +85,34 @@ describe('notification events', () => {
     tmp.remove();
   });
 
-  it('queues readiness lost and restored once per change, not the first state seen', () => {
-    expect(notifier.derive(clock.now(), [readiness(true)])).toBe(0);
+  it('queues readiness lost (even as the first state seen) and restored once per change', () => {
     expect(notifier.derive(clock.now(), [readiness(false)])).toBe(1);
     expect(notifier.derive(clock.now(), [readiness(false)])).toBe(0);
     clock.advance(1000);
     expect(notifier.derive(clock.now(), [readiness(true)])).toBe(1);
+    expect(notifier.derive(clock.now(), [readiness(true)])).toBe(0);
     expect(events()).toEqual(['readiness_lost', 'readiness_restored']);
+    expect(state.notifications.list().map((n) => n.dedupKey)).toEqual(['episode:1:recovered', 'episode:1']);
   });
 
-  it('queues a refused key when it starts being refused, and nothing when it is accepted again', () => {
-    const key = (value: string): Transition => ({
+  it('queues a refused key when it starts being refused, and its end in the recovery message', () => {
+    const key = (value: string, known = true): Transition => ({
       condition: 'api_key:supplier',
       value,
+      state: !known ? 'unknown' : value === '' ? 'clear' : 'open',
       event: 'api_key_refused',
-      severity: 'error',
-      subject: 'refused',
+      title: 'refused',
       paragraphs: [],
-      notify: value !== 'accepted',
+      cleared: 'The API accepts the supplier key again',
     });
-    notifier.derive(clock.now(), [key('accepted')]);
+    notifier.derive(clock.now(), [key('', false)]);
     notifier.derive(clock.now(), [key('key_revoked')]);
     notifier.derive(clock.now(), [key('key_revoked')]);
+    notifier.derive(clock.now(), [key('', false)]); // after a restart, before any call: not known, nothing changes
     clock.advance(1000);
-    notifier.derive(clock.now(), [key('accepted')]);
-    expect(events()).toEqual(['api_key_refused']);
+    notifier.derive(clock.now(), [key('')]);
+    expect(events()).toEqual(['api_key_refused', 'readiness_restored']);
+    expect(messageOf('readiness_restored').text).toContain('The API accepts the supplier key again');
   });
 
   it('tells of a new leader and of the one it replaced, once per term', () => {
@@ -174,11 +175,11 @@ describe('notification events', () => {
     expect(notifier.derive(clock.now())).toBe(1);
     expect(notifier.derive(clock.now())).toBe(0); // read again behind the long run, queued once
     state.runs.finish(long, 'failed', {}, 'timeout');
-    expect(notifier.derive(clock.now())).toBe(1);
-    expect(state.notifications.list().map((n) => n.dedupKey)).toEqual([
-      `job_failed:catalog:${long}`,
-      `job_failed:orders:${quick}`,
-    ]);
+    // The long run's failure joins the episode the first one started: the channel was told, it is not told again.
+    expect(notifier.derive(clock.now())).toBe(0);
+    expect(state.notifications.list().map((n) => n.dedupKey)).toEqual(['episode:1']);
+    const episode = state.kv.get('notifications', 'episode') as { conditions: Record<string, unknown> };
+    expect(Object.keys(episode.conditions).sort()).toEqual(['job:catalog', 'job:orders']);
     expect(state.kv.get('notifications', 'runs_after')).toBe(quick);
   });
 
@@ -214,12 +215,6 @@ describe('notification events', () => {
     secondStart.derive(clock.now());
     expect(state.kv.get('notifications', 'watched_since:orders')).toBeUndefined();
   });
-
-  const messageOf = (event: string) =>
-    JSON.parse(state.notifications.list().find((n) => n.event === event)?.message ?? '{}') as {
-      text?: string;
-      html?: string;
-    };
 
   it('gives every time in the configured time zone, not in UTC', () => {
     notifier.derive(clock.now());

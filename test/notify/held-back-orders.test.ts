@@ -116,12 +116,12 @@ describe('orders held back for a missing mapping', () => {
     notifier.derive(Date.now());
     const told = world.state.notifications.list().find((n) => n.event === 'dead_letters');
     const toldText = (JSON.parse(told?.message ?? '{}') as { text?: string }).text ?? '';
-    expect(toldText).toContain(`${summary}\n(for example: `);
-    expect(toldText).toContain(`\n${fix}\n`);
+    expect(toldText).toContain(`${summary} (for example `);
+    expect(toldText).toContain(`). ${fix}\n`);
     expect(notifier.dailyReport(Date.now() + 86_400_000)).toBe(1);
     const report = world.state.notifications.list().find((n) => n.event === 'daily_report');
     const { text } = JSON.parse(report?.message ?? '{}') as { text: string };
-    const heldLines = text.split('\n').filter((line) => line.includes('Held back'));
+    const heldLines = text.split('\n').filter((line) => line.includes('Held back:'));
     expect(heldLines).toHaveLength(2);
     const skuLine = heldLines.find((line) => line.includes(summary));
     expect(skuLine?.endsWith(fix)).toBe(true);

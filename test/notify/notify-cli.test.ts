@@ -2,6 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.js';
+import { noteWrittenBatch, openStateStore } from '../../src/state/index.js';
 import { runCli, STACK_LINE } from '../cli/run-cli.js';
 import { tempDir } from '../state/support.js';
 import {
@@ -121,5 +123,70 @@ notifications:
     expect(output).toMatch(
       new RegExp(`${bad}:9:\\d+ notifications\\.rules\\[0\\]\\.events\\[0\\]: expected one of job_failed`),
     );
+  });
+});
+
+describe('supply-sync notify report', () => {
+  it('sends the report of the last 24 hours now, with the books written and what waits, and prints it', async () => {
+    const file = join(tmp.dir, 'report.yaml');
+    const stateFile = join(tmp.dir, 'report-state.db');
+    writeFileSync(
+      file,
+      `api:
+  sandbox: embedded
+state:
+  path: ${stateFile}
+timezone: Asia/Jerusalem
+connectors:
+  books:
+    type: hashavshevet
+    import_dir: ${join(tmp.dir, 'imports')}
+jobs:
+  journal:
+    flow: journal-export
+    connector: books
+notifications:
+  instance: office
+  channels:
+    accountant:
+      type: email
+      host: 127.0.0.1
+      port: ${smtp.port}
+      username: ${SMTP_USER}
+      password_file: smtp-password
+      ca_file: ${ca.certFile}
+      from: supply-sync@example.com
+      to: [accountant@example.com]
+  daily_report:
+    at: "07:00"
+    channels: [accountant]
+`,
+    );
+    const state = openStateStore({ file: stateFile, clock: systemClock });
+    const run = state.runs.start('journal', 'schedule');
+    state.runs.finish(run, 'ok', { lines_exported: 3 }, null);
+    noteWrittenBatch(state.kv, 'books', 'b1', {
+      at: Date.now(),
+      location: 'MOVEIN-b1.DOC',
+      references: ['INV-2001', 'INV-2002'],
+      rows: 3,
+      debits: { ILS: '12500.40' },
+    });
+    state.close();
+    const before = smtp.mails.length;
+    const result = await runCli(['notify', 'report', '--now', '--config', file]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(smtp.mails).toHaveLength(before + 1);
+    const mail = smtp.mails.at(-1)!;
+    expect(mail.parsed.subject).toMatch(/^\[supply-sync office\] Daily report /);
+    expect(mail.parsed.text).toContain(
+      '  - Written to books: 2 document(s), 3 line(s), total ILS 12,500.40\n' +
+        '  - Documents: INV-2001, INV-2002\n' +
+        '  - Batches (files) written: MOVEIN-b1.DOC',
+    );
+    // What it sent is printed, with the server's answer.
+    expect(result.stdout).toContain('Written to books: 2 document(s), 3 line(s), total ILS 12,500.40');
+    expect(result.stdout).toMatch(/^OK {3}accountant: 250 queued as m\d+$/m);
+    expect(result.stdout + result.stderr + mail.raw).not.toContain(SMTP_PASSWORD);
   });
 });

@@ -1,9 +1,13 @@
-/** `supply-sync notify test [--channel NAME]`: sends a test message now and prints what each server answered. */
+/**
+ * `supply-sync notify test [--channel NAME]`: sends a test message now and prints what each server answered.
+ * `supply-sync notify report [--now]`: sends the daily report now (see notify-report.ts).
+ */
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { apiNetworkOptions } from '../../api-access/index.js';
 import { buildChannels, channelSecrets, messageOrigin, simpleMessage } from '../../notify/index.js';
 import { CliError, scrub } from '../errors.js';
+import { sendReport } from './notify-report.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 
 export function registerNotifyCommands(program: Command, context: CliContext): void {
@@ -54,5 +58,15 @@ export function registerNotifyCommands(program: Command, context: CliContext): v
         for (const channel of channels.values()) channel.close();
       }
       if (failed > 0) throw new CliError(`${failed} channel(s) could not send`, 'notify_failed');
+    });
+  notify
+    .command('report')
+    .description(
+      'send the daily report now to its channels (through the running daemon if one holds the state) and print it; the 24 hours up to the last daily_report.at, or up to now with --now',
+    )
+    .option('--now', 'report the 24 hours up to now')
+    .action(async (options: { now?: boolean }, command: Command) => {
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      await sendReport(context, loaded, options.now === true);
     });
 }

@@ -2,18 +2,20 @@ import { request, type Dispatcher } from 'undici';
 import { ApiError } from '../../client/index.js';
 import type { Config, PluginSchemas } from '../../config/index.js';
 import { openApi, type ApiSide } from '../../api-access/index.js';
+import { credentialFix, isCredentialCode, UNREACHABLE_FIX } from '../../shared/api-fixes.js';
 import { check, type DoctorCheck } from './check.js';
 import { networkChecks } from './network-checks.js';
 
 const FIXES: Record<string, string> = {
-  unauthorized: 'check api.api_key (or api_key_file): the key is wrong or incomplete',
-  key_expired: 'create a new key in the product settings and update api.api_key',
-  key_revoked: 'create a new key in the product settings and update api.api_key',
-  client_suspended: 'ask the account administrator to re-activate the integration',
-  ip_not_allowed: "add this host's public IP address to the integration's IP allowlist",
-  network_error: 'check that api.base_url is right and reachable from this host (proxy, firewall, DNS)',
+  network_error: UNREACHABLE_FIX,
   environment_mismatch: 'use a svc_test_ key with the sandbox and a svc_live_ key with production',
 };
+
+/** The fix for an API answer: a refused key is fixed as /readyz and the notifications say it. */
+function fixFor(code: unknown): string | undefined {
+  if (typeof code !== 'string') return undefined;
+  return isCredentialCode(code) ? `${credentialFix(code)} (api.api_key or api.api_key_file)` : FIXES[code];
+}
 
 /** Server clock offset from the Date header of an unauthenticated request (any status carries it). */
 async function clockSkew(baseUrl: string, dispatcher: Dispatcher): Promise<number | undefined> {
@@ -81,7 +83,7 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);
-    return [...results, check('fail', 'api', message, typeof code === 'string' ? FIXES[code] : undefined)];
+    return [...results, check('fail', 'api', message, fixFor(code))];
   }
   try {
     const me = await access.api.account.me();
@@ -131,14 +133,7 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
   } catch (error) {
     const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);
-    results.push(
-      check(
-        'fail',
-        'api',
-        `GET /me at ${access.label} failed: ${message}`,
-        typeof code === 'string' ? FIXES[code] : undefined,
-      ),
-    );
+    results.push(check('fail', 'api', `GET /me at ${access.label} failed: ${message}`, fixFor(code)));
   }
   try {
     const skew = await clockSkew(access.baseUrl, access.api.dispatcher);

@@ -35,49 +35,44 @@ export function watchedConditions(sources: ConditionSources): () => Promise<Tran
     );
     beenReady ||= readiness.ready;
     const starting = !beenReady && sources.now() - startedAt < STARTUP_GRACE_MS;
-    const changes: Transition[] = starting ? [] : [readinessChange(readiness.ready, reasons)];
-    const failures = sources.apiHealth.credentialFailures();
-    for (const side of ['supplier', 'buyer']) {
-      const refused = failures.filter((failure) => failure.side === side);
-      changes.push({
-        condition: `api_key:${side}`,
-        value:
-          refused.length === 0
-            ? 'accepted'
-            : refused
-                .map((failure) => failure.code)
-                .sort()
-                .join(','),
-        event: 'api_key_refused',
-        severity: 'error',
-        subject: `The API refused the ${side} key`,
-        paragraphs: refused.map(
-          (failure) =>
-            `${failure.call}: HTTP ${failure.status} ${failure.code}. Fix: ${failure.fix} (${failure.configKey})`,
-        ),
-        notify: refused.length > 0,
-      });
-    }
-    return changes;
+    return [
+      readinessChange(starting ? 'unknown' : readiness.ready ? 'clear' : 'open', reasons),
+      ...['supplier', 'buyer'].map((side) => keyChange(sources.apiHealth, side)),
+    ];
   };
 }
 
-function readinessChange(ready: boolean, reasons: readonly string[]): Transition {
-  return ready
-    ? {
-        condition: 'readiness',
-        value: 'ready',
-        event: 'readiness_restored',
-        severity: 'ok',
-        subject: 'Ready again',
-        paragraphs: ['Every readiness check passes again.'],
-      }
-    : {
-        condition: 'readiness',
-        value: 'not_ready',
-        event: 'readiness_lost',
-        severity: 'error',
-        subject: 'Not ready',
-        paragraphs: ['A readiness check fails:', ...reasons],
-      };
+/** A side's key: refused (with the fix /readyz gives), accepted by some answer since the start, or not known yet. */
+function keyChange(apiHealth: ApiHealth, side: string): Transition {
+  const refused = apiHealth.credentialFailures().filter((failure) => failure.side === side);
+  const state = refused.length > 0 ? 'open' : apiHealth.keyAccepted(side) ? 'clear' : 'unknown';
+  return {
+    condition: `api_key:${side}`,
+    value: refused
+      .map((failure) => failure.code)
+      .sort()
+      .join(','),
+    state,
+    event: 'api_key_refused',
+    ...(refused[0] === undefined ? {} : { since: Math.min(...refused.map((failure) => failure.at)) }),
+    title: `The API refused the ${side} key`,
+    paragraphs: refused.map(
+      (failure) =>
+        `${failure.call} answered HTTP ${failure.status} ${failure.code}. To fix: ${failure.fix} (${failure.configKey}).`,
+    ),
+    cleared: `The API accepts the ${side} key again`,
+  };
+}
+
+function readinessChange(state: Transition['state'], reasons: readonly string[]): Transition {
+  return {
+    condition: 'readiness',
+    value: 'not_ready',
+    state,
+    event: 'readiness_lost',
+    recoveryEvent: 'readiness_restored',
+    title: 'supply-sync is not ready',
+    paragraphs: ['A readiness check fails (as /readyz says it, with its fix):', ...reasons],
+    cleared: 'Every readiness check passes again',
+  };
 }

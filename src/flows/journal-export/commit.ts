@@ -9,7 +9,8 @@
 import type { Logger } from 'pino';
 import type { AccountingWriter } from '../../connector-contract/capabilities.js';
 import { ConnectorError } from '../../connector-contract/errors.js';
-import type { StateStore } from '../../state/index.js';
+import { addMoney } from '../../shared/decimal.js';
+import { noteWrittenBatch, type StateStore, type WrittenBatch } from '../../state/index.js';
 import { isExportConflict, lineStatuses, type JournalExportApi } from './api.js';
 import { DeadLetterBook } from './dead-letters.js';
 import { batchKeyFor, exportKeyFor, PlanStore, splitByDocument, type BatchPlan } from './plans.js';
@@ -70,6 +71,21 @@ export async function finishPlan(ctx: CommitContext, plan: BatchPlan): Promise<v
   );
 }
 
+/** What the batch put into the books, for the daily report: its documents, rows and debit totals. */
+function writtenSummary(plan: BatchPlan, location: string, ctx: CommitContext): WrittenBatch {
+  const debits: Record<string, string> = {};
+  for (const entry of plan.batch.entries)
+    if (entry.side === 'debit')
+      debits[entry.currency] = addMoney(debits[entry.currency] ?? '0.00', entry.amount);
+  return {
+    at: ctx.state.clock.now(),
+    location,
+    references: [...new Set(plan.batch.entries.map((entry) => entry.reference))],
+    rows: plan.batch.entries.length,
+    debits,
+  };
+}
+
 function writtenKey(ctx: CommitContext, batchKey: string) {
   return { flow: LEDGER_FLOW, connector: ctx.connectorName, recordKey: batchKey, version: 'written' };
 }
@@ -95,7 +111,10 @@ async function writeBatch(ctx: CommitContext, plan: BatchPlan): Promise<BatchPla
     await handleRefusal(ctx, plan, error.message);
     return null;
   }
-  ctx.state.ledger.record(writtenKey(ctx, plan.batchKey), location);
+  ctx.state.transaction(() => {
+    ctx.state.ledger.record(writtenKey(ctx, plan.batchKey), location);
+    noteWrittenBatch(ctx.state.kv, ctx.connectorName, plan.batchKey, writtenSummary(plan, location, ctx));
+  });
   return { ...plan, written: true, location };
 }
 

@@ -71,6 +71,7 @@ export interface ReadoutLine {
   export_batch_id: string | null;
   document_id: string;
   document_type: string;
+  document_number?: string;
   side: string;
   amount: string;
   account: string;

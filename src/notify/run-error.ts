@@ -1,0 +1,52 @@
+/**
+ * A run's stored error as a person reads it: what happened in plain words and what to do, the fix said as `doctor`
+ * and /readyz say it. The stored text (e.g. "ApiError: GET /me failed with HTTP 401 key_revoked: …") is kept only
+ * as a technical detail, without the error class in front.
+ */
+import { credentialFix, isCredentialCode, UNREACHABLE_FIX } from '../shared/api-fixes.js';
+
+export interface RunErrorText {
+  readonly what: string;
+  readonly fix: string;
+  readonly detail: string | null;
+}
+
+const API_ANSWER = /^(?:\w*Error: )?([A-Z]+ \S+) failed with HTTP (\d{3}) ([a-z_]+)/;
+
+export function describeRunError(error: string | null): RunErrorText {
+  if (error === null) {
+    return {
+      what: 'The run failed without recording why.',
+      fix: 'look at the log of that run (supply-sync status lists the run)',
+      detail: null,
+    };
+  }
+  const detail = error.replace(/^\w*Error: /, '');
+  const answer = API_ANSWER.exec(error);
+  if (answer !== null) {
+    const [, call = '', status = '', code = ''] = answer;
+    if (isCredentialCode(code))
+      return {
+        what: `The API refused the key (HTTP ${status} ${code} on ${call}).`,
+        fix: `${credentialFix(code)} (api.api_key or api.api_key_file), then restart supply-sync or run the job again`,
+        detail,
+      };
+    if (Number(status) >= 500 || status === '429')
+      return {
+        what: `The API was not available (HTTP ${status} on ${call}).`,
+        fix: 'nothing to change if it passes: the next run tries again; if it lasts, check the API status page',
+        detail,
+      };
+  }
+  if (/network_error|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|fetch failed/.test(error))
+    return {
+      what: 'The API could not be reached.',
+      fix: UNREACHABLE_FIX,
+      detail,
+    };
+  return {
+    what: `The run stopped: ${detail}`,
+    fix: 'fix what the error names, then run the job again (supply-sync sync <job>)',
+    detail: null,
+  };
+}

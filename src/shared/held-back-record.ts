@@ -1,0 +1,37 @@
+/**
+ * What a person recognises in a held-back record: the document's own number (an invoice number, not an internal
+ * id), and for journal documents their lines and their total (the debit side, in ILS: the books' currency).
+ */
+import { isMoney, sumMoney } from './decimal.js';
+
+interface RecordLine {
+  readonly side?: unknown;
+  readonly amount?: unknown;
+  readonly document_number?: unknown;
+}
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 ? value : null;
+
+/** The number people know a held-back record by, else its key without the internal prefix. */
+export function heldBackLabel(recordKey: string, record: unknown): string {
+  const fields = (record ?? {}) as Record<string, unknown>;
+  const lines = Array.isArray(fields['lines']) ? (fields['lines'] as RecordLine[]) : [];
+  const number =
+    text(lines[0]?.document_number) ??
+    text(fields['document_number']) ??
+    text(fields['number']) ??
+    text(fields['file']);
+  return number ?? recordKey.replace(/^(document|line):/, '');
+}
+
+/** The journal lines a held-back record carries and their debit total (null when it carries no lines). */
+export function heldBackMoney(record: unknown): { lines: number; total: string | null } {
+  const fields = (record ?? {}) as Record<string, unknown>;
+  const lines = Array.isArray(fields['lines']) ? (fields['lines'] as RecordLine[]) : [];
+  const debits = lines.filter((line) => line.side === 'debit' && isMoney(line.amount));
+  return {
+    lines: lines.length,
+    total: lines.length === 0 ? null : sumMoney(debits.map((line) => line.amount as string)),
+  };
+}
