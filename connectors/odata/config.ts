@@ -20,8 +20,12 @@ const writeValue = z.union([
   z.boolean(),
   z.strictObject({
     value: z.string().meta({ description: 'a `:param` or a constant' }),
-    as: z.enum(['text', 'number', 'date', 'datetime', 'boolean']).meta({
+    as: z.enum(['auto', 'text', 'number', 'date', 'datetime', 'boolean']).default('auto').meta({
       description: 'the JSON form the ERP expects: datetime writes 2026-11-24T00:00:00Z',
+    }),
+    max_length: z.number().int().min(2).optional().meta({
+      description:
+        "The field's published length: a longer text is shortened to it, its last character replaced by …",
     }),
   }),
 ]);

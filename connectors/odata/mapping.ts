@@ -60,9 +60,21 @@ export function writeEntity(
       throw new Error(`${where}.${property}: :${param} is not provided here`);
     const raw: ODataValue =
       param !== null ? (params[param] ?? null) : typeof value === 'object' ? value.value : value;
-    entity[property] = typed(raw, as, param, `${where}.${property}`);
+    const maxLength = typeof value === 'object' ? value.max_length : undefined;
+    entity[property] = shortened(typed(raw, as, param, `${where}.${property}`), maxLength);
   }
   return entity;
+}
+
+/**
+ * A text longer than the field's published length, cut to it with its last kept character replaced by "…", so
+ * the ERP keeps the order and a person reading the field sees that it was shortened. Counted in characters (code
+ * points), as the ERPs count a field's length.
+ */
+export function shortened(value: unknown, maxLength: number | undefined): unknown {
+  if (maxLength === undefined || typeof value !== 'string') return value;
+  const characters = [...value];
+  return characters.length <= maxLength ? value : `${characters.slice(0, maxLength - 1).join('')}…`;
 }
 
 /** A value read from an entity by a path (`Prop`, `Prop/Child` inside the row's flattened item). */

@@ -53,21 +53,26 @@ class Fields {
   }
 
   /**
-   * An amount in the API's money format (two fraction digits): OData services send decimals as JSON numbers, so
-   * 32.5 arrives as "32.5". An amount with more digits than cents is refused, not rounded.
+   * An amount in the API's money format (exactly two fraction digits): OData services send decimals as JSON
+   * numbers, so 32.5 arrives as "32.5". A price with more digits (SAP keeps up to six) is rounded to cents, half
+   * away from zero (12.345 -> 12.35), never refused: one such price must not fail the whole price read.
    */
   money(field: string): string {
     const text = this.text(field);
-    const match = /^(-?\d+)(?:\.(\d*?)0*)?$/.exec(text);
-    const fraction = match?.[2] ?? '';
-    if (match === null || fraction.length > 2) {
+    const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
+    if (match === null) {
       throw new ConnectorError(
         'connector_result_invalid',
-        `${this.where}.fields.${field}: the ERP returned ${text}, expected an amount with at most two decimals`,
+        `${this.where}.fields.${field}: the ERP returned ${text}, expected a decimal amount`,
         { connector: this.connector, retryable: false },
       );
     }
-    return `${match[1] ?? '0'}.${fraction.padEnd(2, '0')}`;
+    const [, sign = '', whole = '0', fraction = ''] = match;
+    const cents =
+      BigInt(`${whole}${fraction.slice(0, 2).padEnd(2, '0')}`) + (Number(fraction[2] ?? '0') >= 5 ? 1n : 0n);
+    const digits = cents.toString().padStart(3, '0');
+    const negative = sign === '-' && cents !== 0n ? '-' : '';
+    return `${negative}${digits.slice(0, -2)}.${digits.slice(-2)}`;
   }
 
   date(field: string): string {

@@ -15,9 +15,9 @@ orders:
     CardCode: ':customer_number'
     DocDate: ':order_date'
     DocDueDate: ':delivery_date'
-    NumAtCard: ':order_number'
+    NumAtCard: { value: ':order_number', max_length: 100 }
     DocCurrency: ':currency'
-    Comments: ':notes'
+    Comments: { value: ':notes', max_length: 254 }
     U_ApiOrderId: ':api_order_id'
   line:
     ItemCode: ':item_code'
