@@ -35,7 +35,7 @@ export const SAP_B1_MODEL: ErpModel = {
         { name: 'DocDueDate', type: 'Edm.Date', required: true },
         s('CardCode', { required: true }),
         // Field lengths of the DI API reference (help.sap.com, Documents object: NumAtCard 100, Comments 254); the
-        // Service Layer refuses a longer value (not confirmed on a real installation: choice, docs/contract-gaps.md).
+        // Service Layer refuses a longer value (not confirmed on a real installation: choice E5 in connectors/odata/README.md).
         s('NumAtCard', { maxLength: 100 }),
         s('DocCurrency'),
         s('Comments', { maxLength: 254 }),
