@@ -200,6 +200,15 @@ const authSchema = z.discriminatedUnion('kind', [
 ]);
 export type OdataAuth = z.output<typeof authSchema>;
 
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const PRESET_NAMES = ['sap-b1-service-layer', 'priority-rest'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
@@ -232,6 +241,31 @@ export const odataConnectorConfigSchema = z.strictObject({
       },
     ],
   }),
+  app_license: z
+    .strictObject({
+      app_id: z
+        .string()
+        .min(1)
+        .meta(meta('X-App-Id: the application id Priority Software assigned', 'APP001')),
+      app_key: secret('the application license key').meta(meta('X-App-Key', '${PRIORITY_APP_KEY}')),
+    })
+    .optional()
+    .meta({
+      description:
+        'Priority per-application license (version 18.3 on): sent as X-App-Id and X-App-Key on every request; ' +
+        'without it requests count against the generic API license',
+      examples: [{ app_id: 'APP001', app_key: '${PRIORITY_APP_KEY}' }],
+    }),
+  company_timezone: z
+    .string()
+    .refine(isTimeZone, { error: 'expected an IANA time zone name, for example Asia/Jerusalem' })
+    .optional()
+    .meta({
+      description:
+        "The company's time zone (Priority: TZSERVER and the company's zone, from 21.0): datetime values are " +
+        'written at midnight there with its offset instead of UTC',
+      examples: ['Asia/Jerusalem'],
+    }),
   timeout: duration()
     .default(30_000)
     .meta({ description: 'How long one request may take before it counts as failed', examples: ['30s'] }),

@@ -25,10 +25,11 @@ function odataCapabilities(
   service: OdataService,
   entities: OdataEntities,
   name: string,
+  timeZone: string | undefined,
 ): Partial<CapabilityMap> {
   const capabilities: Partial<CapabilityMap> = {};
   if (entities.orders !== undefined)
-    capabilities.orderSink = new OdataOrderSink(service, entities.orders, name);
+    capabilities.orderSink = new OdataOrderSink(service, entities.orders, name, timeZone);
   if (entities.documents !== undefined) {
     capabilities.documentSource = new OdataDocumentSource(service, entities.documents.sources, name);
   }
@@ -57,9 +58,10 @@ export class OdataConnector implements Connector {
     private readonly configKey: string,
     name: string,
     mayCommit?: CommitGate,
+    timeZone?: string,
   ) {
     this.#service = new OdataService(http, name, mayCommit, entities.paging);
-    this.capabilities = odataCapabilities(this.#service, entities, name);
+    this.capabilities = odataCapabilities(this.#service, entities, name, timeZone);
   }
 
   /**

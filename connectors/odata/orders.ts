@@ -26,6 +26,8 @@ export class OdataOrderSink implements OrderSink {
     private readonly service: OdataService,
     private readonly config: OrdersConfig,
     private readonly connector: string,
+    /** The company's time zone, for datetime values (company_timezone). */
+    private readonly timeZone: string | undefined = undefined,
   ) {}
 
   async findOrder(apiOrderId: string): Promise<ErpOrderRef | null> {
@@ -105,7 +107,7 @@ export class OdataOrderSink implements OrderSink {
       const params = { api_order_id: apiOrderId, erp_order_number: this.#number(existing), reason };
       await this.service.patch(
         this.#path(existing),
-        writeEntity(cancel.patch, params, 'orders.cancel.patch'),
+        writeEntity(cancel.patch, params, 'orders.cancel.patch', this.timeZone),
         'orders.cancel',
       );
     }
@@ -153,13 +155,13 @@ export class OdataOrderSink implements OrderSink {
     const header = this.#header(order);
     const params = orderHeaderParams(order);
     const lines = order.lines.map((line) =>
-      writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line'),
+      writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line', this.timeZone),
     );
     return { header, lines };
   }
 
   #header(order: ErpOrder): Entity {
-    return writeEntity(this.config.header, orderHeaderParams(order), 'orders.header');
+    return writeEntity(this.config.header, orderHeaderParams(order), 'orders.header', this.timeZone);
   }
 
   #apiIdProperty(): string | undefined {

@@ -20,6 +20,8 @@ export interface SeenRequest {
   readonly body: string;
   /** True for a request inside a $batch. */
   readonly inBatch: boolean;
+  /** The HTTP request's headers (none for a request inside a $batch). */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 export interface EmulatorOptions {
@@ -193,6 +195,7 @@ class EmulatedService {
       target: (request.url ?? '').slice(this.#root.length),
       body,
       inBatch: false,
+      headers: request.headers,
     });
     const hold = this.holds.findIndex((candidate) => candidate.path.test(path));
     if (hold >= 0) {
