@@ -256,6 +256,17 @@ export const odataConnectorConfigSchema = z.strictObject({
         'without it requests count against the generic API license',
       examples: [{ app_id: 'APP001', app_key: '${PRIORITY_APP_KEY}' }],
     }),
+  documents_from: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date, YYYY-MM-DD' })
+    .optional()
+    .meta({
+      description:
+        'Documents dated before this are never read or sent: each document source reads only `<its date field> ge ' +
+        "<date>` (an Edm.Date comparison, as SAP Business One's DocDate). Set it before the first run, or every " +
+        'unsent document of any year is sent',
+      examples: ['2026-01-01'],
+    }),
   company_timezone: z
     .string()
     .refine(isTimeZone, { error: 'expected an IANA time zone name, for example Asia/Jerusalem' })

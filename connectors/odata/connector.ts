@@ -26,12 +26,14 @@ function odataCapabilities(
   entities: OdataEntities,
   name: string,
   timeZone: string | undefined,
+  documentsFrom: string | undefined,
 ): Partial<CapabilityMap> {
   const capabilities: Partial<CapabilityMap> = {};
   if (entities.orders !== undefined)
     capabilities.orderSink = new OdataOrderSink(service, entities.orders, name, timeZone);
   if (entities.documents !== undefined) {
-    capabilities.documentSource = new OdataDocumentSource(service, entities.documents.sources, name);
+    const sources = entities.documents.sources;
+    capabilities.documentSource = new OdataDocumentSource(service, sources, name, documentsFrom);
   }
   if (entities.catalog !== undefined)
     capabilities.catalogSource = new OdataCatalogSource(service, entities.catalog, name);
@@ -58,10 +60,16 @@ export class OdataConnector implements Connector {
     private readonly configKey: string,
     name: string,
     mayCommit?: CommitGate,
-    timeZone?: string,
+    options: { readonly timeZone?: string | undefined; readonly documentsFrom?: string | undefined } = {},
   ) {
     this.#service = new OdataService(http, name, mayCommit, entities.paging);
-    this.capabilities = odataCapabilities(this.#service, entities, name, timeZone);
+    this.capabilities = odataCapabilities(
+      this.#service,
+      entities,
+      name,
+      options.timeZone,
+      options.documentsFrom,
+    );
   }
 
   /**

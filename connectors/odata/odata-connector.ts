@@ -64,7 +64,7 @@ export const odataConnectorDefinition = defineConnector({
         `connectors.${context.name}`,
         context.name,
         context.mayCommit,
-        config.company_timezone,
+        { timeZone: config.company_timezone, documentsFrom: config.documents_from },
       ),
     );
   },

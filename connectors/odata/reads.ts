@@ -205,13 +205,15 @@ export class OdataDocumentSource implements DocumentSource {
     private readonly service: OdataService,
     private readonly sources: readonly DocumentSourceConfig[],
     private readonly connector: string,
+    /** documents_from: the date floor of every source, YYYY-MM-DD. */
+    private readonly from: string | undefined = undefined,
   ) {}
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const documents: ErpDocument[] = [];
     for (const [index, source] of this.sources.entries()) {
       const where = `documents.sources.${index}`;
-      const filter = bindTemplate(source.filter, {}, `${where}.filter`);
+      const filter = this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source);
       const expand = source.expand_lines ? source.lines_property : undefined;
       const select = selectedProperties(source.fields, [
         ...source.key,
@@ -222,6 +224,14 @@ export class OdataDocumentSource implements DocumentSource {
       documents.push(...entities.map((entity) => this.#document(source, entity, where)));
     }
     return documents;
+  }
+
+  /** The source's filter and, with documents_from, its date field on or after that date. */
+  #withFloor(filter: string, source: DocumentSourceConfig): string {
+    const date = source.fields['date'];
+    if (this.from === undefined || date === undefined) return filter;
+    const path = typeof date === 'string' ? date : date.path;
+    return `(${filter}) and ${path} ge ${this.from}`;
   }
 
   async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {

@@ -58,4 +58,30 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     expect(bySku.get('P3')).toBe('0.00');
     expect(bySku.get('A100')).toBe('32.50');
   });
+
+  it('reads no document dated before documents_from, and no cancelled document', async () => {
+    fixture = await openOdata('sap-b1-service-layer', { block: { documents_from: '2026-01-01' } });
+    const invoice = (date: string) => ({
+      CardCode: 'C1001',
+      DocDate: date,
+      DocDueDate: date,
+      DocCurrency: 'ILS',
+      DocumentLines: [{ ItemCode: 'A100', Quantity: 1, UnitPrice: 32.5 }],
+    });
+    const old = fixture.emulator.store.create('Invoices', invoice('2019-06-30'));
+    const cancelled = fixture.emulator.store.create('Invoices', invoice('2026-11-22'));
+    cancelled['Cancelled'] = 'tYES';
+    const current = fixture.emulator.store.create('Invoices', invoice('2026-11-23'));
+    const documents = (await fixture.connector.capabilities.documentSource?.listPendingDocuments()) ?? [];
+    const numbers = documents.map((document) => document.number);
+    expect(numbers).toContain(String(current['DocNum']));
+    expect(numbers).not.toContain(String(old['DocNum']));
+    expect(numbers).not.toContain(String(cancelled['DocNum']));
+    expect(documents.every((document) => document.date >= '2026-01-01')).toBe(true);
+    const reads = fixture.oracle.seen.filter((request) => request.target.startsWith('Invoices'));
+    expect(decodeURIComponent(reads[0]?.target ?? '')).toContain(
+      "(U_ApiDocumentId eq null and Cancelled eq 'tNO') and DocDate ge 2026-01-01",
+    );
+    expect(fixture.oracle.failures).toEqual([]);
+  });
 });
