@@ -267,6 +267,15 @@ export const odataConnectorConfigSchema = z.strictObject({
         'unsent document of any year is sent',
       examples: ['2026-01-01'],
     }),
+  currencies: z
+    .record(z.string().regex(/^[A-Z]{3}$/), z.string().min(1).max(3))
+    .default({})
+    .meta({
+      description:
+        "API currency code -> the company's code for it, where they differ (a company whose local currency is NIS): " +
+        'orders are written with the company code, documents read back to the API code',
+      examples: [{ ILS: 'NIS' }],
+    }),
   company_timezone: z
     .string()
     .refine(isTimeZone, { error: 'expected an IANA time zone name, for example Asia/Jerusalem' })

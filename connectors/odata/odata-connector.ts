@@ -64,7 +64,11 @@ export const odataConnectorDefinition = defineConnector({
         `connectors.${context.name}`,
         context.name,
         context.mayCommit,
-        { timeZone: config.company_timezone, documentsFrom: config.documents_from },
+        {
+          timeZone: config.company_timezone,
+          documentsFrom: config.documents_from,
+          currencies: config.currencies,
+        },
       ),
     );
   },

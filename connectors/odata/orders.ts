@@ -28,6 +28,8 @@ export class OdataOrderSink implements OrderSink {
     private readonly connector: string,
     /** The company's time zone, for datetime values (company_timezone). */
     private readonly timeZone: string | undefined = undefined,
+    /** API currency code -> the company's own code for it (currencies). */
+    private readonly currencies: Readonly<Record<string, string>> = {},
   ) {}
 
   async findOrder(apiOrderId: string): Promise<ErpOrderRef | null> {
@@ -153,7 +155,7 @@ export class OdataOrderSink implements OrderSink {
 
   #bodies(order: ErpOrder): { header: Entity; lines: Entity[] } {
     const header = this.#header(order);
-    const params = orderHeaderParams(order);
+    const params = this.#headerParams(order);
     const lines = order.lines.map((line) =>
       writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line', this.timeZone),
     );
@@ -161,7 +163,13 @@ export class OdataOrderSink implements OrderSink {
   }
 
   #header(order: ErpOrder): Entity {
-    return writeEntity(this.config.header, orderHeaderParams(order), 'orders.header', this.timeZone);
+    return writeEntity(this.config.header, this.#headerParams(order), 'orders.header', this.timeZone);
+  }
+
+  /** The order's values, its currency as the company codes it (a company may define ILS as NIS). */
+  #headerParams(order: ErpOrder): ReturnType<typeof orderHeaderParams> {
+    const params = orderHeaderParams(order);
+    return { ...params, currency: this.currencies[order.currency] ?? order.currency };
   }
 
   #apiIdProperty(): string | undefined {

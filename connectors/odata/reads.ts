@@ -207,6 +207,8 @@ export class OdataDocumentSource implements DocumentSource {
     private readonly connector: string,
     /** documents_from: the date floor of every source, YYYY-MM-DD. */
     private readonly from: string | undefined = undefined,
+    /** API currency code -> the company's code; read the other way round here. */
+    private readonly currencies: Readonly<Record<string, string>> = {},
   ) {}
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
@@ -224,6 +226,13 @@ export class OdataDocumentSource implements DocumentSource {
       documents.push(...entities.map((entity) => this.#document(source, entity, where)));
     }
     return documents;
+  }
+
+  /** A document's currency as the API codes it: the company's own code mapped back (NIS -> ILS). */
+  #apiCurrency(company: string | null): string {
+    if (company === null) return 'ILS';
+    const api = Object.entries(this.currencies).find(([, code]) => code === company)?.[0];
+    return api ?? company;
   }
 
   /** The source's filter and, with documents_from, its date field on or after that date. */
@@ -274,7 +283,7 @@ export class OdataDocumentSource implements DocumentSource {
       shipTo: f.optional('ship_to'),
       purchaseType: f.optional('purchase_type'),
       allocationNumber: f.optional('allocation_number'),
-      currency: f.optional('currency') ?? 'ILS',
+      currency: this.#apiCurrency(f.optional('currency')),
       totalBeforeVat: f.optional('total_before_vat') ?? subtractDecimals(totalWithVat, vat),
       vat,
       totalWithVat,

@@ -84,4 +84,21 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     );
     expect(fixture.oracle.failures).toEqual([]);
   });
+
+  it('writes orders in the company currency code and reads documents back in the API code (currencies)', async () => {
+    fixture = await openOdata('sap-b1-service-layer', { block: { currencies: { ILS: 'NIS' } } });
+    await fixture.connector.capabilities.orderSink?.writeOrder(order('ord_nis'));
+    const [written] = fixture.emulator.store.all('Orders').filter((row) => row['U_ApiOrderId'] === 'ord_nis');
+    expect(written?.['DocCurrency']).toBe('NIS');
+    const invoice = fixture.emulator.store.create('Invoices', {
+      CardCode: 'C1001',
+      DocDate: '2026-11-24',
+      DocDueDate: '2026-12-24',
+      DocCurrency: 'NIS',
+      DocumentLines: [{ ItemCode: 'A100', Quantity: 1, UnitPrice: 32.5 }],
+    });
+    const documents = (await fixture.connector.capabilities.documentSource?.listPendingDocuments()) ?? [];
+    const read = documents.find((document) => document.number === String(invoice['DocNum']));
+    expect(read?.currency).toBe('ILS');
+  });
 });
