@@ -20,8 +20,12 @@ const writeValue = z.union([
   z.boolean(),
   z.strictObject({
     value: z.string().meta({ description: 'a `:param` or a constant' }),
-    as: z.enum(['text', 'number', 'date', 'datetime', 'boolean']).meta({
+    as: z.enum(['auto', 'text', 'number', 'date', 'datetime', 'boolean']).default('auto').meta({
       description: 'the JSON form the ERP expects: datetime writes 2026-11-24T00:00:00Z',
+    }),
+    max_length: z.number().int().min(2).optional().meta({
+      description:
+        "The field's published length: a longer text is shortened to it, its last character replaced by …",
     }),
   }),
 ]);
@@ -196,6 +200,15 @@ const authSchema = z.discriminatedUnion('kind', [
 ]);
 export type OdataAuth = z.output<typeof authSchema>;
 
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const PRESET_NAMES = ['sap-b1-service-layer', 'priority-rest'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
@@ -228,6 +241,51 @@ export const odataConnectorConfigSchema = z.strictObject({
       },
     ],
   }),
+  app_license: z
+    .strictObject({
+      app_id: z
+        .string()
+        .min(1)
+        .meta(meta('X-App-Id: the application id Priority Software assigned', 'APP001')),
+      app_key: secret('the application license key').meta(meta('X-App-Key', '${PRIORITY_APP_KEY}')),
+    })
+    .optional()
+    .meta({
+      description:
+        'Priority per-application license (version 18.3 on): sent as X-App-Id and X-App-Key on every request; ' +
+        'without it requests count against the generic API license',
+      examples: [{ app_id: 'APP001', app_key: '${PRIORITY_APP_KEY}' }],
+    }),
+  documents_from: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date, YYYY-MM-DD' })
+    .optional()
+    .meta({
+      description:
+        'Documents dated before this are never read or sent: each document source reads only `<its date field> ge ' +
+        "<date>` (an Edm.Date comparison, as SAP Business One's DocDate). Set it before the first run, or every " +
+        'unsent document of any year is sent',
+      examples: ['2026-01-01'],
+    }),
+  currencies: z
+    .record(z.string().regex(/^[A-Z]{3}$/), z.string().min(1).max(3))
+    .default({})
+    .meta({
+      description:
+        "API currency code -> the company's code for it, where they differ (a company whose local currency is NIS): " +
+        'orders are written with the company code, documents read back to the API code',
+      examples: [{ ILS: 'NIS' }],
+    }),
+  company_timezone: z
+    .string()
+    .refine(isTimeZone, { error: 'expected an IANA time zone name, for example Asia/Jerusalem' })
+    .optional()
+    .meta({
+      description:
+        "The company's time zone (Priority: TZSERVER and the company's zone, from 21.0): datetime values are " +
+        'written at midnight there with its offset instead of UTC',
+      examples: ['Asia/Jerusalem'],
+    }),
   timeout: duration()
     .default(30_000)
     .meta({ description: 'How long one request may take before it counts as failed', examples: ['30s'] }),

@@ -11,6 +11,13 @@ import type { Origins } from './presets.js';
 import { OdataCatalogSource, OdataCustomerDirectory, OdataDocumentSource } from './reads.js';
 import { OdataService } from './service.js';
 
+/** Connector-level settings the capabilities apply (company_timezone, documents_from, currencies). */
+export interface WriteOptions {
+  readonly timeZone?: string | undefined;
+  readonly documentsFrom?: string | undefined;
+  readonly currencies?: Readonly<Record<string, string>> | undefined;
+}
+
 /** The capabilities the resolved entity mapping enables: one per section present. */
 export function odataCapabilityNames(entities: OdataEntities): CapabilityName[] {
   return [
@@ -25,12 +32,26 @@ function odataCapabilities(
   service: OdataService,
   entities: OdataEntities,
   name: string,
+  options: WriteOptions,
 ): Partial<CapabilityMap> {
   const capabilities: Partial<CapabilityMap> = {};
   if (entities.orders !== undefined)
-    capabilities.orderSink = new OdataOrderSink(service, entities.orders, name);
+    capabilities.orderSink = new OdataOrderSink(
+      service,
+      entities.orders,
+      name,
+      options.timeZone,
+      options.currencies,
+    );
   if (entities.documents !== undefined) {
-    capabilities.documentSource = new OdataDocumentSource(service, entities.documents.sources, name);
+    const sources = entities.documents.sources;
+    capabilities.documentSource = new OdataDocumentSource(
+      service,
+      sources,
+      name,
+      options.documentsFrom,
+      options.currencies,
+    );
   }
   if (entities.catalog !== undefined)
     capabilities.catalogSource = new OdataCatalogSource(service, entities.catalog, name);
@@ -57,9 +78,10 @@ export class OdataConnector implements Connector {
     private readonly configKey: string,
     name: string,
     mayCommit?: CommitGate,
+    options: WriteOptions = {},
   ) {
     this.#service = new OdataService(http, name, mayCommit, entities.paging);
-    this.capabilities = odataCapabilities(this.#service, entities, name);
+    this.capabilities = odataCapabilities(this.#service, entities, name, options);
   }
 
   /**

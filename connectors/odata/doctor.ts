@@ -181,7 +181,17 @@ export function describeMissing(missing: Missing, origins: Origins, configKey: s
       `${what} ${missing.name} is not on ${missing.on} in the service's $metadata` +
       `${meant === undefined ? '' : `; did you mean ${meant}?`} (set by ${origin})`,
     fix: userField
-      ? `add the field ${missing.name} in the ERP (docs/supplier-setup.md says how), or set ${configKey}.entities.${missing.setting} to the field it has`
+      ? `${addField(missing)}, or set ${configKey}.entities.${missing.setting} to the field it has`
       : `set ${configKey}.entities.${missing.setting} to a name the service has`,
   };
+}
+
+/**
+ * How to add a missing user-defined field. A Priority column (ZSSY_) stays invisible to the REST API after it is
+ * added until the form's metadata is rebuilt (_restapi/6.restModify.md "Refreshing Metadata", 22.0 on).
+ */
+function addField(missing: Missing): string {
+  const add = `add the field ${missing.name} in the ERP (docs/supplier-setup.md says how)`;
+  if (!missing.name.startsWith('ZSSY_')) return add;
+  return `${add}; once added, POST ClearEntityMetadata with {"Entity": "${missing.on}"} to the service root so the API shows it, then run doctor again`;
 }

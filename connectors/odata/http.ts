@@ -53,6 +53,8 @@ export class OdataHttp {
     private readonly auth: OdataAuth,
     private readonly timeoutMs: number,
     private readonly connector: string,
+    /** Priority's per-application license headers (_restapi/1.introduction.md "Application License"). */
+    private readonly license?: { readonly app_id: string; readonly app_key: string },
   ) {
     this.#root = new URL(serviceUrl.endsWith('/') ? serviceUrl : `${serviceUrl}/`);
     this.#agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
@@ -125,7 +127,8 @@ export class OdataHttp {
   }
 
   get #secrets(): string[] {
-    return this.auth.kind === 'personal-access-token' ? [this.auth.token] : [this.auth.password];
+    const own = this.auth.kind === 'personal-access-token' ? [this.auth.token] : [this.auth.password];
+    return this.license === undefined ? own : [...own, this.license.app_key];
   }
 
   #checked(response: OdataResponse, what: string): OdataResponse {
@@ -201,6 +204,10 @@ export class OdataHttp {
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     const authorization = signed ? this.#authorization() : undefined;
     if (authorization !== undefined) headers['authorization'] = authorization;
+    if (this.license !== undefined) {
+      headers['x-app-id'] = this.license.app_id;
+      headers['x-app-key'] = this.license.app_key;
+    }
     const sentWith = signed ? this.#cookies : null;
     if (sentWith !== null) headers['cookie'] = sentWith;
     const cut = deadline === undefined ? undefined : cutAt(deadline);

@@ -28,12 +28,44 @@ function decimalNumber(text: string, property: string): number {
   return value;
 }
 
-function typed(raw: ODataValue, as: string, param: string | null, property: string): unknown {
+/** The offset of a zone at an instant, as `+02:00` (`Z` for UTC). */
+function offsetAt(instant: Date, timeZone: string): string {
+  const name = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' })
+    .formatToParts(instant)
+    .find((part) => part.type === 'timeZoneName')?.value;
+  const offset = (name ?? 'GMT').replace('GMT', '');
+  return offset === '' ? 'Z' : offset;
+}
+
+const minutesOf = (offset: string): number =>
+  offset === 'Z'
+    ? 0
+    : (offset.startsWith('-') ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+
+/**
+ * A date written as midnight in the company's zone with that zone's offset (`2026-11-24T00:00:00+02:00`), or as
+ * midnight UTC without a zone. The offset is the one in force at that local midnight (daylight saving included).
+ */
+export function midnightIn(date: string, timeZone: string | undefined): string {
+  if (timeZone === undefined) return `${date}T00:00:00Z`;
+  const utcMidnight = new Date(`${date}T00:00:00Z`);
+  const guess = new Date(utcMidnight.getTime() - minutesOf(offsetAt(utcMidnight, timeZone)) * 60_000);
+  const offset = offsetAt(guess, timeZone);
+  return `${date}T00:00:00${offset === 'Z' ? 'Z' : offset}`;
+}
+
+function typed(
+  raw: ODataValue,
+  as: string,
+  param: string | null,
+  property: string,
+  timeZone?: string,
+): unknown {
   if (raw === null) return null;
   if (as === 'number' || (as === 'auto' && param !== null && DECIMALS.has(param))) {
     return typeof raw === 'number' ? raw : decimalNumber(String(raw), property);
   }
-  if (as === 'datetime') return `${String(raw).slice(0, 10)}T00:00:00Z`;
+  if (as === 'datetime') return midnightIn(String(raw).slice(0, 10), timeZone);
   if (as === 'date') return String(raw).slice(0, 10);
   if (as === 'boolean') return raw === true || raw === 'true';
   if (as === 'text') return String(raw);
@@ -51,6 +83,7 @@ export function writeEntity(
   mapping: Readonly<Record<string, WriteValue>>,
   params: Params,
   where: string,
+  timeZone?: string,
 ): Entity {
   const entity: Entity = {};
   for (const [property, value] of Object.entries(mapping)) {
@@ -60,9 +93,21 @@ export function writeEntity(
       throw new Error(`${where}.${property}: :${param} is not provided here`);
     const raw: ODataValue =
       param !== null ? (params[param] ?? null) : typeof value === 'object' ? value.value : value;
-    entity[property] = typed(raw, as, param, `${where}.${property}`);
+    const maxLength = typeof value === 'object' ? value.max_length : undefined;
+    entity[property] = shortened(typed(raw, as, param, `${where}.${property}`, timeZone), maxLength);
   }
   return entity;
+}
+
+/**
+ * A text longer than the field's published length, cut to it with its last kept character replaced by "…", so
+ * the ERP keeps the order and a person reading the field sees that it was shortened. Counted in characters (code
+ * points), as the ERPs count a field's length.
+ */
+export function shortened(value: unknown, maxLength: number | undefined): unknown {
+  if (maxLength === undefined || typeof value !== 'string') return value;
+  const characters = [...value];
+  return characters.length <= maxLength ? value : `${characters.slice(0, maxLength - 1).join('')}…`;
 }
 
 /** A value read from an entity by a path (`Prop`, `Prop/Child` inside the row's flattened item). */

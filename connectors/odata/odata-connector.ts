@@ -49,7 +49,13 @@ export const odataConnectorDefinition = defineConnector({
         retryable: false,
       });
     }
-    const http = new OdataHttp(config.service_url, config.auth, config.timeout, context.name);
+    const http = new OdataHttp(
+      config.service_url,
+      config.auth,
+      config.timeout,
+      context.name,
+      config.app_license,
+    );
     return Promise.resolve(
       new OdataConnector(
         http,
@@ -58,6 +64,11 @@ export const odataConnectorDefinition = defineConnector({
         `connectors.${context.name}`,
         context.name,
         context.mayCommit,
+        {
+          timeZone: config.company_timezone,
+          documentsFrom: config.documents_from,
+          currencies: config.currencies,
+        },
       ),
     );
   },

@@ -26,6 +26,10 @@ export class OdataOrderSink implements OrderSink {
     private readonly service: OdataService,
     private readonly config: OrdersConfig,
     private readonly connector: string,
+    /** The company's time zone, for datetime values (company_timezone). */
+    private readonly timeZone: string | undefined = undefined,
+    /** API currency code -> the company's own code for it (currencies). */
+    private readonly currencies: Readonly<Record<string, string>> = {},
   ) {}
 
   async findOrder(apiOrderId: string): Promise<ErpOrderRef | null> {
@@ -105,7 +109,7 @@ export class OdataOrderSink implements OrderSink {
       const params = { api_order_id: apiOrderId, erp_order_number: this.#number(existing), reason };
       await this.service.patch(
         this.#path(existing),
-        writeEntity(cancel.patch, params, 'orders.cancel.patch'),
+        writeEntity(cancel.patch, params, 'orders.cancel.patch', this.timeZone),
         'orders.cancel',
       );
     }
@@ -151,15 +155,21 @@ export class OdataOrderSink implements OrderSink {
 
   #bodies(order: ErpOrder): { header: Entity; lines: Entity[] } {
     const header = this.#header(order);
-    const params = orderHeaderParams(order);
+    const params = this.#headerParams(order);
     const lines = order.lines.map((line) =>
-      writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line'),
+      writeEntity(this.config.line, { ...params, ...orderLineParams(line) }, 'orders.line', this.timeZone),
     );
     return { header, lines };
   }
 
   #header(order: ErpOrder): Entity {
-    return writeEntity(this.config.header, orderHeaderParams(order), 'orders.header');
+    return writeEntity(this.config.header, this.#headerParams(order), 'orders.header', this.timeZone);
+  }
+
+  /** The order's values, its currency as the company codes it (a company may define ILS as NIS). */
+  #headerParams(order: ErpOrder): ReturnType<typeof orderHeaderParams> {
+    const params = orderHeaderParams(order);
+    return { ...params, currency: this.currencies[order.currency] ?? order.currency };
   }
 
   #apiIdProperty(): string | undefined {

@@ -53,21 +53,26 @@ class Fields {
   }
 
   /**
-   * An amount in the API's money format (two fraction digits): OData services send decimals as JSON numbers, so
-   * 32.5 arrives as "32.5". An amount with more digits than cents is refused, not rounded.
+   * An amount in the API's money format (exactly two fraction digits): OData services send decimals as JSON
+   * numbers, so 32.5 arrives as "32.5". A price with more digits (SAP keeps up to six) is rounded to cents, half
+   * away from zero (12.345 -> 12.35), never refused: one such price must not fail the whole price read.
    */
   money(field: string): string {
     const text = this.text(field);
-    const match = /^(-?\d+)(?:\.(\d*?)0*)?$/.exec(text);
-    const fraction = match?.[2] ?? '';
-    if (match === null || fraction.length > 2) {
+    const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
+    if (match === null) {
       throw new ConnectorError(
         'connector_result_invalid',
-        `${this.where}.fields.${field}: the ERP returned ${text}, expected an amount with at most two decimals`,
+        `${this.where}.fields.${field}: the ERP returned ${text}, expected a decimal amount`,
         { connector: this.connector, retryable: false },
       );
     }
-    return `${match[1] ?? '0'}.${fraction.padEnd(2, '0')}`;
+    const [, sign = '', whole = '0', fraction = ''] = match;
+    const cents =
+      BigInt(`${whole}${fraction.slice(0, 2).padEnd(2, '0')}`) + (Number(fraction[2] ?? '0') >= 5 ? 1n : 0n);
+    const digits = cents.toString().padStart(3, '0');
+    const negative = sign === '-' && cents !== 0n ? '-' : '';
+    return `${negative}${digits.slice(0, -2)}.${digits.slice(-2)}`;
   }
 
   date(field: string): string {
@@ -200,13 +205,17 @@ export class OdataDocumentSource implements DocumentSource {
     private readonly service: OdataService,
     private readonly sources: readonly DocumentSourceConfig[],
     private readonly connector: string,
+    /** documents_from: the date floor of every source, YYYY-MM-DD. */
+    private readonly from: string | undefined = undefined,
+    /** API currency code -> the company's code; read the other way round here. */
+    private readonly currencies: Readonly<Record<string, string>> = {},
   ) {}
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const documents: ErpDocument[] = [];
     for (const [index, source] of this.sources.entries()) {
       const where = `documents.sources.${index}`;
-      const filter = bindTemplate(source.filter, {}, `${where}.filter`);
+      const filter = this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source);
       const expand = source.expand_lines ? source.lines_property : undefined;
       const select = selectedProperties(source.fields, [
         ...source.key,
@@ -217,6 +226,21 @@ export class OdataDocumentSource implements DocumentSource {
       documents.push(...entities.map((entity) => this.#document(source, entity, where)));
     }
     return documents;
+  }
+
+  /** A document's currency as the API codes it: the company's own code mapped back (NIS -> ILS). */
+  #apiCurrency(company: string | null): string {
+    if (company === null) return 'ILS';
+    const api = Object.entries(this.currencies).find(([, code]) => code === company)?.[0];
+    return api ?? company;
+  }
+
+  /** The source's filter and, with documents_from, its date field on or after that date. */
+  #withFloor(filter: string, source: DocumentSourceConfig): string {
+    const date = source.fields['date'];
+    if (this.from === undefined || date === undefined) return filter;
+    const path = typeof date === 'string' ? date : date.path;
+    return `(${filter}) and ${path} ge ${this.from}`;
   }
 
   async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
@@ -259,7 +283,7 @@ export class OdataDocumentSource implements DocumentSource {
       shipTo: f.optional('ship_to'),
       purchaseType: f.optional('purchase_type'),
       allocationNumber: f.optional('allocation_number'),
-      currency: f.optional('currency') ?? 'ILS',
+      currency: this.#apiCurrency(f.optional('currency')),
       totalBeforeVat: f.optional('total_before_vat') ?? subtractDecimals(totalWithVat, vat),
       vat,
       totalWithVat,

@@ -15,9 +15,9 @@ orders:
     CardCode: ':customer_number'
     DocDate: ':order_date'
     DocDueDate: ':delivery_date'
-    NumAtCard: ':order_number'
+    NumAtCard: { value: ':order_number', max_length: 100 }
     DocCurrency: ':currency'
-    Comments: ':notes'
+    Comments: { value: ':notes', max_length: 254 }
     U_ApiOrderId: ':api_order_id'
   line:
     ItemCode: ':item_code'
@@ -32,7 +32,7 @@ documents:
     - type: invoice
       entity_set: Invoices
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null
+      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: &document_fields
         number: DocNum
@@ -56,7 +56,7 @@ documents:
     - type: delivery_note
       entity_set: DeliveryNotes
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null
+      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: *document_fields
       line_fields: *document_line_fields
@@ -64,7 +64,7 @@ documents:
     - type: credit_note
       entity_set: CreditNotes
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null
+      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: *document_fields
       line_fields: *document_line_fields

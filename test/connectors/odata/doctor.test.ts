@@ -57,6 +57,21 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
     }
   });
 
+  it('asks for ClearEntityMetadata on the form when a Priority column is not in $metadata yet', async () => {
+    const fixture = await openOdata('priority-rest', {
+      emulator: { model: withoutProperties(PRIORITY_MODEL, ['ZSSY_APIORDERID']) },
+    });
+    try {
+      const problems = (await fixture.connector.preflight?.()) ?? [];
+      const order = problems.find((problem) => problem.detail.includes('ZSSY_APIORDERID is not on ORDERS'));
+      expect(order?.fix).toContain(
+        'POST ClearEntityMetadata with {"Entity": "ORDERS"} to the service root so the API shows it, then run doctor again',
+      );
+    } finally {
+      await fixture.close();
+    }
+  });
+
   it('names a misspelt property set in the config, with the name the ERP has', async () => {
     const fixture = await openOdata('priority-rest', {
       block: { entities: { customers: { fields: { email: 'EMAL' } } } },

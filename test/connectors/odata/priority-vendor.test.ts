@@ -49,3 +49,41 @@ describe('odata connector, priority-rest preset, as the vendor documents it', ()
     });
   }
 });
+
+describe('odata connector, priority-rest preset: company time zone and application license', () => {
+  let fixture: OdataFixture | undefined;
+  afterEach(async () => {
+    await fixture?.close();
+    fixture = undefined;
+  });
+
+  it('writes dates at midnight in the company zone, and sends X-App-Id and X-App-Key on every request', async () => {
+    const appKey = 'app-key-5f1e9d';
+    fixture = await openOdata('priority-rest', {
+      block: { company_timezone: 'Asia/Jerusalem', app_license: { app_id: 'APP001', app_key: appKey } },
+    });
+    // 2026-11-24 is winter time in Israel (+02:00), 2026-07-01 summer time (+03:00).
+    const winter = { ...order('ord_tz_winter'), orderDate: '2026-11-24' };
+    const summer = { ...order('ord_tz_summer'), orderDate: '2026-07-01' };
+    const sink = fixture.connector.capabilities.orderSink;
+    await sink?.writeOrder(winter);
+    await sink?.writeOrder(summer);
+    const dates = fixture.emulator.store
+      .all('ORDERS')
+      .filter((row) => String(row['ZSSY_APIORDERID']).startsWith('ord_tz_'))
+      .map((row) => row['CURDATE']);
+    expect(dates).toEqual(['2026-11-24T00:00:00+02:00', '2026-07-01T00:00:00+03:00']);
+    const direct = fixture.oracle.seen.filter((request) => !request.inBatch);
+    expect(direct.length).toBeGreaterThan(2);
+    for (const request of direct) {
+      expect(request.headers?.['x-app-id'], request.target).toBe('APP001');
+      expect(request.headers?.['x-app-key'], request.target).toBe(appKey);
+    }
+  });
+
+  it('refuses a time zone that does not exist, naming the key', async () => {
+    await expect(openOdata('priority-rest', { block: { company_timezone: 'Mars/Olympus' } })).rejects.toThrow(
+      /IANA time zone name/,
+    );
+  });
+});

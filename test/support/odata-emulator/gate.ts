@@ -38,7 +38,7 @@ const routedHere = (request: IncomingMessage) =>
  * SAP ("Working with SAP Business One Service Layer", Login and Logout; Session Timeout; load balancing): Login with
  * CompanyDB, UserName and Password opens a session, answered with two Set-Cookie headers, B1SESSION and ROUTEID (the
  * load balancer's route to the node holding the session). A request without the ROUTEID of that node reaches another
- * node, which does not know the session (choice: the most conservative reading, a 401 as for an unknown session).
+ * node, which does not know the session (choice E4 in connectors/odata/README.md: a 401 as for an unknown session).
  * A session ends on Logout or after `timeoutMs` unused; from then on requests answer 401 with error code 301.
  *
  * Priority (_restapi/3.restAuthenticate.md "Basic Authentication", "Personal Access Token (PAT)"): Basic with an

@@ -13,6 +13,8 @@ export interface PropertyModel {
   readonly required?: boolean;
   /** Set by the ERP on create (numbering, totals, defaults); ignored when sent. */
   readonly assigned?: boolean;
+  /** The most characters the ERP keeps; a longer text is refused, as the ERP refuses it. */
+  readonly maxLength?: number;
 }
 
 export interface CollectionModel {
@@ -66,7 +68,7 @@ function typeXml(model: ErpModel, type: TypeModel): string {
       : `<Key>${type.key.map((name) => `<PropertyRef Name="${escapeXml(name)}"/>`).join('')}</Key>`;
   const properties = type.properties.map(
     (property) =>
-      `<Property Name="${escapeXml(property.name)}" Type="${property.type}"${property.required === true ? ' Nullable="false"' : ''}/>`,
+      `<Property Name="${escapeXml(property.name)}" Type="${property.type}"${property.required === true ? ' Nullable="false"' : ''}${property.maxLength === undefined ? '' : ` MaxLength="${property.maxLength}"`}/>`,
   );
   const collections = type.collections.map((collection) =>
     collection.kind === 'complex'

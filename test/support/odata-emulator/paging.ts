@@ -8,7 +8,7 @@
  * MAXAPILINES results (2,000 by default; MAXFORMLINES before 25.1) and, the guide being silent about any link, no
  * next link: the rest is reached only with $top/$skip (_restapi/5.restQuery.md "Limiting the Number of Entities",
  * "Skipping Displayed Entities"), ordered with $orderby ("Sorting a Collection"). Choice where the guide is silent
- * (docs/contract-gaps.md style): the cap applies after $skip/$top, to the page answered.
+ * (connectors/odata/README.md, "Emulator choices"): the cap applies after $skip/$top, to the page answered.
  */
 import { ODataFault, type Entity } from './store.js';
 

@@ -117,7 +117,7 @@ export class Resources {
    * request applied as it comes and kept when a later one fails (_restapi/6.restModify.md "Performing Batch
    * Operations": "batch operations do not support rollback, be it of the entire batch or individual atomicity
    * groups"); the requests after the failed one are not applied (choice: the guide is silent on them, and
-   * odata.continue-on-error=false in its example asks the service to stop).
+   * odata.continue-on-error=false in its example asks the service to stop; choice E3 in connectors/odata/README.md).
    */
   batch(body: string, contentType: string): Array<{ answers: BatchAnswer[]; failed: boolean }> {
     return readBatch(body, contentType).map((requests) => this.#changeSet(requests));

@@ -34,9 +34,11 @@ export const SAP_B1_MODEL: ErpModel = {
         { name: 'DocDate', type: 'Edm.Date' },
         { name: 'DocDueDate', type: 'Edm.Date', required: true },
         s('CardCode', { required: true }),
-        s('NumAtCard'),
+        // Field lengths of the DI API reference (help.sap.com, Documents object: NumAtCard 100, Comments 254); the
+        // Service Layer refuses a longer value (not confirmed on a real installation: choice E5 in connectors/odata/README.md).
+        s('NumAtCard', { maxLength: 100 }),
         s('DocCurrency'),
-        s('Comments'),
+        s('Comments', { maxLength: 254 }),
         s('DocumentStatus', { assigned: true }),
         s('Cancelled', { assigned: true }),
         n('DocTotal', { assigned: true }),

@@ -20,6 +20,8 @@ export interface SeenRequest {
   readonly body: string;
   /** True for a request inside a $batch. */
   readonly inBatch: boolean;
+  /** The HTTP request's headers (none for a request inside a $batch). */
+  readonly headers?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 export interface EmulatorOptions {
@@ -153,7 +155,7 @@ class EmulatedService {
    * SAP: `{ error: { code, message: { lang, value } } }` ("Working with SAP Business One Service Layer", error
    * handling). Priority: the form's errors, `FORM.InterfaceErrors.text` (_restapi/6.restModify.md "Error
    * Handling"), as JSON since 19.1 and XML before (_restapi/1.introduction.md "Error Message Format"). The guide
-   * shows only the XML; the JSON keeps the same element names (choice, docs/contract-gaps.md style: not confirmed
+   * shows only the XML; the JSON keeps the same element names (choice E1 in connectors/odata/README.md, "Emulator choices": not confirmed
    * on a real installation).
    */
   errorBody(message: string, code = -1): unknown {
@@ -193,6 +195,7 @@ class EmulatedService {
       target: (request.url ?? '').slice(this.#root.length),
       body,
       inBatch: false,
+      headers: request.headers,
     });
     const hold = this.holds.findIndex((candidate) => candidate.path.test(path));
     if (hold >= 0) {

@@ -277,6 +277,13 @@ function lineTotal(item: Entity): Entity {
 
 function checkedValue(property: PropertyModel, value: unknown, set: string): unknown {
   if (value === null) return null;
+  const max = property.maxLength;
+  if (max !== undefined && typeof value === 'string' && [...value].length > max) {
+    throw new ODataFault(
+      400,
+      `${set}: value too long in property '${property.name}' (at most ${max} characters)`,
+    );
+  }
   const wrong = () => new ODataFault(400, `${set}: ${property.name} expects ${property.type}`);
   switch (property.type) {
     case 'Edm.Double':
