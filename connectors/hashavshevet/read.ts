@@ -6,7 +6,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
-import type { BookEntry, BookRead, JournalReadBack } from '../../src/connector-contract/journal-read.js';
+import type {
+  BookEntry,
+  BookRead,
+  JournalReadBack,
+  UnbalancedRecord,
+} from '../../src/connector-contract/journal-read.js';
 import { isNotFound } from '../../src/kit/atomic-file.js';
 import { formatMoney } from '../../src/shared/decimal.js';
 import type { HashavshevetConfig } from './config.js';
@@ -33,10 +38,16 @@ export class HashavshevetReadBack implements JournalReadBack {
   async readBooks(): Promise<BookRead> {
     const files = await this.#dataFiles();
     const entries: BookEntry[] = [];
-    for (const file of files) entries.push(...(await this.#readFile(file)));
+    const unbalanced: UnbalancedRecord[] = [];
+    for (const file of files) {
+      const read = await this.#readFile(file);
+      entries.push(...read.entries);
+      unbalanced.push(...read.unbalanced);
+    }
     return {
       fields: { date: true, valueDate: true, period: false, reference: true },
       entries,
+      unbalanced,
       sources: files.map((file) => relative(this.config.import_dir, file)),
     };
   }
@@ -58,7 +69,7 @@ export class HashavshevetReadBack implements JournalReadBack {
     return files;
   }
 
-  async #readFile(dataFile: string): Promise<BookEntry[]> {
+  async #readFile(dataFile: string): Promise<{ entries: BookEntry[]; unbalanced: UnbalancedRecord[] }> {
     const name = relative(this.config.import_dir, dataFile);
     const layoutFile = dataFile.replace(/\.DOC$/, '.PRM');
     let movements: PublishedMovement[];
@@ -70,7 +81,17 @@ export class HashavshevetReadBack implements JournalReadBack {
       throw this.#fail(`${name} cannot be read as an import file: ${messageOf(error)}`, error);
     }
     const batchKey = name.replace(/^.*[\\/]/, '').slice(this.config.file_prefix.length, -'.DOC'.length);
-    return movements.flatMap((movement, i) => postings(movement, batchKey, `${name} record ${i + 1}`));
+    const located = movements.map((movement, i) => ({ movement, location: `${name} record ${i + 1}` }));
+    return {
+      entries: located.flatMap(({ movement, location }) => postings(movement, batchKey, location)),
+      unbalanced: located
+        .filter(({ movement }) => movement.unbalanced !== null)
+        .map(({ movement, location }) => ({
+          location,
+          reference: movement.reference1,
+          detail: (movement.unbalanced ?? '').replace(/^DOC record \d+ /, 'the record '),
+        })),
+    };
   }
 
   async #bytes(file: string): Promise<Buffer> {

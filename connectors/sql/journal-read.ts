@@ -1,5 +1,6 @@
 /**
- * Reads a journal table back for reconciliation: SELECT of the mapped columns, nothing else. A row's amount is its
+ * Reads a journal table back for reconciliation: SELECT of the mapped columns and the line key (line-key.ts) ordered
+ * by it, nothing else; each row is named by its key, never by its position in the result. A row's amount is its
  * `amount` column with its `side`, or its `debit` / `credit` columns; the rest is read when the config maps it.
  */
 import { ConnectorError } from '../../src/connector-contract/errors.js';
@@ -8,6 +9,7 @@ import { quoteIdentifier } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
 import { formatMoney } from '../../src/shared/decimal.js';
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
+import { lineKeyOf, type LineKey } from './line-key.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;
 
@@ -32,11 +34,11 @@ export class SqlJournalReadBack implements JournalReadBack {
           'amount with side, or debit and credit',
       );
     }
-    const mapped = Object.entries(columns).filter((pair): pair is [JournalColumnField, string] => !!pair[1]);
-    const select = mapped.map(([field, column]) => `${this.#q(column)} AS ${this.#q(field)}`).join(', ');
     let rows: SqlRow[];
+    let key: LineKey | null;
     try {
-      ({ rows } = await this.driver.query(`SELECT ${select} FROM ${this.#q(this.config.table)}`));
+      key = await lineKeyOf(this.driver, this.config);
+      ({ rows } = await this.driver.query(this.#selectSql(key)));
     } catch (error) {
       throw this.#fail(`journal table ${this.config.table} cannot be read: ${messageOf(error)}`, error);
     }
@@ -47,13 +49,37 @@ export class SqlJournalReadBack implements JournalReadBack {
         period: columns.period !== undefined,
         reference: columns.reference !== undefined,
       },
-      entries: rows.map((row, i) => this.#entry(row, i + 1)),
+      entries: rows.map((row) => this.#entry(row, this.#location(row, key))),
       sources: [this.config.table],
     };
   }
 
-  #entry(row: SqlRow, index: number): BookEntry {
-    const location = `${this.config.table} row ${index}`;
+  /** The mapped columns and the line key, ordered by the key (by every column read when the table has none). */
+  #selectSql(key: LineKey | null): string {
+    const mapped = Object.entries(this.config.columns).filter(
+      (pair): pair is [JournalColumnField, string] => !!pair[1],
+    );
+    const fields = mapped.map(([field, column]) => `${this.#q(column)} AS ${this.#q(field)}`);
+    const keys = (key?.columns ?? []).map((column, i) => `${this.#q(column)} AS ${this.#q(`line_key_${i}`)}`);
+    const order =
+      key === null ? mapped.map(([, column]) => this.#q(column)) : key.columns.map((c) => this.#q(c));
+    return `SELECT ${[...fields, ...keys].join(', ')} FROM ${this.#q(this.config.table)} ORDER BY ${order.join(', ')}`;
+  }
+
+  /** Where a person finds the row: its key columns and values, or (a table without a key) what it holds. */
+  #location(row: SqlRow, key: LineKey | null): string {
+    const { table } = this.config;
+    if (key !== null) {
+      const named = key.columns.map((column, i) => `${column} ${String(row[`line_key_${i}`])}`);
+      return `${table} ${named.join(', ')}`;
+    }
+    const held = (['reference', 'account', 'side', 'amount', 'debit', 'credit'] as const)
+      .filter((field) => this.config.columns[field] !== undefined && row[field] !== null)
+      .map((field) => `${this.config.columns[field] ?? field} ${String(row[field])}`);
+    return `${table} row with ${held.join(', ')} (the table has no line_number column or primary key)`;
+  }
+
+  #entry(row: SqlRow, location: string): BookEntry {
     const text = (field: JournalColumnField): string | null => {
       const value = row[field];
       return value === null || value === undefined ? null : String(value).trim();

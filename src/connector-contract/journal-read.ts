@@ -28,9 +28,20 @@ export interface BookFields {
   readonly reference: boolean;
 }
 
+/** A record of the books that does not balance on its own (edited by hand): a difference of its own. */
+export interface UnbalancedRecord {
+  /** Where it is: a file and its own record number. */
+  readonly location: string;
+  /** Its reference as the books keep it. */
+  readonly reference: string | null;
+  readonly detail: string;
+}
+
 export interface BookRead {
   readonly fields: BookFields;
   readonly entries: readonly BookEntry[];
+  /** Records read whose debits and credits differ; their postings are in `entries` as they stand. */
+  readonly unbalanced?: readonly UnbalancedRecord[];
   /** The places read (tables, files), for the report. */
   readonly sources: readonly string[];
 }

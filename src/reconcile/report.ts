@@ -7,6 +7,7 @@ export type DifferenceKind =
   | 'account_differs'
   | 'date_differs'
   | 'not_exported_by_api'
+  | 'unbalanced_in_books'
   | 'cannot_compare'
   | 'missing_in_erp'
   | 'erp_number_differs';

@@ -94,7 +94,7 @@ describe('compareJournal', () => {
     expect(result.totals?.accounts.every((row) => row.matches)).toBe(true);
   });
 
-  it('names a row deleted from the books as missing, with its line id and export batch', () => {
+  it('names a row deleted from the books as missing, by its document number, with its line id and export batch', () => {
     const [only] = compareJournal(
       expected(INVOICE),
       books(CLEAN.filter((e) => e.account !== '1500')),
@@ -102,7 +102,8 @@ describe('compareJournal', () => {
     ).differences;
     expect(only).toMatchObject({
       kind: 'missing_in_books',
-      document: '1001',
+      // The books keep the reference 1001; the report names the document a person looks up.
+      document: 'INV-1001',
       account: '1500',
       apiIds: ['jl_2'],
       batchIds: ['exb_1'],

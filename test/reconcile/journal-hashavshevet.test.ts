@@ -1,8 +1,9 @@
 /**
  * reconcile journal against Hashavshevet import files the real export wrote, read back with the reader written
  * from the published PRM table: a clean run matches; a record's amounts edited by hand, a record deleted and a
- * file imported twice (left in the import folder and copied to done/) are each named; a hand edit that leaves a
- * record unbalanced stops it with exit 2, naming the file.
+ * file imported twice (left in the import folder and copied to done/) are each named by the document's own number
+ * (the invoice, not the digits the file keeps) and the file's record number; a hand edit that leaves a record
+ * unbalanced is a difference of its own (exit 1, naming the document and the record), not an abort.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,16 @@ function records(name: string): Buffer[] {
     start = end + 2;
   }
   return out;
+}
+
+/** The API's document number whose reference the file keeps as `digits` (long_references: last_digits). */
+function documentOf(digits: string): string {
+  const numbers = new Set(
+    books.exported.map((line) => (line as unknown as { document_number: string }).document_number),
+  );
+  const found = [...numbers].filter((number) => number.replace(/\D/g, '').slice(-9) === digits);
+  expect(found).toHaveLength(1);
+  return found[0] ?? '';
 }
 
 const writeRecords = (name: string, list: readonly Buffer[]) =>
@@ -104,10 +115,13 @@ describe('reconcile journal on Hashavshevet import files', () => {
       const before = await snapshot(books, folder);
       const report = await books.reconcile({ from, to });
       const found = report.differences.map((d) => `${d.kind} ${d.document} ${d.side} ${d.account}`);
-      const reference = edited.reference1;
-      expect(found).toContain(`amount_differs ${reference} debit ${edited.debits[0]?.account}`);
-      expect(found).toContain(`amount_differs ${reference} credit ${edited.credits[0]?.account}`);
-      const removedDocument = found.filter((f) => f.split(' ')[1] === removed?.reference1);
+      const invoice = documentOf(edited.reference1);
+      expect(invoice).not.toBe(edited.reference1);
+      expect(found).toContain(`amount_differs ${invoice} debit ${edited.debits[0]?.account}`);
+      expect(found).toContain(`amount_differs ${invoice} credit ${edited.credits[0]?.account}`);
+      const changed = report.differences.find((d) => d.document === invoice && d.side === 'debit');
+      expect(changed?.where).toEqual([`${first} record ${index + 1}`]);
+      const removedDocument = found.filter((f) => f.split(' ')[1] === documentOf(removed?.reference1 ?? ''));
       expect(removedDocument.length).toBeGreaterThan(0);
       expect(removedDocument.every((f) => /^(missing_in_books|amount_differs) /.test(f))).toBe(true);
       const twice = report.differences.filter((d) => d.kind === 'present_twice');
@@ -122,15 +136,27 @@ describe('reconcile journal on Hashavshevet import files', () => {
     },
   );
 
-  it('stops with exit 2 on a file the importer would misread, naming it', { timeout: 30_000 }, async () => {
-    const [name = ''] = dataFiles();
-    const list = records(name);
-    put(list[0] as Buffer, position(name, 14), '2.00'); // the debit alone: the record no longer balances
-    writeRecords(name, list);
-    const out = join(books.dir, 'never.csv');
-    const cli = await reconcileCli(books, ['journal', '--period', scopes(books).period, '--out', out]);
-    expect(cli.code).toBe(2);
-    expect(cli.stderr).toContain(`${name} cannot be read as an import file: DOC record 1 does not balance`);
-    expect(readdirSync(books.dir)).not.toContain('never.csv');
-  });
+  it(
+    'names a record edited so it no longer balances as a difference of its own, exit 1',
+    { timeout: 30_000 },
+    async () => {
+      const [name = ''] = dataFiles();
+      const list = records(name);
+      const layout = parsePublishedPrm(readFileSync(join(folder, name.replace(/\.DOC$/, '.PRM'))));
+      const [movement] = parsePublishedDoc(readFileSync(join(folder, name)), layout);
+      put(list[0] as Buffer, position(name, 14), '2.00'); // the debit alone: the record no longer balances
+      writeRecords(name, list);
+      const { from, to } = scopes(books);
+      const cli = await reconcileCli(books, ['journal', '--from', from, '--to', to, '--json']);
+      expect(cli.code).toBe(1);
+      const unbalanced = jsonReport(cli).differences.filter((d) => d.kind === 'unbalanced_in_books');
+      expect(unbalanced).toEqual([
+        expect.objectContaining({
+          document: documentOf(movement?.reference1 ?? ''),
+          where: [`${name} record 1`],
+          detail: expect.stringMatching(/^the record does not balance: debit \d+\.\d{2}, credit \d+\.\d{2}$/),
+        }),
+      ]);
+    },
+  );
 });

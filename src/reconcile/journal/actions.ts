@@ -16,6 +16,9 @@ export const ACTIONS: Readonly<Record<DifferenceKind, string>> = {
   not_exported_by_api:
     'the books hold an entry the API does not list as exported here: a manual entry, another period, or an export ' +
     'someone undid; check it in the books',
+  unbalanced_in_books:
+    'this record of the books does not balance on its own (its debits and credits differ): someone edited it by ' +
+    'hand; correct it in the books so both sides carry the API amounts',
   cannot_compare:
     'fix what the detail names (a mapping table, a line the API sends broken), then reconcile again',
   missing_in_erp:

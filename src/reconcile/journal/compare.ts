@@ -33,19 +33,46 @@ export type JournalComparison = Pick<
 export function compareJournal(expected: ExpectedBooks, books: BookRead, scope: Scope): JournalComparison {
   const field = scopeField(books.fields, scope);
   const dateField = books.fields.date ? 'date' : books.fields.valueDate ? 'valueDate' : null;
-  const api = sumApi(
-    expected.postings.filter((p) => inScope(p[field], field, scope)),
-    books.fields,
-    dateField,
-  );
-  const booked = sumBooks(
-    books.entries.filter((e) => inScope(e[field], field, scope)),
-    books.fields,
-    dateField,
-  );
-  const differences: Difference[] = [...cannotCompare(expected)];
-  let matchedSums = 0;
-  let matchedAmount = 0n;
+  const postings = expected.postings.filter((p) => inScope(p[field], field, scope));
+  const entries = books.entries.filter((e) => inScope(e[field], field, scope));
+  const api = sumApi(postings, books.fields, dateField);
+  const matching = matchSums(api, sumBooks(entries, books.fields, dateField));
+  const names = documentNames(postings);
+  const differences = [
+    ...cannotCompare(expected),
+    ...matching.differences,
+    ...unbalancedRecords(books, entries),
+  ].map((found) => ({ ...found, document: names.get(found.document) ?? found.document }));
+  const totals = totalsOf(postings, books, field, scope);
+  return {
+    counts: {
+      api_lines_exported: expected.exportedLines,
+      api_postings: api.size,
+      books_entries: entries.length,
+      matched: matching.sums,
+      differences: differences.length,
+    },
+    matched: [
+      `${matching.sums} of ${api.size} document/account sums match (${formatMoney(matching.amount)} ILS)`,
+      ...totalsSummary(totals),
+      ...[...expected.otherTargets].map(
+        ([target, n]) => `${n} line(s) exported to another target (${target}): not expected in these books`,
+      ),
+    ],
+    totals,
+    notes: notesFor(books.fields, field),
+    differences,
+  };
+}
+
+/** The API's sums against the books' (each books sum used once): matched ones counted, the rest differences. */
+function matchSums(
+  api: ReadonlyMap<string, Sum>,
+  booked: Map<string, Sum>,
+): { sums: number; amount: bigint; differences: Difference[] } {
+  const differences: Difference[] = [];
+  let sums = 0;
+  let amount = 0n;
   const unmatchedApi: Sum[] = [];
   for (const [key, sum] of api) {
     const inBooks = booked.get(key);
@@ -56,37 +83,45 @@ export function compareJournal(expected: ExpectedBooks, books: BookRead, scope: 
     booked.delete(key);
     const found = compareSums(sum, inBooks);
     if (found.length === 0) {
-      matchedSums += 1;
-      matchedAmount += sum.amount;
+      sums += 1;
+      amount += sum.amount;
     }
     differences.push(...found);
   }
   differences.push(...pairLeftovers(unmatchedApi, [...booked.values()]));
-  const totals = totalsOf(
-    expected.postings.filter((p) => inScope(p[field], field, scope)),
-    books,
-    field,
-    scope,
-  );
-  return {
-    counts: {
-      api_lines_exported: expected.exportedLines,
-      api_postings: [...api.values()].length,
-      books_entries: books.entries.filter((e) => inScope(e[field], field, scope)).length,
-      matched: matchedSums,
-      differences: differences.length,
-    },
-    matched: [
-      `${matchedSums} of ${api.size} document/account sums match (${formatMoney(matchedAmount)} ILS)`,
-      ...totalsSummary(totals),
-      ...[...expected.otherTargets].map(
-        ([target, n]) => `${n} line(s) exported to another target (${target}): not expected in these books`,
-      ),
-    ],
-    totals,
-    notes: notesFor(books.fields, field),
-    differences,
-  };
+  return { sums, amount, differences };
+}
+
+/**
+ * The API's document number of each reference as the books keep it (Hashavshevet keeps the digits of BULK-1091,
+ * or a sequence number): a difference names the document a person can look up, the invoice, not the digits.
+ */
+function documentNames(postings: readonly ExpectedPosting[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const posting of postings) {
+    if (posting.reference !== null) names.set(posting.reference, posting.documentNumber);
+  }
+  return names;
+}
+
+/** Each record of the books in scope that does not balance on its own is a difference of its own. */
+function unbalancedRecords(books: BookRead, inScope: readonly BookEntry[]): Difference[] {
+  const locations = new Set(inScope.map((entry) => entry.location));
+  return (books.unbalanced ?? [])
+    .filter((record) => locations.has(record.location))
+    .map((record) => ({
+      kind: 'unbalanced_in_books',
+      document: record.reference ?? '',
+      side: '',
+      account: '',
+      apiValue: '',
+      booksValue: '',
+      apiIds: [],
+      batchIds: [],
+      where: [record.location],
+      detail: record.detail,
+      action: ACTIONS.unbalanced_in_books,
+    }));
 }
 
 function scopeField(fields: BookFields, scope: Scope): ScopeField {
