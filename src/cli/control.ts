@@ -6,14 +6,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { LoadedConfig } from '../config/index.js';
 import { actionArgs, ControlError, type ControlAction } from '../daemon/control/actions.js';
-import {
-  askCommand,
-  bindToOpenLetters,
-  expireStale,
-  queueLimits,
-  type Asked,
-  type QueueLimits,
-} from '../daemon/control/command-queue.js';
+import { askCommand, bindToOpenLetters, queueLimits, type Asked } from '../daemon/control/command-queue.js';
 import { commandFingerprint } from '../daemon/control/fingerprint.js';
 import { carryOutInState, type StateActionResult } from '../daemon/control/state-actions.js';
 import { systemClock } from '../shared/clock.js';
@@ -21,9 +14,7 @@ import { openConfiguredState, openStateStore, type StateStore } from '../state/i
 import type { CliContext } from './context.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { withStateChange } from './state-access.js';
-
-/** How often a waiting CLI reads its command's row. */
-const WAIT_POLL_MS = 100;
+import { waitForCommand } from './wait-command.js';
 
 export type Given<R> =
   { readonly via: 'direct' | 'daemon'; readonly result: R } | { readonly via: 'queued'; readonly id: number };
@@ -78,7 +69,9 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
     context.output.progress(`a daemon holds the state: ${as} command #${id}, waiting...`);
     const limits = queueLimits(options.loaded.config);
-    const result = (await waitFor(state, id, limits, options.takeOver).catch((error: unknown) => {
+    const waiting = { limits, shared: options.loaded.config.state.url !== undefined, asCliError };
+    const takeOver = options.takeOver === undefined ? undefined : quietTakeOver(options.takeOver);
+    const result = (await waitForCommand(state, id, { ...waiting, takeOver }).catch((error: unknown) => {
       throw namingTheFile(error, options.loaded.file);
     })) as R;
     context.output.done();
@@ -105,6 +98,17 @@ function askFromCli<R>(state: StateStore, options: GiveOptions<R>): Asked {
   } catch (error) {
     throw asCliError(error);
   }
+}
+
+/** A take-over that finds the state held after all (a daemon started meanwhile) leaves the command to it. */
+function quietTakeOver(
+  takeOver: (id: number) => Promise<{ result: unknown } | undefined>,
+): (id: number) => Promise<{ result: unknown } | undefined> {
+  return (id) =>
+    takeOver(id).catch((error: unknown) => {
+      if (heldByDaemon(error)) return undefined;
+      throw asCliError(error);
+    });
 }
 
 /** The daemon refused a command given after an edit of the mappings it has not reloaded: say which file. */
@@ -165,47 +169,4 @@ export function openForQueue(loaded: LoadedConfig): StateStore {
   const location = loaded.config.state;
   if (location.url !== undefined) return openConfiguredState(location, systemClock);
   return openStateStore({ file: location.path, clock: systemClock, lock: false });
-}
-
-/** How often a waiting CLI checks whether a daemon still holds the state (see GiveOptions.takeOver). */
-const TAKE_OVER_EVERY = 20;
-
-async function waitFor(
-  state: StateStore,
-  id: number,
-  limits: QueueLimits,
-  takeOver?: (id: number) => Promise<{ result: unknown } | undefined>,
-): Promise<unknown> {
-  const interrupted = new AbortController();
-  const interrupt = (): void => interrupted.abort();
-  process.once('SIGINT', interrupt);
-  try {
-    for (let round = 1; ; round++) {
-      if (round % TAKE_OVER_EVERY === 1) expireStale(state, limits);
-      const command = state.commands.get(id);
-      if (command === null) throw new CliError(`command #${id} is no longer in the state`, 'command_lost');
-      if (command.status === 'done') return command.result;
-      if (command.status === 'failed') {
-        const code = command.errorCode ?? 'command_failed';
-        const named = code === 'expired' || code === 'cancelled' ? `command #${id}: ` : '';
-        throw asCliError(new ControlError(code, `${named}${command.error ?? 'failed'}`));
-      }
-      if (takeOver !== undefined && command.status === 'pending' && round % TAKE_OVER_EVERY === 0) {
-        const done = await takeOver(id).catch((error: unknown) => {
-          if (heldByDaemon(error)) return undefined;
-          throw asCliError(error);
-        });
-        if (done !== undefined) return done.result;
-      }
-      await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
-      if (interrupted.signal.aborted) {
-        throw new CliError(
-          `stopped waiting: command #${id} stays queued and the daemon will still carry it out`,
-          'wait_interrupted',
-        );
-      }
-    }
-  } finally {
-    process.off('SIGINT', interrupt);
-  }
 }

@@ -5,6 +5,8 @@ import { ConfigError } from '../config/index.js';
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** The command was queued for the daemon and is not finished: the CLI stopped waiting (a signal, no daemon). */
+export const EXIT_QUEUED = 3;
 
 export class CliError extends Error {
   override readonly name = 'CliError';

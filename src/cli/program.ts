@@ -34,6 +34,11 @@ export function buildProgram(context: CliContext): Command {
     )
     .version(packageVersion(), '-V, --version', 'print the version of supply-sync')
     .option('--debug', 'print stack traces of unexpected errors')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 done; 1 failed (the error names why); 2 bad usage or config; 3 queued for the daemon and ' +
+        'not finished (the CLI stopped waiting: a signal, or no daemon holds the state; see `commands show <id>`).',
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerRunCommand(program, context);

@@ -25,6 +25,7 @@ import { ConnectorHealthService } from './services/connector-health-service.js';
 import { DaemonMetrics } from './services/daemon-metrics.js';
 import { EmbeddedWebhooksService } from './services/embedded-webhooks-service.js';
 import { EnvironmentService, type Environment } from './services/environment-service.js';
+import { DAEMON_LOCK_WAIT_MS } from './services/lock-wait.js';
 import { HousekeepingService } from './services/housekeeping-service.js';
 import { InboxService } from './services/inbox-service.js';
 import { LeadershipService } from './services/leadership-service.js';
@@ -97,6 +98,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
     hooks: metrics.hooks(clock, log),
     observer: options.observer,
     extraSecrets: () => [local.token],
+    lockWaitMs: DAEMON_LOCK_WAIT_MS,
   });
   const lifecycle = new Lifecycle(log, options.observer, options.signal);
   try {

@@ -149,6 +149,28 @@ export class CommandStore {
     );
   }
 
+  /**
+   * Takes a command again without counting an attempt, or gives a claim back (`release`: pending again): the
+   * attempt was not the command's own failure (its daemon stopped cleanly, or was killed before its run began).
+   */
+  reclaimUncounted(id: number): boolean {
+    return (
+      this.db
+        .prepare("UPDATE commands SET status = 'running', claimed_at = ? WHERE id = ? AND status IN ('pending', 'running')")
+        .run(this.clock.now(), id).changes > 0
+    );
+  }
+
+  release(id: number): boolean {
+    return (
+      this.db
+        .prepare(
+          "UPDATE commands SET status = 'pending', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END WHERE id = ? AND status = 'running'",
+        )
+        .run(id).changes > 0
+    );
+  }
+
   /** Records the outcome; false when the command was finished already (it is never finished twice). */
   complete(id: number, result: unknown): boolean {
     return (

@@ -8,7 +8,11 @@ export interface LockHolder {
   pid: number;
   hostname: string;
   startedAt: number;
+  /** A daemon, or a one-shot command (`sync`, `cursor reset`...) that lets go once it is done. */
+  kind: LockHolderKind;
 }
+
+export type LockHolderKind = 'daemon' | 'command';
 
 /** A second daemon tried to open a state file that a live daemon holds. */
 export class StateLockedError extends Error {
@@ -32,13 +36,16 @@ interface LockRow {
   pid: number;
   hostname: string;
   started_at: number;
+  token: string;
 }
 
 export function readLockHolder(db: Database.Database): LockHolder | null {
-  const row = db.prepare('SELECT pid, hostname, started_at FROM daemon_lock WHERE id = 1').get() as
+  const row = db.prepare('SELECT pid, hostname, started_at, token FROM daemon_lock WHERE id = 1').get() as
     | LockRow
     | undefined;
-  return row ? { pid: row.pid, hostname: row.hostname, startedAt: row.started_at } : null;
+  if (!row) return null;
+  const kind = row.token.startsWith('daemon:') ? 'daemon' : 'command';
+  return { pid: row.pid, hostname: row.hostname, startedAt: row.started_at, kind };
 }
 
 /** The holder row, or null while the holder has not written it yet (it may still be migrating). */
@@ -74,6 +81,8 @@ export function acquireDaemonLock(
   clock: Clock,
   /** Work that needs the lock before the holder is recorded (migrations). */
   whileLocked: () => void,
+  /** Recorded with the holder: a daemon waits out a one-shot command's hold, not another daemon's. */
+  kind: LockHolderKind = 'command',
 ): AcquiredLock {
   const lockFile = `${file}.lock`;
   prepareStateFile(lockFile);
@@ -92,7 +101,7 @@ export function acquireDaemonLock(
     lockDb.close();
     throw error;
   }
-  const token = randomUUID();
+  const token = `${kind}:${randomUUID()}`;
   const tookOverFrom = readLockHolder(db);
   db.prepare(
     `INSERT INTO daemon_lock (id, pid, hostname, token, started_at) VALUES (1, ?, ?, ?, ?)

@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import { openPgStateStore } from './postgres/store.js';
 import type { StateStore } from './state-store.js';
+import type { LockHolderKind } from './lock.js';
 import { openStateStore } from './store.js';
 
 /** The `state` section of the config: a SQLite file by default, a PostgreSQL database when `url` is set. */
@@ -21,8 +22,16 @@ export function openConfiguredState(
     idleInTransactionTimeoutMs?: number;
     statementTimeoutMs?: number;
     lockTimeoutMs?: number;
+    /** Who takes a state file's lock (see OpenStateOptions.holder). */
+    holder?: LockHolderKind;
   } = {},
 ): StateStore {
   if (location.url !== undefined) return openPgStateStore({ url: location.url, clock, ...options });
-  return openStateStore({ file: location.path, clock, ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }) });
+  const { readOnly, holder } = options;
+  return openStateStore({
+    file: location.path,
+    clock,
+    ...(readOnly === undefined ? {} : { readOnly }),
+    ...(holder === undefined ? {} : { holder }),
+  });
 }

@@ -4,7 +4,13 @@ import Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
 import { SQLITE_DIALECT } from './dialect.js';
 import { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
-import { acquireDaemonLock, readLockHolder, type AcquiredLock, type LockHolder } from './lock.js';
+import {
+  acquireDaemonLock,
+  readLockHolder,
+  type AcquiredLock,
+  type LockHolder,
+  type LockHolderKind,
+} from './lock.js';
 import { LATEST_SCHEMA_VERSION, currentSchemaVersion, runMigrations } from './migrations.js';
 import type { Fence } from './sql-port.js';
 import { sqliteWriteWithoutSync } from './sqlite-durability.js';
@@ -28,6 +34,8 @@ export interface OpenStateOptions {
   readOnly?: boolean;
   /** Take the single-daemon lock (default true for read-write opens). */
   lock?: boolean;
+  /** Who takes the lock: a one-shot command (the default) or a daemon. */
+  holder?: LockHolderKind;
   synchronous?: SyncMode;
   /** How long a writer waits for another connection's lock before failing (ms). */
   busyTimeoutMs?: number;
@@ -112,7 +120,7 @@ export function openStateStore(options: OpenStateOptions): SqliteStateStore {
     // The lock comes first: a second daemon must not even run migrations on a file another one is using.
     const migrate = () => void runMigrations(db, options.clock);
     if (options.lock === false) migrate();
-    else lock = acquireDaemonLock(db, file, options.clock, migrate);
+    else lock = acquireDaemonLock(db, file, options.clock, migrate, options.holder);
     return new SqliteStateStore(db, file, options.clock, false, lock);
   } catch (error) {
     db.close();

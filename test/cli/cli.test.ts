@@ -26,9 +26,11 @@ describe('supply-sync CLI', () => {
       'sandbox',
       'demo',
       'doctor',
+      'commands',
     ]) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
+    expect(stdout).toContain('3 queued for the daemon and not finished');
     expect(stdout).not.toContain('available when');
   });
 

@@ -124,4 +124,54 @@ describe('operator commands that cannot finish', () => {
     expect(await finished(id)).toMatchObject({ errorCode: 'too_many_attempts' });
     expect(calls).toBe(0);
   });
+
+  const ranOk = { outcome: 'ok', counts: {} } as unknown as Awaited<
+    ReturnType<CommandRunner['runForResult']>
+  >;
+
+  it('gives a run now back, its attempt not counted, when its daemon stops during the run', async () => {
+    let endRun: (result: null) => void = () => undefined;
+    await start({
+      runForResult: () => new Promise((resolve) => (endRun = resolve)),
+      runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
+    });
+    const id = runNow();
+    await eventually(() => (state.commands.get(id)?.status === 'running' ? true : undefined));
+    // A stop for a reason of its own (an upgrade, a restart): the scheduler ends the run unfinished.
+    const stopping = service?.stop({ timeoutMs: 2_000 });
+    endRun(null);
+    await stopping;
+    service = undefined;
+    const givenBack = await eventually(() => {
+      const command = state.commands.get(id);
+      return command?.status === 'pending' ? command : undefined;
+    });
+    expect(givenBack.attempts).toBe(0);
+    await start({
+      runForResult: async () => ranOk,
+      runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
+    });
+    expect(await finished(id)).toMatchObject({ status: 'done', attempts: 1 });
+  });
+
+  it('does not count a claim by an earlier daemon killed before its run began', async () => {
+    const id = runNow();
+    // Daemons killed at their start, one after another, each right after taking the command: no run began.
+    for (let i = 0; i < MAX_COMMAND_ATTEMPTS - 1; i += 1) state.commands.claim(id);
+    const claimedAt = state.commands.get(id)?.claimedAt ?? 0;
+    await eventually(() => (Date.now() > claimedAt ? true : undefined));
+    let calls = 0;
+    await start({
+      runForResult: async () => {
+        calls += 1;
+        return ranOk;
+      },
+      runHeldWebhooks: () => undefined,
+      betweenRuns: async (_job, work) => work(),
+    });
+    expect(await finished(id)).toMatchObject({ status: 'done', attempts: MAX_COMMAND_ATTEMPTS - 1 });
+    expect(calls).toBe(1);
+  });
 });

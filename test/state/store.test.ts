@@ -124,7 +124,7 @@ describe('single-daemon lock', () => {
     db.prepare("INSERT INTO daemon_lock (id, pid, hostname, token, started_at) VALUES (1, 1, 'old-container', 't', 0)").run();
     db.close();
     const store = openStateStore({ file, clock });
-    expect(store.lockHolder()).toEqual({ pid: process.pid, hostname: hostname(), startedAt: clock.now() });
+    expect(store.lockHolder()).toEqual({ pid: process.pid, hostname: hostname(), startedAt: clock.now(), kind: 'command' });
     store.close();
   });
 

@@ -12,31 +12,7 @@ export function registerCommandQueueCommands(program: Command, context: CliConte
     .command('commands')
     .description('the commands given to the daemon: list, show one, cancel one still waiting');
 
-  commands
-    .command('list')
-    .option('--all', 'finished commands too (kept 7 days), not only those waiting or under way')
-    .option('--limit <n>', 'at most this many, newest first', '100')
-    .option('--json', 'print JSON')
-    .description('the commands waiting for the daemon or under way, newest first')
-    .action(async (options: { all?: boolean; limit: string; json?: boolean }, command: Command) => {
-      const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit <= 0) {
-        throw new CliError(
-          `--limit: expected a positive whole number, got "${options.limit}"`,
-          'usage',
-          EXIT_USAGE,
-        );
-      }
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const list = await withState(
-        () => openForQueue(loaded),
-        (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),
-      );
-      if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
-      if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
-      for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
-        context.output.line(summary(queued));
-    });
+  registerList(commands, context);
 
   commands
     .command('show')
@@ -68,6 +44,34 @@ export function registerCommandQueueCommands(program: Command, context: CliConte
         (state) => cancel(state.commands, commandId(id), requestedByCli()),
       );
       context.output.line(`command #${id} cancelled; nothing was done`);
+    });
+}
+
+function registerList(commands: Command, context: CliContext): void {
+  commands
+    .command('list')
+    .option('--all', 'finished commands too (kept 7 days), not only those waiting or under way')
+    .option('--limit <n>', 'at most this many, newest first', '100')
+    .option('--json', 'print JSON')
+    .description('the commands waiting for the daemon or under way, newest first')
+    .action(async (options: { all?: boolean; limit: string; json?: boolean }, command: Command) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit <= 0) {
+        throw new CliError(
+          `--limit: expected a positive whole number, got "${options.limit}"`,
+          'usage',
+          EXIT_USAGE,
+        );
+      }
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const list = await withState(
+        () => openForQueue(loaded),
+        (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),
+      );
+      if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
+      if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
+      for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
+        context.output.line(summary(queued));
     });
 }
 

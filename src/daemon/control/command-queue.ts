@@ -20,9 +20,9 @@ export interface QueueLimits {
 }
 
 export function queueLimits(config: {
-  readonly server: { readonly control?: Readonly<ServerControl> | undefined };
+  readonly server?: { readonly control?: Readonly<ServerControl> | undefined };
 }): QueueLimits {
-  const control = config.server.control;
+  const control = config.server?.control;
   return {
     ttlMs: control?.command_ttl ?? DEFAULT_COMMAND_TTL_MS,
     maxPendingPerKind: control?.max_pending_per_kind ?? DEFAULT_MAX_PENDING_PER_KIND,

@@ -64,6 +64,8 @@ export class CommandService implements Service {
   /** Counts the starts: work scheduled in one term checks it is still that term before it is carried out. */
   #term = 0;
   readonly #inFlight = new Set<number>();
+  /** When this term started: a command claimed before it was claimed by an earlier daemon (or term). */
+  #startedAt = 0;
 
   constructor(
     private readonly env: Environment,
@@ -78,6 +80,7 @@ export class CommandService implements Service {
     this.#started = true;
     this.#term += 1;
     const { env } = this;
+    this.#startedAt = env.clock.now();
     env.state.commands.pruneFinished(FINISHED_RETENTION_MS);
     this.#runHeldWebhooks();
     this.drain();
@@ -250,12 +253,19 @@ export class CommandService implements Service {
   #startEffect(command: QueuedCommand, action: ControlAction): void {
     const { state } = this.env;
     this.#inFlight.add(command.id);
+    const uncounted = this.#neverBegun(command, action);
     const work = async (): Promise<void> => {
-      if (!state.transaction(() => state.commands.claim(command.id))) return;
+      const claim = () =>
+        uncounted ? state.commands.reclaimUncounted(command.id) : state.commands.claim(command.id);
+      if (!state.transaction(claim)) return;
       this.#log(command, 'started');
       const result = await carryOutEffect(action, {
         ...this.#context(command),
-        command: { id: command.id, requestedAt: command.requestedAt, takenBefore: command.attempts > 0 },
+        command: {
+          id: command.id,
+          requestedAt: command.requestedAt,
+          takenBefore: command.claimedAt !== null,
+        },
         runJob: (job) => this.#runJob(job),
         webhookApi: () => this.#webhookApi(),
         catalogApi: () => this.#supplierApi().catalog,
@@ -265,8 +275,33 @@ export class CommandService implements Service {
       this.#log(command, 'done', result);
     };
     work()
-      .catch((error: unknown) => this.#fail(command, error))
+      .catch((error: unknown) => {
+        if (this.#stopping) this.#giveBack(command);
+        this.#fail(command, error);
+      })
       .finally(() => this.#inFlight.delete(command.id));
+  }
+
+  /**
+   * A run now an earlier daemon took and whose run never began (no run of the job since it was taken): that daemon
+   * was killed for another reason, at its start; taking it again is not one more attempt of the command's own.
+   */
+  #neverBegun(command: QueuedCommand, action: ControlAction): boolean {
+    if (action.kind !== 'sync' || command.status !== 'running' || command.claimedAt === null) return false;
+    if (command.claimedAt >= this.#startedAt) return false;
+    return this.env.state.runs.list({ job: action.job, since: command.claimedAt, limit: 1 }).length === 0;
+  }
+
+  /** This daemon stops (not the command's failure): the claim is given back, pending for the next daemon. */
+  #giveBack(command: QueuedCommand): void {
+    try {
+      this.env.state.transaction(() => this.env.state.commands.release(command.id));
+    } catch (error) {
+      this.env.logger.warn(
+        { err: error, command: command.id },
+        'an operator command could not be given back',
+      );
+    }
   }
 
   #runHeldWebhooks(): void {

@@ -22,6 +22,7 @@ import type { BuiltJob, Environment, EnvironmentHooks } from './environment-serv
 import type { Lifecycle } from './lifecycle.js';
 import type { Service } from './service.js';
 import { WriteGate } from './write-gate.js';
+import { openWaitingOutOneShots } from './lock-wait.js';
 
 export class UnknownFlowError extends Error {
   readonly code = 'config_invalid';
@@ -36,6 +37,8 @@ export interface PartsContext {
   readonly hooks: EnvironmentHooks;
   /** API keys and proxy credentials, added to the secrets scrubbed from logs as the parts using them open. */
   readonly addSecrets: (values: readonly string[]) => void;
+  /** Set for a daemon: how long it waits for a one-shot command's hold on the state file (see lock-wait.ts). */
+  readonly lockWaitMs?: number | undefined;
 }
 
 export type EnvironmentParts = Pick<
@@ -52,7 +55,7 @@ export async function openParts(
   context: PartsContext,
   givenState?: StateStore,
 ): Promise<EnvironmentParts> {
-  const state = givenState ?? (await openStateStore(lifecycle, context.loaded.config, context.clock));
+  const state = givenState ?? (await openStateStore(lifecycle, context));
   const endpoint = await openEndpoint(lifecycle, context);
   const plans = enabledJobPlans(context.loaded, context.registry);
   const gate = new WriteGate(state, leadershipSettings(context.loaded.config));
@@ -103,15 +106,17 @@ async function openPart<T>(
   return (await lifecycle.start(new ResourceService(name, open, close))).resource;
 }
 
-function openStateStore(
-  lifecycle: Lifecycle,
-  config: LoadedConfig['config'],
-  clock: Clock,
-): Promise<StateStore> {
+function openStateStore(lifecycle: Lifecycle, context: PartsContext): Promise<StateStore> {
+  const { config } = context.loaded;
+  const { lockWaitMs } = context;
+  const open = (holder: 'daemon' | 'command') => () =>
+    openConfiguredState(config.state, context.clock, { ...stateSessionOptions(config), holder });
   return openPart(
     lifecycle,
     'state store',
-    () => openConfiguredState(config.state, clock, stateSessionOptions(config)),
+    lockWaitMs === undefined
+      ? open('command')
+      : () => openWaitingOutOneShots(open('daemon'), lockWaitMs, context.logger),
     (state) => state.close(),
   );
 }

@@ -58,6 +58,8 @@ export interface EnvironmentOptions {
   clock?: Clock | undefined;
   logger?: Logger | undefined;
   hooks?: EnvironmentHooks | undefined;
+  /** Set for a daemon: how long it waits for a one-shot command's hold on the state file. */
+  lockWaitMs?: number | undefined;
   /** Extra secrets to scrub (e.g. webhook secrets kept in the state file). */
   extraSecrets?: (() => readonly string[]) | undefined;
   /** The state store to use instead of the configured file (a dry run's private copy); closed by the caller. */
@@ -85,6 +87,7 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
     clock,
     logger,
     hooks: options.hooks ?? {},
+    lockWaitMs: options.lockWaitMs,
     addSecrets: (values: readonly string[]) => found.push(...values),
   };
   const parts = await startServices(lifecycle, CLOSE_PARTS, () =>
@@ -119,7 +122,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 export type EnvironmentServiceOptions = Pick<
   EnvironmentOptions,
-  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer' | 'extraSecrets'
+  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer' | 'extraSecrets' | 'lockWaitMs'
 >;
 
 /**

@@ -1,0 +1,99 @@
+/**
+ * A CLI command waiting for the daemon to carry out its queued command. It never hangs: it ends when the command is
+ * finished (done, failed, expired, cancelled), when no daemon holds the state any more or the leader's heartbeat
+ * stopped (seen twice in a row, a few seconds apart, well within 30 s), and at once on SIGINT or SIGTERM. Each way
+ * it names the command and says whether it stays queued.
+ */
+import { ControlError } from '../daemon/control/actions.js';
+import { expireStale, type QueueLimits } from '../daemon/control/command-queue.js';
+import type { QueuedCommand, StateStore } from '../state/index.js';
+import { daemonPresence } from './daemon-presence.js';
+import { CliError, EXIT_QUEUED } from './errors.js';
+
+/** How often the command's row is read. */
+const POLL_MS = 100;
+/** Every this many reads: the queue's expiry, the daemon's presence, and a take-over. */
+const CHECK_EVERY = 20;
+
+export interface WaitOptions {
+  readonly limits: QueueLimits;
+  /** The state is a shared (PostgreSQL) one: the daemon's presence is the leadership lease. */
+  readonly shared: boolean;
+  /** Carries a queued state action out here when no daemon holds the state; undefined while one does. */
+  readonly takeOver?: ((id: number) => Promise<{ result: unknown } | undefined>) | undefined;
+  /** Turns a refusal into the CLI's error. */
+  readonly asCliError: (error: unknown) => unknown;
+}
+
+export async function waitForCommand(state: StateStore, id: number, options: WaitOptions): Promise<unknown> {
+  const stop = new AbortController();
+  const signalled = (signal: NodeJS.Signals) => () => stop.abort(signal);
+  const onInt = signalled('SIGINT');
+  const onTerm = signalled('SIGTERM');
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  try {
+    return await poll(state, id, options, stop.signal);
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+}
+
+async function poll(
+  state: StateStore,
+  id: number,
+  options: WaitOptions,
+  stop: AbortSignal,
+): Promise<unknown> {
+  let goneBefore = false;
+  for (let round = 1; ; round++) {
+    if (stop.aborted) throw stoppedWaiting(state, id, `${String(stop.reason)}: stopped waiting`);
+    const check = round % CHECK_EVERY === 1;
+    if (check) expireStale(state, options.limits);
+    const command = state.commands.get(id);
+    if (command === null) throw new CliError(`command #${id} is no longer in the state`, 'command_lost');
+    if (command.status === 'done') return command.result;
+    if (command.status === 'failed') throw options.asCliError(refusalOf(command));
+    if (check) {
+      const presence = daemonPresence(state, options.shared);
+      if (!presence.held && options.takeOver !== undefined && command.status === 'pending') {
+        const done = await options.takeOver(id);
+        if (done !== undefined) return done.result;
+      } else if (!presence.held && goneBefore) {
+        throw stoppedWaiting(state, id, presence.why);
+      }
+      goneBefore = !presence.held;
+    }
+    await pause(POLL_MS, stop);
+  }
+}
+
+function refusalOf(command: QueuedCommand): ControlError {
+  const code = command.errorCode ?? 'command_failed';
+  const named = code === 'expired' || code === 'cancelled' ? `command #${command.id}: ` : '';
+  return new ControlError(code, `${named}${command.error ?? 'failed'}`);
+}
+
+/** The CLI stops waiting: what becomes of the command, and how to follow it. */
+function stoppedWaiting(state: StateStore, id: number, why: string): CliError {
+  const command = state.commands.get(id);
+  const follow = `follow it with \`supply-sync commands show ${id}\``;
+  const fate =
+    command?.status === 'running'
+      ? `command #${id} was taken by a daemon and is not finished; a daemon that leads next carries it out again; ${follow}`
+      : `command #${id} stays queued: a daemon that starts before it expires carries it out (or \`supply-sync commands cancel ${id}\`); ${follow}`;
+  return new CliError(`${why}: ${fate}`, 'command_queued', EXIT_QUEUED);
+}
+
+function pause(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', done);
+      resolve();
+    }
+    stop.addEventListener('abort', done, { once: true });
+  });
+}
