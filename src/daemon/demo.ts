@@ -37,6 +37,9 @@ export function defaultDemoConfigPath(): string {
 
 export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Listening from the first moment: a SIGTERM during the start (`docker stop` right after `docker run`) stops the
+  // demo once it is up instead of being lost; as a container's PID 1, Node would otherwise ignore it.
+  const stopped = waitForStop(options);
   const registry = buildPluginRegistry();
   const loaded = withHost(
     loadConfig(options.configPath ?? defaultDemoConfigPath(), { registry }),
@@ -63,7 +66,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     print(`  jobs             ${[...daemon.env.jobs.keys()].join(', ')}`);
     print('Press Ctrl+C to stop.');
     print('');
-    await waitForStop(options);
+    await stopped;
   } finally {
     for (const timer of timers) clearInterval(timer);
     await daemon.stop(10_000);

@@ -37,6 +37,9 @@ export const LONG_RUNS: readonly string[] = [
   'test/webhooks/crash.test.ts',
 ];
 
+/** The container image test: only `npm run test:docker` (vitest.docker.config.ts), a stage of .ci/run. */
+export const DOCKER_TESTS: readonly string[] = ['test/docker/**/*.test.ts'];
+
 /** Long runs with no CI size: left out of `npm test`. */
 export const LONG_ONLY: readonly string[] = ['test/fault/**/*.test.ts', 'test/soak/**/*.test.ts'];
 
