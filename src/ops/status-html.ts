@@ -193,11 +193,9 @@ function deadLetterSection(s: StatusSnapshot, time: (iso: string | null) => stri
     s.deadLetters.flows ??
     Object.entries(s.deadLetters.byFlow ?? {}).map(([flow, open]) => ({ flow, open, latest: [] }));
   if (flows.length === 0) return '<p class="muted">No open dead letters.</p>';
-  // The console lists each letter by reason; here only the counts, so no letter is listed twice.
-  const listed = s.console != null;
   const rows = flows.map((f) => {
     const latest =
-      listed || f.latest.length === 0
+      f.latest.length === 0
         ? '&ndash;'
         : `<ul class="reasons">${f.latest
             .map(
