@@ -6,6 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { addressList, familyOf, plainAddress } from './caller-address.js';
 import { writeRefusal, type OpsIdentity } from './ops-identity.js';
+import { pageSecurityPolicy } from './security-headers.js';
+import { renderSignInPage } from './status-html.js';
 
 export interface OpsAccessOptions {
   readonly identity: OpsIdentity;
@@ -15,6 +17,21 @@ export interface OpsAccessOptions {
 
 /** Paths that need a viewer when server.auth is configured. */
 const PROTECTED_PATHS = new Set(['/metrics', '/status']);
+
+/**
+ * A person's browser gets the console's sign-in form (401, nothing of the daemon in it), challenged for a bearer
+ * token only: a Basic challenge would make the browser prompt and then send the login by itself, to any page.
+ */
+function writeSignInPage(res: ServerResponse): void {
+  const html = renderSignInPage();
+  res.writeHead(401, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': pageSecurityPolicy(html),
+    'www-authenticate': 'Bearer realm="supply-sync"',
+  });
+  res.end(html);
+}
 
 export type OpsAccessCheck = (req: IncomingMessage, path: string, res: ServerResponse) => boolean;
 
@@ -36,6 +53,10 @@ export function createOpsAccessCheck(
     const caller = identity.identify(req);
     if (caller.kind === 'user') return false;
     const refusal = caller.kind === 'refused' ? caller : { status: 401 as const };
+    if (refusal.status === 401 && path === '/status' && /\btext\/html\b/i.test(req.headers.accept ?? '')) {
+      writeSignInPage(res);
+      return true;
+    }
     const error = { 401: 'unauthorized', 403: 'forbidden', 429: 'too_many_failed_logins' }[refusal.status];
     const detail = refusal.status === 401 ? {} : { detail: (caller as { detail: string }).detail };
     writeRefusal(res, identity, refusal, { error, ...detail });

@@ -8,7 +8,8 @@ import type { ConsoleData, ConsoleJob, ConsoleRun, DeadLetterGroup } from './pro
 type Time = (iso: string | null) => string | null;
 type Esc = (value: unknown) => string;
 
-export const CONSOLE_STYLE = `.chart{vertical-align:middle}.chart rect{fill:#4a7bd0}
+export const CONSOLE_STYLE = `.chart{vertical-align:middle}.chart rect{fill:#4a7bd0}.chart .axis{stroke:#888}
+.chart text{font-size:9px;fill:#555}.sign-in input{font:inherit;width:9rem}
 button{font:inherit;padding:.1rem .6rem;margin:0 .2rem .2rem 0;cursor:pointer}
 .actions input{font:inherit;width:12rem}#console-result{font-weight:600}`;
 
@@ -24,19 +25,28 @@ function counts(run: ConsoleRun): string {
     .join(' ');
 }
 
-/** 24 bars, oldest hour on the left; each bar's title says its hour's records. */
+/**
+ * 24 hourly bars, oldest on the left, on axes: the count scale on the left (0 and the largest hour), hours ago
+ * along the bottom (24 h, 12 h, now). Each bar's title says its hour's records.
+ */
 function chart(job: ConsoleJob, esc: Esc): string {
   const max = Math.max(1, ...job.recordsPerHour);
   const total = job.recordsPerHour.reduce((sum, n) => sum + n, 0);
+  const left = 28;
   const bars = job.recordsPerHour
     .map((n, hour) => {
-      const height = Math.round((n / max) * 28);
-      return `<rect x="${hour * 6}" y="${30 - height}" width="5" height="${height}"><title>${esc(
-        `${24 - hour} h ago: ${n} records`,
+      const height = Math.round((n / max) * 40);
+      return `<rect x="${left + 2 + hour * 7}" y="${44 - height}" width="6" height="${height}"><title>${esc(
+        `${24 - hour}–${23 - hour} h ago: ${n} records`,
       )}</title></rect>`;
     })
     .join('');
-  return `<svg class="chart" role="img" aria-label="${esc(`${total} records in the last 24 hours`)}" width="144" height="30" viewBox="0 0 144 30">${bars}</svg> <span class="muted">${esc(total)} records in 24 h</span>`;
+  const axes =
+    `<line class="axis" x1="${left}" y1="2" x2="${left}" y2="44"/><line class="axis" x1="${left}" y1="44" x2="${left + 172}" y2="44"/>` +
+    `<text x="${left - 3}" y="8" text-anchor="end">${esc(max)}</text><text x="${left - 3}" y="44" text-anchor="end">0</text>` +
+    `<text x="${left}" y="56">24 h ago</text><text x="${left + 86}" y="56" text-anchor="middle">12 h</text>` +
+    `<text x="${left + 172}" y="56" text-anchor="end">now</text>`;
+  return `<svg class="chart" role="img" aria-label="${esc(`${total} records in the last 24 hours`)}" width="204" height="60" viewBox="0 0 204 60">${axes}${bars}</svg> <span class="muted">${esc(total)} records in 24 h, per hour</span>`;
 }
 
 function button(label: string, path: string, esc: Esc, extra = ''): string {
@@ -68,57 +78,21 @@ function jobBlock(job: ConsoleJob, controls: boolean, time: Time, esc: Esc): str
 
 function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
   const ids = group.ids.slice(0, 20).map((id) => {
-    const actions = controls
-      ? ` ${button('Retry', `/dead-letters/${id}/retry`, esc)}${button('Discard', `/dead-letters/${id}/discard`, esc)}`
-      : '';
     const retrying = group.retrying.includes(id);
+    const retry = retrying ? '' : button('Retry', `/dead-letters/${id}/retry`, esc);
+    const actions = controls ? ` ${retry}${button('Discard', `/dead-letters/${id}/discard`, esc)}` : '';
     const shown = retrying ? `#${id} (retrying)` : `#${id}`;
     return `<li data-dead-letter="${id}"${retrying ? ' data-retrying' : ''}>${shown}${actions}</li>`;
   });
   const body = esc(JSON.stringify({ flow: group.flow, reason: group.reason }));
+  const letters = group.count === 1 ? '1 open dead letter' : `${group.count} open dead letters`;
+  const ask = (verb: string) =>
+    ` data-body="${body}" data-confirm="${esc(`${verb} all ${letters} of ${group.flow} held back for "${group.reason}"?`)}"`;
   const all = controls
-    ? `${button('Retry all', '/dead-letters/retry', esc, ` data-body="${body}"`)}${button('Discard all', '/dead-letters/discard', esc, ` data-body="${body}"`)}`
+    ? `${button('Retry all', '/dead-letters/retry', esc, ask('Retry'))}${button('Discard all', '/dead-letters/discard', esc, ask('Discard'))}`
     : '';
   return `<tr class="failing"><td>${esc(group.flow)}</td><td>${esc(group.reason)}</td><td>${esc(group.count)}</td><td>${all}<ul class="reasons">${ids.join('')}</ul></td></tr>`;
 }
-
-/**
- * The click handler: POST as JSON with the page's own credentials, show the answer, reload the page. The answer is
- * kept in the tab's sessionStorage across the reload, so it stays on the page that shows the action's effect.
- */
-const SCRIPT = `<script>
-const kept = sessionStorage.getItem('console-result');
-if (kept) {
-  sessionStorage.removeItem('console-result');
-  const shown = JSON.parse(kept);
-  const out = document.getElementById('console-result');
-  out.textContent = shown.text;
-  out.dataset.status = shown.status;
-}
-document.addEventListener('click', async (event) => {
-  const target = event.target;
-  if (!(target instanceof HTMLButtonElement) || !target.dataset.post) return;
-  const out = document.getElementById('console-result');
-  let body = target.dataset.body ? JSON.parse(target.dataset.body) : {};
-  if (target.dataset.reason !== undefined) {
-    const input = document.querySelector('input[data-reason-for="' + CSS.escape(target.dataset.reason) + '"]');
-    if (input && input.value) body = { reason: input.value };
-  }
-  delete out.dataset.status;
-  out.textContent = target.textContent + ': sent...';
-  const response = await fetch(target.dataset.post, {
-    method: 'POST', credentials: 'same-origin',
-    headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
-  const answer = await response.json().catch(() => ({}));
-  const text = response.ok ? 'done' : (answer.detail || answer.error || response.status);
-  out.textContent = target.textContent + ': ' + text;
-  out.dataset.status = String(response.status);
-  if (!response.ok) return;
-  sessionStorage.setItem('console-result', JSON.stringify({ text: out.textContent, status: out.dataset.status }));
-  setTimeout(() => location.reload(), 300);
-});
-</script>`;
 
 export function renderConsole(data: ConsoleData, controls: boolean, time: Time, esc: Esc): string {
   const jobs = data.jobs.map((job) => jobBlock(job, controls, time, esc)).join('\n');
@@ -129,5 +103,5 @@ export function renderConsole(data: ConsoleData, controls: boolean, time: Time, 
           .map((group) => groupRow(group, controls, esc))
           .join('\n')}\n</tbody></table>`;
   const result = controls ? '<p id="console-result" role="status"></p>' : '';
-  return `<h2>Recent runs</h2>${result}${jobs}\n<h2>Dead letters by reason</h2>${groups}${controls ? SCRIPT : ''}`;
+  return `<h2>Recent runs</h2>${result}${jobs}\n<h2>Dead letters by reason</h2>${groups}`;
 }

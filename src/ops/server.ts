@@ -53,18 +53,21 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-/** The operations endpoints (/healthz, /readyz, /metrics, /status) and the webhook path, on one port. */
-export function createOpsServer(options: OpsServerOptions): OpsServer {
+type Route = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** /healthz, /readyz (its checks only for a caller readinessDetails admits), /metrics and /status. */
+function opsRoutes(
+  options: OpsServerOptions,
+  policy: ReadinessPolicy,
+  secrets: () => readonly string[],
+): Record<string, Route> {
   const clock = options.clock ?? systemClock;
-  const policy: ReadinessPolicy = { ...DEFAULT_READINESS_POLICY, ...options.policy };
-  const secrets = (): readonly string[] => options.knownSecrets?.() ?? [];
-
-  const json = (res: ServerResponse, status: number, body: unknown): void => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(JSON.stringify(body));
-  };
-
-  const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void> | void> = {
+  return {
     '/healthz': (_req, res) => json(res, 200, { status: 'ok' }),
     '/readyz': async (req, res) => {
       const readiness = await evaluateReadiness(options.providers, clock.now(), policy, secrets());
@@ -95,6 +98,14 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       res.end(html);
     },
   };
+}
+
+/** The operations endpoints (/healthz, /readyz, /metrics, /status) and the webhook path, on one port. */
+export function createOpsServer(options: OpsServerOptions): OpsServer {
+  const policy: ReadinessPolicy = { ...DEFAULT_READINESS_POLICY, ...options.policy };
+  const secrets = (): readonly string[] => options.knownSecrets?.() ?? [];
+
+  const routes = opsRoutes(options, policy, secrets);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -122,6 +133,14 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       else res.destroy();
     });
   };
+  return serveOn(options, onRequest);
+}
+
+/** The http or https server around the handler, and how it listens and closes (webhooks in flight drained first). */
+function serveOn(
+  options: OpsServerOptions,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+): OpsServer {
   const tls = options.tls;
   const server =
     tls === undefined

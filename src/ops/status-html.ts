@@ -1,10 +1,11 @@
 import { renderNotificationsSection } from './notifications-view.js';
 import type { JobView, StatusSnapshot } from './status.js';
 import { CONSOLE_STYLE, renderConsole } from './console-html.js';
+import { CONSOLE_SCRIPT, SIGN_IN_FORM } from './console-script.js';
+import { STATUS_REFRESH_SECONDS } from './refresh.js';
 import { shownTime } from './time-format.js';
 
-/** Seconds between the page's own reloads. */
-export const STATUS_REFRESH_SECONDS = 30;
+export { STATUS_REFRESH_SECONDS } from './refresh.js';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -75,34 +76,12 @@ function freshnessCell(j: JobView, time: (iso: string | null) => string | null):
   return j.freshnessDetail === null ? j.freshness : `${j.freshness}: ${j.freshnessDetail}`;
 }
 
-/**
- * The status page for IT: self-contained HTML (no external assets) that reloads itself. With `controls` (the
- * control API is served to this viewer) it carries the console's buttons and their one script.
- */
-export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolean } = {}): string {
-  const now = Date.parse(s.generatedAt);
-  const tz = s.timezone ?? undefined;
-  const time = (iso: string | null): string | null => shownTime(iso, now, tz);
-  const headline = `<p class="headline ${s.headline.level}" id="headline">${esc(s.headline.text)}</p>`;
-  const reasons = s.ready
-    ? ''
-    : table(
-        ['Check', 'Name', 'State', 'Detail'],
-        s.reasons.map((r) => ({ cells: [r.check, r.name, r.state, r.detail], bad: true })),
-        '',
-      );
-  const jobs = table(
-    [
-      'Job',
-      'Schedule',
-      'Last run',
-      'Outcome',
-      'Last success',
-      'Next run',
-      'Freshness',
-      'Dead letters',
-      'Last error',
-    ],
+type Time = (iso: string | null) => string | null;
+
+function jobsTable(s: StatusSnapshot, time: Time): string {
+  const headers = ['Job', 'Schedule', 'Last run', 'Outcome', 'Last success', 'Next run', 'Freshness'];
+  return table(
+    [...headers, 'Dead letters', 'Last error'],
     s.jobs.map((j) => ({
       cells: [
         j.running ? `${j.name} (running)` : j.name,
@@ -119,7 +98,10 @@ export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolea
     })),
     'No jobs configured.',
   );
-  const connectors = table(
+}
+
+function connectorsTable(s: StatusSnapshot, time: Time): string {
+  return table(
     ['Connector', 'Reachable', 'Checked', 'Detail'],
     s.connectors.map((c) => ({
       cells: [c.name, c.ok ? 'yes' : 'no', time(c.checkedAtIso), c.detail],
@@ -127,42 +109,28 @@ export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolea
     })),
     'No connectors configured.',
   );
-  const deadLetters = deadLetterSection(s, time);
-  const outbox =
-    s.outbox === null
-      ? '<p class="muted">Not available.</p>'
-      : table(
-          ['Pending', 'Dead', 'Oldest pending'],
-          [
-            {
-              cells: [
-                s.outbox.pending,
-                s.outbox.dead,
-                time(
-                  s.outbox.oldestPendingAt === undefined
-                    ? null
-                    : new Date(s.outbox.oldestPendingAt).toISOString(),
-                ),
-              ],
-              bad: s.outbox.dead > 0,
-            },
-          ],
-          '',
-        );
-  const api =
-    s.api === null
-      ? '<p class="muted">Not available.</p>'
-      : table(
-          ['Base URL', 'Environment', 'Last authenticated call', 'Last error'],
-          [
-            {
-              cells: [s.api.baseUrl, s.api.environment, time(s.api.lastReachedAt), s.api.lastError],
-              bad: (s.api.credentialFailures ?? []).length > 0,
-            },
-          ],
-          '',
-        );
-  const about = [
+}
+
+function outboxTable(s: StatusSnapshot, time: Time): string {
+  if (s.outbox === null) return '<p class="muted">Not available.</p>';
+  const oldest = s.outbox.oldestPendingAt;
+  const cells = [
+    s.outbox.pending,
+    s.outbox.dead,
+    time(oldest === undefined ? null : new Date(oldest).toISOString()),
+  ];
+  return table(['Pending', 'Dead', 'Oldest pending'], [{ cells, bad: s.outbox.dead > 0 }], '');
+}
+
+function apiTable(s: StatusSnapshot, time: Time): string {
+  if (s.api === null) return '<p class="muted">Not available.</p>';
+  const cells = [s.api.baseUrl, s.api.environment, time(s.api.lastReachedAt), s.api.lastError];
+  const bad = (s.api.credentialFailures ?? []).length > 0;
+  return table(['Base URL', 'Environment', 'Last authenticated call', 'Last error'], [{ cells, bad }], '');
+}
+
+function aboutLine(s: StatusSnapshot, time: Time): string {
+  return [
     `supply-sync ${esc(s.version ?? 'unknown version')}`,
     `generated ${esc(time(s.generatedAt))}`,
     s.startedAt === null ? '' : `running since ${esc(time(s.startedAt))}`,
@@ -171,23 +139,52 @@ export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolea
   ]
     .filter((part) => part !== '')
     .join(' &middot; ');
+}
+
+function page(body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>supply-sync status</title>
-<meta http-equiv="refresh" content="${STATUS_REFRESH_SECONDS}">
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}${CONSOLE_STYLE}</style></head>
-<body><h1>supply-sync status</h1><p class="muted">${about}</p>
-${headline}
-${leadershipLine(s, time)}
-${reasons}
-<h2>Jobs</h2>${jobs}
-${s.console == null ? '' : renderConsole(s.console, options.controls === true, time, esc)}
-<h2>Connectors</h2>${connectors}
-<h2>Dead letters</h2>${deadLetters}
-<h2>Outbox</h2>${outbox}
-<h2>API</h2>${api}
-${renderNotificationsSection(s.notifications ?? null, time)}
+<body>${body}
+${CONSOLE_SCRIPT}
 </body></html>
 `;
+}
+
+/**
+ * The status page for IT: self-contained HTML (no external assets) that refreshes itself. With `controls` (the
+ * control API is served) it carries the sign-in form and the console's buttons.
+ */
+export function renderStatusHtml(s: StatusSnapshot, options: { controls?: boolean } = {}): string {
+  const now = Date.parse(s.generatedAt);
+  const tz = s.timezone ?? undefined;
+  const time: Time = (iso) => shownTime(iso, now, tz);
+  const reasons = s.ready
+    ? ''
+    : table(
+        ['Check', 'Name', 'State', 'Detail'],
+        s.reasons.map((r) => ({ cells: [r.check, r.name, r.state, r.detail], bad: true })),
+        '',
+      );
+  const controls = options.controls === true;
+  return page(`<h1>supply-sync status</h1>${controls ? SIGN_IN_FORM : ''}<p class="muted">${aboutLine(s, time)}</p>
+<p class="headline ${s.headline.level}" id="headline">${esc(s.headline.text)}</p>
+${leadershipLine(s, time)}
+${reasons}
+<h2>Jobs</h2>${jobsTable(s, time)}
+${s.console == null ? '' : renderConsole(s.console, controls, time, esc)}
+<h2>Connectors</h2>${connectorsTable(s, time)}
+<h2>Dead letters</h2>${deadLetterSection(s, time)}
+<h2>Outbox</h2>${outboxTable(s, time)}
+<h2>API</h2>${apiTable(s, time)}
+${renderNotificationsSection(s.notifications ?? null, time)}`);
+}
+
+/** What a browser without credentials gets where the page needs them: the sign-in form, nothing of the daemon. */
+export function renderSignInPage(): string {
+  return page(`<h1>supply-sync status</h1><p id="sign-in-only">Sign in with a token, or a name and password, of
+server.auth (or, on the daemon's host, the local token). The credential stays in this tab only.</p>
+${SIGN_IN_FORM}`);
 }
 
 function deadLetterSection(s: StatusSnapshot, time: (iso: string | null) => string | null): string {

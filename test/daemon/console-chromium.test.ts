@@ -5,9 +5,13 @@
  * viewer without credentials gets no page and no buttons; a daemon without a control API shows no buttons.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
+import { localTokenFile } from '../../src/daemon/local-token.js';
 import { openHealthWorld, type HealthWorld } from './health-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -68,25 +72,33 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
     await world?.close();
   });
 
-  const viewer = async (credentials = true): Promise<Page> => {
-    const context = await browser.newContext(
-      credentials ? { httpCredentials: { username: USER, password: PASSWORD } } : {},
-    );
-    return context.newPage();
+  /** A fresh browser context (no stored credential); with `signIn` the person signs in on the page's form. */
+  const viewer = async (signIn = true): Promise<Page> => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('dialog', (dialog) => {
+      confirmations.push(dialog.message());
+      void dialog.accept();
+    });
+    if (!signIn) return page;
+    await page.goto(`${daemon.opsUrl}/status`);
+    await page.locator('#sign-in-only').waitFor();
+    await page.locator('#sign-in input[name="user"]').fill(USER);
+    await page.locator('#sign-in input[name="password"]').fill(PASSWORD);
+    await page.locator('#sign-in button[type="submit"]').click();
+    await page.locator('h2:has-text("Recent runs")').waitFor();
+    return page;
   };
-  /** Clicks and waits for the page's answer line, then for the reload that follows a success. */
+  const confirmations: string[] = [];
+  /** Clicks and waits for the page's answer line (after a success, on the refreshed page). */
   const click = async (page: Page, selector: string): Promise<string> => {
-    const reloaded = page.waitForEvent('load');
     await page.locator(selector).first().click();
     await page.locator('#console-result[data-status]').waitFor();
-    const answer = (await page.locator('#console-result').textContent()) ?? '';
-    if ((await page.locator('#console-result').getAttribute('data-status')) === '200') await reloaded;
-    return answer;
+    return (await page.locator('#console-result').textContent()) ?? '';
   };
 
   it('runs a job now, pauses it with a reason and resumes it', { timeout: 90_000 }, async () => {
     const page = await viewer();
-    await page.goto(`${daemon.opsUrl}/status`);
     const job = 'section[data-job="orders"]';
     await expect(page.locator(job).textContent()).resolves.toContain('No runs yet.');
 
@@ -132,7 +144,6 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
       const three = state.deadLetters.add('orders', 'ord_4', {}, 'no ERP item for SKU X-2');
       const four = state.deadLetters.add('orders', 'ord_5', {}, 'no ERP item for SKU X-2');
       const page = await viewer();
-      await page.goto(`${daemon.opsUrl}/status`);
       const row = (id: number) => `li[data-dead-letter="${id}"]`;
       await expect(
         page.locator('tr:has-text("no ERP item for SKU X-1") td').nth(2).textContent(),
@@ -141,6 +152,7 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
       expect(await click(page, `${row(one.id)} button:has-text("Retry")`)).toBe('Retry: done');
       expect(state.deadLetters.byId(one.id)?.status).toBe('retrying');
       await expect(page.locator(row(one.id)).textContent()).resolves.toMatch(/^#\d+ \(retrying\)/);
+      expect(await page.locator(`${row(one.id)} button:has-text("Retry")`).count()).toBe(0);
       await expect(page.locator(row(two.id)).textContent()).resolves.not.toContain('retrying');
       expect(await click(page, `${row(other.id)} button:has-text("Discard")`)).toBe('Discard: done');
       expect(state.deadLetters.byId(other.id)?.status).toBe('discarded');
@@ -148,6 +160,9 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
 
       const groupX2 = 'tr:has-text("no ERP item for SKU X-2")';
       expect(await click(page, `${groupX2} button:has-text("Retry all")`)).toBe('Retry all: done');
+      expect(confirmations.at(-1)).toBe(
+        'Retry all 2 open dead letters of orders held back for "no ERP item for SKU X-2"?',
+      );
       expect(state.deadLetters.byId(three.id)?.status).toBe('retrying');
       expect(state.deadLetters.byId(four.id)?.status).toBe('retrying');
       expect(state.deadLetters.byId(two.id)?.status).toBe('open');
@@ -168,15 +183,52 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
     },
   );
 
-  it('shows no page to a viewer without credentials, and no buttons where no control API is served', async () => {
-    // Chromium itself gives up on a page that challenges without credentials; its request API shows the answer.
+  it('shows a browser without credentials the sign-in form and nothing of the daemon; a wrong sign-in acts on nothing', async () => {
     const stranger = await viewer(false);
-    const response = await stranger.request.get(`${daemon.opsUrl}/status`);
-    expect(response.status()).toBe(401);
-    expect(await response.text()).not.toContain('<button');
+    const response = await stranger.goto(`${daemon.opsUrl}/status`);
+    expect(response?.status()).toBe(401);
+    const text = (await stranger.locator('body').textContent()) ?? '';
+    expect(text).toContain('Sign in');
+    expect(text).not.toContain('orders');
+    await stranger.locator('#sign-in input[name="token"]').fill('not-a-token');
+    await stranger.locator('#sign-in button[type="submit"]').click();
+    await stranger.locator('#console-result[data-status="401"], #sign-in-only').first().waitFor();
+    expect(await stranger.locator('h2:has-text("Recent runs")').count()).toBe(0);
+  });
+
+  it('signs in with the local token where server.auth is not set, keeping it in the tab, not in a cookie', async () => {
     const page = await viewer(false);
     await page.goto(`${plain.opsUrl}/status`);
     await expect(page.locator('h2:has-text("Recent runs")').count()).resolves.toBe(1);
-    expect(await page.locator('button').count()).toBe(0);
+    await expect(page.locator('#signed-in').textContent()).resolves.toBe('sign in to act');
+    const token = readFileSync(localTokenFile(plain.env.loaded.config), 'utf8').trim();
+    await page.locator('#sign-in input[name="token"]').fill(token);
+    await page.locator('#sign-in button[type="submit"]').click();
+    await expect(page.locator('#signed-in').textContent()).resolves.toBe('signed in for this tab');
+    expect(await page.evaluate('document.cookie')).toBe('');
+  });
+
+  it('refuses to be shown inside a page of another origin', async () => {
+    const framer = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><iframe id="console" src="${plain.opsUrl}/status" width="800" height="600"></iframe>`,
+      );
+    });
+    await new Promise<void>((resolve) => framer.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = framer.address() as AddressInfo;
+      const page = await viewer(false);
+      const blocked = page.waitForEvent('console', (message) =>
+        /frame-ancestors|X-Frame-Options|refused/i.test(message.text()),
+      );
+      await page.goto(`http://localhost:${port}/`);
+      await blocked;
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      expect(frame).toBeDefined();
+      expect(await frame?.locator('h1:has-text("supply-sync status")').count()).toBe(0);
+    } finally {
+      framer.close();
+    }
   });
 });
