@@ -1,5 +1,6 @@
 /** The status page's console, read from the state: recent runs per job, records per hour, dead letters by reason. */
-import type { ConsoleData, ConsoleJob } from '../ops/index.js';
+import type { ConsoleData, ConsoleJob, MissingMappingFixView } from '../ops/index.js';
+import { missingMappingFixes, missingMappingSummary } from '../shared/missing-mapping.js';
 import type { RunRecord, StateStore } from '../state/index.js';
 
 const HOUR_MS = 60 * 60_000;
@@ -21,7 +22,22 @@ function recordsPerHour(state: StateStore, job: string, now: number): number[] {
   return hours;
 }
 
-export function consoleData(state: StateStore, jobs: readonly string[], now: number): ConsoleData {
+/** The fixes for the open letters held back for a missing mapping, naming `configFile`. */
+function fixViews(state: StateStore, configFile: string): MissingMappingFixView[] {
+  return missingMappingFixes(state.deadLetters.list(), configFile).map((group) => ({
+    flow: group.flow,
+    summary: missingMappingSummary(group.missing),
+    ids: group.ids,
+    fix: group.fix,
+  }));
+}
+
+export function consoleData(
+  state: StateStore,
+  jobs: readonly string[],
+  now: number,
+  configFile: string,
+): ConsoleData {
   const consoleJobs: ConsoleJob[] = jobs.map((name) => ({
     name,
     paused: state.pausedJobs.get(name) !== null,
@@ -37,5 +53,9 @@ export function consoleData(state: StateStore, jobs: readonly string[], now: num
     })),
     recordsPerHour: recordsPerHour(state, name, now),
   }));
-  return { jobs: consoleJobs, deadLetterGroups: state.deadLetters.groupsByReason() };
+  return {
+    jobs: consoleJobs,
+    deadLetterGroups: state.deadLetters.groupsByReason(),
+    missingMappingFixes: fixViews(state, configFile),
+  };
 }

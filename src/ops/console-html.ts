@@ -3,7 +3,13 @@
  * the last day, dead letters grouped by reason, and, for a viewer the control API serves, buttons that call it. The
  * buttons send JSON (the control API takes nothing else), so another site cannot forge their requests.
  */
-import type { ConsoleData, ConsoleJob, ConsoleRun, DeadLetterGroup } from './providers.js';
+import type {
+  ConsoleData,
+  ConsoleJob,
+  ConsoleRun,
+  DeadLetterGroup,
+  MissingMappingFixView,
+} from './providers.js';
 
 type Time = (iso: string | null) => string | null;
 type Esc = (value: unknown) => string;
@@ -94,6 +100,16 @@ function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
   return `<tr class="failing"><td>${esc(group.flow)}</td><td>${esc(group.reason)}</td><td>${esc(group.count)}</td><td>${all}<ul class="reasons">${ids.join('')}</ul></td></tr>`;
 }
 
+/** What to do about the letters held back for a missing mapping: the fix, beside the letters it lets through. */
+function fixList(fixes: readonly MissingMappingFixView[] | undefined, esc: Esc): string {
+  if (fixes === undefined || fixes.length === 0) return '';
+  const items = fixes.map((f) => {
+    const ids = f.ids.map((id) => `#${id}`).join(', ');
+    return `<li data-fix-flow="${esc(f.flow)}">${esc(`${ids} (${f.flow}: ${f.summary})`)}: to fix, <span class="fix">${esc(f.fix)}</span>.</li>`;
+  });
+  return `\n<h3>How to fix missing mappings</h3><ul class="fixes">${items.join('')}</ul>`;
+}
+
 export function renderConsole(data: ConsoleData, controls: boolean, time: Time, esc: Esc): string {
   const jobs = data.jobs.map((job) => jobBlock(job, controls, time, esc)).join('\n');
   const groups =
@@ -103,5 +119,5 @@ export function renderConsole(data: ConsoleData, controls: boolean, time: Time, 
           .map((group) => groupRow(group, controls, esc))
           .join('\n')}\n</tbody></table>`;
   const result = controls ? '<p id="console-result" role="status"></p>' : '';
-  return `<h2>Recent runs</h2>${result}${jobs}\n<h2>Dead letters by reason</h2>${groups}`;
+  return `<h2>Recent runs</h2>${result}${jobs}\n<h2>Dead letters by reason</h2>${groups}${fixList(data.missingMappingFixes, esc)}`;
 }

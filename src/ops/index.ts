@@ -23,4 +23,10 @@ export type { HealthReading } from './metrics.js';
 export { jobNeedsAttention } from './readiness.js';
 export type { DaemonInfo, DeadLetterFlow, DeadLetterReason, LeadershipStatus } from './providers.js';
 export type { NotificationChannelStatus } from './notifications-view.js';
-export type { ConsoleData, ConsoleJob, ConsoleRun, DeadLetterGroup } from './providers.js';
+export type {
+  ConsoleData,
+  ConsoleJob,
+  ConsoleRun,
+  DeadLetterGroup,
+  MissingMappingFixView,
+} from './providers.js';

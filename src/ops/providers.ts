@@ -117,6 +117,16 @@ export interface DeadLetterGroup {
 export interface ConsoleData {
   jobs: readonly ConsoleJob[];
   deadLetterGroups: readonly DeadLetterGroup[];
+  /** Per flow and missing mapping: the open letters it holds back and the fix (as the notifications give it). */
+  missingMappingFixes?: readonly MissingMappingFixView[];
+}
+
+export interface MissingMappingFixView {
+  flow: string;
+  /** "skus value "VEG-0001" has no entry in mappings.skus" */
+  summary: string;
+  ids: readonly number[];
+  fix: string;
 }
 
 export interface OpsProviders {

@@ -62,3 +62,41 @@ export function missingMappingOf(record: unknown): MissingMapping | null {
   if (typeof kind !== 'string' || typeof table !== 'string' || typeof key !== 'string') return null;
   return pickup === 'retry' || pickup === 'next_run' ? { kind, table, key, pickup } : { kind, table, key };
 }
+
+/** The letters of one flow held back for one missing mapping, and the fix that lets them through. */
+export interface MissingMappingFixGroup {
+  readonly flow: string;
+  readonly missing: MissingMapping;
+  /** The letters' ids, in the order given. */
+  readonly ids: readonly number[];
+  /** {@link missingMappingFix} for the flow: the sentence the notifications give. */
+  readonly fix: string;
+}
+
+/**
+ * The distinct missing mappings among `letters`, per flow, each with its fix: what `dead-letters list`, `status` and
+ * the status page show beside the letters, so a person can act from any of them alone.
+ */
+export function missingMappingFixes(
+  letters: readonly { readonly id: number; readonly flow: string; readonly record: unknown }[],
+  configFile: string,
+): MissingMappingFixGroup[] {
+  const groups = new Map<string, { flow: string; missing: MissingMapping; ids: number[] }>();
+  for (const letter of letters) {
+    const missing = missingMappingOf(letter.record);
+    if (missing === null) continue;
+    const key = JSON.stringify([letter.flow, missing.table, missing.key, missing.pickup ?? 'next_run']);
+    const group = groups.get(key) ?? { flow: letter.flow, missing, ids: [] };
+    group.ids.push(letter.id);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((group) => ({
+    ...group,
+    fix: missingMappingFix(group.missing, configFile, group.flow),
+  }));
+}
+
+/** "#3, #4 (orders, skus value "VEG-0001" has no entry in mappings.skus)": which letters a fix is for. */
+export function fixedLetters(group: MissingMappingFixGroup): string {
+  return `${group.ids.map((id) => `#${id}`).join(', ')} (${group.flow}: ${missingMappingSummary(group.missing)})`;
+}

@@ -5,6 +5,9 @@ import { CliError, EXIT_USAGE } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { giveStateCommand } from '../control.js';
 import { openStateForReading, withState } from '../state-access.js';
+import { labelledTime } from '../../ops/time-format.js';
+import { fixedLetters, missingMappingFixes } from '../../shared/missing-mapping.js';
+import type { DeadLetter } from '../../state/index.js';
 
 type Target = { id: number } | { flow: string; missing?: { table: string; key: string } };
 
@@ -35,6 +38,39 @@ function missingEntry(text: string): { table: string; key: string } {
   );
 }
 
+/**
+ * The letters with their reason and last time (in the configured zone, labelled), then for each missing mapping
+ * among them the fix: the sentence the notifications give, so the list alone says what to do.
+ */
+function printLetters(
+  context: CliContext,
+  letters: readonly DeadLetter[],
+  options: { file: string; timeZone: string | undefined; json: boolean | undefined },
+): void {
+  // Discarded and resolved letters (with --all) need no fix.
+  const waiting = letters.filter((l) => l.status === 'open' || l.status === 'retrying');
+  const fixes = missingMappingFixes(waiting, options.file);
+  // A reason can quote what the API or the ERP answered: the config's secrets are replaced, as in the control API.
+  if (options.json) {
+    const fixOf = (id: number) => fixes.find((group) => group.ids.includes(id))?.fix;
+    const shown = letters.map((l) => {
+      const fix = fixOf(l.id);
+      return fix === undefined ? l : { ...l, fix };
+    });
+    return context.output.line(JSON.stringify(deepScrub(shown, context.secrets), null, 2));
+  }
+  if (letters.length === 0) return context.output.line('no dead letters');
+  for (const l of letters) {
+    context.output.line(
+      `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${labelledTime(l.lastSeen, options.timeZone)}]: ` +
+        scrubSecrets(l.reason, context.secrets),
+    );
+  }
+  for (const group of fixes) {
+    context.output.line(scrubSecrets(`To fix ${fixedLetters(group)}: ${group.fix}.`, context.secrets));
+  }
+}
+
 export function registerDeadLetterCommands(program: Command, context: CliContext): void {
   const dead = program
     .command('dead-letters')
@@ -47,7 +83,8 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
     .option('--all', 'include discarded and resolved ones')
     .option('--json', 'print JSON')
     .action(async (options: { flow?: string; all?: boolean; json?: boolean }, command: Command) => {
-      const { config } = await loadCliConfig(context, globalOptions(command).config);
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const { config } = loaded;
       const letters = await withState(
         () => openStateForReading(config.state),
         (state) =>
@@ -56,16 +93,7 @@ export function registerDeadLetterCommands(program: Command, context: CliContext
             ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
           }),
       );
-      // A reason can quote what the API or the ERP answered: the config's secrets are replaced, as in the control API.
-      if (options.json)
-        return context.output.line(JSON.stringify(deepScrub(letters, context.secrets), null, 2));
-      if (letters.length === 0) return context.output.line('no dead letters');
-      for (const l of letters) {
-        context.output.line(
-          `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${new Date(l.lastSeen).toISOString()}]: ` +
-            scrubSecrets(l.reason, context.secrets),
-        );
-      }
+      printLetters(context, letters, { file: loaded.file, timeZone: config.timezone, json: options.json });
     });
 
   for (const [name, verb, description] of [

@@ -4,6 +4,12 @@ import { jobStatuses } from '../../daemon/job-status.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
+import type { Config } from '../../config/index.js';
+import {
+  fixedLetters,
+  missingMappingFixes,
+  type MissingMappingFixGroup,
+} from '../../shared/missing-mapping.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { openStateForReading, withState } from '../state-access.js';
 
@@ -15,6 +21,49 @@ function ago(ms: number | null, now: number): string {
   return `${Math.round(minutes / 60)} h ago`;
 }
 
+type Overview = ReturnType<typeof stateOverview>;
+type Health = ReadonlyMap<string, ReturnType<typeof jobCheck>>;
+
+/** One line per job, one per missing mapping that holds letters back (with its fix), then the queues. */
+function printStatus(
+  context: CliContext,
+  config: Config,
+  read: { overview: Overview; health: Health; fixes: readonly MissingMappingFixGroup[] },
+  now: number,
+): void {
+  const { overview, health, fixes } = read;
+  for (const job of overview.jobs) {
+    const spec = config.jobs[job.job];
+    const state =
+      spec?.enabled === false ? 'disabled' : job.running ? 'running' : (job.lastRun?.outcome ?? 'no runs');
+    const error = job.lastError
+      ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(job.lastError.message, context.secrets)}`
+      : '';
+    const check = health.get(job.job);
+    const readiness =
+      check === undefined
+        ? ''
+        : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
+    // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
+    context.output.line(
+      `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastProgressAt, now)}; ` +
+        `dead letters ${job.openDeadLetters}${error}`,
+    );
+  }
+  for (const group of fixes) {
+    context.output.line(
+      scrubSecrets(
+        `${group.flow.padEnd(16)} holds back ${fixedLetters(group)}; to fix: ${group.fix}`,
+        context.secrets,
+      ),
+    );
+  }
+  context.output.line(
+    `dead letters open ${overview.openDeadLetters}; outbox pending ${overview.outbox.pending}, dead ${overview.outbox.dead}; ` +
+      `webhook inbox pending ${overview.inbox.pending}`,
+  );
+}
+
 export function registerStatusCommand(program: Command, context: CliContext): void {
   program
     .command('status')
@@ -22,14 +71,16 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
       const { config: file } = globalOptions(command);
-      const { config } = await loadCliConfig(context, file);
+      const loaded = await loadCliConfig(context, file);
+      const { config } = loaded;
       const jobs = Object.keys(config.jobs);
       const now = Date.now();
       // The job-health model /readyz and the status page use, read from the state file.
-      const { overview, health } = await withState(
+      const { overview, health, fixes } = await withState(
         () => openStateForReading(config.state),
         (state) => ({
           overview: stateOverview(state, jobs),
+          fixes: missingMappingFixes(state.deadLetters.list(), loaded.file),
           health: new Map(
             jobStatuses({
               jobs: Object.entries(config.jobs),
@@ -49,36 +100,12 @@ export function registerStatusCommand(program: Command, context: CliContext): vo
               ? job
               : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
           }),
+          missingMappingFixes: fixes.map(({ flow, ids, fix }) => ({ flow, ids, fix })),
         };
         // Errors are stored as they came: the config's secrets are replaced, as on the status page.
         context.output.line(JSON.stringify(deepScrub(withHealth, context.secrets), null, 2));
         return;
       }
-      for (const job of overview.jobs) {
-        const spec = config.jobs[job.job];
-        const state =
-          spec?.enabled === false
-            ? 'disabled'
-            : job.running
-              ? 'running'
-              : (job.lastRun?.outcome ?? 'no runs');
-        const error = job.lastError
-          ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(job.lastError.message, context.secrets)}`
-          : '';
-        const check = health.get(job.job);
-        const readiness =
-          check === undefined
-            ? ''
-            : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
-        // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
-        context.output.line(
-          `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastProgressAt, now)}; ` +
-            `dead letters ${job.openDeadLetters}${error}`,
-        );
-      }
-      context.output.line(
-        `dead letters open ${overview.openDeadLetters}; outbox pending ${overview.outbox.pending}, dead ${overview.outbox.dead}; ` +
-          `webhook inbox pending ${overview.inbox.pending}`,
-      );
+      printStatus(context, config, { overview, health, fixes }, now);
     });
 }

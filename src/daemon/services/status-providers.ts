@@ -65,7 +65,7 @@ export function statusProviders(sources: StatusSources): OpsProviders {
     deadLetters: () => deadLetterStatus(state),
     ...(config.notifications === undefined ? {} : { notifications: () => state.notifications.summary() }),
     info: () => ({ version: packageVersion(), timezone: config.timezone, startedAt }),
-    console: () => consoleData(state, [...env.jobs.keys()], clock.now()),
+    console: () => consoleData(state, [...env.jobs.keys()], clock.now(), env.loaded.file),
     ...(leadership === undefined ? {} : { leadership }),
   };
 }
