@@ -79,8 +79,18 @@ const documentSource = z.strictObject({
   fields: z.record(z.string(), readField),
   line_fields: z.record(z.string(), readField),
   mark_sent: z.record(z.string(), writeValue).meta({
-    description: 'Properties PATCHed on a document once sent; :api_document_id and :ref are provided',
+    description:
+      'Properties PATCHed on a document once sent; :api_document_id, :ref and :sent_mark ' +
+      '(`<api document id>@<ref>`, naming the document itself) are provided',
   }),
+  own_mark: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The property mark_sent writes :sent_mark into. A document whose mark names another document (copied from ' +
+        'the document it was created from) is read as not sent; a mark without "@" (written before) counts as sent',
+    }),
 });
 export type DocumentSourceConfig = z.output<typeof documentSource>;
 

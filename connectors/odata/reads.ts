@@ -196,6 +196,28 @@ export function subtractDecimals(a: string, b: string): string {
   return difference < 0n ? `-${text}` : text;
 }
 
+/** The mark of a sent document: the API's document id and the document's own ref, `doc_1@Invoices(17)`. */
+export function sentMark(apiDocumentId: string, ref: string): string {
+  return `${apiDocumentId}@${ref}`;
+}
+
+function documentRef(source: DocumentSourceConfig, entity: Entity): string {
+  return `${source.entity_set}${keyPredicate(source.key, entity as Record<string, ODataValue>)}`;
+}
+
+/**
+ * Whether a document carries its own sent mark. An ERP that copies user fields into a document created from another
+ * (SAP Business One: an invoice from a delivery note) copies the mark too; that mark names the other document, so
+ * this one is still unsent. A mark without "@" was written before marks named their document and counts as sent.
+ */
+function markedSent(source: DocumentSourceConfig, entity: Entity): boolean {
+  if (source.own_mark === undefined) return false;
+  const mark = entity[source.own_mark];
+  if (typeof mark !== 'string' || mark === '') return false;
+  const at = mark.lastIndexOf('@');
+  return at < 0 || mark.slice(at + 1) === documentRef(source, entity);
+}
+
 /**
  * Documents not sent yet, from one or more entity sets (invoices, delivery notes, credit notes). A document's ref
  * is its entity set and key predicate (`Invoices(17)`), so marking it sent needs nothing else.
@@ -220,10 +242,12 @@ export class OdataDocumentSource implements DocumentSource {
       const select = selectedProperties(source.fields, [
         ...source.key,
         ...(expand === undefined ? [source.lines_property] : []),
+        ...(source.own_mark === undefined ? [] : [source.own_mark]),
       ]);
       const query = { filter, select, expand, orderBy: source.key };
       const entities = await this.service.list(source.entity_set, query, where);
-      documents.push(...entities.map((entity) => this.#document(source, entity, where)));
+      const unsent = entities.filter((entity) => !markedSent(source, entity));
+      documents.push(...unsent.map((entity) => this.#document(source, entity, where)));
     }
     return documents;
   }
@@ -257,7 +281,7 @@ export class OdataDocumentSource implements DocumentSource {
     }
     const changes = writeEntity(
       source.mark_sent,
-      { api_document_id: apiDocumentId, ref },
+      { api_document_id: apiDocumentId, ref, sent_mark: sentMark(apiDocumentId, ref) },
       'documents.mark_sent',
     );
     await this.service.patch(ref, changes, 'documents.mark_sent');
@@ -274,7 +298,7 @@ export class OdataDocumentSource implements DocumentSource {
     const documentLines = lines.map((line) => this.#line(source, line, apiOrderId, where));
     const lineOrders = documentLines.map((line) => line.apiOrderId).filter((id): id is string => id !== null);
     return {
-      ref: `${source.entity_set}${keyPredicate(source.key, entity as Record<string, ODataValue>)}`,
+      ref: documentRef(source, entity),
       type: source.type,
       number: f.text('number'),
       date: f.date('date'),

@@ -80,8 +80,44 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     expect(documents.every((document) => document.date >= '2026-01-01')).toBe(true);
     const reads = fixture.oracle.seen.filter((request) => request.target.startsWith('Invoices'));
     expect(decodeURIComponent(reads[0]?.target ?? '')).toContain(
-      "(U_ApiDocumentId eq null and Cancelled eq 'tNO') and DocDate ge 2026-01-01",
+      "(Cancelled eq 'tNO') and DocDate ge 2026-01-01",
     );
+    expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('reads and sends an invoice created from a sent delivery note, whose copied mark names the delivery note', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const source = fixture.connector.capabilities.documentSource;
+    const pending = (await source?.listPendingDocuments()) ?? [];
+    const delivery = pending.find((document) => document.type === 'delivery_note');
+    expect(delivery).toBeDefined();
+    await source?.markDocumentSent(delivery?.ref ?? '', 'doc_dn_1');
+    const [note] = fixture.emulator.store.all('DeliveryNotes');
+    expect(note?.['U_ApiDocumentId']).toBe(`doc_dn_1@${delivery?.ref ?? ''}`);
+    const invoice = fixture.emulator.store.create('Invoices', {
+      CardCode: 'C1002',
+      DocDate: '2026-11-25',
+      DocDueDate: '2026-12-25',
+      DocCurrency: 'ILS',
+      DocumentLines: [
+        {
+          ItemCode: 'A200',
+          Quantity: 1,
+          UnitPrice: 18,
+          BaseType: 15,
+          BaseEntry: note?.['DocEntry'],
+          BaseLine: 0,
+        },
+      ],
+    });
+    expect(invoice['U_ApiDocumentId']).toBe(note?.['U_ApiDocumentId']); // copied, as Business One does
+    const ref = `Invoices(${String(invoice['DocEntry'])})`;
+    const second = (await source?.listPendingDocuments()) ?? [];
+    expect(second.map((document) => document.ref)).toContain(ref);
+    expect(second.map((document) => document.ref)).not.toContain(delivery?.ref);
+    await source?.markDocumentSent(ref, 'doc_inv_9');
+    const third = (await source?.listPendingDocuments()) ?? [];
+    expect(third.map((document) => document.ref)).not.toContain(ref);
     expect(fixture.oracle.failures).toEqual([]);
   });
 

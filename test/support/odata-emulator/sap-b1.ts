@@ -60,6 +60,11 @@ export const SAP_B1_MODEL: ErpModel = {
         n('UnitPrice'),
         n('DiscountPercent'),
         n('LineTotal', { assigned: true }),
+        // A line copied from another document names it: BaseType (its object type code), BaseEntry (its DocEntry),
+        // BaseLine (DI API reference, Document_Lines object).
+        { name: 'BaseType', type: 'Edm.Int32' },
+        { name: 'BaseEntry', type: 'Edm.Int32' },
+        { name: 'BaseLine', type: 'Edm.Int32' },
       ],
       collections: [],
     },
@@ -126,6 +131,16 @@ export const SAP_B1_MODEL: ErpModel = {
     { name: 'BusinessPartners', type: 'BusinessPartner' },
     { name: 'Items', type: 'Item' },
   ],
+  // Documents created from another copy its user fields (engineering notes, "SAP Business One's Service Layer":
+  // "documents created from another document copy its user fields"); object type codes from the DI API reference
+  // (BoObjectTypes: 13 oInvoices, 14 oCreditNotes, 15 oDeliveryNotes, 17 oOrders).
+  baseDocuments: {
+    lines: 'DocumentLines',
+    typeProperty: 'BaseType',
+    entryProperty: 'BaseEntry',
+    entryKey: 'DocEntry',
+    sets: { 13: 'Invoices', 14: 'CreditNotes', 15: 'DeliveryNotes', 17: 'Orders' },
+  },
   actions: { Cancel: ['Document'], Close: ['Document'] },
 };
 

@@ -87,9 +87,27 @@ export class ErpStore {
     }
     this.#checkReferences(set, entity);
     this.#fillLines(set, entity);
+    this.#copyFromBase(entity);
     this.#assign(set, type, entity);
     this.#rows(set).push(entity);
     return entity;
+  }
+
+  /** A document created from another copies the user fields it does not set (ErpModel.baseDocuments). */
+  #copyFromBase(entity: Entity): void {
+    const base = this.model.baseDocuments;
+    if (base === undefined) return;
+    const lines = (entity[base.lines] as Entity[] | undefined) ?? [];
+    const line = lines.find((candidate) => typeof candidate[base.entryProperty] === 'number');
+    const baseSet = line === undefined ? undefined : base.sets[Number(line[base.typeProperty])];
+    if (line === undefined || baseSet === undefined) return;
+    const from = this.#rows(baseSet).find((row) => row[base.entryKey] === line[base.entryProperty]);
+    if (from === undefined)
+      throw new ODataFault(400, `${baseSet}: base document ${String(line[base.entryProperty])} not found`);
+    for (const [name, value] of Object.entries(from)) {
+      if (name.startsWith('U_') && (entity[name] === undefined || entity[name] === null))
+        entity[name] = value;
+    }
   }
 
   createChild(
