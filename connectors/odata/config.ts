@@ -83,6 +83,24 @@ const documentSource = z.strictObject({
       'Properties PATCHed on a document once sent; :api_document_id, :ref and :sent_mark ' +
       '(`<api document id>@<ref>`, naming the document itself) are provided',
   }),
+  updated: z
+    .strictObject({
+      date: z
+        .string()
+        .meta({ description: 'The date of the last change (Edm.Date)', examples: ['UpdateDate'] }),
+      time: z
+        .string()
+        .meta({
+          description: 'The time of day of the last change (Edm.TimeOfDay)',
+          examples: ['UpdateTime'],
+        }),
+    })
+    .optional()
+    .meta({
+      description:
+        "The document's last change, in the company's time zone (company_timezone): reads after the first ask only " +
+        'for documents changed since the last read whose documents were all marked sent (10 minutes overlap)',
+    }),
   own_mark: z
     .string()
     .optional()

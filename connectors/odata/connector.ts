@@ -51,6 +51,7 @@ function odataCapabilities(
       name,
       options.documentsFrom,
       options.currencies,
+      options.timeZone,
     );
   }
   if (entities.catalog !== undefined)

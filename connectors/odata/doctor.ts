@@ -140,6 +140,10 @@ function checkDocuments(
     check.paths(type, on, source.fields, `${at}.fields`);
     check.writes(type, on, source.mark_sent, `${at}.mark_sent`);
     if (source.own_mark !== undefined) check.property(type, on, source.own_mark, `${at}.own_mark`);
+    if (source.updated !== undefined) {
+      check.property(type, on, source.updated.date, `${at}.updated.date`);
+      check.property(type, on, source.updated.time, `${at}.updated.time`);
+    }
     const lines = check.child(type, on, source.lines_property, `${at}.lines_property`);
     if (lines !== undefined)
       check.paths(lines, source.lines_property, source.line_fields, `${at}.line_fields`);

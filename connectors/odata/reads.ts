@@ -17,6 +17,7 @@ import type { DocumentSourceConfig, OdataEntities, ReadSection } from './config.
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
 import { readFields, rowsOf, selectedProperties, writeEntity, type ReadValue } from './mapping.js';
 import type { Entity, OdataService } from './service.js';
+import { UpdateWatermark, updatedSinceFilter } from './update-watermark.js';
 
 type Row = Record<string, ReadValue>;
 
@@ -196,6 +197,9 @@ export function subtractDecimals(a: string, b: string): string {
   return difference < 0n ? `-${text}` : text;
 }
 
+/** How far before the last read a later read starts, for the difference between this host's clock and the ERP's. */
+const UPDATE_OVERLAP_SECONDS = 600;
+
 /** The mark of a sent document: the API's document id and the document's own ref, `doc_1@Invoices(17)`. */
 export function sentMark(apiDocumentId: string, ref: string): string {
   return `${apiDocumentId}@${ref}`;
@@ -231,13 +235,21 @@ export class OdataDocumentSource implements DocumentSource {
     private readonly from: string | undefined = undefined,
     /** API currency code -> the company's code; read the other way round here. */
     private readonly currencies: Readonly<Record<string, string>> = {},
+    /** company_timezone: the zone of the documents' update stamps. */
+    private readonly timeZone: string | undefined = undefined,
+    private readonly watermark = new UpdateWatermark(UPDATE_OVERLAP_SECONDS),
   ) {}
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const documents: ErpDocument[] = [];
+    const since = this.watermark.begin();
     for (const [index, source] of this.sources.entries()) {
       const where = `documents.sources.${index}`;
-      const filter = this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source);
+      const filter = this.#withUpdated(
+        this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source),
+        source,
+        since,
+      );
       const expand = source.expand_lines ? source.lines_property : undefined;
       const select = selectedProperties(source.fields, [
         ...source.key,
@@ -249,7 +261,14 @@ export class OdataDocumentSource implements DocumentSource {
       const unsent = entities.filter((entity) => !markedSent(source, entity));
       documents.push(...unsent.map((entity) => this.#document(source, entity, where)));
     }
+    this.watermark.returned(documents.map((document) => document.ref));
     return documents;
+  }
+
+  /** With the source's update stamp and an earlier complete read, only the documents changed since. */
+  #withUpdated(filter: string, source: DocumentSourceConfig, since: Date | undefined): string {
+    if (source.updated === undefined || since === undefined) return filter;
+    return `${filter} and ${updatedSinceFilter(source.updated, since, this.timeZone)}`;
   }
 
   /** A document's currency as the API codes it: the company's own code mapped back (NIS -> ILS). */
@@ -285,6 +304,7 @@ export class OdataDocumentSource implements DocumentSource {
       'documents.mark_sent',
     );
     await this.service.patch(ref, changes, 'documents.mark_sent');
+    this.watermark.marked(ref);
   }
 
   #document(source: DocumentSourceConfig, entity: Entity, where: string): ErpDocument {

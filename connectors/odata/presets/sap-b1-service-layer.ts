@@ -53,6 +53,7 @@ documents:
         discount_pct: DiscountPercent
         total: LineTotal
       own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: &mark_sent
         U_ApiDocumentId: ':sent_mark'
     - type: delivery_note
@@ -63,6 +64,7 @@ documents:
       fields: *document_fields
       line_fields: *document_line_fields
       own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: *mark_sent
     - type: credit_note
       entity_set: CreditNotes
@@ -72,6 +74,7 @@ documents:
       fields: *document_fields
       line_fields: *document_line_fields
       own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: *mark_sent
 catalog:
   products:

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseFilter } from '../../support/odata-emulator/filter.js';
 import { openOdata, order, type OdataFixture } from './fixture.js';
 
 /**
@@ -119,6 +120,49 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     const third = (await source?.listPendingDocuments()) ?? [];
     expect(third.map((document) => document.ref)).not.toContain(ref);
     expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('asks an idle run only for documents changed since the last read (UpdateDate/UpdateTime), keeping the date floor', async () => {
+    fixture = await openOdata('sap-b1-service-layer', { block: { documents_from: '2026-01-01' } });
+    const { emulator, oracle } = fixture;
+    const source = fixture.connector.capabilities.documentSource;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    emulator.store.clock = () => hourAgo; // the marks are SAP's last change, an hour before the next read
+    const first = (await source?.listPendingDocuments()) ?? [];
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    const unsentRef = first[0]?.ref ?? '';
+    for (const document of first.slice(1))
+      await source?.markDocumentSent(document.ref, `doc_${document.number}`);
+    // One document's send failed: the next read is not narrowed, and reads it again.
+    expect(((await source?.listPendingDocuments()) ?? []).map((document) => document.ref)).toEqual([
+      unsentRef,
+    ]);
+    await source?.markDocumentSent(unsentRef, 'doc_late');
+    const servedBy = (set: string) => {
+      const target =
+        oracle.seen.filter((request) => request.target.startsWith(`${set}?`)).at(-1)?.target ?? '';
+      const filter = new URL(target, 'http://service/').searchParams.get('$filter') ?? '';
+      return { filter, served: emulator.store.all(set).filter(parseFilter(filter, () => true)).length };
+    };
+    for (const run of [1, 2]) {
+      expect((await source?.listPendingDocuments()) ?? [], `idle run ${run}`).toEqual([]);
+      for (const set of ['Invoices', 'DeliveryNotes', 'CreditNotes']) {
+        const { filter, served } = servedBy(set);
+        expect(filter).toContain('DocDate ge 2026-01-01 and (UpdateDate gt ');
+        expect(served, `${set} on idle run ${run}`).toBe(0);
+      }
+    }
+    emulator.store.clock = () => new Date(Date.now() + 60_000);
+    const fresh = emulator.store.create('Invoices', {
+      CardCode: 'C1001',
+      DocDate: '2026-11-26',
+      DocDueDate: '2026-12-26',
+      DocCurrency: 'ILS',
+      DocumentLines: [{ ItemCode: 'A100', Quantity: 1, UnitPrice: 32.5 }],
+    });
+    const next = (await source?.listPendingDocuments()) ?? [];
+    expect(next.map((document) => document.ref)).toEqual([`Invoices(${String(fresh['DocEntry'])})`]);
+    expect(oracle.failures).toEqual([]);
   });
 
   it('writes orders in the company currency code and reads documents back in the API code (currencies)', async () => {

@@ -4,7 +4,8 @@
  * from that vendor's published reference (connectors/odata/README.md cites it).
  */
 
-export type EdmType = 'Edm.String' | 'Edm.Int32' | 'Edm.Double' | 'Edm.Date' | 'Edm.DateTimeOffset';
+export type EdmType =
+  'Edm.String' | 'Edm.Int32' | 'Edm.Double' | 'Edm.Date' | 'Edm.DateTimeOffset' | 'Edm.TimeOfDay';
 
 export interface PropertyModel {
   readonly name: string;

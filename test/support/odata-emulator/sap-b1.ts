@@ -45,6 +45,11 @@ export const SAP_B1_MODEL: ErpModel = {
         n('VatSum', { assigned: true }),
         s('U_ApiOrderId'),
         s('U_ApiDocumentId'),
+        // The last change, in the company's local time (DI API reference, Documents: UpdateDate, UpdateTime); the
+        // emulator's clock is UTC and every create or PATCH sets both. UpdateTime as Edm.TimeOfDay compared with
+        // an unquoted HH:MM:SS literal is choice E6 in connectors/odata/README.md.
+        { name: 'UpdateDate', type: 'Edm.Date', assigned: true },
+        { name: 'UpdateTime', type: 'Edm.TimeOfDay', assigned: true },
       ],
       collections: [{ name: 'DocumentLines', itemType: 'DocumentLine', kind: 'complex', required: true }],
     },

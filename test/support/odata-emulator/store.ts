@@ -31,6 +31,9 @@ export class ErpStore {
   #data: Record<string, Entity[]> = {};
   #counters: Record<string, number> = {};
 
+  /** The service's clock (UTC), for update stamps; a test may set it. */
+  clock: () => Date = () => new Date();
+
   constructor(readonly model: ErpModel) {
     for (const set of model.entitySets) this.#data[set.name] = [];
   }
@@ -143,6 +146,15 @@ export class ErpStore {
         throw new ODataFault(400, `${set}: the key property ${name} cannot change`);
       entity[name] = value;
     }
+    this.#stamp(type, entity);
+  }
+
+  /** UpdateDate and UpdateTime, where the type has them, set to the clock on every create and change. */
+  #stamp(type: TypeModel, entity: Entity): void {
+    if (!type.properties.some((property) => property.name === 'UpdateDate')) return;
+    const iso = this.clock().toISOString();
+    entity['UpdateDate'] = iso.slice(0, 10);
+    entity['UpdateTime'] = iso.slice(11, 19);
   }
 
   action(set: string, key: Readonly<Record<string, unknown>>, name: string): void {
@@ -259,6 +271,7 @@ export class ErpStore {
     }
     if (type.properties.some((property) => property.name === 'ORDSTATUSDES'))
       entity['ORDSTATUSDES'] ??= 'Draft';
+    this.#stamp(type, entity);
     this.#total(entity);
   }
 
