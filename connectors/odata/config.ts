@@ -88,12 +88,10 @@ const documentSource = z.strictObject({
       date: z
         .string()
         .meta({ description: 'The date of the last change (Edm.Date)', examples: ['UpdateDate'] }),
-      time: z
-        .string()
-        .meta({
-          description: 'The time of day of the last change (Edm.TimeOfDay)',
-          examples: ['UpdateTime'],
-        }),
+      time: z.string().meta({
+        description: 'The time of day of the last change (Edm.TimeOfDay)',
+        examples: ['UpdateTime'],
+      }),
     })
     .optional()
     .meta({
@@ -186,6 +184,16 @@ export const entitiesSchema = z
       })
       .optional(),
     customers: readSection.optional(),
+    company_currencies: z
+      .strictObject({
+        entity_set: name('The entity set of the currencies the company defines', 'Currencies'),
+        code: z.string().meta({ description: "The property holding a currency's code", examples: ['Code'] }),
+      })
+      .optional()
+      .meta({
+        description:
+          "doctor checks every company code in the connector's currencies table against this entity set",
+      }),
   })
   .superRefine((entities, context) => {
     if (entities.orders?.write !== 'batch' || entities.batch_rollback) return;

@@ -164,6 +164,12 @@ export function missingNames(model: ServiceModel, entities: OdataEntities): Miss
       checkRead(model, catalog.availability, 'catalog.availability', 'catalogSource', missing);
   }
   if (customers !== undefined) checkRead(model, customers, 'customers', 'customerDirectory', missing);
+  if (entities.company_currencies !== undefined) {
+    const { entity_set: set, code } = entities.company_currencies;
+    const check = new TypeCheck(model, missing, currencyCapability(entities));
+    const type = check.entitySet(set, 'company_currencies.entity_set');
+    if (type !== undefined) check.property(type, set, code, 'company_currencies.code');
+  }
   return missing;
 }
 
@@ -199,4 +205,9 @@ function addField(missing: Missing): string {
   const add = `add the field ${missing.name} in the ERP (docs/supplier-setup.md says how)`;
   if (!missing.name.startsWith('ZSSY_')) return add;
   return `${add}; once added, POST ClearEntityMetadata with {"Entity": "${missing.on}"} to the service root so the API shows it, then run doctor again`;
+}
+
+/** The currencies table serves the orders written and the documents read; a problem in it stops the orders first. */
+export function currencyCapability(entities: OdataEntities): CapabilityName {
+  return entities.orders !== undefined ? 'orderSink' : 'documentSource';
 }

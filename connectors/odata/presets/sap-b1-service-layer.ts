@@ -101,6 +101,9 @@ catalog:
     fields:
       sku: ItemCode
       available: { path: QuantityOnStock, above_zero: true }
+company_currencies:
+  entity_set: Currencies
+  code: Code
 customers:
   entity_set: BusinessPartners
   filter: CardType eq 'cCustomer'

@@ -101,6 +101,14 @@ export const SAP_B1_MODEL: ErpModel = {
       collections: [{ name: 'ItemPrices', itemType: 'ItemPrice', kind: 'complex' }],
     },
     {
+      // The currencies a company defines, each by its own code (DI API reference, Currencies object: Code, Name;
+      // Service Layer entity set Currencies). The codes are the company's, not ISO: a company may call the shekel NIS.
+      name: 'Currency',
+      key: ['Code'],
+      properties: [s('Code', { required: true }), s('Name')],
+      collections: [],
+    },
+    {
       name: 'ItemPrice',
       key: [],
       complex: true,
@@ -134,6 +142,7 @@ export const SAP_B1_MODEL: ErpModel = {
       lineDefaults: ITEM_DESCRIPTION,
     },
     { name: 'BusinessPartners', type: 'BusinessPartner' },
+    { name: 'Currencies', type: 'Currency' },
     { name: 'Items', type: 'Item' },
   ],
   // Documents created from another copy its user fields (engineering notes, "SAP Business One's Service Layer":
@@ -151,6 +160,11 @@ export const SAP_B1_MODEL: ErpModel = {
 
 /** Sample master data and issued documents. */
 export const SAP_B1_SEED: Readonly<Record<string, ReadonlyArray<Record<string, unknown>>>> = {
+  Currencies: [
+    { Code: 'ILS', Name: 'Israeli new shekel' },
+    { Code: 'USD', Name: 'US dollar' },
+    { Code: 'EUR', Name: 'Euro' },
+  ],
   BusinessPartners: [
     {
       CardCode: 'C1001',
