@@ -79,8 +79,34 @@ const documentSource = z.strictObject({
   fields: z.record(z.string(), readField),
   line_fields: z.record(z.string(), readField),
   mark_sent: z.record(z.string(), writeValue).meta({
-    description: 'Properties PATCHed on a document once sent; :api_document_id and :ref are provided',
+    description:
+      'Properties PATCHed on a document once sent; :api_document_id, :ref and :sent_mark ' +
+      '(`<api document id>@<ref>`, naming the document itself) are provided',
   }),
+  updated: z
+    .strictObject({
+      date: z
+        .string()
+        .meta({ description: 'The date of the last change (Edm.Date)', examples: ['UpdateDate'] }),
+      time: z.string().meta({
+        description: 'The time of day of the last change (Edm.TimeOfDay)',
+        examples: ['UpdateTime'],
+      }),
+    })
+    .optional()
+    .meta({
+      description:
+        "The document's last change, in the company's time zone (company_timezone): reads after the first ask only " +
+        'for documents changed since the last read whose documents were all marked sent (10 minutes overlap)',
+    }),
+  own_mark: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The property mark_sent writes :sent_mark into. A document whose mark names another document (copied from ' +
+        'the document it was created from) is read as not sent; a mark without "@" (written before) counts as sent',
+    }),
 });
 export type DocumentSourceConfig = z.output<typeof documentSource>;
 
@@ -158,6 +184,16 @@ export const entitiesSchema = z
       })
       .optional(),
     customers: readSection.optional(),
+    company_currencies: z
+      .strictObject({
+        entity_set: name('The entity set of the currencies the company defines', 'Currencies'),
+        code: z.string().meta({ description: "The property holding a currency's code", examples: ['Code'] }),
+      })
+      .optional()
+      .meta({
+        description:
+          "doctor checks every company code in the connector's currencies table against this entity set",
+      }),
   })
   .superRefine((entities, context) => {
     if (entities.orders?.write !== 'batch' || entities.batch_rollback) return;

@@ -2,6 +2,7 @@ import type { CapabilityMap, CapabilityName } from '../../src/connector-contract
 import type { CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { CheckResult, Connector, PreflightProblem } from '../../src/connector-contract/connector.js';
 import type { OdataEntities } from './config.js';
+import { currencyProblems } from './currency-check.js';
 import { describeMissing, missingNames } from './doctor.js';
 import type { OdataHttp } from './http.js';
 import { selectedProperties } from './mapping.js';
@@ -51,6 +52,7 @@ function odataCapabilities(
       name,
       options.documentsFrom,
       options.currencies,
+      options.timeZone,
     );
   }
   if (entities.catalog !== undefined)
@@ -78,7 +80,7 @@ export class OdataConnector implements Connector {
     private readonly configKey: string,
     name: string,
     mayCommit?: CommitGate,
-    options: WriteOptions = {},
+    private readonly options: WriteOptions = {},
   ) {
     this.#service = new OdataService(http, name, mayCommit, entities.paging);
     this.capabilities = odataCapabilities(this.#service, entities, name, options);
@@ -112,9 +114,14 @@ export class OdataConnector implements Connector {
     await this.http.signIn();
     const response = await this.http.send('GET', '$metadata', { what: '$metadata' });
     const model = parseMetadata(response.text);
-    return missingNames(model, this.entities).map((missing) =>
-      describeMissing(missing, this.origins, this.configKey),
-    );
+    const missing = missingNames(model, this.entities);
+    const problems = missing.map((entry) => describeMissing(entry, this.origins, this.configKey));
+    if (missing.some((entry) => entry.setting.startsWith('company_currencies.'))) return problems;
+    const currencies = this.options.currencies ?? {};
+    return [
+      ...problems,
+      ...(await currencyProblems(this.#service, this.entities, currencies, this.configKey)),
+    ];
   }
 
   close(): Promise<void> {

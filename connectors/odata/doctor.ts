@@ -139,6 +139,11 @@ function checkDocuments(
     check.filter(type, on, source.filter, `${at}.filter`);
     check.paths(type, on, source.fields, `${at}.fields`);
     check.writes(type, on, source.mark_sent, `${at}.mark_sent`);
+    if (source.own_mark !== undefined) check.property(type, on, source.own_mark, `${at}.own_mark`);
+    if (source.updated !== undefined) {
+      check.property(type, on, source.updated.date, `${at}.updated.date`);
+      check.property(type, on, source.updated.time, `${at}.updated.time`);
+    }
     const lines = check.child(type, on, source.lines_property, `${at}.lines_property`);
     if (lines !== undefined)
       check.paths(lines, source.lines_property, source.line_fields, `${at}.line_fields`);
@@ -159,6 +164,12 @@ export function missingNames(model: ServiceModel, entities: OdataEntities): Miss
       checkRead(model, catalog.availability, 'catalog.availability', 'catalogSource', missing);
   }
   if (customers !== undefined) checkRead(model, customers, 'customers', 'customerDirectory', missing);
+  if (entities.company_currencies !== undefined) {
+    const { entity_set: set, code } = entities.company_currencies;
+    const check = new TypeCheck(model, missing, currencyCapability(entities));
+    const type = check.entitySet(set, 'company_currencies.entity_set');
+    if (type !== undefined) check.property(type, set, code, 'company_currencies.code');
+  }
   return missing;
 }
 
@@ -194,4 +205,9 @@ function addField(missing: Missing): string {
   const add = `add the field ${missing.name} in the ERP (docs/supplier-setup.md says how)`;
   if (!missing.name.startsWith('ZSSY_')) return add;
   return `${add}; once added, POST ClearEntityMetadata with {"Entity": "${missing.on}"} to the service root so the API shows it, then run doctor again`;
+}
+
+/** The currencies table serves the orders written and the documents read; a problem in it stops the orders first. */
+export function currencyCapability(entities: OdataEntities): CapabilityName {
+  return entities.orders !== undefined ? 'orderSink' : 'documentSource';
 }

@@ -17,6 +17,7 @@ import type { DocumentSourceConfig, OdataEntities, ReadSection } from './config.
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
 import { readFields, rowsOf, selectedProperties, writeEntity, type ReadValue } from './mapping.js';
 import type { Entity, OdataService } from './service.js';
+import { UpdateWatermark, updatedSinceFilter } from './update-watermark.js';
 
 type Row = Record<string, ReadValue>;
 
@@ -196,6 +197,31 @@ export function subtractDecimals(a: string, b: string): string {
   return difference < 0n ? `-${text}` : text;
 }
 
+/** How far before the last read a later read starts, for the difference between this host's clock and the ERP's. */
+const UPDATE_OVERLAP_SECONDS = 600;
+
+/** The mark of a sent document: the API's document id and the document's own ref, `doc_1@Invoices(17)`. */
+export function sentMark(apiDocumentId: string, ref: string): string {
+  return `${apiDocumentId}@${ref}`;
+}
+
+function documentRef(source: DocumentSourceConfig, entity: Entity): string {
+  return `${source.entity_set}${keyPredicate(source.key, entity as Record<string, ODataValue>)}`;
+}
+
+/**
+ * Whether a document carries its own sent mark. An ERP that copies user fields into a document created from another
+ * (SAP Business One: an invoice from a delivery note) copies the mark too; that mark names the other document, so
+ * this one is still unsent. A mark without "@" was written before marks named their document and counts as sent.
+ */
+function markedSent(source: DocumentSourceConfig, entity: Entity): boolean {
+  if (source.own_mark === undefined) return false;
+  const mark = entity[source.own_mark];
+  if (typeof mark !== 'string' || mark === '') return false;
+  const at = mark.lastIndexOf('@');
+  return at < 0 || mark.slice(at + 1) === documentRef(source, entity);
+}
+
 /**
  * Documents not sent yet, from one or more entity sets (invoices, delivery notes, credit notes). A document's ref
  * is its entity set and key predicate (`Invoices(17)`), so marking it sent needs nothing else.
@@ -209,23 +235,40 @@ export class OdataDocumentSource implements DocumentSource {
     private readonly from: string | undefined = undefined,
     /** API currency code -> the company's code; read the other way round here. */
     private readonly currencies: Readonly<Record<string, string>> = {},
+    /** company_timezone: the zone of the documents' update stamps. */
+    private readonly timeZone: string | undefined = undefined,
+    private readonly watermark = new UpdateWatermark(UPDATE_OVERLAP_SECONDS),
   ) {}
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const documents: ErpDocument[] = [];
+    const since = this.watermark.begin();
     for (const [index, source] of this.sources.entries()) {
       const where = `documents.sources.${index}`;
-      const filter = this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source);
+      const filter = this.#withUpdated(
+        this.#withFloor(bindTemplate(source.filter, {}, `${where}.filter`), source),
+        source,
+        since,
+      );
       const expand = source.expand_lines ? source.lines_property : undefined;
       const select = selectedProperties(source.fields, [
         ...source.key,
         ...(expand === undefined ? [source.lines_property] : []),
+        ...(source.own_mark === undefined ? [] : [source.own_mark]),
       ]);
       const query = { filter, select, expand, orderBy: source.key };
       const entities = await this.service.list(source.entity_set, query, where);
-      documents.push(...entities.map((entity) => this.#document(source, entity, where)));
+      const unsent = entities.filter((entity) => !markedSent(source, entity));
+      documents.push(...unsent.map((entity) => this.#document(source, entity, where)));
     }
+    this.watermark.returned(documents.map((document) => document.ref));
     return documents;
+  }
+
+  /** With the source's update stamp and an earlier complete read, only the documents changed since. */
+  #withUpdated(filter: string, source: DocumentSourceConfig, since: Date | undefined): string {
+    if (source.updated === undefined || since === undefined) return filter;
+    return `${filter} and ${updatedSinceFilter(source.updated, since, this.timeZone)}`;
   }
 
   /** A document's currency as the API codes it: the company's own code mapped back (NIS -> ILS). */
@@ -257,10 +300,11 @@ export class OdataDocumentSource implements DocumentSource {
     }
     const changes = writeEntity(
       source.mark_sent,
-      { api_document_id: apiDocumentId, ref },
+      { api_document_id: apiDocumentId, ref, sent_mark: sentMark(apiDocumentId, ref) },
       'documents.mark_sent',
     );
     await this.service.patch(ref, changes, 'documents.mark_sent');
+    this.watermark.marked(ref);
   }
 
   #document(source: DocumentSourceConfig, entity: Entity, where: string): ErpDocument {
@@ -274,7 +318,7 @@ export class OdataDocumentSource implements DocumentSource {
     const documentLines = lines.map((line) => this.#line(source, line, apiOrderId, where));
     const lineOrders = documentLines.map((line) => line.apiOrderId).filter((id): id is string => id !== null);
     return {
-      ref: `${source.entity_set}${keyPredicate(source.key, entity as Record<string, ODataValue>)}`,
+      ref: documentRef(source, entity),
       type: source.type,
       number: f.text('number'),
       date: f.date('date'),

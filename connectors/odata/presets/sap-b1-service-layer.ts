@@ -2,7 +2,8 @@ export const SAP_B1_SERVICE_LAYER = `
 # SAP Business One Service Layer (OData v4 at /b1s/v2/, v3-era at /b1s/v1/). Sources for each name:
 # connectors/odata/README.md, "sap-b1-service-layer". Two user-defined fields are expected on marketing
 # documents: U_ApiOrderId (the API order id, so an order can be found before it is created) and
-# U_ApiDocumentId (set once a document is sent to the API).
+# U_ApiDocumentId (set once a document is sent to the API, to "<api document id>@<entity set>(<DocEntry>)": a
+# document created from a sent one copies its user fields, and a mark naming another document is not its own).
 orders:
   entity_set: Orders
   key: [DocEntry]
@@ -32,7 +33,7 @@ documents:
     - type: invoice
       entity_set: Invoices
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
+      filter: Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: &document_fields
         number: DocNum
@@ -51,23 +52,29 @@ documents:
         unit_price: UnitPrice
         discount_pct: DiscountPercent
         total: LineTotal
+      own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: &mark_sent
-        U_ApiDocumentId: ':api_document_id'
+        U_ApiDocumentId: ':sent_mark'
     - type: delivery_note
       entity_set: DeliveryNotes
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
+      filter: Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: *document_fields
       line_fields: *document_line_fields
+      own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: *mark_sent
     - type: credit_note
       entity_set: CreditNotes
       key: [DocEntry]
-      filter: U_ApiDocumentId eq null and Cancelled eq 'tNO'
+      filter: Cancelled eq 'tNO'
       lines_property: DocumentLines
       fields: *document_fields
       line_fields: *document_line_fields
+      own_mark: U_ApiDocumentId
+      updated: { date: UpdateDate, time: UpdateTime }
       mark_sent: *mark_sent
 catalog:
   products:
@@ -94,6 +101,9 @@ catalog:
     fields:
       sku: ItemCode
       available: { path: QuantityOnStock, above_zero: true }
+company_currencies:
+  entity_set: Currencies
+  code: Code
 customers:
   entity_set: BusinessPartners
   filter: CardType eq 'cCustomer'

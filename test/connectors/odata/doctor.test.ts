@@ -57,6 +57,30 @@ describe('odata doctor: sign in, read $metadata, check every configured name', (
     }
   });
 
+  it('fails on a company currency code the company does not define (Currencies), naming the key and the code', async () => {
+    const fixture = await openOdata('sap-b1-service-layer', {
+      block: { currencies: { ILS: 'NIS', USD: 'USD' } },
+    });
+    try {
+      const problems = (await fixture.connector.preflight?.()) ?? [];
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatchObject({ status: 'fail', capability: 'orderSink', key: 'currencies.ILS' });
+      expect(problems[0]?.detail).toBe(
+        'the company code NIS mapped from ILS is not a currency the company defines (Currencies: EUR, ILS, USD)',
+      );
+      expect(problems[0]?.fix).toContain('set connectors.erp.currencies.ILS to the code the company defines');
+      expect(fixture.oracle.seen.some((request) => request.target.startsWith('Currencies?'))).toBe(true);
+    } finally {
+      await fixture.close();
+    }
+    const defined = await openOdata('sap-b1-service-layer', { block: { currencies: { USD: 'USD' } } });
+    try {
+      expect(await defined.connector.preflight?.()).toEqual([]);
+    } finally {
+      await defined.close();
+    }
+  });
+
   it('asks for ClearEntityMetadata on the form when a Priority column is not in $metadata yet', async () => {
     const fixture = await openOdata('priority-rest', {
       emulator: { model: withoutProperties(PRIORITY_MODEL, ['ZSSY_APIORDERID']) },

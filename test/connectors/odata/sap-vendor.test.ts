@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseFilter } from '../../support/odata-emulator/filter.js';
 import { openOdata, order, type OdataFixture } from './fixture.js';
 
 /**
@@ -80,9 +81,88 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     expect(documents.every((document) => document.date >= '2026-01-01')).toBe(true);
     const reads = fixture.oracle.seen.filter((request) => request.target.startsWith('Invoices'));
     expect(decodeURIComponent(reads[0]?.target ?? '')).toContain(
-      "(U_ApiDocumentId eq null and Cancelled eq 'tNO') and DocDate ge 2026-01-01",
+      "(Cancelled eq 'tNO') and DocDate ge 2026-01-01",
     );
     expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('reads and sends an invoice created from a sent delivery note, whose copied mark names the delivery note', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const source = fixture.connector.capabilities.documentSource;
+    const pending = (await source?.listPendingDocuments()) ?? [];
+    const delivery = pending.find((document) => document.type === 'delivery_note');
+    expect(delivery).toBeDefined();
+    await source?.markDocumentSent(delivery?.ref ?? '', 'doc_dn_1');
+    const [note] = fixture.emulator.store.all('DeliveryNotes');
+    expect(note?.['U_ApiDocumentId']).toBe(`doc_dn_1@${delivery?.ref ?? ''}`);
+    const invoice = fixture.emulator.store.create('Invoices', {
+      CardCode: 'C1002',
+      DocDate: '2026-11-25',
+      DocDueDate: '2026-12-25',
+      DocCurrency: 'ILS',
+      DocumentLines: [
+        {
+          ItemCode: 'A200',
+          Quantity: 1,
+          UnitPrice: 18,
+          BaseType: 15,
+          BaseEntry: note?.['DocEntry'],
+          BaseLine: 0,
+        },
+      ],
+    });
+    expect(invoice['U_ApiDocumentId']).toBe(note?.['U_ApiDocumentId']); // copied, as Business One does
+    const ref = `Invoices(${String(invoice['DocEntry'])})`;
+    const second = (await source?.listPendingDocuments()) ?? [];
+    expect(second.map((document) => document.ref)).toContain(ref);
+    expect(second.map((document) => document.ref)).not.toContain(delivery?.ref);
+    await source?.markDocumentSent(ref, 'doc_inv_9');
+    const third = (await source?.listPendingDocuments()) ?? [];
+    expect(third.map((document) => document.ref)).not.toContain(ref);
+    expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('asks an idle run only for documents changed since the last read (UpdateDate/UpdateTime), keeping the date floor', async () => {
+    fixture = await openOdata('sap-b1-service-layer', { block: { documents_from: '2026-01-01' } });
+    const { emulator, oracle } = fixture;
+    const source = fixture.connector.capabilities.documentSource;
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    emulator.store.clock = () => hourAgo; // the marks are SAP's last change, an hour before the next read
+    const first = (await source?.listPendingDocuments()) ?? [];
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    const unsentRef = first[0]?.ref ?? '';
+    for (const document of first.slice(1))
+      await source?.markDocumentSent(document.ref, `doc_${document.number}`);
+    // One document's send failed: the next read is not narrowed, and reads it again.
+    expect(((await source?.listPendingDocuments()) ?? []).map((document) => document.ref)).toEqual([
+      unsentRef,
+    ]);
+    await source?.markDocumentSent(unsentRef, 'doc_late');
+    const servedBy = (set: string) => {
+      const target =
+        oracle.seen.filter((request) => request.target.startsWith(`${set}?`)).at(-1)?.target ?? '';
+      const filter = new URL(target, 'http://service/').searchParams.get('$filter') ?? '';
+      return { filter, served: emulator.store.all(set).filter(parseFilter(filter, () => true)).length };
+    };
+    for (const run of [1, 2]) {
+      expect((await source?.listPendingDocuments()) ?? [], `idle run ${run}`).toEqual([]);
+      for (const set of ['Invoices', 'DeliveryNotes', 'CreditNotes']) {
+        const { filter, served } = servedBy(set);
+        expect(filter).toContain('DocDate ge 2026-01-01 and (UpdateDate gt ');
+        expect(served, `${set} on idle run ${run}`).toBe(0);
+      }
+    }
+    emulator.store.clock = () => new Date(Date.now() + 60_000);
+    const fresh = emulator.store.create('Invoices', {
+      CardCode: 'C1001',
+      DocDate: '2026-11-26',
+      DocDueDate: '2026-12-26',
+      DocCurrency: 'ILS',
+      DocumentLines: [{ ItemCode: 'A100', Quantity: 1, UnitPrice: 32.5 }],
+    });
+    const next = (await source?.listPendingDocuments()) ?? [];
+    expect(next.map((document) => document.ref)).toEqual([`Invoices(${String(fresh['DocEntry'])})`]);
+    expect(oracle.failures).toEqual([]);
   });
 
   it('writes orders in the company currency code and reads documents back in the API code (currencies)', async () => {

@@ -1,10 +1,11 @@
 /**
- * The emulator's own $filter: comparisons of a property with a literal, joined by and/or, with parentheses; what
+ * The emulator's own $filter: comparisons of a property with a literal (strings, numbers, dates, times of day), joined by and/or, with parentheses; what
  * the presets use. Anything else is refused with the 400 a service answers to a filter it cannot read.
  */
 export type Predicate = (entity: Record<string, unknown>) => boolean;
 
-const TOKEN = /\s*('(?:[^']|'')*'|-?\d+(?:\.\d+)?(?![\w-])|\d{4}-\d{2}-\d{2}|[A-Za-z_][A-Za-z0-9_/]*|\(|\))/y;
+const TOKEN =
+  /\s*('(?:[^']|'')*'|\d{2}:\d{2}:\d{2}|-?\d+(?:\.\d+)?(?![\w-])|\d{4}-\d{2}-\d{2}|[A-Za-z_][A-Za-z0-9_/]*|\(|\))/y;
 const OPERATORS = new Set(['eq', 'ne', 'gt', 'ge', 'lt', 'le']);
 
 export class FilterError extends Error {}
@@ -30,6 +31,7 @@ function literal(token: string): unknown {
   if (token === 'true' || token === 'false') return token === 'true';
   if (/^-?\d+(\.\d+)?$/.test(token)) return Number(token);
   if (/^\d{4}-\d{2}-\d{2}$/.test(token)) return token;
+  if (/^\d{2}:\d{2}:\d{2}$/.test(token)) return token; // Edm.TimeOfDay (OData v4 ABNF, timeOfDayValue)
   throw new FilterError(`$filter: ${token} is not a literal`);
 }
 

@@ -4,7 +4,8 @@
  * from that vendor's published reference (connectors/odata/README.md cites it).
  */
 
-export type EdmType = 'Edm.String' | 'Edm.Int32' | 'Edm.Double' | 'Edm.Date' | 'Edm.DateTimeOffset';
+export type EdmType =
+  'Edm.String' | 'Edm.Int32' | 'Edm.Double' | 'Edm.Date' | 'Edm.DateTimeOffset' | 'Edm.TimeOfDay';
 
 export interface PropertyModel {
   readonly name: string;
@@ -53,6 +54,18 @@ export interface ErpModel {
   readonly namespace: string;
   readonly types: readonly TypeModel[];
   readonly entitySets: readonly EntitySetModel[];
+  /**
+   * Documents created from another (a line naming its base document by type code and entry) copy the base
+   * document's user fields (`U_` properties) the new document does not set.
+   */
+  readonly baseDocuments?: {
+    readonly lines: string;
+    readonly typeProperty: string;
+    readonly entryProperty: string;
+    readonly entryKey: string;
+    /** Object type code -> entity set. */
+    readonly sets: Readonly<Record<number, string>>;
+  };
   /** Bound actions, by name, on the types that have them. */
   readonly actions: Readonly<Record<string, readonly string[]>>;
 }

@@ -45,6 +45,11 @@ export const SAP_B1_MODEL: ErpModel = {
         n('VatSum', { assigned: true }),
         s('U_ApiOrderId'),
         s('U_ApiDocumentId'),
+        // The last change, in the company's local time (DI API reference, Documents: UpdateDate, UpdateTime); the
+        // emulator's clock is UTC and every create or PATCH sets both. UpdateTime as Edm.TimeOfDay compared with
+        // an unquoted HH:MM:SS literal is choice E6 in connectors/odata/README.md.
+        { name: 'UpdateDate', type: 'Edm.Date', assigned: true },
+        { name: 'UpdateTime', type: 'Edm.TimeOfDay', assigned: true },
       ],
       collections: [{ name: 'DocumentLines', itemType: 'DocumentLine', kind: 'complex', required: true }],
     },
@@ -60,6 +65,11 @@ export const SAP_B1_MODEL: ErpModel = {
         n('UnitPrice'),
         n('DiscountPercent'),
         n('LineTotal', { assigned: true }),
+        // A line copied from another document names it: BaseType (its object type code), BaseEntry (its DocEntry),
+        // BaseLine (DI API reference, Document_Lines object).
+        { name: 'BaseType', type: 'Edm.Int32' },
+        { name: 'BaseEntry', type: 'Edm.Int32' },
+        { name: 'BaseLine', type: 'Edm.Int32' },
       ],
       collections: [],
     },
@@ -89,6 +99,14 @@ export const SAP_B1_MODEL: ErpModel = {
         n('QuantityOnStock'),
       ],
       collections: [{ name: 'ItemPrices', itemType: 'ItemPrice', kind: 'complex' }],
+    },
+    {
+      // The currencies a company defines, each by its own code (DI API reference, Currencies object: Code, Name;
+      // Service Layer entity set Currencies). The codes are the company's, not ISO: a company may call the shekel NIS.
+      name: 'Currency',
+      key: ['Code'],
+      properties: [s('Code', { required: true }), s('Name')],
+      collections: [],
     },
     {
       name: 'ItemPrice',
@@ -124,13 +142,29 @@ export const SAP_B1_MODEL: ErpModel = {
       lineDefaults: ITEM_DESCRIPTION,
     },
     { name: 'BusinessPartners', type: 'BusinessPartner' },
+    { name: 'Currencies', type: 'Currency' },
     { name: 'Items', type: 'Item' },
   ],
+  // Documents created from another copy its user fields (engineering notes, "SAP Business One's Service Layer":
+  // "documents created from another document copy its user fields"); object type codes from the DI API reference
+  // (BoObjectTypes: 13 oInvoices, 14 oCreditNotes, 15 oDeliveryNotes, 17 oOrders).
+  baseDocuments: {
+    lines: 'DocumentLines',
+    typeProperty: 'BaseType',
+    entryProperty: 'BaseEntry',
+    entryKey: 'DocEntry',
+    sets: { 13: 'Invoices', 14: 'CreditNotes', 15: 'DeliveryNotes', 17: 'Orders' },
+  },
   actions: { Cancel: ['Document'], Close: ['Document'] },
 };
 
 /** Sample master data and issued documents. */
 export const SAP_B1_SEED: Readonly<Record<string, ReadonlyArray<Record<string, unknown>>>> = {
+  Currencies: [
+    { Code: 'ILS', Name: 'Israeli new shekel' },
+    { Code: 'USD', Name: 'US dollar' },
+    { Code: 'EUR', Name: 'Euro' },
+  ],
   BusinessPartners: [
     {
       CardCode: 'C1001',

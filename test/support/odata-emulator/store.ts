@@ -31,6 +31,9 @@ export class ErpStore {
   #data: Record<string, Entity[]> = {};
   #counters: Record<string, number> = {};
 
+  /** The service's clock (UTC), for update stamps; a test may set it. */
+  clock: () => Date = () => new Date();
+
   constructor(readonly model: ErpModel) {
     for (const set of model.entitySets) this.#data[set.name] = [];
   }
@@ -87,9 +90,27 @@ export class ErpStore {
     }
     this.#checkReferences(set, entity);
     this.#fillLines(set, entity);
+    this.#copyFromBase(entity);
     this.#assign(set, type, entity);
     this.#rows(set).push(entity);
     return entity;
+  }
+
+  /** A document created from another copies the user fields it does not set (ErpModel.baseDocuments). */
+  #copyFromBase(entity: Entity): void {
+    const base = this.model.baseDocuments;
+    if (base === undefined) return;
+    const lines = (entity[base.lines] as Entity[] | undefined) ?? [];
+    const line = lines.find((candidate) => typeof candidate[base.entryProperty] === 'number');
+    const baseSet = line === undefined ? undefined : base.sets[Number(line[base.typeProperty])];
+    if (line === undefined || baseSet === undefined) return;
+    const from = this.#rows(baseSet).find((row) => row[base.entryKey] === line[base.entryProperty]);
+    if (from === undefined)
+      throw new ODataFault(400, `${baseSet}: base document ${String(line[base.entryProperty])} not found`);
+    for (const [name, value] of Object.entries(from)) {
+      if (name.startsWith('U_') && (entity[name] === undefined || entity[name] === null))
+        entity[name] = value;
+    }
   }
 
   createChild(
@@ -125,6 +146,15 @@ export class ErpStore {
         throw new ODataFault(400, `${set}: the key property ${name} cannot change`);
       entity[name] = value;
     }
+    this.#stamp(type, entity);
+  }
+
+  /** UpdateDate and UpdateTime, where the type has them, set to the clock on every create and change. */
+  #stamp(type: TypeModel, entity: Entity): void {
+    if (!type.properties.some((property) => property.name === 'UpdateDate')) return;
+    const iso = this.clock().toISOString();
+    entity['UpdateDate'] = iso.slice(0, 10);
+    entity['UpdateTime'] = iso.slice(11, 19);
   }
 
   action(set: string, key: Readonly<Record<string, unknown>>, name: string): void {
@@ -241,6 +271,7 @@ export class ErpStore {
     }
     if (type.properties.some((property) => property.name === 'ORDSTATUSDES'))
       entity['ORDSTATUSDES'] ??= 'Draft';
+    this.#stamp(type, entity);
     this.#total(entity);
   }
 
