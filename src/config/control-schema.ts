@@ -39,6 +39,7 @@ export const controlApiSchema = z
         description:
           'How long a queued command waits for a daemon to take it before it is recorded `expired` and nothing is ' +
           'done (default 1h)',
+        examples: ['1h'],
       })
       .optional(),
     max_pending_per_kind: z
@@ -50,6 +51,7 @@ export const controlApiSchema = z
         description:
           'How many commands of one kind may wait in the queue; one more is refused (429, queue_full) naming the ' +
           'oldest pending one (default 10)',
+        examples: [10],
       })
       .optional(),
   })

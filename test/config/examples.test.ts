@@ -64,8 +64,9 @@ describe('notifications in the example configs', () => {
       const { readFileSync, writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
       const { tmpdir } = await import('node:os');
       let text = readFileSync(join(CONFIG_DIR, file), 'utf8');
-      // The demo sends nothing: its block is commented out; uncommented, it must be valid as it stands.
-      if (!/^notifications:/m.test(text)) text = text.replace(/^# ?((?:notifications:| {2}.*|)\s*)$/gm, '$1');
+      // The examples send nothing as shipped: the block is commented out; uncommented, it must be valid as it stands.
+      expect(text).not.toMatch(/^notifications:/m);
+      text = uncommentNotifications(text);
       expect(text).toMatch(/^notifications:\n {2}# /m); // explained where it stands
       const dir = mkdtempSync(join(tmpdir(), 'supply-sync-example-'));
       try {
@@ -147,3 +148,15 @@ describe('JSON Schema for editors', () => {
     });
   });
 });
+
+/** The file with its commented-out `notifications:` block (from `# notifications:` to the next line that is not a
+ * commented, indented line) uncommented; the rest of the file, comments included, unchanged. */
+function uncommentNotifications(text: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => line === '# notifications:');
+  if (start < 0) return text;
+  let end = start + 1;
+  while (end < lines.length && /^# {2}|^#$|^$/.test(lines[end] ?? '')) end++;
+  const block = lines.slice(start, end).map((line) => line.replace(/^# ?/, ''));
+  return [...lines.slice(0, start), ...block, ...lines.slice(end)].join('\n');
+}

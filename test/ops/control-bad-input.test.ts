@@ -65,7 +65,7 @@ describe('bad input to a running daemon', () => {
   beforeAll(async () => {
     world = await openHealthWorld();
     daemon = await world.start({
-      server: { port: 0, auth: { token: TOKEN } },
+      server: { port: 0, auth: { token: TOKEN, role: 'operator' } },
       connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
       jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
     });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,7 +108,7 @@ describe('config/supplier-sap-b1.yaml and config/supplier-priority.yaml against 
         expect(failures[0]).toContain(
           'config/supplier-sap-b1.yaml: connectors.erp.entities.orders.find_filter: user-defined field U_ApiOrderId ' +
             "is not on Orders in the service's $metadata (set by preset sap-b1-service-layer " +
-            '(connectors/odata/presets/sap-b1-service-layer.ts line 11))',
+            `(connectors/odata/presets/sap-b1-service-layer.ts line ${presetLineOf('find_filter: U_ApiOrderId')}))`,
         );
         expect(failures.every((line) => line.includes('U_ApiOrderId'))).toBe(true);
       } finally {
@@ -117,3 +117,9 @@ describe('config/supplier-sap-b1.yaml and config/supplier-priority.yaml against 
     },
   );
 });
+
+/** The 1-based line of the SAP preset's file that holds the text, as a person opening the file would count it. */
+function presetLineOf(text: string): number {
+  const lines = readFileSync('connectors/odata/presets/sap-b1-service-layer.ts', 'utf8').split('\n');
+  return lines.findIndex((line) => line.includes(text)) + 1;
+}
