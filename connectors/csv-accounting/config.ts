@@ -1,5 +1,5 @@
 /** Config block of a `csv` accounting connector (without its `type` key). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { JOURNAL_ENTRY_FIELDS, type JournalEntryField } from '../../src/connector-contract/journal.js';
 
 export const CSV_ENTRY_FIELDS = JOURNAL_ENTRY_FIELDS;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const csvErpConfigSchema = z.strictObject({
   in_dir: z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from '../../src/config/index.js';
 import { DATE_FORMATS, type CellFormats } from './formats.js';
 

@@ -14,7 +14,7 @@ import iconv from 'iconv-lite';
 import type { ExpenseSource, RejectedFile } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
-import { moveDropFile, readyFiles, rejectDropFile, type DropFolders } from '../../src/kit/drop-folder.js';
+import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
 import { cellFormatsOf, type CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
 import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
@@ -34,7 +34,7 @@ export class CsvExpenseSource implements ExpenseSource {
   /** From the last listing: the files read, and the file each pending reference came from. */
   #files = new Map<string, ReadFile>();
   #fileOf = new Map<string, string>();
-  #rejected: RejectedFile[] = [];
+  readonly #rejected: RejectedDropFiles;
 
   constructor(
     private readonly config: CsvExpensesConfig,
@@ -43,15 +43,16 @@ export class CsvExpenseSource implements ExpenseSource {
     private readonly mayCommit: CommitGate = commitFreely,
   ) {
     this.#ledger = new SentLedger(path.join(folders.inDir, SENT_LEDGER));
+    this.#rejected = new RejectedDropFiles(folders);
   }
 
   /** The files the last listing rejected whole, each moved to failed/ with its reason. */
   rejectedFiles(): readonly RejectedFile[] {
-    return this.#rejected;
+    return this.#rejected.list();
   }
 
   async listPendingExpenses(): Promise<SourceExpense[]> {
-    this.#rejected = [];
+    this.#rejected.clear();
     const files = await this.#readFiles();
     const sent = await this.#ledger.read();
     this.#files = new Map(files.map((file) => [file.name, file]));
@@ -109,13 +110,7 @@ export class CsvExpenseSource implements ExpenseSource {
         if (!(error instanceof ExpenseFileError)) throw error;
         // An unreadable file goes to failed/ at once, with the reason beside it; the flow files it as a dead letter
         // of its own (rejectedFiles).
-        const moved = await rejectDropFile(this.folders, name, error.message);
-        this.#rejected.push({
-          file: name,
-          movedTo: path.join(this.folders.failedDir, moved),
-          line: error.line,
-          reason: error.message,
-        });
+        await this.#rejected.reject(name, error.message, error.line);
       }
     }
     return files;

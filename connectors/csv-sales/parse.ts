@@ -26,7 +26,11 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 const MAX_PROBLEMS = 10;
 
 export class SalesFileError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The first line at fault (1 is the header), null when the file as such is unreadable. */
+    readonly line: number | null = null,
+  ) {
     super(message);
     this.name = 'SalesFileError';
   }
@@ -44,6 +48,7 @@ function extras(row: Row, known: readonly string[]): Record<string, string | num
 
 function checkRows(rows: readonly Row[], required: readonly string[], decimals: readonly string[]): void {
   const problems: string[] = [];
+  let firstLine: number | null = null;
   rows.forEach((row, index) => {
     const line = index + 2; // the header is line 1
     for (const name of required) {
@@ -58,10 +63,11 @@ function checkRows(rows: readonly Row[], required: readonly string[], decimals: 
     if (lineNumber !== '' && !/^\d+$/.test(lineNumber)) {
       problems.push(`line ${line}: line_number "${lineNumber}" is not a whole number`);
     }
+    if (firstLine === null && problems.length > 0) firstLine = line;
   });
   if (problems.length > 0) {
     const more = problems.length > MAX_PROBLEMS ? ` (and ${problems.length - MAX_PROBLEMS} more)` : '';
-    throw new SalesFileError(`${problems.slice(0, MAX_PROBLEMS).join('; ')}${more}`);
+    throw new SalesFileError(`${problems.slice(0, MAX_PROBLEMS).join('; ')}${more}`, firstLine);
   }
 }
 
@@ -98,18 +104,20 @@ export function parseSalesFile(ref: string, text: string, separator: string): Sa
   if (columns.has('item_code')) {
     const missing = ITEM_REQUIRED.filter((name) => !columns.has(name));
     if (missing.length > 0)
-      throw new SalesFileError(`item-sales file without column(s) ${missing.join(', ')}`);
+      throw new SalesFileError(`item-sales file without column(s) ${missing.join(', ')}`, 1);
     checkRows(rows, ITEM_REQUIRED, ['quantity', 'unit_price', 'total']);
     return { ref, zReports: [], itemSales: rows.map(itemSale) };
   }
   if (columns.has('total_before_vat')) {
     const missing = Z_REQUIRED.filter((name) => !columns.has(name));
-    if (missing.length > 0) throw new SalesFileError(`Z-report file without column(s) ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new SalesFileError(`Z-report file without column(s) ${missing.join(', ')}`, 1);
     checkRows(rows, Z_REQUIRED, ['total_before_vat']);
     return { ref, zReports: rows.map(zReport), itemSales: [] };
   }
   throw new SalesFileError(
     'the header has neither item_code (item sales) nor total_before_vat (Z-reports); see the connector docs for the columns',
+    1,
   );
 }
 

@@ -1,15 +1,16 @@
 /**
  * A drop folder of POS sales files (src/kit/drop-folder.ts). Each `.csv` file is one batch; after the flow has kept
- * the results it is moved to done/ or failed/. Files the POS writes should appear under their final name in one
+ * the results it is moved to done/ or failed/; a file that cannot be read is moved to failed/ at once and handed
+ * to the flow as rejected whole. Files the POS writes should appear under their final name in one
  * step (write to a temporary name, then rename); files younger than `min_age` are left for the next run in case
  * they are still being written.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import type { SalesSource } from '../../src/connector-contract/capabilities.js';
+import type { RejectedFile, SalesSource } from '../../src/connector-contract/capabilities.js';
 import type { SalesBatch } from '../../src/connector-contract/sales.js';
-import { moveDropFile, readyFiles, rejectDropFile, type DropFolders } from '../../src/kit/drop-folder.js';
+import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
 import type { CsvSalesConfig } from './config.js';
 import { parseSalesFile, SalesFileError } from './parse.js';
 
@@ -19,13 +20,23 @@ export {
 } from '../../src/kit/drop-folder.js';
 
 export class CsvSalesSource implements SalesSource {
+  readonly #rejected: RejectedDropFiles;
+
   constructor(
     private readonly config: CsvSalesConfig,
     private readonly folders: DropFolders,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#rejected = new RejectedDropFiles(folders);
+  }
+
+  /** The files the last listing rejected whole, each moved to failed/ with its reason. */
+  rejectedFiles(): readonly RejectedFile[] {
+    return this.#rejected.list();
+  }
 
   async listPendingSales(): Promise<SalesBatch[]> {
+    this.#rejected.clear();
     const names = await readyFiles(this.folders, {
       suffix: '.csv',
       minAgeMs: this.config.min_age,
@@ -39,8 +50,9 @@ export class CsvSalesSource implements SalesSource {
         batches.push(parseSalesFile(name, text, this.config.separator));
       } catch (error) {
         if (!(error instanceof SalesFileError)) throw error;
-        // An unreadable file goes to failed/ at once (the flow never sees it).
-        await rejectDropFile(this.folders, name, error.message);
+        // An unreadable file goes to failed/ at once, with the reason beside it; the flow files it as a dead letter
+        // of its own (rejectedFiles).
+        await this.#rejected.reject(name, error.message, error.line);
       }
     }
     return batches;

@@ -1,5 +1,5 @@
 /** Config block of a `hashavshevet` connector (without its `type` key). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { COSTING_CODE_WIDTH, DATE_FORMATS, type DateFormat } from './layout.js';
 import { LONG_REFERENCE_RULES, type LongReferenceRule } from './references.js';
 import { TEXT_DIRECTIONS, type TextDirection } from './text-direction.js';

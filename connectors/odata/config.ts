@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration, secret } from '../../src/config/index.js';
 
 /**
@@ -83,6 +83,15 @@ const documentSource = z.strictObject({
       'Properties PATCHed on a document once sent; :api_document_id, :ref and :sent_mark ' +
       '(`<api document id>@<ref>`, naming the document itself) are provided',
   }),
+  date_floor_as: z
+    .enum(['date', 'datetime'])
+    .default('date')
+    .meta({
+      description:
+        "How documents_from is compared with the source's date field: date (`DocDate ge 2026-01-01`, an Edm.Date) " +
+        'or datetime (`IVDATE ge 2026-01-01T00:00:00+02:00`, midnight in company_timezone with its offset, for an ' +
+        'Edm.DateTimeOffset such as Priority dates)',
+    }),
   updated: z
     .strictObject({
       date: z
@@ -299,8 +308,9 @@ export const odataConnectorConfigSchema = z.strictObject({
     .meta({
       description:
         'Documents dated before this are never read or sent: each document source reads only `<its date field> ge ' +
-        "<date>` (an Edm.Date comparison, as SAP Business One's DocDate). Set it before the first run, or every " +
-        'unsent document of any year is sent',
+        "<date>` (an Edm.Date comparison, as SAP Business One's DocDate; a source with date_floor_as: datetime " +
+        'compares with midnight of that date in company_timezone, as Priority). Set it before the first run, or ' +
+        'every unsent document of any year is sent',
       examples: ['2026-01-01'],
     }),
   currencies: z

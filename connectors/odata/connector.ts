@@ -43,6 +43,7 @@ function odataCapabilities(
       name,
       options.timeZone,
       options.currencies,
+      entities.company_currencies,
     );
   if (entities.documents !== undefined) {
     const sources = entities.documents.sources;

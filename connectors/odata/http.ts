@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { CommitGate } from '../../src/connector-contract/commit-gate.js';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
+import { lazy, loadUndici, type Lazy } from '../../src/shared/lazy-packages.js';
 import type { OdataAuth } from './config.js';
 import { httpError, odataErrorMessage, withoutSecrets } from './errors.js';
 
@@ -41,7 +42,8 @@ type SentResponse = OdataResponse & { cookies: string; sentWith: string | null }
  * credential: every text from the network passes withoutSecrets.
  */
 export class OdataHttp {
-  readonly #agent: Agent;
+  /** Made at the first request. */
+  readonly #agent: Lazy<Agent>;
   readonly #root: URL;
   #cookies: string | null = null;
   #login: Promise<void> | null = null;
@@ -57,7 +59,14 @@ export class OdataHttp {
     private readonly license?: { readonly app_id: string; readonly app_key: string },
   ) {
     this.#root = new URL(serviceUrl.endsWith('/') ? serviceUrl : `${serviceUrl}/`);
-    this.#agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+    this.#agent = lazy(async () => {
+      const undici = await loadUndici();
+      return new undici.Agent({
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connectTimeout: timeoutMs,
+      });
+    });
   }
 
   /** Where the service is, without credentials. */
@@ -122,7 +131,8 @@ export class OdataHttp {
     } catch {
       // A failed Logout leaves a session that expires by itself; closing goes on.
     } finally {
-      await this.#agent.close();
+      const made = await this.#agent.started()?.catch(() => undefined);
+      await made?.close();
     }
   }
 
@@ -210,13 +220,14 @@ export class OdataHttp {
     }
     const sentWith = signed ? this.#cookies : null;
     if (sentWith !== null) headers['cookie'] = sentWith;
+    const [{ request }, agent] = await Promise.all([loadUndici(), this.#agent.get()]);
     const cut = deadline === undefined ? undefined : cutAt(deadline);
     try {
       const response = await request(this.url(path), {
         method,
         headers,
         body: options.body ?? null,
-        dispatcher: this.#agent,
+        dispatcher: agent,
         ...(cut === undefined ? {} : { signal: cut.signal }),
       });
       const text = await response.body.text();

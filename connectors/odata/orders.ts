@@ -10,6 +10,7 @@ import type {
 import type { OdataEntities } from './config.js';
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
 import { orderHeaderParams, orderLineParams } from '../../src/kit/order-params.js';
+import { undefinedCurrencyFix } from './currency-check.js';
 import { paramOf, writeEntity } from './mapping.js';
 import { queryString, type Entity, type OdataService } from './service.js';
 
@@ -30,6 +31,8 @@ export class OdataOrderSink implements OrderSink {
     private readonly timeZone: string | undefined = undefined,
     /** API currency code -> the company's own code for it (currencies). */
     private readonly currencies: Readonly<Record<string, string>> = {},
+    /** The company's currencies, read to explain a refused order in a currency the company does not define. */
+    private readonly companyCurrencies?: OdataEntities['company_currencies'],
   ) {}
 
   async findOrder(apiOrderId: string): Promise<ErpOrderRef | null> {
@@ -43,12 +46,33 @@ export class OdataOrderSink implements OrderSink {
     try {
       return { erpOrderNumber: this.#number(await this.#create(order)), status: 'written' };
     } catch (error) {
-      if (!(error instanceof ConnectorError) || !error.retryable) throw error;
+      if (!(error instanceof ConnectorError)) throw error;
+      if (!error.retryable) throw await this.#explained(error, order);
       // The request may have reached the ERP before the answer was lost.
       const created = await this.#find(order.apiOrderId).catch(() => null);
       if (created === null) throw error;
       return { erpOrderNumber: this.#number(created), status: 'written' };
     }
+  }
+
+  /** A refused order whose currency the company does not define: the refusal with the key that fixes it. */
+  async #explained(error: ConnectorError, order: ErpOrder): Promise<ConnectorError> {
+    if (this.companyCurrencies === undefined) return error;
+    const code = this.currencies[order.currency] ?? order.currency;
+    const configKey = `connectors.${this.connector}`;
+    const fix = await undefinedCurrencyFix(
+      this.service,
+      this.companyCurrencies,
+      order.currency,
+      code,
+      configKey,
+    );
+    if (fix === undefined) return error;
+    return new ConnectorError(error.code, `${error.message}; ${fix}`, {
+      connector: this.connector,
+      retryable: false,
+      cause: error,
+    });
   }
 
   async checkOrderWrite(order: ErpOrder): Promise<void> {

@@ -2,6 +2,7 @@ import type {
   CatalogSource,
   CustomerDirectory,
   DocumentSource,
+  ReadPosition,
 } from '../../src/connector-contract/capabilities.js';
 import type {
   ErpAvailability,
@@ -15,7 +16,14 @@ import type { ErpDocument, ErpDocumentLine } from '../../src/connector-contract/
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import type { DocumentSourceConfig, OdataEntities, ReadSection } from './config.js';
 import { bindTemplate, keyPredicate, type ODataValue } from './literals.js';
-import { readFields, rowsOf, selectedProperties, writeEntity, type ReadValue } from './mapping.js';
+import {
+  midnightIn,
+  readFields,
+  rowsOf,
+  selectedProperties,
+  writeEntity,
+  type ReadValue,
+} from './mapping.js';
 import type { Entity, OdataService } from './service.js';
 import { UpdateWatermark, updatedSinceFilter } from './update-watermark.js';
 
@@ -49,17 +57,24 @@ class Fields {
     return typeof value === 'string' && value !== '' ? value : null;
   }
 
+  /** A decimal amount or quantity as plain digits, whether the ERP sent a JSON number or a string (plainDecimal). */
   decimal(field: string, fallback: string | null = null): string {
-    return this.optional(field) ?? fallback ?? this.text(field);
+    return plainDecimal(this.optional(field) ?? fallback ?? this.text(field));
+  }
+
+  optionalDecimal(field: string): string | null {
+    const text = this.optional(field);
+    return text === null ? null : plainDecimal(text);
   }
 
   /**
    * An amount in the API's money format (exactly two fraction digits): OData services send decimals as JSON
-   * numbers, so 32.5 arrives as "32.5". A price with more digits (SAP keeps up to six) is rounded to cents, half
-   * away from zero (12.345 -> 12.35), never refused: one such price must not fail the whole price read.
+   * numbers, so 32.5 arrives as "32.5" (or as the string "32.5" under IEEE754Compatible). A price with more digits
+   * (SAP keeps up to six) is rounded to cents, half away from zero (12.345 -> 12.35), never refused: one such price
+   * must not fail the whole price read.
    */
   money(field: string): string {
-    const text = this.text(field);
+    const text = plainDecimal(this.text(field));
     const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(text);
     if (match === null) {
       throw new ConnectorError(
@@ -140,7 +155,7 @@ export class OdataCatalogSource implements CatalogSource {
         priceList: f.text('price_list'),
         sku: f.text('sku'),
         price: f.money('price'),
-        minQuantity: f.optional('min_quantity'),
+        minQuantity: f.optionalDecimal('min_quantity'),
         validFrom: f.optionalDate('valid_from'),
       };
     });
@@ -181,6 +196,26 @@ export class OdataCustomerDirectory implements CustomerDirectory {
       };
     });
   }
+}
+
+/**
+ * A decimal as plain digits: an Edm.Decimal arrives as a JSON number, or as a string when the service writes
+ * IEEE754Compatible numbers (OData JSON Format 4.0, section 3.2), and either may use an exponent (a number read from
+ * JSON prints 0.0000001 as 1e-7; the OData ABNF's decimalValue allows `1.5e-7`). The digits are shifted as text, never
+ * through a float. Text that is not a decimal is returned as it came, for the caller to refuse.
+ */
+export function plainDecimal(text: string): string {
+  const match = /^([+-]?)(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (match === null) return text;
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = match;
+  const digits = `${whole}${fraction}`;
+  const point = whole.length + Number(exponent);
+  const padded = point <= 0 ? `${'0'.repeat(1 - point)}${digits}` : digits.padEnd(point, '0');
+  const at = Math.max(point, 1);
+  const integer = padded.slice(0, at).replace(/^0+(?=\d)/, '');
+  const decimals = padded.slice(at);
+  const value = decimals === '' ? integer : `${integer}.${decimals}`;
+  return sign === '-' ? `-${value}` : value;
 }
 
 /** Scaled-integer subtraction of two decimal strings (totals before VAT where the ERP keeps only gross and VAT). */
@@ -227,6 +262,9 @@ function markedSent(source: DocumentSourceConfig, entity: Entity): boolean {
  * is its entity set and key predicate (`Invoices(17)`), so marking it sent needs nothing else.
  */
 export class OdataDocumentSource implements DocumentSource {
+  /** Offered when a source reads by update stamp (`updated`): the bound, kept in the state by the documents flow. */
+  readonly readPosition: ReadPosition | undefined;
+
   constructor(
     private readonly service: OdataService,
     private readonly sources: readonly DocumentSourceConfig[],
@@ -238,7 +276,14 @@ export class OdataDocumentSource implements DocumentSource {
     /** company_timezone: the zone of the documents' update stamps. */
     private readonly timeZone: string | undefined = undefined,
     private readonly watermark = new UpdateWatermark(UPDATE_OVERLAP_SECONDS),
-  ) {}
+  ) {
+    this.readPosition = sources.some((source) => source.updated !== undefined)
+      ? {
+          resume: (positionMs) => watermark.resume(positionMs === null ? undefined : new Date(positionMs)),
+          current: () => watermark.settled()?.getTime() ?? null,
+        }
+      : undefined;
+  }
 
   async listPendingDocuments(): Promise<ErpDocument[]> {
     const documents: ErpDocument[] = [];
@@ -278,12 +323,17 @@ export class OdataDocumentSource implements DocumentSource {
     return api ?? company;
   }
 
-  /** The source's filter and, with documents_from, its date field on or after that date. */
+  /**
+   * The source's filter and, with documents_from, its date field on or after that date: an Edm.Date literal, or for
+   * a date-time field midnight of that date in the company's zone with its offset (the literal Priority's filter
+   * takes, _restapi/5.restQuery.md "Filtering a Collection - Dates").
+   */
   #withFloor(filter: string, source: DocumentSourceConfig): string {
     const date = source.fields['date'];
     if (this.from === undefined || date === undefined) return filter;
     const path = typeof date === 'string' ? date : date.path;
-    return `(${filter}) and ${path} ge ${this.from}`;
+    const floor = source.date_floor_as === 'datetime' ? midnightIn(this.from, this.timeZone) : this.from;
+    return `(${filter}) and ${path} ge ${floor}`;
   }
 
   async markDocumentSent(ref: string, apiDocumentId: string): Promise<void> {
@@ -328,10 +378,10 @@ export class OdataDocumentSource implements DocumentSource {
       purchaseType: f.optional('purchase_type'),
       allocationNumber: f.optional('allocation_number'),
       currency: this.#apiCurrency(f.optional('currency')),
-      totalBeforeVat: f.optional('total_before_vat') ?? subtractDecimals(totalWithVat, vat),
+      totalBeforeVat: f.optionalDecimal('total_before_vat') ?? subtractDecimals(totalWithVat, vat),
       vat,
       totalWithVat,
-      discount: f.optional('discount'),
+      discount: f.optionalDecimal('discount'),
       attachmentPath: null,
       apiOrderIds: [...new Set([...(apiOrderId === null ? [] : [apiOrderId]), ...lineOrders])],
       lines: documentLines,
@@ -352,7 +402,7 @@ export class OdataDocumentSource implements DocumentSource {
       quantity: f.decimal('quantity'),
       unit: f.optional('unit'),
       unitPrice: f.decimal('unit_price'),
-      discountPct: f.optional('discount_pct'),
+      discountPct: f.optionalDecimal('discount_pct'),
       total: f.decimal('total'),
       vatExempt: f.flag('vat_exempt'),
       apiOrderId: f.optional('api_order_id') ?? apiOrderId,

@@ -1,8 +1,8 @@
 /**
  * The update-time bound of document reads. A read asks only for documents changed at or after the start of the last
  * read whose documents were all marked sent, less an overlap for the difference between this host's clock and the
- * ERP's. A document read but not marked (its send failed) keeps the bound where it was, so it is read again. Held in
- * memory: after a restart the first read is bounded by the date floor alone.
+ * ERP's. A document read but not marked (its send failed) keeps the bound where it was, so it is read again. The
+ * documents flow keeps the bound in the state (`settled`, `resume`), so a restart goes on from it.
  */
 export class UpdateWatermark {
   #since: Date | undefined;
@@ -20,6 +20,18 @@ export class UpdateWatermark {
     this.#started = new Date(this.now().getTime() - this.overlapSeconds * 1000);
     this.#unmarked.clear();
     return this.#since;
+  }
+
+  /** The bound the state holds, before a read: the in-memory one is replaced by it. */
+  resume(since: Date | undefined): void {
+    this.#since = since;
+    this.#started = undefined;
+    this.#unmarked.clear();
+  }
+
+  /** The bound the next read starts from: the last read's start once every document it returned was marked. */
+  settled(): Date | undefined {
+    return this.#started !== undefined && this.#unmarked.size === 0 ? this.#started : this.#since;
   }
 
   returned(refs: readonly string[]): void {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One named-parameter statement (`:name` or `@name`), described for editors with what it receives and returns. */
 const statement = (description: string, example: string) =>

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeConnection, openSqlDriver, sqlConnectionSchema } from '../../src/kit/sql/connection.js';
 import { commitGated } from '../../src/kit/sql/commit-gated.js';
 import { SqlConnector, sqlCapabilities, sqlCapabilityNames } from './connector.js';

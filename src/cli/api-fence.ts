@@ -6,7 +6,7 @@
  */
 import type { BeforeWrite } from '../client/index.js';
 import type { CoreConfig } from '../config/index.js';
-import { leadershipSettings } from '../daemon/leadership-settings.js';
+import { leadershipSettings } from '../daemon/start/leadership-settings.js';
 import { WriteGate } from '../daemon/services/write-gate.js';
 import { LeadershipLostError, type StateStore } from '../state/index.js';
 import { withStateChange } from './state-access.js';

@@ -1,28 +1,55 @@
-/** The `supply-sync` command tree; each command lives in its own module under commands/. */
+/**
+ * The `supply-sync` command tree: each command group is a spec table in its own module under commands/, registered
+ * with commander by `registerCommands` (command-spec.ts).
+ */
 import { Command, CommanderError } from 'commander';
-import { registerCatalogCommands } from './commands/catalog.js';
-import { registerCommandQueueCommands } from './commands/commands.js';
-import { registerConfigCommands } from './commands/config.js';
-import { registerContractCommands } from './commands/contract.js';
-import { registerCursorCommands } from './commands/cursor.js';
-import { registerDeadLetterCommands } from './commands/dead-letters.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerDoctorCommand } from './commands/doctor.js';
-import { registerJobCommands } from './commands/jobs.js';
-import { registerJournalCommands } from './commands/journal.js';
-import { registerNotifyCommands } from './commands/notify.js';
-import { registerReconcileCommands } from './commands/reconcile.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerRunsCommand } from './commands/runs.js';
-import { registerSandboxCommand } from './commands/sandbox.js';
-import { registerStateCommands } from './commands/state.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerSyncCommand } from './commands/sync.js';
-import { registerWebhookCommands } from './commands/webhooks.js';
+import { CATALOG_COMMANDS } from './commands/catalog.js';
+import { COMMAND_QUEUE_COMMANDS } from './commands/commands.js';
+import { CONFIG_COMMANDS } from './commands/config.js';
+import { CONTRACT_COMMANDS } from './commands/contract.js';
+import { CURSOR_COMMANDS } from './commands/cursor.js';
+import { DEAD_LETTER_COMMANDS } from './commands/dead-letters.js';
+import { DEMO_COMMAND } from './commands/demo.js';
+import { DOCTOR_COMMAND } from './commands/doctor.js';
+import { JOB_COMMANDS } from './commands/jobs.js';
+import { JOURNAL_COMMANDS } from './commands/journal.js';
+import { NOTIFY_COMMANDS } from './commands/notify.js';
+import { RECONCILE_COMMANDS } from './commands/reconcile.js';
+import { RUN_COMMAND } from './commands/run.js';
+import { RUNS_COMMAND } from './commands/runs.js';
+import { SANDBOX_COMMAND } from './commands/sandbox.js';
+import { STATE_COMMANDS } from './commands/state.js';
+import { STATUS_COMMAND } from './commands/status.js';
+import { SYNC_COMMAND } from './commands/sync.js';
+import { WEBHOOK_COMMANDS } from './commands/webhooks.js';
+import { registerCommands, type CommandSpec } from './command-spec.js';
 import { DEFAULT_CONFIG, type CliContext } from './context.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { createOutput } from './output.js';
-import { packageVersion } from '../daemon/version.js';
+import { packageVersion } from '../daemon/package/version.js';
+
+/** Every command of the CLI, in the order `--help` lists them. */
+export const CLI_COMMANDS: readonly CommandSpec[] = [
+  RUN_COMMAND,
+  SYNC_COMMAND,
+  STATUS_COMMAND,
+  CONFIG_COMMANDS,
+  CURSOR_COMMANDS,
+  STATE_COMMANDS,
+  CATALOG_COMMANDS,
+  DEAD_LETTER_COMMANDS,
+  JOURNAL_COMMANDS,
+  RECONCILE_COMMANDS,
+  JOB_COMMANDS,
+  RUNS_COMMAND,
+  COMMAND_QUEUE_COMMANDS,
+  WEBHOOK_COMMANDS,
+  SANDBOX_COMMAND,
+  DEMO_COMMAND,
+  DOCTOR_COMMAND,
+  CONTRACT_COMMANDS,
+  NOTIFY_COMMANDS,
+];
 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('supply-sync')
@@ -41,25 +68,7 @@ export function buildProgram(context: CliContext): Command {
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  registerRunCommand(program, context);
-  registerSyncCommand(program, context);
-  registerStatusCommand(program, context);
-  registerConfigCommands(program, context);
-  registerCursorCommands(program, context);
-  registerStateCommands(program, context);
-  registerCatalogCommands(program, context);
-  registerDeadLetterCommands(program, context);
-  registerJournalCommands(program, context);
-  registerReconcileCommands(program, context);
-  registerJobCommands(program, context);
-  registerRunsCommand(program, context);
-  registerCommandQueueCommands(program, context);
-  registerWebhookCommands(program, context);
-  registerSandboxCommand(program, context);
-  registerDemoCommand(program, context);
-  registerDoctorCommand(program, context);
-  registerContractCommands(program, context);
-  registerNotifyCommands(program, context);
+  registerCommands(program, CLI_COMMANDS, context);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();

@@ -28,6 +28,7 @@ import {
   createNetworkDispatcher,
   proxySecrets,
   resolveProxySettings,
+  type LazyDispatcher,
   type NetworkOptions,
 } from './network.js';
 import { DriftCounter, type DriftListener } from './parsing.js';
@@ -35,7 +36,13 @@ import { RateLimiter, type RateLimiterOptions, type RateLimiterStats } from './r
 import { Redactor } from './redact.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { ClientConfigError } from './errors.js';
-import { changesData, Transport, type ApiCallEvent, type BeforeWrite } from './transport.js';
+import {
+  changesData,
+  Transport,
+  type ApiCallEvent,
+  type Authenticator,
+  type BeforeWrite,
+} from './transport.js';
 import type { RequestSender } from './context.js';
 import { buildPath } from './url.js';
 
@@ -79,63 +86,25 @@ export interface ApiClientOptions {
   beforeWrite?: BeforeWrite;
 }
 
-function defaultDispatcher(options: ApiClientOptions): Dispatcher {
-  return createNetworkDispatcher({
+/** The injected dispatcher, or one the client owns (made at its first request, closed with the client). */
+function clientDispatcher(options: ApiClientOptions): {
+  dispatcher: () => Promise<Dispatcher>;
+  owned: LazyDispatcher | undefined;
+} {
+  const injected = options.dispatcher;
+  if (injected !== undefined) return { dispatcher: () => Promise.resolve(injected), owned: undefined };
+  const owned = createNetworkDispatcher({
     ...options.network,
     connections: options.rateLimit?.maxConcurrency ?? 8,
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs: options.attemptTimeoutMs }),
   });
+  return { dispatcher: owned.get, owned };
 }
 
-export function createApiClient(options: ApiClientOptions) {
-  const environment = assertEnvironmentsMatch(options.apiKey, options.baseUrl, {
-    ...(options.environment ? { environment: options.environment } : {}),
-    ...(options.sandboxBaseUrls ? { sandboxBaseUrls: options.sandboxBaseUrls } : {}),
-  });
-  const clock = options.clock ?? systemClock;
-  let ownedDispatcher: Dispatcher | undefined;
-  const dispatcher: Dispatcher = options.dispatcher ?? (ownedDispatcher = defaultDispatcher(options));
-  const redactor = new Redactor();
-  redactor.add(options.apiKey);
-  if (options.dispatcher === undefined) {
-    const settings = resolveProxySettings(options.network ?? {});
-    for (const value of proxySecrets(settings, options.network?.proxy)) redactor.add(value);
-  }
-  const limiter = new RateLimiter(clock, options.rateLimit);
-  const drift = new DriftCounter(options.onDrift);
-  const logger = options.logger?.child({ component: 'api-client', environment });
-  const transport = new Transport({
-    baseUrl: options.baseUrl,
-    dispatcher,
-    clock,
-    random: options.random ?? Math.random,
-    retry: { ...DEFAULT_RETRY, ...options.retry },
-    limiter,
-    redactor,
-    newIdempotencyKey: options.newIdempotencyKey ?? randomUUID,
-    userAgent: options.userAgent ?? 'supply-sync',
-    logger,
-    onCall: options.onCall,
-    beforeWrite: options.beforeWrite,
-  });
-  const auth = options.auth ?? { mode: 'api_key' };
-  transport.authenticator =
-    auth.mode === 'api_key'
-      ? new ApiKeyAuthenticator(options.apiKey)
-      : new ClientCredentialsAuthenticator(
-          transport,
-          clock,
-          redactor,
-          {
-            clientId: auth.clientId,
-            clientSecret: options.apiKey,
-            ...(auth.scope === undefined ? {} : { scope: auth.scope }),
-          },
-          auth.refreshMarginMs,
-        );
-  const ctx: ClientContext = { transport, drift };
-  const areas = (context: ClientContext) => ({
+/** The client's areas, each sending through `context` (the client's transport, or a view refusing writes). */
+function apiAreas(context: ClientContext, limiter: RateLimiter) {
+  return {
     account: createAccountApi(context, (me) => limiter.setPerMinute(me.rate_limit.per_minute)),
     supplierBuyers: createSupplierBuyersApi(context),
     orders: createOrdersApi(context),
@@ -154,23 +123,83 @@ export function createApiClient(options: ApiClientOptions) {
     audit: createAuditApi(context),
     webhooks: createWebhooksApi(context),
     events: createEventsApi(context),
+  };
+}
+
+/** The key, and the proxy credentials of a dispatcher the client builds, are never logged or thrown. */
+function clientRedactor(options: ApiClientOptions): Redactor {
+  const redactor = new Redactor();
+  redactor.add(options.apiKey);
+  if (options.dispatcher === undefined) {
+    const settings = resolveProxySettings(options.network ?? {});
+    for (const value of proxySecrets(settings, options.network?.proxy)) redactor.add(value);
+  }
+  return redactor;
+}
+
+function authenticatorFor(
+  options: ApiClientOptions,
+  transport: Transport,
+  clock: Clock,
+  redactor: Redactor,
+): Authenticator {
+  const auth = options.auth ?? { mode: 'api_key' };
+  if (auth.mode === 'api_key') return new ApiKeyAuthenticator(options.apiKey);
+  return new ClientCredentialsAuthenticator(
+    transport,
+    clock,
+    redactor,
+    {
+      clientId: auth.clientId,
+      clientSecret: options.apiKey,
+      ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+    },
+    auth.refreshMarginMs,
+  );
+}
+
+export function createApiClient(options: ApiClientOptions) {
+  const environment = assertEnvironmentsMatch(options.apiKey, options.baseUrl, {
+    ...(options.environment ? { environment: options.environment } : {}),
+    ...(options.sandboxBaseUrls ? { sandboxBaseUrls: options.sandboxBaseUrls } : {}),
   });
+  const clock = options.clock ?? systemClock;
+  const { dispatcher, owned } = clientDispatcher(options);
+  const redactor = clientRedactor(options);
+  const limiter = new RateLimiter(clock, options.rateLimit);
+  const drift = new DriftCounter(options.onDrift);
+  const logger = options.logger?.child({ component: 'api-client', environment });
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    dispatcher,
+    clock,
+    random: options.random ?? Math.random,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    limiter,
+    redactor,
+    newIdempotencyKey: options.newIdempotencyKey ?? randomUUID,
+    userAgent: options.userAgent ?? 'supply-sync',
+    logger,
+    onCall: options.onCall,
+    beforeWrite: options.beforeWrite,
+  });
+  transport.authenticator = authenticatorFor(options, transport, clock, redactor);
   const client = {
     environment,
-    ...areas(ctx),
+    ...apiAreas({ transport, drift }, limiter),
     /** Quarantine and drift counts per resource since the client was created. */
     driftStats: (): Record<string, { quarantined: number; drift: number }> => drift.snapshot(),
     rateLimiterStats: (): RateLimiterStats => limiter.stats(),
-    /** The dispatcher of this client's calls, for downloads from signed URLs (same proxy and CAs). */
+    /** This client's dispatcher (made at its first call), for downloads from signed URLs (same proxy and CAs). */
     dispatcher,
-    /** Closes the client's own dispatcher (an injected one is left to its owner). */
+    /** Closes the client's own dispatcher if it was made (an injected one is left to its owner). */
     async close(): Promise<void> {
-      await ownedDispatcher?.close();
+      await owned?.close();
     },
   };
   readOnlyViews.set(client, (refusal) => ({
     ...client,
-    ...areas({ transport: refusingWrites(transport, refusal), drift }),
+    ...apiAreas({ transport: refusingWrites(transport, refusal), drift }, limiter),
     // The view shares the client's dispatcher; closing it is the client's owner's business.
     close: () => Promise.resolve(),
   }));

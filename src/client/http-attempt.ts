@@ -1,5 +1,6 @@
 /** One HTTP exchange over undici: send the prepared bytes, read the whole body, report what happened. */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../shared/lazy-packages.js';
 import type { HeaderLookup } from './retry-policy.js';
 
 export interface PreparedRequest {
@@ -23,10 +24,12 @@ function headerLookup(headers: Record<string, string | string[] | undefined>): H
 }
 
 export async function sendAttempt(
-  dispatcher: Dispatcher,
+  dispatcherOf: () => Promise<Dispatcher>,
   prepared: PreparedRequest,
   signal: AbortSignal | undefined,
 ): Promise<AttemptOutcome> {
+  // Outside the try: a package or agent that cannot be made is no network failure to retry.
+  const [{ request }, dispatcher] = await Promise.all([loadUndici(), dispatcherOf()]);
   try {
     const response = await request(prepared.url, {
       dispatcher,

@@ -3,7 +3,8 @@
  * any case, or an explicit proxy that overrides them), trusting the system CAs plus any private ones given.
  */
 import { rootCertificates } from 'node:tls';
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { lazy, loadUndici } from '../shared/lazy-packages.js';
 import { ClientConfigError } from './errors.js';
 
 export interface ExplicitProxy {
@@ -163,8 +164,32 @@ function noProxyMatch(hostname: string, port: number, noProxy: string): string |
   return undefined;
 }
 
-/** The dispatcher every API call, token exchange, upload and download goes through. */
-export function createNetworkDispatcher(options: NetworkOptions = {}): Dispatcher {
+/** A dispatcher made at its first use; closing closes it only if it was made. */
+export interface LazyDispatcher {
+  get(): Promise<Dispatcher>;
+  close(): Promise<void>;
+}
+
+/**
+ * The dispatcher every API call, token exchange, upload and download goes through. The settings are checked now
+ * (a bad proxy URL throws here); the agent is made at the first request.
+ */
+export function createNetworkDispatcher(options: NetworkOptions = {}): LazyDispatcher {
+  const agentOptions = proxyAgentOptions(options);
+  const dispatcher = lazy(async (): Promise<Dispatcher> => {
+    const { EnvHttpProxyAgent } = await loadUndici();
+    return new EnvHttpProxyAgent(agentOptions);
+  });
+  return {
+    get: dispatcher.get,
+    async close() {
+      const made = await dispatcher.started()?.catch(() => undefined);
+      await made?.close();
+    },
+  };
+}
+
+function proxyAgentOptions(options: NetworkOptions): EnvHttpProxyAgent.Options {
   const settings = resolveProxySettings(options);
   const timeout = options.attemptTimeoutMs ?? 60_000;
   const connectTimeout = options.connectTimeoutMs ?? 10_000;
@@ -173,7 +198,7 @@ export function createNetworkDispatcher(options: NetworkOptions = {}): Dispatche
       ? [...rootCertificates, ...options.extraCaCertificates]
       : undefined;
   const tls = { timeout: connectTimeout, ...(ca ? { ca } : {}) };
-  return new EnvHttpProxyAgent({
+  return {
     // Explicit values (possibly empty) so undici does not read the environment a second time on its own.
     httpProxy: settings.httpProxy ?? '',
     httpsProxy: settings.httpsProxy ?? '',
@@ -189,5 +214,5 @@ export function createNetworkDispatcher(options: NetworkOptions = {}): Dispatche
     proxyTls: tls,
     headersTimeout: timeout,
     bodyTimeout: timeout,
-  });
+  };
 }

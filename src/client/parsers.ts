@@ -1,7 +1,7 @@
 /**
  * The one place that maps each response resource to its lenient contract schema (src/contract).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { parseLenientAs, type ContractSchemas, type SchemaName } from '../contract/index.js';
 import type { ResourceParser } from './parsing.js';
 

@@ -1,5 +1,5 @@
 /** Request body types, taken from the contract's schemas (as inputs, so defaulted fields stay optional). */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ContractSchemas, SchemaName } from '../contract/index.js';
 
 export type RequestBody<N extends SchemaName> = z.input<ContractSchemas[N]>;

@@ -67,7 +67,8 @@ export interface Authenticator {
 
 export interface TransportOptions {
   baseUrl: string;
-  dispatcher: Dispatcher;
+  /** The dispatcher, made at the first request. */
+  dispatcher: () => Promise<Dispatcher>;
   clock: Clock;
   random: () => number;
   retry: ResolvedRetryOptions;

@@ -25,6 +25,19 @@ export function changesData(spec: RequestSpec): boolean {
   return spec.method !== 'GET' && spec.authenticate !== false;
 }
 
+interface AttemptTiming {
+  attempt: number;
+  startedAt: number;
+  waitMs: number;
+}
+
+interface FailedAttempt {
+  outcome: AttemptOutcome;
+  error: ApiError;
+  attempt: number;
+  deadlineAt: number;
+}
+
 export class Transport {
   authenticator: Authenticator | undefined;
   private readonly warnedDeprecations = new Set<string>();
@@ -51,16 +64,10 @@ export class Transport {
         signal,
         remainingMs: deadlineAt - startedAt,
       });
-      if (outcome.kind === 'aborted' && cutoff === 'deadline' && !signal?.aborted) {
-        const timedOut: AttemptOutcome = {
-          kind: 'network',
-          error: new Error('no answer before the deadline'),
-        };
-        const last = errorFromOutcome(spec, path, timedOut, attempt, this.options.redactor, clock.now());
-        this.report(spec, path, timedOut, last, { attempt, startedAt, waitMs });
-        throw deadlineError(spec, path, last, attempt);
-      }
       if (outcome.kind === 'aborted') {
+        if (cutoff === 'deadline' && !signal?.aborted) {
+          throw this.deadlineCutoff(spec, path, { attempt, startedAt, waitMs });
+        }
         this.report(spec, path, outcome, undefined, { attempt, startedAt, waitMs });
         throw abortedError(spec, path, attempt);
       }
@@ -70,39 +77,68 @@ export class Transport {
       }
       const error = errorFromOutcome(spec, path, outcome, attempt, this.options.redactor, clock.now());
       this.report(spec, path, outcome, error, { attempt, startedAt, waitMs });
-      if (
-        outcome.kind === 'response' &&
-        outcome.status === 401 &&
-        !refreshedAfter401 &&
-        spec.authenticate !== false &&
-        this.authenticator
-      ) {
+      if (!refreshedAfter401 && this.mayRefresh(spec, outcome)) {
         refreshedAfter401 = true;
-        if (await this.authenticator.refreshAfterUnauthorized(signal)) continue;
+        if (await this.authenticator?.refreshAfterUnauthorized(signal)) continue;
       }
       if (!error.retryable || attempt >= this.options.retry.maxAttempts) throw error;
-      const header = outcome.kind === 'response' ? outcome.header : undefined;
-      const decision = retryDelay(attempt, header, clock.now(), this.options.retry, this.options.random);
-      if (outcome.kind === 'response' && outcome.status === 429) {
-        this.options.limiter.pauseUntil(clock.now() + decision.delayMs);
-      }
-      if (clock.now() + decision.delayMs > deadlineAt) throw deadlineError(spec, path, error, attempt);
-      this.options.logger?.warn(
-        {
-          method: spec.method,
-          path,
-          status: error.status,
-          code: error.code,
-          attempt,
-          delayMs: decision.delayMs,
-        },
-        'API call failed; retrying',
-      );
-      try {
-        await clock.sleep(decision.delayMs, signal);
-      } catch {
-        throw abortedError(spec, path, attempt);
-      }
+      await this.waitToRetry(spec, path, { outcome, error, attempt, deadlineAt });
+    }
+  }
+
+  /** The attempt was cut off at the deadline: reported as a network failure, thrown as the deadline's error. */
+  private deadlineCutoff(spec: RequestSpec, path: string, timing: AttemptTiming): ApiError {
+    const timedOut: AttemptOutcome = { kind: 'network', error: new Error('no answer before the deadline') };
+    const last = errorFromOutcome(
+      spec,
+      path,
+      timedOut,
+      timing.attempt,
+      this.options.redactor,
+      this.options.clock.now(),
+    );
+    this.report(spec, path, timedOut, last, timing);
+    return deadlineError(spec, path, last, timing.attempt);
+  }
+
+  /** A 401 to an authenticated call earns one token refresh. */
+  private mayRefresh(spec: RequestSpec, outcome: AttemptOutcome): boolean {
+    return (
+      outcome.kind === 'response' &&
+      outcome.status === 401 &&
+      spec.authenticate !== false &&
+      this.authenticator !== undefined
+    );
+  }
+
+  /**
+   * Waits the delay the retry policy (or the server) sets before the next attempt; a 429 pauses every call. Throws
+   * when the delay would pass the deadline, or when the call is aborted while waiting.
+   */
+  private async waitToRetry(spec: RequestSpec, path: string, failed: FailedAttempt): Promise<void> {
+    const { clock } = this.options;
+    const { outcome, error, attempt, deadlineAt } = failed;
+    const header = outcome.kind === 'response' ? outcome.header : undefined;
+    const decision = retryDelay(attempt, header, clock.now(), this.options.retry, this.options.random);
+    if (outcome.kind === 'response' && outcome.status === 429) {
+      this.options.limiter.pauseUntil(clock.now() + decision.delayMs);
+    }
+    if (clock.now() + decision.delayMs > deadlineAt) throw deadlineError(spec, path, error, attempt);
+    this.options.logger?.warn(
+      {
+        method: spec.method,
+        path,
+        status: error.status,
+        code: error.code,
+        attempt,
+        delayMs: decision.delayMs,
+      },
+      'API call failed; retrying',
+    );
+    try {
+      await clock.sleep(decision.delayMs, spec.call?.signal);
+    } catch {
+      throw abortedError(spec, path, attempt);
     }
   }
 

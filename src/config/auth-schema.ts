@@ -1,5 +1,5 @@
 /** `server.auth` and `server.trusted_proxies`: who may read the operations endpoints and who may act. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { cidrSchema } from './network-schema.js';
 import { secret } from './secret.js';
 

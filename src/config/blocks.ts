@@ -1,5 +1,5 @@
 /** Second validation pass: connector blocks and job options against the schemas registered for them. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from './did-you-mean.js';
 import { formatPath, type ConfigIssue } from './errors.js';
 import { defaultWriteTimeoutMs } from './ha-schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from './duration.js';
 
 /** The file the daemon writes its local operator token to when server.control.local_token_file is not set. */

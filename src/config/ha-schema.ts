@@ -3,7 +3,7 @@
  * is in milliseconds after parsing. It lives with the config (the config may not import src/ha); src/ha re-exports
  * it with what the elector makes of it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from './duration.js';
 
 export const DEFAULT_LEASE_MS = 10_000;

@@ -1,5 +1,5 @@
 /** Turning zod issues into config issues that name line, key path, what was expected and (safely) what was found. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestMatch } from './did-you-mean.js';
 import { formatPath, type ConfigIssue } from './errors.js';
 import { isSecretSchema, objectKeys, type PathSegment } from './schema-walk.js';

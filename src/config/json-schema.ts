@@ -4,7 +4,7 @@
  * Secret fields carry the annotation keyword `x-secret: true`. A strict validator accepts it once the keyword is
  * declared, as editors and CI checks do with their own vocabulary: with ajv, `ajv.addVocabulary(['x-secret'])`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { NO_PLUGINS, type PluginSchemas } from './plugin-schemas.js';
 import { coreConfigSchema } from './schema.js';
 

@@ -1,7 +1,7 @@
 /** Loading and validating the config file into a frozen, fully typed value. */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BlockValidator, rawBlocks } from './blocks.js';
 import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import { deepFreeze, type DeepReadonly } from './freeze.js';
@@ -12,7 +12,7 @@ import { childSchema, isSecretSchema, schemaAtPath, unwrap, type PathSegment } f
 function isArraySchema(schema: z.ZodType): boolean {
   return unwrap(schema).schema._zod.def.type === 'array';
 }
-import { readConfigSource } from './source.js';
+import { readConfigSource, type ConfigSource } from './source.js';
 
 export interface ConnectorConfig {
   readonly type: string;
@@ -76,57 +76,19 @@ function schemaForPath(
   return schemaAtPath(coreConfigSchema, path);
 }
 
-export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
-  const registry = options.registry ?? NO_PLUGINS;
-  const source = readConfigSource(file, text, {
-    env: options.env ?? process.env,
-    readFile: options.readFile ?? ((path) => readFileSync(path, 'utf8')),
-    expectsList: (path, raw) => {
-      const schema = schemaForPath(raw, path, registry);
-      return schema !== undefined && isArraySchema(schema);
-    },
-    isDeclaredKey: (path, raw) => schemaForPath(raw, path, registry) !== undefined,
-  });
-  const issues: ConfigIssue[] = [...source.issues];
-  const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
-    issues.push({ file, ...source.locate(path, preferKey), path: formatPath(path), message });
-  if (source.data === undefined) throw new ConfigError(issues);
-  // A key reported already (a missing variable, an unreadable <key>_file) is not reported again as missing.
-  const reported = new Set(issues.flatMap((issue) => [issue.path, issue.path.replace(/_file$/, '')]));
-
-  for (const path of source.fromFiles) {
+/** The paths filled from a `<key>_file` whose field is not a secret (nor a list of secrets). */
+function nonSecretFileFields(source: ConfigSource, registry: PluginSchemas): (readonly PathSegment[])[] {
+  return source.fromFiles.filter((path) => {
     const schema = schemaForPath(source.data, path, registry);
     const element = schema === undefined ? undefined : childSchema(schema, 0);
-    if (
-      schema !== undefined &&
-      !isSecretSchema(schema) &&
-      !(isArraySchema(schema) && isSecretSchema(element))
-    ) {
-      issueAt(
-        path,
-        `${String(path[path.length - 1])}_file is accepted only for secret fields; give the value directly`,
-        true,
-      );
-    }
-  }
+    return (
+      schema !== undefined && !isSecretSchema(schema) && !(isArraySchema(schema) && isSecretSchema(element))
+    );
+  });
+}
 
-  const blocks = new BlockValidator(source, registry, issues, reported);
-  const core = blocks.validate(coreConfigSchema, source.data, []) as CoreConfig | undefined;
-  if (!core) {
-    // Check connector blocks and job options anyway, so one run reports as much as it can.
-    const raw = rawBlocks(source.data);
-    blocks.connectors(raw.connectors);
-    for (const [name, job] of Object.entries(raw.jobs)) {
-      const registration = registry.flow(job.flow);
-      if (registration) blocks.validate(registration.options, job.options, ['jobs', name, 'options']);
-    }
-    throw new ConfigError(issues);
-  }
-  const connectors = blocks.connectors(core.connectors);
-  const jobs = blocks.jobs(core.jobs, core.connectors, connectors);
-  if (issues.length > 0) throw new ConfigError(issues);
-  blocks.writeTimeouts(core.ha, connectors);
-  // Relative paths in the config are relative to the config file's folder, wherever the daemon is started from.
+/** Relative paths in the config are relative to the config file's folder, wherever the daemon is started from. */
+function resolvePaths(file: string, core: CoreConfig): Pick<CoreConfig, 'api' | 'state' | 'server'> {
   const state = { ...core.state, path: resolve(dirname(file), core.state.path) };
   const caFile = core.api.ca_file;
   const api = caFile === undefined ? core.api : { ...core.api, ca_file: resolve(dirname(file), caFile) };
@@ -146,6 +108,52 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
     ...(tls === undefined ? {} : { tls: tlsPaths(tls) }),
     ...(webhooks?.tls === undefined ? {} : { webhooks: { ...webhooks, tls: tlsPaths(webhooks.tls) } }),
   };
+  return { api, state, server };
+}
+
+export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
+  const registry = options.registry ?? NO_PLUGINS;
+  const source = readConfigSource(file, text, {
+    env: options.env ?? process.env,
+    readFile: options.readFile ?? ((path) => readFileSync(path, 'utf8')),
+    expectsList: (path, raw) => {
+      const schema = schemaForPath(raw, path, registry);
+      return schema !== undefined && isArraySchema(schema);
+    },
+    isDeclaredKey: (path, raw) => schemaForPath(raw, path, registry) !== undefined,
+  });
+  const issues: ConfigIssue[] = [...source.issues];
+  const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
+    issues.push({ file, ...source.locate(path, preferKey), path: formatPath(path), message });
+  if (source.data === undefined) throw new ConfigError(issues);
+  // A key reported already (a missing variable, an unreadable <key>_file) is not reported again as missing.
+  const reported = new Set(issues.flatMap((issue) => [issue.path, issue.path.replace(/_file$/, '')]));
+
+  for (const path of nonSecretFileFields(source, registry)) {
+    issueAt(
+      path,
+      `${String(path[path.length - 1])}_file is accepted only for secret fields; give the value directly`,
+      true,
+    );
+  }
+
+  const blocks = new BlockValidator(source, registry, issues, reported);
+  const core = blocks.validate(coreConfigSchema, source.data, []) as CoreConfig | undefined;
+  if (!core) {
+    // Check connector blocks and job options anyway, so one run reports as much as it can.
+    const raw = rawBlocks(source.data);
+    blocks.connectors(raw.connectors);
+    for (const [name, job] of Object.entries(raw.jobs)) {
+      const registration = registry.flow(job.flow);
+      if (registration) blocks.validate(registration.options, job.options, ['jobs', name, 'options']);
+    }
+    throw new ConfigError(issues);
+  }
+  const connectors = blocks.connectors(core.connectors);
+  const jobs = blocks.jobs(core.jobs, core.connectors, connectors);
+  if (issues.length > 0) throw new ConfigError(issues);
+  blocks.writeTimeouts(core.ha, connectors);
+  const { api, state, server } = resolvePaths(file, core);
   const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
   return { file, config, warnings: blocks.warnings, parsedBy: registry };
 }

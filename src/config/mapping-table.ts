@@ -1,5 +1,5 @@
 /** How a flow option names one of the config's mapping tables (the keys of `mappings:`). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const mappingTableName = z
   .string()

@@ -1,6 +1,6 @@
 /** Config blocks for how the daemon reaches the API on a corporate network: a forward proxy and private CAs. */
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import { secret } from './secret.js';
 
 export const proxySchema = z

@@ -1,5 +1,5 @@
 /** The `notifications:` block: named channels (email, webhook) and rules saying which events go where. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from './duration.js';
 import type { DeepReadonly } from './freeze.js';
 import { markSecret, secret } from './secret.js';

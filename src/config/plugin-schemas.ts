@@ -2,7 +2,7 @@
  * What the config loader needs to know of the connector types and flows this build ships. The plugins themselves
  * (src/plugin) sit a layer above the config; they hand the loader this view of themselves.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ApiSide } from '../contract/index.js';
 
 export interface ConnectorSchema {

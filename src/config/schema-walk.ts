@@ -1,5 +1,5 @@
 /** Navigation of zod 4 schemas by key path, shared by secret detection, redaction and did-you-mean hints. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 type Def = { type: string; [key: string]: unknown };
 

@@ -1,5 +1,5 @@
 /** The core config schema. Connector blocks and job options are checked afterwards against the registry. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { controlApiSchema } from './control-schema.js';
 import { opsAuthSchema, trustedProxiesSchema } from './auth-schema.js';
 import { parseCron } from '../scheduler/cron.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A secret string: never logged, never echoed in errors, redacted in dumps. Can also be given as `<key>_file`

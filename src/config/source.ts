@@ -58,16 +58,33 @@ function makeLocator(doc: Document, counter: LineCounter) {
   };
 }
 
-export function readConfigSource(file: string, text: string, options: SourceOptions): ConfigSource {
-  const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true });
-  const locate = makeLocator(doc, counter);
-  const issues: ConfigIssue[] = [];
-  const derived = new Map<string, string>();
-  const fromFiles: PathSegment[][] = [];
-  const addIssue = (path: readonly PathSegment[], message: string, preferKey = false) =>
-    issues.push({ file, ...locate(path, preferKey), path: formatPath(path), message });
+type Locate = ConfigSource['locate'];
 
+/** What reading the document gathers besides the data: problems, and which values came from elsewhere. */
+class SourceFindings {
+  readonly issues: ConfigIssue[] = [];
+  readonly derived = new Map<string, string>();
+  readonly fromFiles: PathSegment[][] = [];
+
+  constructor(
+    readonly file: string,
+    readonly locate: Locate,
+  ) {}
+
+  add(path: readonly PathSegment[], message: string, preferKey = false): void {
+    this.issues.push({ file: this.file, ...this.locate(path, preferKey), path: formatPath(path), message });
+  }
+
+  /** The source as read: without data when there is any problem at this stage. */
+  source(data: unknown): ConfigSource {
+    const { file, derived, fromFiles, issues, locate } = this;
+    return { file, data, derived, fromFiles, issues, locate };
+  }
+}
+
+/** YAML syntax errors, one per line. */
+function yamlIssues(file: string, doc: Document): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
   const linesWithErrors = new Set<number>();
   for (const error of doc.errors) {
     const pos = error.linePos?.[0];
@@ -87,29 +104,96 @@ export function readConfigSource(file: string, text: string, options: SourceOpti
       message: `YAML: ${firstLine}${hint}`,
     });
   }
-  if (issues.length > 0) return { file, data: undefined, derived, fromFiles, issues, locate };
+  return issues;
+}
 
-  const substitute = (value: string, path: PathSegment[]): string => {
-    const missing: string[] = [];
-    const used: string[] = [];
-    const result = value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
-      if (name === undefined) return '${';
-      used.push(name);
-      const found = options.env[name];
-      if (found !== undefined && found !== '') return found;
-      if (fallback !== undefined) return fallback;
-      missing.push(name);
-      return match;
-    });
-    for (const name of missing) {
-      addIssue(
-        path,
-        `environment variable ${name} is not set (referenced as \${${name}}); set it or remove the reference`,
-      );
-    }
-    if (used.length > 0) derived.set(formatPath(path), `from \${${used.join('}, ${')}}`);
-    return result;
-  };
+/** Replaces `${NAME}` and `${NAME:-fallback}` from the environment; `$${` stands for a literal `${`. */
+function substitute(
+  value: string,
+  path: PathSegment[],
+  env: SourceOptions['env'],
+  findings: SourceFindings,
+): string {
+  const missing: string[] = [];
+  const used: string[] = [];
+  const result = value.replace(ENV_REF, (match, name: string | undefined, fallback: string | undefined) => {
+    if (name === undefined) return '${';
+    used.push(name);
+    const found = env[name];
+    if (found !== undefined && found !== '') return found;
+    if (fallback !== undefined) return fallback;
+    missing.push(name);
+    return match;
+  });
+  for (const name of missing) {
+    findings.add(
+      path,
+      `environment variable ${name} is not set (referenced as \${${name}}); set it or remove the reference`,
+    );
+  }
+  if (used.length > 0) findings.derived.set(formatPath(path), `from \${${used.join('}, ${')}}`);
+  return result;
+}
+
+interface Walk {
+  readonly file: string;
+  readonly options: SourceOptions;
+  readonly raw: unknown;
+  readonly findings: SourceFindings;
+}
+
+/** Replaces `<target>_file` in `out` by `<target>` holding the file's content (a list: one entry a line). */
+function readSecretFile(walk: Walk, out: Record<string, unknown>, path: PathSegment[], key: string): void {
+  const { options, findings } = walk;
+  const target = key.slice(0, -5);
+  const filePath = out[key];
+  if (typeof filePath !== 'string') return;
+  if (target in out) {
+    findings.add([...path, key], `give either ${target} or ${key}, not both`, true);
+    return;
+  }
+  const absolute = resolve(dirname(walk.file), filePath);
+  const targetPath = [...path, target];
+  let content: string;
+  try {
+    content = options.readFile(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    const fix =
+      code === 'ENOENT'
+        ? "check the path (relative paths start at the config file's folder)"
+        : 'make the file readable by the user running supply-sync';
+    findings.add([...path, key], `cannot read secret file ${absolute} (${code}): ${fix}`);
+    return;
+  }
+  delete out[key];
+  out[target] = options.expectsList?.(targetPath, walk.raw)
+    ? content.split(/\r?\n/).filter((line) => line.trim() !== '')
+    : content.replace(/\r?\n$/, '');
+  findings.derived.set(formatPath(targetPath), `from file ${absolute}`);
+  findings.fromFiles.push(targetPath);
+}
+
+function walkValue(walk: Walk, value: unknown, path: PathSegment[]): unknown {
+  if (typeof value === 'string') return substitute(value, path, walk.options.env, walk.findings);
+  if (Array.isArray(value)) return value.map((item, index) => walkValue(walk, item, [...path, index]));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) out[key] = walkValue(walk, child, [...path, key]);
+  for (const key of Object.keys(out)) {
+    if (!key.endsWith('_file') || key.length <= 5) continue;
+    if (walk.options.isDeclaredKey?.([...path, key], walk.raw)) continue;
+    readSecretFile(walk, out, path, key);
+  }
+  return out;
+}
+
+export function readConfigSource(file: string, text: string, options: SourceOptions): ConfigSource {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: true, uniqueKeys: true });
+  const findings = new SourceFindings(file, makeLocator(doc, counter));
+  findings.issues.push(...yamlIssues(file, doc));
+  if (findings.issues.length > 0) return findings.source(undefined);
 
   let raw: unknown;
   try {
@@ -117,57 +201,16 @@ export function readConfigSource(file: string, text: string, options: SourceOpti
   } catch (error) {
     const reason =
       error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : 'unreadable document';
-    issues.push({ file, path: '', message: `YAML: ${reason}` });
-    return { file, data: undefined, derived, fromFiles, issues, locate };
+    findings.issues.push({ file, path: '', message: `YAML: ${reason}` });
+    return findings.source(undefined);
   }
-  const walk = (value: unknown, path: PathSegment[]): unknown => {
-    if (typeof value === 'string') return substitute(value, path);
-    if (Array.isArray(value)) return value.map((item, index) => walk(item, [...path, index]));
-    if (value === null || typeof value !== 'object') return value;
-    const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(value)) out[key] = walk(child, [...path, key]);
-    for (const key of Object.keys(out)) {
-      if (!key.endsWith('_file') || key.length <= 5) continue;
-      if (options.isDeclaredKey?.([...path, key], raw)) continue;
-      const target = key.slice(0, -5);
-      const filePath = out[key];
-      if (typeof filePath !== 'string') continue;
-      if (target in out) {
-        addIssue([...path, key], `give either ${target} or ${key}, not both`, true);
-        continue;
-      }
-      const absolute = resolve(dirname(file), filePath);
-      const targetPath = [...path, target];
-      let content: string;
-      try {
-        content = options.readFile(absolute);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-        const fix =
-          code === 'ENOENT'
-            ? "check the path (relative paths start at the config file's folder)"
-            : 'make the file readable by the user running supply-sync';
-        addIssue([...path, key], `cannot read secret file ${absolute} (${code}): ${fix}`);
-        continue;
-      }
-      delete out[key];
-      out[target] = options.expectsList?.(targetPath, raw)
-        ? content.split(/\r?\n/).filter((line) => line.trim() !== '')
-        : content.replace(/\r?\n$/, '');
-      derived.set(formatPath(targetPath), `from file ${absolute}`);
-      fromFiles.push(targetPath);
-    }
-    return out;
-  };
-
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    issues.push({
+    findings.issues.push({
       file,
       path: '',
       message: 'expected a mapping of settings at the top level (api, connectors, jobs, ...)',
     });
-    return { file, data: undefined, derived, fromFiles, issues, locate };
+    return findings.source(undefined);
   }
-  const data = walk(raw, []);
-  return { file, data, derived, fromFiles, issues, locate };
+  return findings.source(walkValue({ file, options, raw, findings }, raw, []));
 }

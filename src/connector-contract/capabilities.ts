@@ -48,6 +48,20 @@ export interface OrderSink {
 export interface DocumentSource {
   listPendingDocuments(): Promise<ErpDocument[]>;
   markDocumentSent(ref: string, apiDocumentId: string): Promise<void>;
+  /**
+   * Offered by a source that asks its system only for documents changed since its last complete read: where it
+   * stands. Connectors never touch the state, so the documents flow keeps it there (a cursor of the job), hands it
+   * back before every read and saves it after the run, and a restart does not read every document again.
+   */
+  readonly readPosition?: ReadPosition | undefined;
+}
+
+/** Where an incremental document read stands, as milliseconds since the epoch; null for "from the beginning". */
+export interface ReadPosition {
+  /** Before a read: the position the state holds. */
+  resume(positionMs: number | null): void;
+  /** After the run: the position the next read starts from (it moves only once every document read was marked). */
+  current(): number | null;
 }
 
 /** A source file that could not be read as a whole: set aside by the source, filed by the flow as a dead letter. */
@@ -94,6 +108,8 @@ export interface CustomerDirectory {
 
 export interface SalesSource {
   listPendingSales(): Promise<SalesBatch[]>;
+  /** The files the last listPendingSales rejected whole (sources of files only). */
+  rejectedFiles?(): readonly RejectedFile[];
   markSalesBatch(ref: string, outcome: 'done' | 'failed'): Promise<void>;
 }
 

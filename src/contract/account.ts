@@ -1,5 +1,5 @@
 /** Account context (GET /me, part 2.3) and the token response (part 4.1). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ENVIRONMENTS, FEATURES, TOKEN_TYPES } from './enums.js';
 import { Id, NonNegativeInt } from './formats.js';
 import type { SchemaKit } from './kit.js';

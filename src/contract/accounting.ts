@@ -1,5 +1,5 @@
 /** Journal lines and accounting export batches (part 2.7). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CURRENCIES, JOURNAL_LINE_STATUSES, JOURNAL_SIDES, JOURNAL_SOURCES } from './enums.js';
 import { AccountingPeriod, DateString, Id, Money, NonNegativeInt, Timestamp } from './formats.js';
 import type { SchemaKit } from './kit.js';

@@ -1,10 +1,11 @@
 /** Buyer reference data (part 2.7): branches, purchase types, vendors, catalog products, categories, accounts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { VENDOR_TYPES } from './enums.js';
 import { Id, Money, Quantity, Timestamp } from './formats.js';
 import type { SchemaKit } from './kit.js';
 
-export function defineBuyerReference(k: SchemaKit) {
+/** The buyer's own set-up: branches and purchase types. */
+function organisationSchemas(k: SchemaKit) {
   const Branch = k.object({
     id: Id,
     name: z.string(),
@@ -16,6 +17,11 @@ export function defineBuyerReference(k: SchemaKit) {
     updated_at: Timestamp.optional(),
   });
   const PurchaseType = k.object({ code: z.string(), name: z.string(), is_default: z.boolean().optional() });
+  return { Branch, PurchaseType };
+}
+
+/** Who the buyer buys from, and what. */
+function supplySchemas(k: SchemaKit) {
   /** vat_status, payment_method: open sets (gaps.ts), plain strings in both modes. */
   const Vendor = k.object({
     id: Id,
@@ -49,6 +55,11 @@ export function defineBuyerReference(k: SchemaKit) {
     active: z.boolean().optional(),
     updated_at: Timestamp.optional(),
   });
+  return { Vendor, CatalogProduct };
+}
+
+/** Expense categories and the accounts they book to. */
+function accountingSchemas(k: SchemaKit) {
   /** pl_group, default_vat_treatment: open sets (gaps.ts). */
   const ExpenseCategory = k.object({
     id: Id,
@@ -65,5 +76,9 @@ export function defineBuyerReference(k: SchemaKit) {
     purchase_type: z.string().nullable(),
     expense_account: z.string(),
   });
-  return { Branch, PurchaseType, Vendor, CatalogProduct, ExpenseCategory, ExpenseAccount, AccountMapping };
+  return { ExpenseCategory, ExpenseAccount, AccountMapping };
+}
+
+export function defineBuyerReference(k: SchemaKit) {
+  return { ...organisationSchemas(k), ...supplySchemas(k), ...accountingSchemas(k) };
 }

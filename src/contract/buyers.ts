@@ -1,5 +1,5 @@
 /** Linked buyers and invitations as the supplier sees them (part 2.4). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { INVITATION_STATUSES, SUPPLIER_BUYER_STATUSES, WEEKDAYS } from './enums.js';
 import { Id, Money, Timestamp, Uri } from './formats.js';
 import type { SchemaKit } from './kit.js';

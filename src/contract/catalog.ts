@@ -1,5 +1,5 @@
 /** Supplier catalog: products, price entries, price lists (part 2.4). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CURRENCIES } from './enums.js';
 import { DateString, Id, Money, Quantity, Timestamp } from './formats.js';
 import { type SchemaKit, itemCodeParams } from './kit.js';

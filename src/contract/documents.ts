@@ -1,5 +1,5 @@
 /** Documents: delivery notes, invoices, credit notes, consolidated invoices (part 2.6). */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   BUYER_STATUSES,
   CURRENCIES,

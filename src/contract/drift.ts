@@ -3,7 +3,7 @@
  * no drift). Only when that fails is it parsed leniently; the strict issues then name the drift: unknown fields
  * and unknown enum values. Anything the lenient schema rejects is a real failure, with a readable reason.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { type SchemaName, lenient, strict } from './build.js';
 import { exactCheckOf } from './exact-check.js';
 

@@ -1,5 +1,5 @@
 /** The problem body of part 7 (RFC 9457). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CODES } from './error-codes.js';
 import { Uri } from './formats.js';
 import type { SchemaKit } from './kit.js';

@@ -1,5 +1,5 @@
 /** The webhook / event-feed envelope of part 6.1. Event data is parsed by type with `eventDataSchemaName`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_DATA_OBJECTS } from './enums.js';
 import { EVENT_TYPES } from './event-types.js';
 import { Id, Timestamp } from './formats.js';

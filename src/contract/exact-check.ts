@@ -8,7 +8,7 @@
  * passthrough object) gets no exact check and is parsed by zod as before. test/contract/exact-check.test.ts holds
  * it to zod's verdicts.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { util } from 'zod/v4/core';
 
 export type ExactCheck = (value: unknown) => boolean;
@@ -71,21 +71,56 @@ function compileOrRefuse(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): E
   }
 }
 
+/** Checks of the types that hold no other schema. */
+const SCALAR_CHECKS: ReadonlyMap<string, ExactCheck> = new Map<string, ExactCheck>([
+  ['string', (value) => typeof value === 'string'],
+  ['number', (value) => typeof value === 'number' && Number.isFinite(value)],
+  ['boolean', (value) => typeof value === 'boolean'],
+  ['null', (value) => value === null],
+  ['any', () => true],
+  ['unknown', () => true],
+]);
+
+function arrayCheck(def: Def, seen: Map<AnySchema, ExactCheck>): ExactCheck {
+  const element = compile(def['element'] as AnySchema, seen);
+  return (value) => {
+    if (!Array.isArray(value)) return false;
+    for (const item of value) if (!element(item)) return false;
+    return true;
+  };
+}
+
+function unionCheck(def: Def, seen: Map<AnySchema, ExactCheck>): ExactCheck {
+  if (def['inclusive'] === false) throw new NotCompilable('exclusive union');
+  const options = (def['options'] as AnySchema[]).map((option) => ({
+    schema: option as unknown as z.ZodType,
+    exact: compile(option, seen),
+  }));
+  return (value) => {
+    for (const option of options) {
+      if (option.exact(value)) return true;
+      // zod takes the first option that accepts, even one that returns another value: leave that to zod.
+      if (option.schema.safeParse(value).success) return false;
+    }
+    return false;
+  };
+}
+
+function lazyCheck(def: Def, seen: Map<AnySchema, ExactCheck>): ExactCheck {
+  const getter = def['getter'] as () => AnySchema;
+  let inner: ExactCheck | null = null;
+  return (value) => {
+    inner ??= compileOrRefuse(getter(), seen);
+    return inner(value);
+  };
+}
+
 function typeCheck(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactCheck {
   const def = defOf(schema);
   if (def['coerce'] === true) throw new NotCompilable('coercion');
+  const scalar = SCALAR_CHECKS.get(def.type);
+  if (scalar !== undefined) return scalar;
   switch (def.type) {
-    case 'string':
-      return (value) => typeof value === 'string';
-    case 'number':
-      return (value) => typeof value === 'number' && Number.isFinite(value);
-    case 'boolean':
-      return (value) => typeof value === 'boolean';
-    case 'null':
-      return (value) => value === null;
-    case 'any':
-    case 'unknown':
-      return () => true;
     case 'enum':
     case 'literal': {
       const values = schema._zod.values;
@@ -100,37 +135,12 @@ function typeCheck(schema: AnySchema, seen: Map<AnySchema, ExactCheck>): ExactCh
       const inner = compile(def['innerType'] as AnySchema, seen);
       return (value) => value === null || inner(value);
     }
-    case 'array': {
-      const element = compile(def['element'] as AnySchema, seen);
-      return (value) => {
-        if (!Array.isArray(value)) return false;
-        for (const item of value) if (!element(item)) return false;
-        return true;
-      };
-    }
-    case 'union': {
-      if (def['inclusive'] === false) throw new NotCompilable('exclusive union');
-      const options = (def['options'] as AnySchema[]).map((option) => ({
-        schema: option as unknown as z.ZodType,
-        exact: compile(option, seen),
-      }));
-      return (value) => {
-        for (const option of options) {
-          if (option.exact(value)) return true;
-          // zod takes the first option that accepts, even one that returns another value: leave that to zod.
-          if (option.schema.safeParse(value).success) return false;
-        }
-        return false;
-      };
-    }
-    case 'lazy': {
-      const getter = def['getter'] as () => AnySchema;
-      let inner: ExactCheck | null = null;
-      return (value) => {
-        inner ??= compileOrRefuse(getter(), seen);
-        return inner(value);
-      };
-    }
+    case 'array':
+      return arrayCheck(def, seen);
+    case 'union':
+      return unionCheck(def, seen);
+    case 'lazy':
+      return lazyCheck(def, seen);
     case 'object':
       return objectCheck(def, seen);
     case 'record':

@@ -1,5 +1,5 @@
 /** Expenses (part 2.7). The card transaction record is a gap choice and lives in gaps.ts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CURRENCIES,
   EXPENSE_DOC_TYPES,

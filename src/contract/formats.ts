@@ -1,5 +1,5 @@
 /** The shared formats of part 2.1, identical in strict and lenient mode: a malformed amount is never "drift". */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MONEY_PATTERN, QUANTITY_PATTERN } from '../shared/decimal.js';
 
 /** Decimal string with exactly 2 fraction digits; the currency lives on the parent object. */

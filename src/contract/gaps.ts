@@ -4,7 +4,7 @@
  * Paths are below /v2. Schemas are built per mode by `defineGapSchemas` (wired in build.ts).
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { addMoney, compareMoney, isMoney, moneyEquals, sumMoney } from '../shared/decimal.js';
 import { CURRENCIES, DOCUMENT_TYPES, type ORDER_STATUSES } from './enums.js';
 import type { EventType } from './event-types.js';
@@ -326,7 +326,8 @@ const NonNegativeQuantity = Quantity.refine((value) => !value.startsWith('-'), {
   ...itemCodeParams('out_of_range'),
 });
 
-export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
+/** G1–G3: confirming, acknowledging and rejecting an order. */
+function orderOperationSchemas(k: SchemaKit) {
   const ConfirmOrderLine = k.object({
     line_id: Id,
     quantity_confirmed: NonNegativeQuantity.optional(),
@@ -352,6 +353,11 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
       .min(ORDER_OPERATIONS.reject.reasonLength.min)
       .max(ORDER_OPERATIONS.reject.reasonLength.max),
   });
+  return { ConfirmOrderLine, ConfirmOrderRequest, AcknowledgeOrderRequest, RejectOrderRequest };
+}
+
+/** G7: creating a document. */
+function documentRequestSchemas(k: SchemaKit, totals: SharedShapes['Totals']) {
   const CreateDocumentLine = k.object({
     sku: z.string().min(1).max(LIMITS.length.sku),
     name: z.string().min(1),
@@ -377,7 +383,7 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
       purchase_type: z.string().nullable().optional(),
       order_ids: z.array(z.string()).optional(),
       currency: k.enumOf(CURRENCIES),
-      totals: d.Totals,
+      totals,
       allocation_number: z.string().max(LIMITS.length.allocationNumber).nullable().optional(),
       lines: z.array(CreateDocumentLine).min(1),
       file_ids: z.array(z.string()).optional(),
@@ -397,6 +403,11 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
         });
       }
     });
+  return { CreateDocumentLine, CreateDocumentRequest };
+}
+
+/** G13–G14: expenses and card transactions. */
+function expenseSchemas(k: SchemaKit) {
   /** G13: body fields of POST /expenses beyond those the contract shows. */
   const CreateExpenseGapFields = {
     notes: z.string().nullable().optional(),
@@ -416,7 +427,11 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
     expense_id: z.string().nullable(),
     updated_at: Timestamp,
   });
-  /** G30: event data; every `data` has `object` and `id`. */
+  return { CreateExpenseGapFields, CardTransaction };
+}
+
+/** G30: event data; every `data` has `object` and `id`. */
+function eventDataSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
   const snapshot = <S extends z.ZodObject<z.ZodRawShape, z.core.$strip>, O extends string>(
     resource: S,
     object: O,
@@ -424,14 +439,6 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
   const small = <O extends string, S extends z.ZodRawShape>(object: O, shape: S) =>
     k.object({ object: z.literal(object), id: Id, ...shape });
   return {
-    ConfirmOrderLine,
-    ConfirmOrderRequest,
-    AcknowledgeOrderRequest,
-    RejectOrderRequest,
-    CreateDocumentLine,
-    CreateDocumentRequest,
-    CreateExpenseGapFields,
-    CardTransaction,
     OrderEventData: snapshot(d.Order, 'order'),
     DocumentEventData: snapshot(d.Document, 'document'),
     ExpenseEventData: snapshot(d.Expense, 'expense'),
@@ -447,6 +454,15 @@ export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
     ApiClientSuspendedEventData: small('api_client', { name: z.string() }),
     WebhookDisabledEventData: small('webhook', { url: z.string() }),
     PingEventData: small('ping', {}),
+  };
+}
+
+export function defineGapSchemas<D extends GapSchemaDeps>(k: SchemaKit, d: D) {
+  return {
+    ...orderOperationSchemas(k),
+    ...documentRequestSchemas(k, d.Totals),
+    ...expenseSchemas(k),
+    ...eventDataSchemas(k, d),
   };
 }
 

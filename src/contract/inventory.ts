@@ -1,5 +1,5 @@
 /** Inventory counts (part 2.7; status values are a gap choice, see gaps.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Id, Money, Quantity, Timestamp } from './formats.js';
 import { INVENTORY_COUNT_STATUSES } from './gaps.js';
 import type { SchemaKit } from './kit.js';

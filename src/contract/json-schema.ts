@@ -1,5 +1,5 @@
 /** JSON Schema (draft 2020-12) of the contract, from the strict schemas: enums listed, unknown fields refused. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type SchemaName, strict } from './build.js';
 
 /** The resources and shared shapes (response bodies) of parts 2, 6 and 7. */

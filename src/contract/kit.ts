@@ -3,7 +3,7 @@
  * strict kit gives the sandbox's validators (unknown fields and enum values rejected), with the lenient kit the
  * client's parsers (unknown fields stripped, unknown enum values kept as strings).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type Mode = 'strict' | 'lenient';
 

@@ -1,5 +1,5 @@
 /** Orders (part 2.5). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CURRENCIES, ORDER_STATUSES } from './enums.js';
 import { DateString, Id, Money, Quantity, Timestamp } from './formats.js';
 import type { SchemaKit } from './kit.js';

@@ -1,5 +1,5 @@
 /** Platform resources (part 2.8): files, export jobs, the audit log, webhook endpoints and deliveries. */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   ENVIRONMENTS,
   EXPORT_FORMATS,
@@ -14,7 +14,8 @@ import { DateString, Id, NonNegativeInt, Timestamp, Uri } from './formats.js';
 import type { SchemaKit } from './kit.js';
 import { LIMITS } from './limits.js';
 
-export function definePlatform(k: SchemaKit) {
+/** Files and export jobs. */
+function fileSchemas(k: SchemaKit) {
   const File = k.object({
     id: Id,
     name: z.string(),
@@ -49,7 +50,11 @@ export function definePlatform(k: SchemaKit) {
     created_at: Timestamp,
     completed_at: Timestamp.nullable().optional(),
   });
-  const AuditRequestEntry = k.object({
+  return { File, ExportRequest, ExportFile, ExportJob };
+}
+
+function auditRequestEntry(k: SchemaKit) {
+  return k.object({
     request_id: z.string(),
     timestamp: Timestamp,
     environment: k.enumOf(ENVIRONMENTS).optional(),
@@ -68,6 +73,10 @@ export function definePlatform(k: SchemaKit) {
     response_bytes: NonNegativeInt.optional(),
     scope_used: z.string().nullable().optional(),
   });
+}
+
+/** Webhook endpoints and their deliveries. */
+function webhookSchemas(k: SchemaKit) {
   const WebhookEndpoint = k.object({
     id: Id,
     url: Uri,
@@ -93,5 +102,9 @@ export function definePlatform(k: SchemaKit) {
     attempted_at: Timestamp.optional(),
     next_retry_at: Timestamp.nullable().optional(),
   });
-  return { File, ExportRequest, ExportFile, ExportJob, AuditRequestEntry, WebhookEndpoint, WebhookDelivery };
+  return { WebhookEndpoint, WebhookDelivery };
+}
+
+export function definePlatform(k: SchemaKit) {
+  return { ...fileSchemas(k), AuditRequestEntry: auditRequestEntry(k), ...webhookSchemas(k) };
 }

@@ -1,5 +1,5 @@
 /** Request bodies of the buyer endpoints (part 4.8-4.10). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EXPENSE_DOC_TYPES, VAT_MODES } from './enums.js';
 import { AccountingPeriod, DateString, Id, Money } from './formats.js';
 import type { SchemaKit } from './kit.js';

@@ -1,5 +1,5 @@
 /** Request bodies of the platform endpoints (part 4.1, 4.13, 4.14, 4.16). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILE_PURPOSES, GRANT_TYPES, WEBHOOK_SETTABLE_STATUSES } from './enums.js';
 import { EVENT_TYPES } from './event-types.js';
 import { type SchemaKit, itemCodeParams } from './kit.js';

@@ -1,5 +1,5 @@
 /** Request bodies of the supplier endpoints that the contract shows (part 4.2-4.5). Gap bodies: gaps.ts. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DateString, Email, Id, Quantity } from './formats.js';
 import type { SchemaKit } from './kit.js';
 import { LIMITS } from './limits.js';

@@ -1,5 +1,5 @@
 /** POS Z-reports and item sales (part 2.7). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Id, Money, NonNegativeInt, Quantity, Timestamp } from './formats.js';
 import type { SchemaKit } from './kit.js';
 

@@ -1,10 +1,11 @@
 /** Shared shapes of part 2.2. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { BATCH_ITEM_STATUSES, HISTORY_ACTOR_TYPES } from './enums.js';
 import { Id, Money, NonNegativeInt, TimeOfDay, Timestamp, Uri } from './formats.js';
 import type { SchemaKit } from './kit.js';
 
-export function defineShared(k: SchemaKit) {
+/** References, amounts, times and files that resources embed. */
+function embeddedShapes(k: SchemaKit) {
   const PartyRef = k.object({ id: Id, name: z.string() });
   const BranchRef = k.object({ id: Id, name: z.string(), tax_id: z.string().nullable().optional() });
   const Totals = k.object({
@@ -28,6 +29,11 @@ export function defineShared(k: SchemaKit) {
     actor: k.object({ type: k.enumOf(HISTORY_ACTOR_TYPES), id: z.string(), name: z.string() }),
     changes: z.record(z.string(), k.object({ from: z.unknown(), to: z.unknown() })).optional(),
   });
+  return { PartyRef, BranchRef, Totals, ExpenseTotals, TimeWindow, FileRef, HistoryEntry };
+}
+
+/** Batch results and the list envelopes. */
+function responseShapes(k: SchemaKit) {
   /** `code` is an open set (part 7 lists codes "seen"), so it is a plain string in both modes. */
   const ValidationErrorItem = k.object({
     field: z.string(),
@@ -62,19 +68,16 @@ export function defineShared(k: SchemaKit) {
   /** `data` without paging fields (GET /purchase-types, /webhooks ...). */
   const ListEnvelope = k.object({ data: z.array(z.unknown()) });
   return {
-    PartyRef,
-    BranchRef,
-    Totals,
-    ExpenseTotals,
-    TimeWindow,
-    FileRef,
-    HistoryEntry,
     ValidationErrorItem,
     BatchItemResult,
     BatchResponse,
     PageEnvelope,
     ListEnvelope,
   };
+}
+
+export function defineShared(k: SchemaKit) {
+  return { ...embeddedShapes(k), ...responseShapes(k) };
 }
 
 export type SharedShapes = ReturnType<typeof defineShared>;

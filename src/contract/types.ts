@@ -1,5 +1,5 @@
 /** TypeScript types of the contract, inferred from the lenient schemas (enum fields are OpenEnum). */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ContractSchemas } from './build.js';
 
 type Out<N extends keyof ContractSchemas> = z.output<ContractSchemas[N]>;

@@ -2,7 +2,7 @@
  * Turns zod issues into the contract's ValidationErrorItem list (`field` as a JSON path such as `lines[0].total`,
  * `code` from the contract's item codes), so a strict validator can answer 422 validation_error.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath, valueAt } from './drift.js';
 
 export interface ValidationItem {

@@ -1,4 +1,4 @@
-export type { Job, JobContext, RunResult, RunOutcome, RunTrigger } from './job.js';
+export type { ErrorThreshold, Job, JobContext, RunResult, RunOutcome, RunTally, RunTrigger } from './job.js';
 export { runJob } from './run-job.js';
 export {
   RunBudget,
@@ -6,10 +6,8 @@ export {
   decideOutcome,
   heldBackBreach,
   judgeRun,
-  type RunTally,
   errorMessage,
   DEFAULT_ERROR_THRESHOLD,
-  type ErrorThreshold,
   type StopReason,
 } from './outcome.js';
 export { pullIncremental, passStart } from './pull.js';

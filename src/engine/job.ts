@@ -2,9 +2,32 @@ import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { StateStore } from '../state/store.js';
 import type { RunOutcome, RunTrigger } from '../state/runs.js';
-import type { ErrorThreshold, RunTally } from './outcome.js';
 
 export type { RunOutcome, RunTrigger } from '../state/runs.js';
+
+/**
+ * When per-record failures fail a whole run. A run fails once failures exceed `maxFailures`, or once at least
+ * `minSample` records were tried and the failed share exceeds `maxFailureShare`; at its end also when every
+ * record it tried failed.
+ */
+export interface ErrorThreshold {
+  maxFailures?: number;
+  maxFailureShare?: number;
+  minSample?: number;
+}
+
+/**
+ * What a run delivered and what it held back (dead letters, files rejected whole, records waiting for a mapping), in
+ * the flow's own unit. Every flow reports one; judgeRun decides the run's outcome from it.
+ */
+export interface RunTally {
+  /** What the flow counts, plural: documents, orders, expenses, files... */
+  readonly unit: string;
+  readonly delivered: number;
+  readonly heldBack: number;
+  /** Why records were held back, each reason with how many of them; named in the failed run's error. */
+  readonly reasons?: Readonly<Record<string, number>>;
+}
 
 /** What a job run reports; `counts` lands in run history and metrics (records fetched, written, dead-lettered...). */
 export interface RunResult {
@@ -26,6 +49,8 @@ export interface JobContext {
   clock: Clock;
   state: StateStore;
   trigger: RunTrigger;
+  /** Who asked for the run (an operator command's caller); the trigger names it when absent. */
+  requestedBy?: string;
   /** When per-record failures fail the run (from the job's config); the engine's default when absent. */
   errorThreshold?: ErrorThreshold;
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { RunOutcome } from '../state/runs.js';
-import type { RunResult } from './job.js';
+import type { ErrorThreshold, RunResult, RunTally } from './job.js';
 
 const MAX_ERROR_LENGTH = 500;
 
@@ -39,35 +39,11 @@ export class RunBudget {
   }
 }
 
-/**
- * When per-record failures fail a whole run. A run fails once failures exceed `maxFailures`, or once at least
- * `minSample` records were tried and the failed share exceeds `maxFailureShare`; at its end also when every
- * record it tried failed.
- */
-export interface ErrorThreshold {
-  maxFailures?: number;
-  maxFailureShare?: number;
-  minSample?: number;
-}
-
 export const DEFAULT_ERROR_THRESHOLD: Required<ErrorThreshold> = {
   maxFailures: Number.POSITIVE_INFINITY,
   maxFailureShare: 0.2,
   minSample: 20,
 };
-
-/**
- * What a run delivered and what it held back (dead letters, files rejected whole, records waiting for a mapping), in
- * the flow's own unit. Every flow reports one; judgeRun decides the run's outcome from it.
- */
-export interface RunTally {
-  /** What the flow counts, plural: documents, orders, expenses, files... */
-  readonly unit: string;
-  readonly delivered: number;
-  readonly heldBack: number;
-  /** Why records were held back, each reason with how many of them; named in the failed run's error. */
-  readonly reasons?: Readonly<Record<string, number>>;
-}
 
 /** The share rule alone: at least `minSample` tried and more than `maxFailureShare` of them held back. */
 function shareBreach(

@@ -1,6 +1,7 @@
 import type { MissingMapping } from '../shared/missing-mapping.js';
 import type { StateStore } from '../state/store.js';
-import type { ErrorThreshold, RunBudget, StopReason } from './outcome.js';
+import type { ErrorThreshold } from './job.js';
+import type { RunBudget, StopReason } from './outcome.js';
 import type { RunResult } from './job.js';
 
 /** What the pull asks the source for: resume a pass with the API's cursor, or start one from `updatedSince`. */

@@ -39,10 +39,15 @@ function checkPage<T>(page: Page<T>): void {
  *   order the source returns items in; an error on a page never moves anything;
  * - with `headFirst`, the records changed after the watermark are delivered before the pass (see deliverHead).
  */
-export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullResult> {
-  const { state, stream, budget } = options;
-  const flow = options.flow ?? stream;
-  const counts: PullCounts = {
+export function pullIncremental<T>(options: PullOptions<T>): Promise<PullResult> {
+  return new IncrementalPull(options).run();
+}
+
+type Cursor = ReturnType<PullOptions<unknown>['state']['cursors']['get']>;
+
+/** One run of `pullIncremental`: what it has counted and why it stopped. */
+class IncrementalPull<T> {
+  private readonly counts: PullCounts = {
     pages: 0,
     fetched: 0,
     delivered: 0,
@@ -50,110 +55,152 @@ export async function pullIncremental<T>(options: PullOptions<T>): Promise<PullR
     deadLettered: 0,
     replayed: 0,
   };
-  const tracker = new FailureTracker(options.errorThreshold);
-  let progress = false;
-  let stopped: StopReason | null = null;
-  let failure: unknown;
-  let passComplete = false;
-  let breach: string | null = null;
-  let prefetched: { request: PageRequest; page: Promise<Page<T>> } | null = null;
+  private readonly tracker: FailureTracker;
+  private progress = false;
+  private stopped: StopReason | null = null;
+  private failure: unknown;
+  private passComplete = false;
+  private breach: string | null = null;
+  private prefetched: { request: PageRequest; page: Promise<Page<T>> } | null = null;
 
-  try {
-    const replay = await replayDeadLetters(options, budget.signal);
-    counts.replayed = replay.resolved;
-    progress = replay.resolved > 0;
-    if (options.headFirst === true && budget.stopReason() === null) {
-      const head = await deliverHead(options, budget.signal);
-      counts.fetched += head.fetched;
-      counts.delivered += head.delivered;
-      tracker.succeeded(head.delivered);
-      progress ||= head.delivered > 0;
-    }
-    const resolveDeadLetters = state.deadLetters.countOpen(flow) > 0;
-
-    while (!passComplete) {
-      stopped = budget.stopReason();
-      if (stopped) break;
-      const cursor = state.cursors.get(stream);
-      const request: PageRequest = cursor?.passCursor
-        ? { cursor: cursor.passCursor, updatedSince: cursor.passSince }
-        : { cursor: null, updatedSince: passStart(cursor?.watermarkMs ?? null, options.overlapMs) };
-      let page: Page<T>;
-      try {
-        const ahead = prefetched && sameRequest(prefetched.request, request) ? prefetched.page : null;
-        prefetched = null;
-        page = await (ahead ?? options.fetchPage(request, budget.signal));
-        checkPage(page);
-      } catch (error) {
-        if (request.cursor !== null && options.isStaleCursorError?.(error)) {
-          // The API no longer accepts the stored cursor: restart the pass; the seen-set absorbs the repeats.
-          state.cursors.save({
-            ...(cursor ?? { stream, watermarkMs: null }),
-            passCursor: null,
-            passSince: null,
-            passMaxMs: null,
-          });
-          continue;
-        }
-        throw error;
-      }
-      if (page.hasMore && page.nextCursor && options.prefetch !== false) {
-        // Fetch the next page while this one is delivered and committed; used only if the checkpoint agrees.
-        const next: PageRequest = { cursor: page.nextCursor, updatedSince: request.updatedSince };
-        const ahead = options.fetchPage(next, budget.signal);
-        ahead.catch(() => undefined); // awaited on the next turn, or dropped if the run stops first
-        prefetched = { request: next, page: ahead };
-        await requestSent();
-      }
-      const classified = classifyPage(options, page);
-      let deliveryFailures: readonly RecordFailure<T>[] = [];
-      if (options.deliver && classified.fresh.length > 0) {
-        deliveryFailures =
-          (await options.deliver(
-            classified.fresh.map((f) => f.item),
-            budget.signal,
-          )) ?? [];
-      }
-      const committed = commitPage(options, {
-        request,
-        page,
-        classified,
-        deliveryFailures,
-        cursor,
-        resolveDeadLetters,
-      });
-      progress = true;
-      passComplete = committed.passComplete;
-      counts.pages += 1;
-      counts.fetched += page.items.length;
-      counts.duplicates += classified.duplicates;
-      counts.delivered += committed.delivered;
-      counts.deadLettered += committed.deadLettered;
-      tracker.succeeded(committed.delivered);
-      tracker.failure(committed.deadLettered);
-      options.onPage?.({ ...counts });
-      breach = tracker.exceeded();
-      if (breach) break;
-    }
-  } catch (error) {
-    failure = error;
-    if (budget.signal.aborted) stopped = 'aborted';
+  constructor(private readonly options: PullOptions<T>) {
+    this.tracker = new FailureTracker(options.errorThreshold);
   }
 
-  const aborted = failure !== undefined && stopped === 'aborted';
-  const outcome = decideOutcome({
-    progress,
-    stopped,
-    error: aborted ? undefined : failure,
-    thresholdBreach: breach,
-  });
-  const error = breach ?? (failure !== undefined && !aborted ? errorMessage(failure) : undefined);
-  return {
-    outcome,
-    counts: { ...counts },
-    passComplete,
-    stopped,
-    tally: tracker.tally('records'),
-    ...(error === undefined ? {} : { error }),
-  };
+  async run(): Promise<PullResult> {
+    const { budget } = this.options;
+    try {
+      await this.catchUp();
+      const resolveDeadLetters =
+        this.options.state.deadLetters.countOpen(this.options.flow ?? this.options.stream) > 0;
+      while (!this.passComplete) {
+        this.stopped = budget.stopReason();
+        if (this.stopped) break;
+        const cursor = this.options.state.cursors.get(this.options.stream);
+        const request = this.requestAt(cursor);
+        const page = await this.fetch(request, cursor);
+        if (page === undefined) continue;
+        await this.prefetchAfter(page, request);
+        await this.deliverAndCommit(request, page, cursor, resolveDeadLetters);
+        this.breach = this.tracker.exceeded();
+        if (this.breach) break;
+      }
+    } catch (error) {
+      this.failure = error;
+      if (budget.signal.aborted) this.stopped = 'aborted';
+    }
+    return this.result();
+  }
+
+  /** Dead letters replayed first, then (with headFirst) the records changed after the watermark. */
+  private async catchUp(): Promise<void> {
+    const { options } = this;
+    const replay = await replayDeadLetters(options, options.budget.signal);
+    this.counts.replayed = replay.resolved;
+    this.progress = replay.resolved > 0;
+    if (options.headFirst === true && options.budget.stopReason() === null) {
+      const head = await deliverHead(options, options.budget.signal);
+      this.counts.fetched += head.fetched;
+      this.counts.delivered += head.delivered;
+      this.tracker.succeeded(head.delivered);
+      this.progress ||= head.delivered > 0;
+    }
+  }
+
+  private requestAt(cursor: Cursor): PageRequest {
+    return cursor?.passCursor
+      ? { cursor: cursor.passCursor, updatedSince: cursor.passSince }
+      : { cursor: null, updatedSince: passStart(cursor?.watermarkMs ?? null, this.options.overlapMs) };
+  }
+
+  /** The page asked for (the prefetched one when it is that page); undefined when the pass restarts. */
+  private async fetch(request: PageRequest, cursor: Cursor): Promise<Page<T> | undefined> {
+    const { options } = this;
+    try {
+      const ahead =
+        this.prefetched && sameRequest(this.prefetched.request, request) ? this.prefetched.page : null;
+      this.prefetched = null;
+      const page = await (ahead ?? options.fetchPage(request, options.budget.signal));
+      checkPage(page);
+      return page;
+    } catch (error) {
+      if (request.cursor !== null && options.isStaleCursorError?.(error)) {
+        // The API no longer accepts the stored cursor: restart the pass; the seen-set absorbs the repeats.
+        options.state.cursors.save({
+          ...(cursor ?? { stream: options.stream, watermarkMs: null }),
+          passCursor: null,
+          passSince: null,
+          passMaxMs: null,
+        });
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /** Fetches the next page while this one is delivered and committed; used only if the checkpoint agrees. */
+  private async prefetchAfter(page: Page<T>, request: PageRequest): Promise<void> {
+    if (!(page.hasMore && page.nextCursor && this.options.prefetch !== false)) return;
+    const next: PageRequest = { cursor: page.nextCursor, updatedSince: request.updatedSince };
+    const ahead = this.options.fetchPage(next, this.options.budget.signal);
+    ahead.catch(() => undefined); // awaited on the next turn, or dropped if the run stops first
+    this.prefetched = { request: next, page: ahead };
+    await requestSent();
+  }
+
+  private async deliverAndCommit(
+    request: PageRequest,
+    page: Page<T>,
+    cursor: Cursor,
+    resolveDeadLetters: boolean,
+  ): Promise<void> {
+    const { options, counts, tracker } = this;
+    const classified = classifyPage(options, page);
+    let deliveryFailures: readonly RecordFailure<T>[] = [];
+    if (options.deliver && classified.fresh.length > 0) {
+      deliveryFailures =
+        (await options.deliver(
+          classified.fresh.map((f) => f.item),
+          options.budget.signal,
+        )) ?? [];
+    }
+    const committed = commitPage(options, {
+      request,
+      page,
+      classified,
+      deliveryFailures,
+      cursor,
+      resolveDeadLetters,
+    });
+    this.progress = true;
+    this.passComplete = committed.passComplete;
+    counts.pages += 1;
+    counts.fetched += page.items.length;
+    counts.duplicates += classified.duplicates;
+    counts.delivered += committed.delivered;
+    counts.deadLettered += committed.deadLettered;
+    tracker.succeeded(committed.delivered);
+    tracker.failure(committed.deadLettered);
+    options.onPage?.({ ...counts });
+  }
+
+  private result(): PullResult {
+    const { failure, stopped, breach } = this;
+    const aborted = failure !== undefined && stopped === 'aborted';
+    const outcome = decideOutcome({
+      progress: this.progress,
+      stopped,
+      error: aborted ? undefined : failure,
+      thresholdBreach: breach,
+    });
+    const error = breach ?? (failure !== undefined && !aborted ? errorMessage(failure) : undefined);
+    return {
+      outcome,
+      counts: { ...this.counts },
+      passComplete: this.passComplete,
+      stopped,
+      tally: this.tracker.tally('records'),
+      ...(error === undefined ? {} : { error }),
+    };
+  }
 }

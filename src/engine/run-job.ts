@@ -7,7 +7,7 @@ import { errorMessage, judgeRun } from './outcome.js';
  */
 export async function runJob(job: Job, ctx: JobContext): Promise<RunResult> {
   const log = ctx.logger.child({ job: job.name, trigger: ctx.trigger, dryRun: ctx.dryRun });
-  const runId = ctx.state.runs.start(job.name, ctx.trigger);
+  const runId = ctx.state.runs.start(job.name, ctx.trigger, ctx.requestedBy);
   const started = ctx.clock.now();
   log.info('run started');
   let result: RunResult;

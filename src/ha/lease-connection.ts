@@ -4,7 +4,8 @@
  * on the server, a timer here that destroys the socket), so a silent network or a frozen server shows up as an
  * error within `timeoutMs`, never as a renewal that hangs. Any failure drops the session; the next call reconnects.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../shared/lazy-packages.js';
 import { leaseDatabaseError } from './errors.js';
 import { RELEASE_CHANNEL } from './lease-sql.js';
 
@@ -87,7 +88,8 @@ export class LeaseConnection {
 
   async #connect(): Promise<pg.Client> {
     const timeout = this.#options.timeoutMs;
-    const client = new pg.Client({
+    const { default: driver } = await loadPg();
+    const client = new driver.Client({
       connectionString: this.#options.url,
       connectionTimeoutMillis: timeout,
       // The server gives up first, so a statement stuck behind a lock reports that, not a lost connection.

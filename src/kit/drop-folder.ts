@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { RejectedFile } from '../connector-contract/capabilities.js';
 
 export interface DropFolders {
   readonly inDir: string;
@@ -103,4 +104,30 @@ export async function rejectDropFile(folders: DropFolders, name: string, reason:
   await writeFile(tmp, `${reason}\n`, 'utf8');
   await rename(tmp, note);
   return moved;
+}
+
+/**
+ * The files one listing of a drop folder rejected whole: each goes to the failed folder at once with its reason
+ * beside it (rejectDropFile) and is kept here, so the source can hand it to its flow, which files it as a dead
+ * letter of its own. Every drop-folder source rejects files through this one place.
+ */
+export class RejectedDropFiles {
+  #files: RejectedFile[] = [];
+
+  constructor(private readonly folders: DropFolders) {}
+
+  /** Forgets the last listing's files; called as a new listing starts. */
+  clear(): void {
+    this.#files = [];
+  }
+
+  list(): readonly RejectedFile[] {
+    return this.#files;
+  }
+
+  /** Moves the file to the failed folder with its reason and remembers it; `line` is the first line at fault. */
+  async reject(name: string, reason: string, line: number | null): Promise<void> {
+    const moved = await rejectDropFile(this.folders, name, reason);
+    this.#files.push({ file: name, movedTo: path.join(this.folders.failedDir, moved), line, reason });
+  }
 }

@@ -1,5 +1,4 @@
 /** The configured channels, ready to send: a nodemailer transport or an HTTPS dispatcher each. */
-import type { Dispatcher } from 'undici';
 import { createNetworkDispatcher, type NetworkOptions } from '../client/network.js';
 import type { NotificationsConfig } from '../config/index.js';
 import { readChannelCa } from './ca-file.js';
@@ -37,15 +36,20 @@ function emailChannel(name: string, config: EmailChannelConfig, context: Channel
   return {
     name,
     type: 'email',
-    send: (message, dedupKey) =>
+    send: async (message, dedupKey) =>
       sendEmail(
-        transport,
+        await transport.get(),
         config,
         message,
         message.messageId ?? stableMessageId(dedupKey, name, context.origin.instance),
       ),
-    verify: () => verifyEmail(transport),
-    close: () => transport.close(),
+    verify: async () => verifyEmail(await transport.get()),
+    // Only a transport that was made has connections to close.
+    close: () =>
+      void transport.started()?.then(
+        (made) => made.close(),
+        () => undefined,
+      ),
   };
 }
 
@@ -57,16 +61,16 @@ export function buildChannels(config: NotificationsConfig, context: ChannelConte
       continue;
     }
     const own = channel.ca_file === undefined ? [] : [readChannelCa(context.baseDir, channel.ca_file, name)];
-    const dispatcher: Dispatcher = createNetworkDispatcher({
+    const dispatcher = createNetworkDispatcher({
       ...context.network,
       extraCaCertificates: [...(context.network.extraCaCertificates ?? []), ...own],
     });
     channels.set(name, {
       name,
       type: 'webhook',
-      send: (message, dedupKey) =>
+      send: async (message, dedupKey) =>
         postWebhook(
-          dispatcher,
+          await dispatcher.get(),
           channel.url,
           webhookBody(channel.preset, message, context.origin, dedupKey),
           idempotencyKey(dedupKey),

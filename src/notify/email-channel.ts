@@ -1,7 +1,8 @@
 /** The email channel: nodemailer over SMTP with STARTTLS or TLS, optional login. */
-import { readChannelCa } from './ca-file.js';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { NotificationChannelConfig } from '../config/index.js';
+import { lazy, loadNodemailer, type Lazy } from '../shared/lazy-packages.js';
+import { readChannelCa } from './ca-file.js';
 import type { NotificationMessage } from './message.js';
 
 export type EmailChannelConfig = Extract<NotificationChannelConfig, { type: 'email' }>;
@@ -13,10 +14,17 @@ export function emailPort(config: EmailChannelConfig): number {
   return config.port ?? DEFAULT_PORT[config.security];
 }
 
-/** A transport per channel; `baseDir` resolves ca_file relative to the config file. */
-export function emailTransport(config: EmailChannelConfig, baseDir: string, name: string): Transporter {
+/**
+ * A transport per channel, made at its first use; `baseDir` resolves ca_file relative to the config file (read
+ * now, so a missing file shows when the channels are built).
+ */
+export function emailTransport(config: EmailChannelConfig, baseDir: string, name: string): Lazy<Transporter> {
   const ca = config.ca_file === undefined ? undefined : readChannelCa(baseDir, config.ca_file, name);
-  return nodemailer.createTransport({
+  return lazy(async () => (await loadNodemailer()).createTransport(transportOptions(config, ca)));
+}
+
+function transportOptions(config: EmailChannelConfig, ca: string | undefined) {
+  return {
     host: config.host,
     port: emailPort(config),
     secure: config.security === 'tls',
@@ -30,7 +38,7 @@ export function emailTransport(config: EmailChannelConfig, baseDir: string, name
     connectionTimeout: TIMEOUT_MS,
     greetingTimeout: TIMEOUT_MS,
     socketTimeout: TIMEOUT_MS,
-  });
+  };
 }
 
 /** Sends one message; resolves with the server's final answer ("250 2.0.0 Ok: queued as ..."). */

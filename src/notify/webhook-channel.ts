@@ -3,8 +3,9 @@
  * HTTPS_PROXY/NO_PROXY, api.ca_file plus the channel's own ca_file). Presets shape the body for the receiver.
  */
 import { createHash } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { NotificationChannelConfig } from '../config/index.js';
+import { loadUndici } from '../shared/lazy-packages.js';
 import type { MessageOrigin, NotificationMessage } from './message.js';
 
 export type WebhookChannelConfig = Extract<NotificationChannelConfig, { type: 'webhook' }>;
@@ -97,6 +98,7 @@ export async function postWebhook(
   key: string,
   timeoutMs = 30_000,
 ): Promise<string> {
+  const { request } = await loadUndici();
   const response = await request(url, {
     method: 'POST',
     dispatcher,

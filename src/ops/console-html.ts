@@ -71,7 +71,7 @@ function jobBlock(job: ConsoleJob, controls: boolean, time: Time, esc: Esc): str
   const rows = job.runs
     .map(
       (run) =>
-        `<tr${run.outcome === 'failed' ? ' class="failing"' : ''}><td>${esc(time(new Date(run.startedAt).toISOString()))}</td><td>${esc(run.trigger)}</td><td>${esc(run.outcome ?? 'running')}</td><td>${esc(counts(run))}</td><td>${esc(duration(run))}</td><td>${esc(run.deadLetters ?? '')}</td><td>${esc(run.error)}</td></tr>`,
+        `<tr${run.outcome === 'failed' ? ' class="failing"' : ''}><td>${esc(time(new Date(run.startedAt).toISOString()))}</td><td>${esc(run.requestedBy === run.trigger ? run.trigger : `${run.trigger} by ${run.requestedBy}`)}</td><td>${esc(run.outcome ?? 'running')}</td><td>${esc(counts(run))}</td><td>${esc(duration(run))}</td><td>${esc(run.deadLetters ?? '')}</td><td>${esc(run.error)}</td></tr>`,
     )
     .join('\n');
   const table =
@@ -83,13 +83,16 @@ function jobBlock(job: ConsoleJob, controls: boolean, time: Time, esc: Esc): str
 }
 
 function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
-  const ids = group.ids.slice(0, 20).map((id) => {
+  const ids = group.ids.slice(0, 20).map((id, index) => {
     const retrying = group.retrying.includes(id);
     const retry = retrying ? '' : button('Retry', `/dead-letters/${id}/retry`, esc);
     const actions = controls ? ` ${retry}${button('Discard', `/dead-letters/${id}/discard`, esc)}` : '';
-    const shown = retrying ? `#${id} (retrying)` : `#${id}`;
-    return `<li data-dead-letter="${id}"${retrying ? ' data-retrying' : ''}>${shown}${actions}</li>`;
+    const named = `#${id} ${group.keys[index] ?? ''}`.trim();
+    const shown = retrying ? `${named} (retrying)` : named;
+    return `<li data-dead-letter="${id}"${retrying ? ' data-retrying' : ''}>${esc(shown)}${actions}</li>`;
   });
+  const more =
+    group.count > ids.length ? `<li class="muted">${esc(`and ${group.count - ids.length} more`)}</li>` : '';
   const body = esc(JSON.stringify({ flow: group.flow, reason: group.reason }));
   const letters = group.count === 1 ? '1 open dead letter' : `${group.count} open dead letters`;
   const ask = (verb: string) =>
@@ -97,7 +100,7 @@ function groupRow(group: DeadLetterGroup, controls: boolean, esc: Esc): string {
   const all = controls
     ? `${button('Retry all', '/dead-letters/retry', esc, ask('Retry'))}${button('Discard all', '/dead-letters/discard', esc, ask('Discard'))}`
     : '';
-  return `<tr class="failing"><td>${esc(group.flow)}</td><td>${esc(group.reason)}</td><td>${esc(group.count)}</td><td>${all}<ul class="reasons">${ids.join('')}</ul></td></tr>`;
+  return `<tr class="failing"><td>${esc(group.flow)}</td><td>${esc(group.reason)}</td><td>${esc(group.count)}</td><td>${all}<ul class="reasons">${ids.join('')}${more}</ul></td></tr>`;
 }
 
 /** What to do about the letters held back for a missing mapping: the fix, beside the letters it lets through. */

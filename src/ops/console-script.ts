@@ -51,6 +51,7 @@ document.addEventListener('submit', (event) => {
     : 'Basic ' + utf8(form.user.value + ':' + form.password.value);
   sessionStorage.setItem(KEY, value);
   result = null;
+  shown();
   refresh();
 });
 async function act(target) {

@@ -64,51 +64,59 @@ const UNLINTABLE_DEFAULT_METRICS = [
 /** Event types are label values; anything not shaped like a catalog type is folded so labels stay bounded. */
 const EVENT_TYPE_LABEL = /^[a-z][a-z_]{0,40}(\.[a-z_]{1,40})?$/;
 
-export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
-  const registry = new Registry();
-  const registers = [registry];
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-    new Counter<L>({ name: PREFIX + name, help, labelNames, registers });
+type Registers = Registry[];
+type Reading<T> = T | undefined | Promise<T | undefined>;
 
-  const lagSeconds = new Gauge<'stream'>({
-    name: `${PREFIX}lag_seconds`,
-    help: 'Seconds between now and the stream cursor',
-    labelNames: ['stream'],
+/** A gauge read at scrape time; undefined keeps its last value. */
+function scrapedGauge(registers: Registers, name: string, help: string, value: () => Reading<number>): Gauge {
+  return new Gauge({
+    name: PREFIX + name,
+    help,
     registers,
-    collect() {
-      const lag = sources.lagSeconds?.();
-      if (lag === undefined) return;
+    async collect() {
+      const current = await value();
+      if (current !== undefined) this.set(current);
+    },
+  });
+}
+
+/**
+ * A gauge with one label, refilled at scrape time from `values` (label value and number); undefined keeps the
+ * last values, anything else replaces them all.
+ */
+function labelledGauge<L extends string>(
+  registers: Registers,
+  name: string,
+  help: string,
+  label: L,
+  values: () => Reading<Iterable<readonly [string, number]>>,
+): Gauge<L> {
+  return new Gauge<L>({
+    name: PREFIX + name,
+    help,
+    labelNames: [label],
+    registers,
+    async collect() {
+      const current = await values();
+      if (current === undefined) return;
       this.reset();
-      for (const [stream, seconds] of Object.entries(lag)) this.set({ stream }, seconds);
+      for (const [value, count] of current) this.set({ [label]: value } as Partial<Record<L, string>>, count);
     },
   });
-  const outboxDepth = new Gauge({
-    name: `${PREFIX}outbox_depth`,
-    help: 'API writes waiting in the outbox',
-    registers,
-    collect() {
-      const depth = sources.outboxDepth?.();
-      if (depth !== undefined) this.set(depth);
-    },
-  });
-  const deadLettersOpen = new Gauge<'flow'>({
-    name: `${PREFIX}dead_letters_open`,
-    help: 'Dead letters waiting for a retry or a discard, by flow',
-    labelNames: ['flow'],
-    registers,
-    collect() {
-      const open = sources.deadLettersOpen?.();
-      if (open === undefined) return;
-      this.reset();
-      for (const [flow, count] of Object.entries(open)) this.set({ flow }, count);
-    },
-  });
-  if (sources.processMetrics !== false) {
-    collectDefaultMetrics({ register: registry });
-    // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the per-type gauge
-    // of the same name without "_total" (nodejs_active_handles{type} and so on), which stays.
-    for (const name of UNLINTABLE_DEFAULT_METRICS) registry.removeSingleMetric(name);
-  }
+}
+
+const entriesOf = (record: Readonly<Record<string, number>> | undefined) =>
+  record === undefined ? undefined : Object.entries(record);
+
+function processMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the per-type gauge
+  // of the same name without "_total" (nodejs_active_handles{type} and so on), which stays.
+  for (const name of UNLINTABLE_DEFAULT_METRICS) registry.removeSingleMetric(name);
+}
+
+/** The build and leadership gauges. */
+function instanceGauges(registers: Registers, sources: MetricSources): void {
   new Gauge<'version'>({
     name: `${PREFIX}build_info`,
     help: 'Always 1; the running version is in the label',
@@ -117,26 +125,45 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
   }).set({ version: sources.version ?? 'unknown' }, 1);
   const leader = sources.leader;
   if (leader !== undefined) {
-    new Gauge({
-      name: `${PREFIX}leader`,
-      help: '1 while this instance leads and runs the jobs, 0 while it stands by',
+    scrapedGauge(
       registers,
-      collect() {
-        this.set(leader());
-      },
-    });
+      'leader',
+      '1 while this instance leads and runs the jobs, 0 while it stands by',
+      leader,
+    );
   }
-  registerHealthGauges(registry, sources.health);
+}
 
+type WebhookCounters = Pick<
+  OpsMetrics,
+  'webhooksReceived' | 'webhooksRejected' | 'webhooksDuplicate' | 'webhookObserver'
+>;
+
+function webhookCounters(counter: CounterMaker): WebhookCounters {
   const webhooksReceived = counter('webhooks_received_total', 'Verified webhook events stored', ['type']);
   const webhooksRejected = counter('webhooks_rejected_total', 'Webhook requests rejected, by reason', [
     'reason',
   ]);
   const webhooksDuplicate = counter('webhooks_duplicate_total', 'Webhook events already stored', ['type']);
   const typeLabel = (type: string): string => (EVENT_TYPE_LABEL.test(type) ? type : 'other');
-
   return {
-    registry,
+    webhooksReceived,
+    webhooksRejected,
+    webhooksDuplicate,
+    webhookObserver: {
+      received: (type: string) => webhooksReceived.inc({ type: typeLabel(type) }),
+      rejected: (reason: RejectReason) => webhooksRejected.inc({ reason }),
+      duplicate: (type: string) => webhooksDuplicate.inc({ type: typeLabel(type) }),
+    },
+  };
+}
+
+type CounterMaker = <L extends string>(name: string, help: string, labelNames: readonly L[]) => Counter<L>;
+
+type RunCounters = Pick<OpsMetrics, 'runs' | 'runDuration' | 'records' | 'errors'>;
+
+function runCounters(counter: CounterMaker, registers: Registers): RunCounters {
+  return {
     runs: counter('runs_total', 'Job runs, by job and outcome', ['sync_job', 'outcome']),
     runDuration: new Histogram<JobLabel>({
       name: `${PREFIX}run_duration_seconds`,
@@ -151,12 +178,13 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
       ['sync_job', 'outcome'],
     ),
     errors: counter('errors_total', 'Errors, by job and kind', ['sync_job', 'kind']),
-    lagSeconds,
-    outboxDepth,
-    deadLettersOpen,
-    webhooksReceived,
-    webhooksRejected,
-    webhooksDuplicate,
+  };
+}
+
+type ApiCounters = Pick<OpsMetrics, 'apiCalls' | 'rateLimitWaits' | 'rateLimitWaitSeconds' | 'schemaDrift'>;
+
+function apiCounters(counter: CounterMaker): ApiCounters {
+  return {
     apiCalls: counter('api_calls_total', 'API calls, by route template and HTTP status', ['route', 'status']),
     rateLimitWaits: counter('rate_limit_waits_total', 'Waits imposed by rate limits', ['route']),
     rateLimitWaitSeconds: counter('rate_limit_wait_seconds_total', 'Seconds spent waiting on rate limits', [
@@ -166,113 +194,120 @@ export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
       'resource',
       'kind',
     ]),
+  };
+}
+
+export function createOpsMetrics(sources: MetricSources = {}): OpsMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const counter: CounterMaker = (name, help, labelNames) =>
+    new Counter({ name: PREFIX + name, help, labelNames, registers });
+
+  const lagSeconds = labelledGauge(
+    registers,
+    'lag_seconds',
+    'Seconds between now and the stream cursor',
+    'stream',
+    () => entriesOf(sources.lagSeconds?.()),
+  );
+  const outboxDepth = scrapedGauge(registers, 'outbox_depth', 'API writes waiting in the outbox', () =>
+    sources.outboxDepth?.(),
+  );
+  const deadLettersOpen = labelledGauge(
+    registers,
+    'dead_letters_open',
+    'Dead letters waiting for a retry or a discard, by flow',
+    'flow',
+    () => entriesOf(sources.deadLettersOpen?.()),
+  );
+  if (sources.processMetrics !== false) processMetrics(registry);
+  instanceGauges(registers, sources);
+  registerHealthGauges(registers, sources.health);
+  const webhooks = webhookCounters(counter);
+  return {
+    registry,
+    ...runCounters(counter, registers),
+    lagSeconds,
+    outboxDepth,
+    deadLettersOpen,
+    ...webhooks,
+    ...apiCounters(counter),
     notifications: counter('notifications_total', 'Notification tries by channel and outcome', [
       'channel',
       'outcome',
     ]),
-    webhookObserver: {
-      received: (type: string) => webhooksReceived.inc({ type: typeLabel(type) }),
-      rejected: (reason: RejectReason) => webhooksRejected.inc({ reason }),
-      duplicate: (type: string) => webhooksDuplicate.inc({ type: typeLabel(type) }),
-    },
   };
+}
+
+/** One read of the health model per scrape, shared by the gauges that show it. */
+function sharedReading(health: () => Promise<HealthReading>): () => Promise<HealthReading> {
+  let reading: Promise<HealthReading> | undefined;
+  return () => {
+    reading ??= health().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+}
+
+const seconds = (ms: number): number => ms / 1000;
+
+/** Each job's value, leaving out the jobs `value` has none for. */
+function perJob(
+  jobs: readonly JobStatus[],
+  value: (job: JobStatus) => number | undefined,
+): [string, number][] {
+  return jobs.flatMap((job) => {
+    const number = value(job);
+    return number === undefined ? [] : [[job.name, number] as [string, number]];
+  });
 }
 
 /**
  * Gauges read at scrape time from the health model: readiness, each connector up or down, each job's last run,
  * last success and whether readiness counts it as healthy.
  */
-function registerHealthGauges(registry: Registry, health: MetricSources['health']): void {
+function registerHealthGauges(registers: Registers, health: MetricSources['health']): void {
   if (health === undefined) return;
-  const registers = [registry];
-  let reading: Promise<HealthReading> | undefined;
-  // One read of the model per scrape, shared by the gauges below.
-  const read = (): Promise<HealthReading> => {
-    reading ??= health().finally(() => {
-      reading = undefined;
-    });
-    return reading;
-  };
-  const seconds = (ms: number): number => ms / 1000;
-  new Gauge({
-    name: `${PREFIX}ready`,
-    help: '1 when /readyz answers 200, 0 when it answers 503',
+  const read = sharedReading(health);
+  const jobGauge = (name: string, help: string, value: (job: JobStatus) => number | undefined) =>
+    labelledGauge(registers, name, help, 'sync_job', async () => perJob((await read()).jobs, value));
+  scrapedGauge(registers, 'ready', '1 when /readyz answers 200, 0 when it answers 503', async () =>
+    (await read()).readiness.ready ? 1 : 0,
+  );
+  labelledGauge(
     registers,
-    async collect() {
-      this.set((await read()).readiness.ready ? 1 : 0);
-    },
-  });
-  new Gauge<'connector'>({
-    name: `${PREFIX}connector_up`,
-    help: "1 when the connector's last check passed, 0 when it failed",
-    labelNames: ['connector'],
+    'connector_up',
+    "1 when the connector's last check passed, 0 when it failed",
+    'connector',
+    async () => (await read()).connectors.map((c) => [c.name, c.ok ? 1 : 0] as const),
+  );
+  labelledGauge(
     registers,
-    async collect() {
-      const { connectors } = await read();
-      this.reset();
-      for (const c of connectors) this.set({ connector: c.name }, c.ok ? 1 : 0);
-    },
-  });
-  new Gauge<JobLabel>({
-    name: `${PREFIX}job_healthy`,
-    help: '1 when readiness counts the job as healthy (fresh, not due or due), 0 when failing or overdue',
-    labelNames: ['sync_job'],
-    registers,
-    async collect() {
-      const { readiness } = await read();
-      this.reset();
-      for (const check of readiness.checks) {
-        if (check.check === 'job' && check.name !== undefined)
-          this.set({ sync_job: check.name }, check.ok ? 1 : 0);
-      }
-    },
-  });
-  new Gauge<JobLabel>({
-    name: `${PREFIX}job_paused`,
-    help: '1 while an operator has paused the job (no scheduled, catch-up or webhook runs), else 0',
-    labelNames: ['sync_job'],
-    registers,
-    async collect() {
-      const { jobs } = await read();
-      this.reset();
-      for (const job of jobs) this.set({ sync_job: job.name }, job.paused === undefined ? 0 : 1);
-    },
-  });
-  new Gauge<JobLabel>({
-    name: `${PREFIX}job_paused_since_timestamp_seconds`,
-    help: 'When an operator paused the job, in Unix seconds; only for paused jobs (who and why: /readyz, /status)',
-    labelNames: ['sync_job'],
-    registers,
-    async collect() {
-      const { jobs } = await read();
-      this.reset();
-      for (const job of jobs)
-        if (job.paused !== undefined) this.set({ sync_job: job.name }, seconds(job.paused.since));
-    },
-  });
-  new Gauge<JobLabel>({
-    name: `${PREFIX}job_last_run_timestamp_seconds`,
-    help: 'Start of the last run of each job, in Unix seconds',
-    labelNames: ['sync_job'],
-    registers,
-    async collect() {
-      const { jobs } = await read();
-      this.reset();
-      for (const job of jobs)
-        if (job.lastRunAt !== undefined) this.set({ sync_job: job.name }, seconds(job.lastRunAt));
-    },
-  });
-  new Gauge<JobLabel>({
-    name: `${PREFIX}job_last_success_timestamp_seconds`,
-    help: 'End of the last run of each job that made progress (ok or partial), in Unix seconds',
-    labelNames: ['sync_job'],
-    registers,
-    async collect() {
-      const { jobs } = await read();
-      this.reset();
-      for (const job of jobs) {
-        if (job.lastSuccessAt !== undefined) this.set({ sync_job: job.name }, seconds(job.lastSuccessAt));
-      }
-    },
-  });
+    'job_healthy',
+    '1 when readiness counts the job as healthy (fresh, not due or due), 0 when failing or overdue',
+    'sync_job',
+    async () =>
+      (await read()).readiness.checks.flatMap((check) =>
+        check.check === 'job' && check.name !== undefined ? [[check.name, check.ok ? 1 : 0] as const] : [],
+      ),
+  );
+  jobGauge(
+    'job_paused',
+    '1 while an operator has paused the job (no scheduled, catch-up or webhook runs), else 0',
+    (job) => (job.paused === undefined ? 0 : 1),
+  );
+  jobGauge(
+    'job_paused_since_timestamp_seconds',
+    'When an operator paused the job, in Unix seconds; only for paused jobs (who and why: /readyz, /status)',
+    (job) => (job.paused === undefined ? undefined : seconds(job.paused.since)),
+  );
+  jobGauge('job_last_run_timestamp_seconds', 'Start of the last run of each job, in Unix seconds', (job) =>
+    job.lastRunAt === undefined ? undefined : seconds(job.lastRunAt),
+  );
+  jobGauge(
+    'job_last_success_timestamp_seconds',
+    'End of the last run of each job that made progress (ok or partial), in Unix seconds',
+    (job) => (job.lastSuccessAt === undefined ? undefined : seconds(job.lastSuccessAt)),
+  );
 }

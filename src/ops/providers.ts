@@ -87,6 +87,8 @@ export interface DeadLetterStatus {
 export interface ConsoleRun {
   id: number;
   trigger: string;
+  /** Who asked: an operator command's caller, else the trigger. */
+  requestedBy: string;
   startedAt: number;
   endedAt: number | null;
   outcome: string | null;
@@ -109,6 +111,8 @@ export interface DeadLetterGroup {
   reason: string;
   count: number;
   ids: readonly number[];
+  /** The record key of each of `ids` (the order or document a person can look up), in the same order. */
+  keys: readonly string[];
   /** Those of `ids` queued for retry: the job's next run takes them up. */
   retrying: readonly number[];
 }

@@ -187,12 +187,24 @@ server.auth (or, on the daemon's host, the local token). The credential stays in
 ${SIGN_IN_FORM}`);
 }
 
+/**
+ * Open dead letters per flow. Where the console is on the page, it lists each letter (under "Dead letters by
+ * reason", with its buttons), so this section gives only the counts: a letter is listed once.
+ */
 function deadLetterSection(s: StatusSnapshot, time: (iso: string | null) => string | null): string {
   if (s.deadLetters === null) return '<p class="muted">Not available.</p>';
   const flows =
     s.deadLetters.flows ??
     Object.entries(s.deadLetters.byFlow ?? {}).map(([flow, open]) => ({ flow, open, latest: [] }));
   if (flows.length === 0) return '<p class="muted">No open dead letters.</p>';
+  if (s.console != null) {
+    const counts = flows.map(
+      (f) => `<tr class="failing"><td>${esc(f.flow)}</td><td>${esc(f.open)}</td></tr>`,
+    );
+    return `<p>${esc(s.deadLetters.open)} open in all, each listed under "Dead letters by reason" above.</p><table><thead><tr><th>Flow</th><th>Open</th></tr></thead><tbody>
+${counts.join('\n')}
+</tbody></table>`;
+  }
   const rows = flows.map((f) => {
     const latest =
       f.latest.length === 0

@@ -2,7 +2,7 @@
  * What a connector type contributes: its config schema, a description, the capabilities it offers and a factory
  * that turns one `connectors.<name>` block into a live Connector (src/connector-contract holds the runtime interfaces).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { CapabilityName, CommitGate, Connector, PreflightProblem } from '../connector-contract/index.js';
 
 export interface ConnectorContext {

@@ -4,7 +4,7 @@
  * engine Job.
  */
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ApiSide } from '../api-access/index.js';
 import type { ApiClient } from '../client/index.js';
 import type { CapabilityName, Connector } from '../connector-contract/index.js';

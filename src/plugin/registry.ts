@@ -1,5 +1,5 @@
 /**
- * The connector types and flows of one daemon, filled at start from the composition root (src/daemon/builtin.ts);
+ * The connector types and flows of one daemon, filled at start from the composition root (src/daemon/plugins/builtin.ts);
  * no module-level state. It is also what the config loader validates blocks and options against.
  */
 import type { PluginSchemas } from '../config/index.js';

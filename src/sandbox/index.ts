@@ -6,10 +6,10 @@ export type { RunningSandbox, SandboxKeyInfo, SandboxKeys, SandboxOptions } from
 export { createManualClock } from './platform/manual-clock.js';
 export type { AdvanceableClock } from './platform/manual-clock.js';
 export { runSandboxCli } from './cli.js';
-export { sandboxControl } from './control/client.js';
+export { sandboxControl } from './harness/client.js';
 export { createEmptyDomain } from './platform/empty-domain.js';
-export type { SandboxControl } from './control/client.js';
-export type { FaultSettings } from './control/faults.js';
+export type { SandboxControl } from './harness/client.js';
+export type { FaultSettings } from './harness/faults.js';
 export type { SandboxCliOptions } from './cli.js';
 
 export function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {

@@ -2,7 +2,7 @@
 import type { Clock } from '../shared/clock.js';
 import type { CreateDomain } from './http/types.js';
 import type { RateLimitOverrides } from './platform/rate-limit.js';
-import type { SandboxControl } from './control/client.js';
+import type { SandboxControl } from './harness/client.js';
 
 export interface SandboxOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */

@@ -18,8 +18,16 @@ export interface ScheduledJobSpec {
   readonly enabled?: boolean | undefined;
 }
 
-/** Runs one job to completion; in the daemon this delegates to the engine's runJob. Must honour `signal`. */
-export type RunJobFn = (job: string, trigger: SchedulerTrigger, signal: AbortSignal) => Promise<unknown>;
+/**
+ * Runs one job to completion; in the daemon this delegates to the engine's runJob. Must honour `signal`.
+ * `requestedBy` names who asked (an operator command's caller); undefined for a run the trigger alone explains.
+ */
+export type RunJobFn = (
+  job: string,
+  trigger: SchedulerTrigger,
+  signal: AbortSignal,
+  requestedBy?: string,
+) => Promise<unknown>;
 
 export type SchedulerEvent =
   | { type: 'scheduled'; job: string; at: number }
@@ -48,10 +56,18 @@ interface JobSlot {
   readonly spec: ScheduledJobSpec;
   readonly cron: CronSchedule | undefined;
   running: Promise<void> | undefined;
-  followUp: { trigger: SchedulerTrigger; promise: Promise<void>; resolve: () => void } | undefined;
+  followUp: FollowUp | undefined;
   /** Work waiting for the current run to end, carried out before any follow-up run starts. */
   readonly between: BetweenRuns[];
   nextAt: number | undefined;
+}
+
+/** The one run owed after the current one, for every trigger that came during it. */
+interface FollowUp {
+  trigger: SchedulerTrigger;
+  requestedBy: string | undefined;
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
 }
 
 /** Work waiting for a run to end: carried out when it ends, or abandoned when the scheduler stops first. */
@@ -119,8 +135,11 @@ export class Scheduler {
     }
   }
 
-  /** Runs a job now (or right after its current run). Resolves when that run has finished. */
-  runNow(job: string, trigger: SchedulerTrigger = 'cli'): Promise<void> {
+  /**
+   * Runs a job now (or right after its current run). Resolves when that run has finished. A follow-up asked for by
+   * several triggers is recorded as the first named requester's (an operator's), else the first trigger's.
+   */
+  runNow(job: string, trigger: SchedulerTrigger = 'cli', requestedBy?: string): Promise<void> {
     const slot = this.#slots.get(job);
     if (!slot) throw new UnknownJobError(`no job named "${job}"`);
     if (this.#stopping) {
@@ -131,12 +150,15 @@ export class Scheduler {
       if (!slot.followUp) {
         let resolve: () => void = () => undefined;
         const promise = new Promise<void>((r) => (resolve = r));
-        slot.followUp = { trigger, promise, resolve };
+        slot.followUp = { trigger, requestedBy, promise, resolve };
+      } else if (slot.followUp.requestedBy === undefined && requestedBy !== undefined) {
+        slot.followUp.trigger = trigger;
+        slot.followUp.requestedBy = requestedBy;
       }
       this.#emit({ type: 'coalesced', job, trigger });
       return slot.followUp.promise;
     }
-    slot.running = this.#execute(slot, trigger);
+    slot.running = this.#execute(slot, trigger, requestedBy);
     return slot.running;
   }
 
@@ -208,11 +230,11 @@ export class Scheduler {
     return slot.spec.timezone ?? this.#timezone;
   }
 
-  async #execute(slot: JobSlot, trigger: SchedulerTrigger): Promise<void> {
+  async #execute(slot: JobSlot, trigger: SchedulerTrigger, requestedBy: string | undefined): Promise<void> {
     const job = slot.spec.name;
     this.#emit({ type: 'started', job, trigger });
     try {
-      await this.#options.run(job, trigger, this.#runAbort.signal);
+      await this.#options.run(job, trigger, this.#runAbort.signal, requestedBy);
       this.#emit({ type: 'finished', job, trigger });
     } catch (error) {
       this.#emit({ type: 'failed', job, trigger, error });
@@ -221,7 +243,7 @@ export class Scheduler {
     const followUp = slot.followUp;
     slot.followUp = undefined;
     if (followUp && !this.#stopping) {
-      slot.running = this.#execute(slot, followUp.trigger);
+      slot.running = this.#execute(slot, followUp.trigger, followUp.requestedBy);
       void slot.running.then(followUp.resolve);
     } else {
       followUp?.resolve();

@@ -13,7 +13,11 @@ interface RecordLine {
 const text = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 ? value : null;
 
-/** The number people know a held-back record by, else its key without the internal prefix. */
+/**
+ * The number people know a held-back record by, else its key without the internal prefix. A record that wraps what
+ * the API sent (an order as listed: `{ kind, order }`) is named by that order's number, with its id beside it for
+ * `dead-letters` commands.
+ */
 export function heldBackLabel(recordKey: string, record: unknown): string {
   const fields = (record ?? {}) as Record<string, unknown>;
   const lines = Array.isArray(fields['lines']) ? (fields['lines'] as RecordLine[]) : [];
@@ -22,7 +26,17 @@ export function heldBackLabel(recordKey: string, record: unknown): string {
     text(fields['document_number']) ??
     text(fields['number']) ??
     text(fields['file']);
-  return number ?? recordKey.replace(/^(document|line):/, '');
+  if (number !== null) return number;
+  const wrapped = text(wrappedOrder(fields)?.['number']);
+  if (wrapped !== null) return wrapped === recordKey ? wrapped : `${wrapped} (${recordKey})`;
+  return recordKey.replace(/^(document|line):/, '');
+}
+
+function wrappedOrder(fields: Record<string, unknown>): Record<string, unknown> | null {
+  const order = fields['order'];
+  return order !== null && typeof order === 'object' && !Array.isArray(order)
+    ? (order as Record<string, unknown>)
+    : null;
 }
 
 /** The journal lines a held-back record carries and their debit total (null when it carries no lines). */

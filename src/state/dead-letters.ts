@@ -68,6 +68,18 @@ export interface DeadLetterFilter {
   limit?: number;
 }
 
+/** The open letters of one flow held back for one reason. */
+export interface DeadLetterReasonGroup {
+  flow: string;
+  reason: string;
+  count: number;
+  ids: number[];
+  /** The record key of each of `ids`, in the same order. */
+  keys: string[];
+  /** Those of `ids` queued for retry. */
+  retrying: number[];
+}
+
 export class DeadLetterStore {
   private readonly db: StatementCache;
 
@@ -222,24 +234,27 @@ export class DeadLetterStore {
     return Object.fromEntries(rows.map((row) => [row.flow, row.n]));
   }
 
-  /** Open (and retrying) dead letters grouped by flow and reason, largest group first, with their ids. */
-  groupsByReason(
-    limit = 50,
-  ): Array<{ flow: string; reason: string; count: number; ids: number[]; retrying: number[] }> {
+  /** Open (and retrying) dead letters grouped by flow and reason, largest group first, with their ids and keys. */
+  groupsByReason(limit = 50): DeadLetterReasonGroup[] {
     const rows = this.db
       .prepare(
-        `SELECT flow, reason, id, status FROM dead_letters WHERE status IN ('open', 'retrying') ORDER BY flow, reason, id`,
+        `SELECT flow, reason, id, record_key, status FROM dead_letters WHERE status IN ('open', 'retrying') ORDER BY flow, reason, id`,
       )
-      .all() as Array<{ flow: string; reason: string; id: number; status: string }>;
-    const groups = new Map<
-      string,
-      { flow: string; reason: string; count: number; ids: number[]; retrying: number[] }
-    >();
+      .all() as Array<{ flow: string; reason: string; id: number; record_key: string; status: string }>;
+    const groups = new Map<string, DeadLetterReasonGroup>();
     for (const row of rows) {
       const key = JSON.stringify([row.flow, row.reason]);
-      const group = groups.get(key) ?? { flow: row.flow, reason: row.reason, count: 0, ids: [], retrying: [] };
+      const group = groups.get(key) ?? {
+        flow: row.flow,
+        reason: row.reason,
+        count: 0,
+        ids: [],
+        keys: [],
+        retrying: [],
+      };
       group.count += 1;
       group.ids.push(Number(row.id));
+      group.keys.push(row.record_key);
       if (row.status === 'retrying') group.retrying.push(Number(row.id));
       groups.set(key, group);
     }

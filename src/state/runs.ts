@@ -9,6 +9,11 @@ export interface RunRecord {
   id: number;
   job: string;
   trigger: RunTrigger;
+  /**
+   * Who asked for the run: the caller of an operator command (`api:<name>@<address>`, `cli:<user>@<host>`), else
+   * the trigger (`schedule`, `webhook`, `catch-up`, `cli`); the trigger also for runs recorded before this was kept.
+   */
+  requestedBy: string;
   startedAt: number;
   endedAt: number | null;
   outcome: RunOutcome | null;
@@ -23,6 +28,7 @@ interface RunRow {
   id: number;
   job: string;
   trigger: RunTrigger;
+  requested_by: string | null;
   started_at: number;
   ended_at: number | null;
   outcome: RunOutcome | null;
@@ -36,6 +42,7 @@ function fromRow(row: RunRow): RunRecord {
     id: row.id,
     job: row.job,
     trigger: row.trigger,
+    requestedBy: row.requested_by ?? row.trigger,
     startedAt: row.started_at,
     endedAt: row.ended_at,
     outcome: row.outcome,
@@ -70,11 +77,11 @@ export class RunStore {
    * run's first request. A process crash keeps it (the WAL write is done); on a power loss it goes with the
    * run's first synced commit, which would have made it durable.
    */
-  start(job: string, trigger: RunTrigger): number {
+  start(job: string, trigger: RunTrigger, requestedBy: string = trigger): number {
     const insert = () => {
       const row = this.db
-        .prepare('INSERT INTO runs (job, trigger, started_at) VALUES (?, ?, ?) RETURNING id')
-        .get(job, trigger, this.clock.now()) as { id: number };
+        .prepare('INSERT INTO runs (job, trigger, requested_by, started_at) VALUES (?, ?, ?, ?) RETURNING id')
+        .get(job, trigger, requestedBy, this.clock.now()) as { id: number };
       return row.id;
     };
     return this.db.inTransaction ? insert() : this.withoutSync(insert);

@@ -125,7 +125,11 @@ export class WebhookDispatcher {
         ? (this.options.mapping[row.type] ?? [])
         : [];
       if (jobs.length === 0) ignored += 1;
-      for (const job of jobs) byJob.set(job, [...(byJob.get(job) ?? []), row]);
+      for (const job of jobs) {
+        const jobRows = byJob.get(job);
+        if (jobRows === undefined) byJob.set(job, [row]);
+        else jobRows.push(row);
+      }
     }
     for (const [job, jobRows] of byJob) {
       const cause: JobTriggerCause = {

@@ -65,18 +65,38 @@ export interface WebhookReceiver {
  * The webhook endpoint: size limit, signature check on the raw bytes, envelope check, then a durable (group
  * committed) inbox insert before the 2xx. Any failure answers 400 (413 for size) and stores nothing.
  */
-export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
-  const clock = options.clock ?? systemClock;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const secrets = (): readonly string[] =>
-    typeof options.secrets === 'function' ? options.secrets() : options.secrets;
-  const maxInFlight = options.maxCommitsInFlight ?? options.inbox.commitsInFlight;
-  const committer = new InboxGroupCommitter(options.inbox, {
-    ...(options.onStored === undefined ? {} : { onCommitted: options.onStored }),
-    ...(maxInFlight === undefined ? {} : { maxInFlight }),
-  });
+type Rejection = { ok: false; status: number; reason: RejectReason };
+type ParsedEvent = Extract<ReturnType<typeof parseEnvelope>, { ok: true }>['event'];
 
-  const reject = (res: ServerResponse, status: number, reason: RejectReason): void => {
+/** The request's event, when the method, body size, signature and envelope are all right. */
+async function verifiedEvent(
+  req: IncomingMessage,
+  options: WebhookReceiverOptions,
+  nowMs: () => number,
+): Promise<{ ok: true; event: ParsedEvent } | Rejection> {
+  if (req.method !== 'POST') return { ok: false, status: 405, reason: 'method_not_allowed' };
+  const body = await readRawBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  if (!body.ok) {
+    return body.reason === 'too_large'
+      ? { ok: false, status: 413, reason: 'body_too_large' }
+      : { ok: false, status: 400, reason: 'aborted' };
+  }
+  const headerValue = req.headers[SIGNATURE_HEADER];
+  const verdict = verifySignature({
+    header: Array.isArray(headerValue) ? undefined : headerValue,
+    rawBody: body.body,
+    secrets: typeof options.secrets === 'function' ? options.secrets() : options.secrets,
+    nowMs: nowMs(),
+    toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+  });
+  if (!verdict.ok) return { ok: false, status: 400, reason: verdict.reason };
+  const envelope = parseEnvelope(body.body);
+  if (!envelope.ok) return { ok: false, status: 400, reason: envelope.reason };
+  return { ok: true, event: envelope.event };
+}
+
+function rejecter(options: WebhookReceiverOptions) {
+  return (res: ServerResponse, status: number, reason: RejectReason): void => {
     options.observer?.rejected(reason);
     options.logger?.debug({ reason, status }, 'webhook rejected');
     if (res.headersSent || res.destroyed) return;
@@ -84,31 +104,24 @@ export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookR
     if (status === 413) headers['connection'] = 'close';
     res.writeHead(status, headers).end(JSON.stringify({ error: reason }));
   };
+}
+
+export function createWebhookReceiver(options: WebhookReceiverOptions): WebhookReceiver {
+  const clock = options.clock ?? systemClock;
+  const maxInFlight = options.maxCommitsInFlight ?? options.inbox.commitsInFlight;
+  const committer = new InboxGroupCommitter(options.inbox, {
+    ...(options.onStored === undefined ? {} : { onCommitted: options.onStored }),
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+  });
+  const reject = rejecter(options);
 
   const process = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'POST') {
-      res.setHeader('allow', 'POST');
-      return reject(res, 405, 'method_not_allowed');
+    const verified = await verifiedEvent(req, options, () => clock.now());
+    if (!verified.ok) {
+      if (verified.status === 405) res.setHeader('allow', 'POST');
+      return reject(res, verified.status, verified.reason);
     }
-    const body = await readRawBody(req, maxBodyBytes);
-    if (!body.ok)
-      return reject(
-        res,
-        body.reason === 'too_large' ? 413 : 400,
-        body.reason === 'too_large' ? 'body_too_large' : 'aborted',
-      );
-    const headerValue = req.headers[SIGNATURE_HEADER];
-    const verdict = verifySignature({
-      header: Array.isArray(headerValue) ? undefined : headerValue,
-      rawBody: body.body,
-      secrets: secrets(),
-      nowMs: clock.now(),
-      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
-    });
-    if (!verdict.ok) return reject(res, 400, verdict.reason);
-    const envelope = parseEnvelope(body.body);
-    if (!envelope.ok) return reject(res, 400, envelope.reason);
-    const { event } = envelope;
+    const { event } = verified;
     let duplicate: boolean;
     try {
       ({ duplicate } = await committer.submit(event));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleData } from '../../src/daemon/console-data.js';
+import { consoleData } from '../../src/daemon/status/console-data.js';
 import { renderStatusHtml } from '../../src/ops/status-html.js';
 import type { StatusSnapshot } from '../../src/ops/status.js';
 import type { Clock } from '../../src/shared/clock.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseConfig, type PluginSchemas } from '../../src/config/index.js';
 import { PluginRegistry } from '../../src/plugin/index.js';
 import { optionsOnlyFlow } from '../config/fixtures.js';
 import { apiChecks } from '../../src/cli/doctor/api-checks.js';
-import { buildPluginRegistry } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/plugins/builtin.js';
 import { formatCheck } from '../../src/cli/doctor/check.js';
 
 function configWith(registry: PluginSchemas) {

@@ -57,7 +57,7 @@ describe('status reads the same job-health model as /readyz', () => {
     const result = await runCli(['status', '--config', file]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(
-      /^orders\s+failed\s+readiness failing \(has never succeeded; last run failed: GET \/supplier\/orders failed with HTTP 401 key_expired\); last success never/m,
+      /^orders\s+failed\s+readiness failing \(has never succeeded; last run failed: GET \/supplier\/orders failed with HTTP 401 key_expired\); last run: schedule; last success never/m,
     );
   });
 });

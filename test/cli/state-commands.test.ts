@@ -66,7 +66,7 @@ describe('CLI commands over a real state file', () => {
     const text = await cli('status');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /^orders\s+failed\s+readiness unchecked; last success never; dead letters 2; last error .*: ERP unreachable$/m,
+      /^orders\s+failed\s+readiness unchecked; last run: schedule; last success never; dead letters 2; last error .*: ERP unreachable$/m,
     );
     expect(text.stdout).toContain('dead letters open 2');
     const json = await cli('status', '--json');

@@ -129,7 +129,7 @@ describe('sync --dry-run changes nothing and tells what a real run would do', ()
       expect(stdout).not.toMatch(/would_write=/);
       // Every order would be held back and none delivered: by the outcome rule the dry run ends failed.
       expect(stdout).toMatch(/^orders: dry run failed \(.*would_dead_letter=[1-9]/m);
-      expect(stderr).toContain('would become dead letters: order ord_');
+      expect(stderr).toMatch(/would become dead letters: order PO-\S+ \(ord_\w+\): /);
       expect(stderr).toContain(
         'statement orders.insert_line: parameter :unit_pricee has no value; did you mean :unit_price?',
       );

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/index.js';
-import { buildPluginRegistry } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/plugins/builtin.js';
 import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { sqlCapabilities, sqlCapabilityNames } from '../../connectors/sql/connector.js';
 import { erpStatementsSchema } from '../../connectors/sql/erp-config.js';

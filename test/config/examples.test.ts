@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { configJsonSchema, loadConfig, secret } from '../../src/config/index.js';
 import { buildPluginRegistry } from '../../src/cli/plugins.js';
 import { optionsOnlyFlow, registryWithConnectors } from './fixtures.js';

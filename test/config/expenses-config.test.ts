@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/index.js';
-import { buildPluginRegistry } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/plugins/builtin.js';
 
 const registry = buildPluginRegistry();
 const FILE = '/etc/supply-sync/supply-sync.yaml';

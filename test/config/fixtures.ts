@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { sqlConnectorDefinition } from '../../connectors/sql/index.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { defineFlow, PluginRegistry, type FlowDefinition } from '../../src/plugin/index.js';
 
 /** A registry holding the sql connector type, for tests of the core loader. */

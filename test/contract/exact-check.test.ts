@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { lenient, parseLenient, strict, type SchemaName } from '../../src/contract/index.js';
 import { exactCheckOf } from '../../src/contract/exact-check.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

@@ -47,6 +47,6 @@ describe.skipIf(missing.length > 0)('buyer daemon under SIGKILL', () => {
 
 if (missing.length > 0) {
   process.stdout.write(
-    `crash buyer skipped: flows not registered in src/daemon/builtin-plugins.ts: ${missing.join(', ')}\n`,
+    `crash buyer skipped: flows not registered in src/daemon/plugins/builtin-plugins.ts: ${missing.join(', ')}\n`,
   );
 }

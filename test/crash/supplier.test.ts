@@ -51,6 +51,6 @@ describe.skipIf(missing.length > 0)('supplier daemon under SIGKILL', () => {
 
 if (missing.length > 0) {
   process.stdout.write(
-    `crash supplier skipped: flows not registered in src/daemon/builtin-plugins.ts: ${missing.join(', ')}\n`,
+    `crash supplier skipped: flows not registered in src/daemon/plugins/builtin-plugins.ts: ${missing.join(', ')}\n`,
   );
 }

@@ -14,7 +14,7 @@ import {
   type CommandRunner,
 } from '../../src/daemon/control/command-service.js';
 import { configFingerprint } from '../../src/daemon/control/fingerprint.js';
-import type { Environment } from '../../src/daemon/services/environment-service.js';
+import type { Environment } from '../../src/daemon/services/environment.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore, type QueuedCommand, type StateStore } from '../../src/state/index.js';
 import { eventually } from './health-support.js';
@@ -106,6 +106,9 @@ describe('operator commands that cannot finish', () => {
       errorCode: 'too_many_attempts',
       attempts: MAX_COMMAND_ATTEMPTS,
     });
+    // It says where to look and how to ask again.
+    expect(command.error).toContain('supply-sync runs --job orders');
+    expect(command.error).toMatch(/then give it again with `supply-sync sync orders`$/);
     expect(calls).toBe(MAX_COMMAND_ATTEMPTS);
   });
 

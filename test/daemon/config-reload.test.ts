@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
-import { sandboxControl } from '../../src/sandbox/control/client.js';
+import { sandboxControl } from '../../src/sandbox/harness/client.js';
 import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { killAndWait, spawnCli } from '../crash/harness/child.js';

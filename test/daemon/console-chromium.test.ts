@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
-import { localTokenFile } from '../../src/daemon/local-token.js';
+import { localTokenFile } from '../../src/daemon/start/local-token.js';
 import { openHealthWorld, type HealthWorld } from './health-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -104,8 +104,15 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
 
     expect(await click(page, `${job} button:has-text("Run now")`)).toBe('Run now: done');
     const ran = daemon.env.state.runs.last('orders');
-    expect(ran).toMatchObject({ trigger: 'operator', outcome: 'ok' });
-    await expect(page.locator(`${job} tbody tr`).first().textContent()).resolves.toMatch(/operator\s*ok/);
+    expect(ran).toMatchObject({
+      trigger: 'operator',
+      outcome: 'ok',
+      requestedBy: 'api:monitoring@127.0.0.1',
+    });
+    // The run list names who asked: the signed-in operator, by name and address.
+    await expect(page.locator(`${job} tbody tr`).first().textContent()).resolves.toMatch(
+      /operator by api:monitoring@127\.0\.0\.1\s*ok/,
+    );
     // The run read the sandbox's orders: the chart counts them, the one run of the day.
     const fetched = ran?.counts['fetched'] ?? 0;
     expect(fetched).toBeGreaterThan(0);
@@ -151,7 +158,7 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
 
       expect(await click(page, `${row(one.id)} button:has-text("Retry")`)).toBe('Retry: done');
       expect(state.deadLetters.byId(one.id)?.status).toBe('retrying');
-      await expect(page.locator(row(one.id)).textContent()).resolves.toMatch(/^#\d+ \(retrying\)/);
+      await expect(page.locator(row(one.id)).textContent()).resolves.toMatch(/^#\d+ ord_1 \(retrying\)/);
       expect(await page.locator(`${row(one.id)} button:has-text("Retry")`).count()).toBe(0);
       await expect(page.locator(row(two.id)).textContent()).resolves.not.toContain('retrying');
       expect(await click(page, `${row(other.id)} button:has-text("Discard")`)).toBe('Discard: done');
@@ -167,7 +174,7 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
       expect(state.deadLetters.byId(four.id)?.status).toBe('retrying');
       expect(state.deadLetters.byId(two.id)?.status).toBe('open');
       for (const id of [three.id, four.id]) {
-        await expect(page.locator(row(id)).textContent()).resolves.toMatch(/^#\d+ \(retrying\)/);
+        await expect(page.locator(row(id)).textContent()).resolves.toMatch(/^#\d+ ord_[45] \(retrying\)/);
       }
       await expect(page.locator(row(two.id)).textContent()).resolves.not.toContain('retrying');
 
@@ -204,6 +211,8 @@ describe.skipIf(!hasChromium && !required)('the status page console in headless 
     const token = readFileSync(localTokenFile(plain.env.loaded.config), 'utf8').trim();
     await page.locator('#sign-in input[name="token"]').fill(token);
     await page.locator('#sign-in button[type="submit"]').click();
+    // The page fetches itself again with the credential and replaces its body: wait for the refreshed one.
+    await page.locator('#signed-in:has-text("signed in for this tab")').waitFor();
     await expect(page.locator('#signed-in').textContent()).resolves.toBe('signed in for this tab');
     expect(await page.evaluate('document.cookie')).toBe('');
   });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFingerprint } from '../../src/daemon/control/fingerprint.js';
 import type { Daemon } from '../../src/daemon/index.js';
-import { sandboxControl } from '../../src/sandbox/control/client.js';
+import { sandboxControl } from '../../src/sandbox/harness/client.js';
 import { eventually, openHealthWorld, type HealthWorld } from './health-support.js';
 
 const STREAM = 'orders:/supplier/orders';

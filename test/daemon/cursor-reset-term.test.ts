@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommandService, type CommandRunner } from '../../src/daemon/control/command-service.js';
 import { configFingerprint } from '../../src/daemon/control/fingerprint.js';
-import type { Environment } from '../../src/daemon/services/environment-service.js';
+import type { Environment } from '../../src/daemon/services/environment.js';
 import { Scheduler } from '../../src/scheduler/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore, type StateStore } from '../../src/state/index.js';

@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, runDaemon, type Daemon } from '../../src/daemon/index.js';
-import { DEMO_ERP_ACTIVITY } from '../../src/daemon/demo.js';
-import { sandboxControl } from '../../src/sandbox/control/client.js';
+import { DEMO_ERP_ACTIVITY } from '../../src/daemon/start/demo.js';
+import { sandboxControl } from '../../src/sandbox/harness/client.js';
 import { openDemoErp, simulateErpActivity, type DemoErp } from '../../connectors/sql/demo-erp/index.js';
 import { writeDemoConfig } from '../support/demo-config.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../../src/config/index.js';
 import type { LifecycleObserver } from '../../src/daemon/index.js';
 import { buildEnvironment, UnknownFlowError } from '../../src/daemon/services/environment-service.js';

@@ -1,6 +1,6 @@
 /** A daemon against a real sandbox, configured from a plain object, with its log lines captured. */
 import { readFileSync } from 'node:fs';
-import { localTokenFile } from '../../src/daemon/local-token.js';
+import { localTokenFile } from '../../src/daemon/start/local-token.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
  * the CLI (a child process, as a user runs it) queues it, the daemon that holds the state carries it out and the CLI
  * prints the same lines and exits with the same code as without a daemon. Orders keep arriving in the sandbox and
  * reach the ERP once each while the commands are given, through the daemon's own webhook runs as well as the
- * operator's; the daemon is never stopped.
+ * operator's; the daemon is never stopped. OPERATOR_COMMANDS_BACKENDS picks the backends (`npm test`: the file).
  */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,11 +11,12 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Daemon } from '../../src/daemon/index.js';
 import { createApiClient } from '../../src/client/index.js';
-import { sandboxControl } from '../../src/sandbox/control/client.js';
+import { sandboxControl } from '../../src/sandbox/harness/client.js';
 import type { StateStore } from '../../src/state/index.js';
 import { runCli } from '../cli/run-cli.js';
 import { createTempDatabase, postgresProbe, type TempDatabase } from '../ha/support/postgres.js';
 import { eventually, openHealthWorld, sample, type HealthWorld } from './health-support.js';
+import { stateBackends, type StateBackendName } from '../support/state-backends.js';
 
 const JOBS = {
   connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
@@ -36,6 +37,7 @@ const JOBS = {
 const probe = await postgresProbe();
 
 interface Backend {
+  readonly key: StateBackendName;
   readonly name: string;
   readonly skip: string | null;
   /** The daemons' extra config; the first daemon's config file is the one the CLI is given. */
@@ -44,6 +46,7 @@ interface Backend {
 }
 
 const sqlite: Backend = {
+  key: 'file',
   name: 'a state file',
   skip: null,
   configs: () => Promise.resolve([{}]),
@@ -52,6 +55,7 @@ const sqlite: Backend = {
 
 let database: TempDatabase | undefined;
 const postgres: Backend = {
+  key: 'postgres',
   name: 'a PostgreSQL state with two instances',
   skip: probe.available ? null : probe.reason,
   async configs() {
@@ -65,7 +69,9 @@ const postgres: Backend = {
   dispose: async () => database?.drop(),
 };
 
-for (const backend of [sqlite, postgres]) {
+// OPERATOR_COMMANDS_BACKENDS (test/support/state-backends.ts): `npm test` runs the state file only.
+const BACKENDS = stateBackends('OPERATOR_COMMANDS_BACKENDS');
+for (const backend of [sqlite, postgres].filter((b) => BACKENDS.includes(b.key))) {
   describe.skipIf(backend.skip !== null)(
     `operator commands to a running daemon on ${backend.name}${backend.skip === null ? '' : ` (skipped: ${backend.skip})`}`,
     () => {
@@ -245,15 +251,18 @@ for (const backend of [sqlite, postgres]) {
           expect(history.code).toBe(0);
           const runs = JSON.parse(history.stdout) as Array<{
             trigger: string;
+            requestedBy: string;
             outcome: string;
             deadLetters: number | null;
           }>;
           // An operator's run asked for while a webhook run waits to follow the one in progress joins that run, so
           // at least one of the two shows as the operator's.
-          expect(runs.some((run) => run.trigger === 'operator' && run.outcome === 'ok')).toBe(true);
+          const operatorRun = runs.find((run) => run.trigger === 'operator' && run.outcome === 'ok');
+          // The run carries the caller of the command that asked for it.
+          expect(operatorRun?.requestedBy).toMatch(/^cli:\S+@\S+$/);
           const lines = await cli('runs', '--job', 'orders');
           expect(lines.stdout).toMatch(
-            /^#\d+ orders \d{4}-\d\d-\d\d \d\d:\d\d:\d\d operator ok \(\d+\.\d s; /m,
+            /^#\d+ orders \d{4}-\d\d-\d\d \d\d:\d\d:\d\d operator by cli:\S+@\S+ ok \(\d+\.\d s; /m,
           );
           expect(lines.stdout).toMatch(
             /^#\d+ orders \d{4}-\d\d-\d\d \d\d:\d\d:\d\d webhook ok \(\d+\.\d s; /m,

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../../src/config/index.js';
 import { buildEnvironment } from '../../src/daemon/services/environment-service.js';
-import { ConfigNotBuildableError } from '../../src/daemon/parsed-config.js';
+import { ConfigNotBuildableError } from '../../src/daemon/plugins/parsed-config.js';
 import { defineConnector, defineFlow, PluginRegistry } from '../../src/plugin/index.js';
 
 let dir: string | undefined;

@@ -7,7 +7,7 @@ import { sqlConnectorDefinition } from '../../connectors/sql/sql-connector.js';
 import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import type { Connector } from '../../src/connector-contract/index.js';
 import type { Job, JobContext } from '../../src/engine/index.js';
-import type { BuiltJob } from '../../src/daemon/services/environment-service.js';
+import type { BuiltJob } from '../../src/daemon/services/environment.js';
 import type { FlowDefinition } from '../../src/plugin/index.js';
 import { PreflightGate } from '../../src/daemon/services/preflight-service.js';
 import { catalogFlow } from '../../src/flows/catalog/index.js';

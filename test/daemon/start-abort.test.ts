@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CheckResult } from '../../src/connector-contract/index.js';
 import { defineConnector } from '../../src/plugin/index.js';
 import {

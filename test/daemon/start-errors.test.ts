@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedConfig } from '../../src/config/index.js';
-import { DaemonStartError, explainStartError } from '../../src/daemon/start-errors.js';
+import { DaemonStartError, explainStartError } from '../../src/daemon/start/start-errors.js';
 
 function systemError(fields: { code: string; syscall: string; port?: number; path?: string }): Error {
   return Object.assign(new Error(`${fields.syscall} ${fields.code}`), fields);

@@ -17,7 +17,7 @@ import {
   type Daemon,
   type LifecycleObserver,
 } from '../../src/daemon/index.js';
-import { DaemonStartError } from '../../src/daemon/start-errors.js';
+import { DaemonStartError } from '../../src/daemon/start/start-errors.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, builtinPlugins, runDaemon } from '../../src/daemon/index.js';
 import { every, stopLoop } from '../../src/daemon/services/every.js';

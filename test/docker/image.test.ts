@@ -86,6 +86,7 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
       `a Docker engine is required (SUPPLY_SYNC_REQUIRE_SERVICES=1): ${unavailable}`,
     ).toBeUndefined();
     engine = await startEngine();
+    await removeLeftovers();
     work = await mkdtemp(join(tmpdir(), 'supply-sync-image-'));
     const base = await exec('bash', [join(ROOT, 'test/docker/stand-in-base.sh'), BASE], {
       env: engine.env,
@@ -122,6 +123,21 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
     await engine.stop();
     if (work !== undefined) await rm(work, { recursive: true, force: true });
   }, 600_000);
+
+  /**
+   * The engine is the test's own, but its data root is kept between runs (for the base image): containers and volumes
+   * a run left behind when it was stopped before its clean-up would hold the names this run gives its containers.
+   */
+  async function removeLeftovers(): Promise<void> {
+    const containers = (await docker(['ps', '-aq'])).split('\n').filter(Boolean);
+    if (containers.length > 0) await docker(['rm', '-f', '-v', ...containers]);
+    const volumes = (await docker(['volume', 'ls', '-q'])).split('\n').filter(Boolean);
+    if (volumes.length > 0) await docker(['volume', 'rm', '-f', ...volumes]);
+    if (containers.length + volumes.length > 0)
+      console.log(
+        `removed what an earlier run left: ${containers.length} containers, ${volumes.length} volumes`,
+      );
+  }
 
   async function runDetached(name: string, args: readonly string[]): Promise<void> {
     names.containers.add(name);

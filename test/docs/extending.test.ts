@@ -63,7 +63,7 @@ describe('docs/extending.md worked example', () => {
       ),
     );
 
-    // What the one registration line each in src/daemon/builtin-plugins.ts does: join the built-in plugins.
+    // What the one registration line each in src/daemon/plugins/builtin-plugins.ts does: join the built-in plugins.
     const registry = buildPluginRegistry([
       ...builtinPlugins(),
       customerFileConnectorDefinition,
@@ -96,7 +96,7 @@ describe('docs/extending.md worked example', () => {
   });
 
   it('registers each built-in plugin with one line, the one place the document names', () => {
-    const listFile = new URL('../../src/daemon/builtin-plugins.ts', import.meta.url);
+    const listFile = new URL('../../src/daemon/plugins/builtin-plugins.ts', import.meta.url);
     const code = readFileSync(listFile, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .split('\n')
@@ -107,6 +107,6 @@ describe('docs/extending.md worked example', () => {
     expect(plugins.filter((plugin) => plugin.kind === 'connector').length).toBeGreaterThan(0);
     expect(plugins.filter((plugin) => plugin.kind === 'flow').length).toBeGreaterThan(0);
     const doc = readFileSync(new URL('../../docs/extending.md', import.meta.url), 'utf8');
-    expect(doc.match(/one line in `src\/daemon\/builtin-plugins\.ts`/g)).toHaveLength(2);
+    expect(doc.match(/one line in `src\/daemon\/plugins\/builtin-plugins\.ts`/g)).toHaveLength(2);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { failoverBoundMs, haConfigSchema, haSettings } from '../../src/ha/index.js';
 
 describe('ha config block', () => {

@@ -49,7 +49,7 @@ describe('import boundaries of src folders', () => {
         'src/state/extra.ts',
         "import type { Clock } from '../shared/clock.js';",
         "import { RunStore } from './runs.js';",
-        "import { z } from 'zod';",
+        "import * as z from 'zod';",
         'export type Both = [Clock, RunStore, typeof z];',
       ),
     ).toEqual([]);

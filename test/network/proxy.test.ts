@@ -71,7 +71,7 @@ describe('the API client behind a forward proxy', () => {
         fileId = uploaded.file.id;
         const downloadUrl = (await api.files.get(fileId)).download_url;
         expect(downloadUrl).toBeDefined();
-        const download = await request(downloadUrl ?? '', { dispatcher: api.dispatcher });
+        const download = await request(downloadUrl ?? '', { dispatcher: await api.dispatcher() });
         expect(download.statusCode).toBe(200);
         expect(Buffer.from(await download.body.arrayBuffer()).toString()).toBe('%PDF-1.4 proxy test');
       } finally {

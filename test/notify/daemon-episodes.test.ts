@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, builtinPlugins, runDaemon, type Daemon } from '../../src/daemon/index.js';
 import { defineFlow } from '../../src/plugin/index.js';

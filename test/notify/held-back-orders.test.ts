@@ -117,6 +117,12 @@ describe('orders held back for a missing mapping', () => {
     const told = world.state.notifications.list().find((n) => n.event === 'dead_letters');
     const toldText = (JSON.parse(told?.message ?? '{}') as { text?: string }).text ?? '';
     expect(toldText).toContain(`${summary} (for example `);
+    // Each order by the number a person finds it by in the web app, with the id `dead-letters` commands take.
+    for (const id of [...held, other]) {
+      const { number } = await world.api.orders.get(id ?? '');
+      expect(number).toMatch(/^PO-/);
+      expect(toldText).toContain(`${number} (${id})`);
+    }
     expect(toldText).toContain(`). ${fix}\n`);
     expect(notifier.dailyReport(Date.now() + 86_400_000)).toBe(1);
     const report = world.state.notifications.list().find((n) => n.event === 'daily_report');

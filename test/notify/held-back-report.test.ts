@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { movementTotals, readPublishedImport } from '../../connectors/hashavshevet/published-reader.js';
+import { movementTotals, readPublishedImport } from '../connectors/hashavshevet/published-reader.js';
 import { parseConfig, type JobConfig, type NotificationsConfig } from '../../src/config/index.js';
 import { createJournalExportJob, journalExportOptionsSchema } from '../../src/flows/journal-export/index.js';
 import { Notifier } from '../../src/notify/index.js';

@@ -80,3 +80,71 @@ describe('the status page shows times in the configured zone', () => {
     expect(page).not.toContain('09:30:00');
   });
 });
+
+describe('the status page lists each dead letter once', () => {
+  const letter = (recordKey: string, reason: string) => ({
+    recordKey,
+    reason,
+    lastSeen: Date.parse('2026-11-25T09:00:00.000Z'),
+  });
+  const deadLetters: StatusSnapshot['deadLetters'] = {
+    open: 3,
+    flows: [
+      {
+        flow: 'orders',
+        open: 3,
+        latest: [
+          letter('ord_1001', 'sku VEG-0001 unmapped'),
+          letter('ord_1002', 'sku VEG-0001 unmapped'),
+          letter('ord_1003', 'customer unknown'),
+        ],
+      },
+    ],
+  };
+  const console: NonNullable<StatusSnapshot['console']> = {
+    jobs: [],
+    deadLetterGroups: [
+      {
+        flow: 'orders',
+        reason: 'sku VEG-0001 unmapped',
+        count: 2,
+        ids: [7, 8],
+        keys: ['ord_1001', 'ord_1002'],
+        retrying: [8],
+      },
+      { flow: 'orders', reason: 'customer unknown', count: 1, ids: [9], keys: ['ord_1003'], retrying: [] },
+    ],
+  };
+  const times = (html: string, text: string) => html.split(text).length - 1;
+
+  it('with the console: each letter by id and record key under its reason, the Dead letters section counts only', () => {
+    const html = renderStatusHtml(snapshot({ deadLetters, console }), { controls: true });
+    for (const key of ['ord_1001', 'ord_1002', 'ord_1003']) expect(times(html, key)).toBe(1);
+    expect(html).toContain('<li data-dead-letter="7">#7 ord_1001 <button');
+    expect(html).toContain('<li data-dead-letter="8" data-retrying>#8 ord_1002 (retrying) <button');
+    const section = html.slice(html.indexOf('<h2>Dead letters</h2>'), html.indexOf('<h2>Outbox</h2>'));
+    expect(section).toContain('3 open in all, each listed under "Dead letters by reason" above.');
+    expect(section).toContain('<tr class="failing"><td>orders</td><td>3</td></tr>');
+    expect(section).not.toContain('Latest reasons');
+  });
+
+  it('without the console: the Dead letters section lists the latest letters with their reasons, once each', () => {
+    const html = renderStatusHtml(snapshot({ deadLetters }));
+    for (const key of ['ord_1001', 'ord_1002', 'ord_1003']) expect(times(html, key)).toBe(1);
+    expect(html).toContain('<li>ord_1003: customer unknown');
+    expect(html).not.toContain('Dead letters by reason');
+  });
+
+  it('says how many more letters a large group holds than it lists', () => {
+    const ids = Array.from({ length: 25 }, (_, i) => i + 1);
+    const big: NonNullable<StatusSnapshot['console']> = {
+      jobs: [],
+      deadLetterGroups: [
+        { flow: 'orders', reason: 'r', count: 25, ids, keys: ids.map((id) => `ord_${id}`), retrying: [] },
+      ],
+    };
+    const html = renderStatusHtml(snapshot({ console: big }));
+    expect(times(html, 'data-dead-letter=')).toBe(20);
+    expect(html).toContain('<li class="muted">and 5 more</li>');
+  });
+});

@@ -1,9 +1,9 @@
 /** The comparison alone, on hand-made API postings and book entries: each kind of difference, and scoping. */
 import { describe, expect, it } from 'vitest';
 import type { BookEntry, BookRead } from '../../src/connector-contract/index.js';
-import { compareJournal } from '../../src/reconcile/journal/compare.js';
-import type { ExpectedBooks, ExpectedPosting } from '../../src/reconcile/journal/expected.js';
-import { parseScope, ScopeError } from '../../src/reconcile/scope.js';
+import { compareJournal } from '../../src/flows/reconcile/journal/compare.js';
+import type { ExpectedBooks, ExpectedPosting } from '../../src/flows/reconcile/journal/expected.js';
+import { parseScope, ScopeError } from '../../src/flows/reconcile/scope.js';
 
 const MARCH = parseScope({ period: '2026-03' });
 

@@ -7,13 +7,13 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { jobStatuses } from '../../src/daemon/job-status.js';
+import { jobStatuses } from '../../src/daemon/status/job-status.js';
 import { buildStatusSnapshot, DEFAULT_READINESS_POLICY, evaluateReadiness } from '../../src/ops/index.js';
 import { renderStatusHtml } from '../../src/ops/status-html.js';
 import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { loadConfig } from '../../src/config/index.js';
-import { buildPluginRegistry } from '../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../src/daemon/plugins/builtin.js';
 import { runCli } from '../cli/run-cli.js';
 import { exportedBooks, scopes, type Books } from './books.js';
 

@@ -5,7 +5,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openReadOnlyApi } from '../../src/reconcile/open.js';
+import { openReadOnlyApi } from '../../src/cli/reconcile/open.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   exportedBooks,

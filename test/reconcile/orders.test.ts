@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../cli/run-cli.js';
-import type { ReconcileReport } from '../../src/reconcile/report.js';
+import type { ReconcileReport } from '../../src/flows/reconcile/report.js';
 
 let sandbox: Awaited<ReturnType<typeof startSandbox>>;
 let dir: string;

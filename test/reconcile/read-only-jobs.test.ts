@@ -7,14 +7,13 @@
  */
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { createApiClient, type ApiCallEvent, type ApiClient } from '../../src/client/index.js';
-import { buildPluginRegistry } from '../../src/daemon/builtin.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ApiCallEvent, ApiClient } from '../../src/client/index.js';
+import { buildPluginRegistry } from '../../src/daemon/plugins/builtin.js';
 import { runJob, type Job } from '../../src/engine/index.js';
 import { ordersFlow } from '../../src/flows/orders/index.js';
 import type { FlowDeps } from '../../src/plugin/index.js';
-import { reconcileJournalFlow, reconcileOrdersFlow } from '../../src/reconcile/flows.js';
-import { openConnector } from '../../src/reconcile/open.js';
+import { openConnector } from '../../src/cli/reconcile/open.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { Connector } from '../../src/connector-contract/index.js';
 import type { StateStore } from '../../src/state/index.js';
@@ -35,8 +34,8 @@ async function tryWrite(write: () => Promise<unknown>): Promise<void> {
   }
 }
 
-vi.mock('../../src/reconcile/orders/compare.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/reconcile/orders/compare.js')>();
+vi.mock('../../src/flows/reconcile/orders/compare.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/flows/reconcile/orders/compare.js')>();
   return {
     ...real,
     compareOrders: async (...args: Parameters<typeof real.compareOrders>) => {
@@ -48,8 +47,8 @@ vi.mock('../../src/reconcile/orders/compare.js', async (importOriginal) => {
   };
 });
 
-vi.mock('../../src/reconcile/journal/index.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/reconcile/journal/index.js')>();
+vi.mock('../../src/flows/reconcile/journal/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/flows/reconcile/journal/index.js')>();
   return {
     ...real,
     reconcileJournal: async (...args: Parameters<typeof real.reconcileJournal>) => {
@@ -91,8 +90,19 @@ function run(job: Job, state: StateStore) {
 
 /** A client of the daemon's kind that notes every attempt it sends. */
 function observedClient(baseUrl: string, apiKey: string, calls: ApiCallEvent[]): ApiClient {
-  return createApiClient({ baseUrl, apiKey, onCall: (event) => calls.push(event) });
+  return client.createApiClient({ baseUrl, apiKey, onCall: (event) => calls.push(event) });
 }
+
+// Test files share their test process (vitest.config.ts), so the reconciliation flows may already be loaded with the
+// real comparisons: they are loaded afresh here, after the mocks above, which then take effect, with the API client
+// of the same load (the flows recognise the clients their own module made).
+let flows: typeof import('../../src/flows/reconcile/flows.js');
+let client: typeof import('../../src/client/index.js');
+beforeAll(async () => {
+  vi.resetModules();
+  flows = await import('../../src/flows/reconcile/flows.js');
+  client = await import('../../src/client/index.js');
+});
 
 let h: SupplierHarness | undefined;
 let books: Books | undefined;
@@ -115,11 +125,11 @@ describe('a scheduled reconciliation', () => {
     const calls: ApiCallEvent[] = [];
     const api = observedClient(h.sandbox.baseUrl, h.sandbox.keys.supplier, calls);
     clients.push(api);
-    const job = reconcileOrdersFlow.create(
+    const job = flows.reconcileOrdersFlow.create(
       {
         name: 'orders-check',
         connector: 'erp',
-        options: reconcileOrdersFlow.options.parse({ since: 400 * 86_400_000 }),
+        options: flows.reconcileOrdersFlow.options.parse({ since: 400 * 86_400_000 }),
       },
       deps(api, h.connector, h.state, h.dir),
     );
@@ -144,11 +154,11 @@ describe('a scheduled reconciliation', () => {
       const calls: ApiCallEvent[] = [];
       const api = observedClient(books.sandbox.baseUrl, books.sandbox.keys.buyer, calls);
       clients.push(api);
-      const job = reconcileJournalFlow.create(
+      const job = flows.reconcileJournalFlow.create(
         {
           name: 'month-end',
           connector: 'books',
-          options: reconcileJournalFlow.options.parse({
+          options: flows.reconcileJournalFlow.options.parse({
             period,
             export_options: { max_lines_per_batch: 10 },
           }),

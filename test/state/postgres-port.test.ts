@@ -90,8 +90,12 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
   });
 
   it('answers every one of many synchronous calls with its own result', () => {
+    // Each call is a round trip to the server through the worker thread: enough of them that a reply handed to the
+    // wrong call would show, few enough for a loaded machine (20,000 took over 30 s under a full npm test).
     const select = state.db.prepare('SELECT ? AS n');
-    for (let n = 0; n < 20_000; n += 1) expect((select.get(n) as { n: string }).n).toBe(String(n));
+    const answers: string[] = [];
+    for (let n = 0; n < 3_000; n += 1) answers.push((select.get(n) as { n: string }).n);
+    expect(answers).toEqual(Array.from({ length: 3_000 }, (_, n) => String(n)));
   });
 
   it('opens a read-only state whose session refuses writes', () => {

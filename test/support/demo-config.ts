@@ -2,7 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { defaultDemoConfigPath } from '../../src/daemon/demo.js';
+import { defaultDemoConfigPath } from '../../src/daemon/start/demo.js';
 
 export interface DemoConfigChanges {
   readonly server?: Record<string, unknown>;

@@ -44,6 +44,8 @@ documents:
       filter: ZSSY_APIDOCID eq null and FINAL eq 'Y' and DEBIT eq 'D'
       lines_property: AINVOICEITEMS_SUBFORM
       expand_lines: true
+      # Priority dates are DateTimeOffset: the date floor is midnight in company_timezone, with its offset.
+      date_floor_as: datetime
       fields:
         number: IVNUM
         date: IVDATE
@@ -67,6 +69,8 @@ documents:
       filter: ZSSY_APIDOCID eq null and FINAL eq 'Y' and DEBIT eq 'C'
       lines_property: AINVOICEITEMS_SUBFORM
       expand_lines: true
+      # Priority dates are DateTimeOffset: the date floor is midnight in company_timezone, with its offset.
+      date_floor_as: datetime
       fields:
         number: IVNUM
         date: IVDATE
@@ -84,6 +88,8 @@ documents:
       filter: ZSSY_APIDOCID eq null
       lines_property: TRANSORDER_D_SUBFORM
       expand_lines: true
+      # Priority dates are DateTimeOffset: the date floor is midnight in company_timezone, with its offset.
+      date_floor_as: datetime
       fields:
         number: DOCNO
         date: CURDATE

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SqlConnector, sqlCapabilities, sqlCapabilityNames } from '../connector.js';
 import { commitGated } from '../../../src/kit/sql/commit-gated.js';
 import { defineConnector } from '../../../src/plugin/index.js';

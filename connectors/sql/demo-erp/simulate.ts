@@ -163,6 +163,23 @@ async function issueInvoice(
       pdf: pdfPath,
     },
   );
+  await insertInvoiceLines(tx, ivnum, lines, order === undefined ? null : String(order['ORDNAME']));
+  if (order !== undefined) {
+    await tx.query(`UPDATE ORDERS SET ORDSTATUS = 'Invoiced' WHERE ORDNAME = :o`, {
+      o: String(order['ORDNAME']),
+    });
+  }
+  await mkdir(dir, { recursive: true });
+  await writeFile(pdfPath, simplePdf(pdfText(ivnum, today, lines, totals)));
+  return ivnum;
+}
+
+async function insertInvoiceLines(
+  tx: SqlExecutor,
+  ivnum: string,
+  lines: readonly DocumentLineInput[],
+  orderName: string | null,
+): Promise<void> {
   for (const [index, line] of lines.entries()) {
     await tx.query(
       `INSERT INTO DOCUMENTITEMS (IVNUM, LINE, PARTNAME, PDES, TQUANT, UNIT, PRICE, QPRICE, VATFREE, ORDNAME, ORDLINE)
@@ -177,19 +194,11 @@ async function issueInvoice(
         price: line.price,
         total: multiplyQuantityByPrice(line.quantity, line.price),
         vatfree: line.vatExempt ? 'Y' : 'N',
-        ord: order === undefined ? null : String(order['ORDNAME']),
+        ord: orderName,
         ordline: line.orderLine,
       },
     );
   }
-  if (order !== undefined) {
-    await tx.query(`UPDATE ORDERS SET ORDSTATUS = 'Invoiced' WHERE ORDNAME = :o`, {
-      o: String(order['ORDNAME']),
-    });
-  }
-  await mkdir(dir, { recursive: true });
-  await writeFile(pdfPath, simplePdf(pdfText(ivnum, today, lines, totals)));
-  return ivnum;
 }
 
 async function orderLines(tx: SqlExecutor, order: SqlRow): Promise<DocumentLineInput[]> {

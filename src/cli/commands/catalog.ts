@@ -3,7 +3,7 @@
  * (see flows/catalog/remove-listed.ts), one line of output per SKU.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import type { CommandSpec, Invocation } from '../command-spec.js';
 import {
   parseSkuList,
   removeListedProducts,
@@ -19,7 +19,7 @@ import { CliError, EXIT_USAGE, scrub } from '../errors.js';
 import { cliWriteFence } from '../api-fence.js';
 import { openStateForReading, withStateChange } from '../state-access.js';
 import { giveCommand } from '../control.js';
-import type { Config } from '../../config/index.js';
+import type { Config, LoadedConfig } from '../../config/index.js';
 
 function readSkus(file: string): string[] {
   let text: string;
@@ -83,79 +83,112 @@ function missingState(error: unknown): unknown {
   );
 }
 
-export function registerCatalogCommands(program: Command, context: CliContext): void {
-  const catalog = program
-    .command('catalog')
-    .description('catalog maintenance the daemon does not do by itself');
-
-  catalog
-    .command('remove')
-    .description(
-      'delete (soft) the products listed in a file, one SKU a line: for products the daemon never pushed ' +
-        'itself, which it does not remove. Run with --dry-run first',
-    )
-    .requiredOption('--skus-file <file>', 'text file with one SKU a line (# starts a comment line)')
-    .option('--dry-run', 'print what would be deleted; send nothing')
-    .option(
-      '--no-state-check',
-      "proceed without the daemon's state file (state.path): SKUs the daemon synced are deleted too",
-    )
-    .action(
-      async (options: { skusFile: string; dryRun?: boolean; stateCheck: boolean }, command: Command) => {
-        const loaded = await loadCliConfig(context, globalOptions(command).config);
-        const { config } = loaded;
-        const skus = readSkus(options.skusFile);
-        const dryRun = options.dryRun === true;
-        if (config.api.sandbox === 'embedded') {
-          throw new CliError(
-            'catalog remove needs a lasting API; with `api.sandbox: embedded` there is no catalog to remove from',
-            'usage',
-            EXIT_USAGE,
-          );
-        }
-        if (!options.stateCheck) context.output.line(NO_STATE_CHECK_NOTE);
-        const report = (result: RemovalResult): void =>
-          context.output.line(scrub(describe(result), context.secrets));
-        let run: RemovalRun;
-        if (dryRun) {
-          // Sends nothing and only reads the state: no need to ask a running daemon.
-          const state = options.stateCheck ? openDaemonState(config.state) : undefined;
-          try {
-            run = await removeListedProducts({
-              api: { deleteProduct: () => Promise.reject(new Error('a dry run sends nothing')) },
-              skus,
-              dryRun,
-              trackedBy: trackerOf(state),
-              onResult: report,
-            });
-          } finally {
-            state?.close();
-          }
-        } else {
-          // With a daemon holding the state, the daemon sends the deletions and checks its own state.
-          const given = await giveCommand(context, {
-            loaded,
-            action: { kind: 'catalog.remove', skus, stateCheck: options.stateCheck },
-            direct: () => removeHere(config, skus, options.stateCheck, report),
-          });
-          if (given.via === 'queued') throw new Error('catalog remove is always waited for');
-          run = given.result;
-          if (given.via === 'daemon') for (const result of run.results) report(result);
-        }
-        context.output.line(summary(run, dryRun));
-        if (run.refused !== undefined) {
-          const { status, code, unsent } = run.refused;
-          throw new CliError(
-            `the API refused api.api_key (${status} ${code}); stopped at the first refusal, ${unsent} SKUs not sent`,
-            'remove_failed',
-          );
-        }
-        const failed = run.results.filter((result) => result.outcome === 'failed').length;
-        if (failed > 0)
-          throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
-      },
-    );
+interface RemoveOptions {
+  skusFile: string;
+  dryRun?: boolean;
+  stateCheck: boolean;
 }
+
+/** A dry run sends nothing and only reads the state: no need to ask a running daemon. */
+async function dryRunHere(
+  config: Config,
+  skus: readonly string[],
+  stateCheck: boolean,
+  report: (result: RemovalResult) => void,
+): Promise<RemovalRun> {
+  const state = stateCheck ? openDaemonState(config.state) : undefined;
+  try {
+    return await removeListedProducts({
+      api: { deleteProduct: () => Promise.reject(new Error('a dry run sends nothing')) },
+      skus,
+      dryRun: true,
+      trackedBy: trackerOf(state),
+      onResult: report,
+    });
+  } finally {
+    state?.close();
+  }
+}
+
+/** With a daemon holding the state, the daemon sends the deletions and checks its own state. */
+async function removeViaDaemonOrHere(
+  context: CliContext,
+  loaded: LoadedConfig,
+  skus: string[],
+  stateCheck: boolean,
+  report: (result: RemovalResult) => void,
+): Promise<RemovalRun> {
+  const given = await giveCommand(context, {
+    loaded,
+    action: { kind: 'catalog.remove', skus, stateCheck },
+    direct: () => removeHere(loaded.config, skus, stateCheck, report),
+  });
+  if (given.via === 'queued') throw new Error('catalog remove is always waited for');
+  if (given.via === 'daemon') for (const result of given.result.results) report(result);
+  return given.result;
+}
+
+function throwOnFailures(run: RemovalRun, skus: readonly string[]): void {
+  if (run.refused !== undefined) {
+    const { status, code, unsent } = run.refused;
+    throw new CliError(
+      `the API refused api.api_key (${status} ${code}); stopped at the first refusal, ${unsent} SKUs not sent`,
+      'remove_failed',
+    );
+  }
+  const failed = run.results.filter((result) => result.outcome === 'failed').length;
+  if (failed > 0)
+    throw new CliError(`${failed} of ${skus.length} deletions failed (see above)`, 'remove_failed');
+}
+
+async function removeListed({ context, options, command }: Invocation<RemoveOptions>): Promise<void> {
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = loaded;
+  const skus = readSkus(options.skusFile);
+  const dryRun = options.dryRun === true;
+  if (config.api.sandbox === 'embedded') {
+    throw new CliError(
+      'catalog remove needs a lasting API; with `api.sandbox: embedded` there is no catalog to remove from',
+      'usage',
+      EXIT_USAGE,
+    );
+  }
+  if (!options.stateCheck) context.output.line(NO_STATE_CHECK_NOTE);
+  const report = (result: RemovalResult): void =>
+    context.output.line(scrub(describe(result), context.secrets));
+  const run = dryRun
+    ? await dryRunHere(config, skus, options.stateCheck, report)
+    : await removeViaDaemonOrHere(context, loaded, skus, options.stateCheck, report);
+  context.output.line(summary(run, dryRun));
+  throwOnFailures(run, skus);
+}
+
+export const CATALOG_COMMANDS: CommandSpec = {
+  name: 'catalog',
+  description: 'catalog maintenance the daemon does not do by itself',
+  subcommands: [
+    {
+      name: 'remove',
+      description:
+        'delete (soft) the products listed in a file, one SKU a line: for products the daemon never pushed ' +
+        'itself, which it does not remove. Run with --dry-run first',
+      options: [
+        {
+          flags: '--skus-file <file>',
+          description: 'text file with one SKU a line (# starts a comment line)',
+          required: true,
+        },
+        { flags: '--dry-run', description: 'print what would be deleted; send nothing' },
+        {
+          flags: '--no-state-check',
+          description:
+            "proceed without the daemon's state file (state.path): SKUs the daemon synced are deleted too",
+        },
+      ],
+      run: removeListed,
+    },
+  ],
+};
 
 /**
  * The deletions sent from here, no daemon running. The state is opened for a change (a state file's lock; on a

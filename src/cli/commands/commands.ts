@@ -1,79 +1,96 @@
 /** `supply-sync commands list|show|cancel`: the operator command queue, read and steered beside a running daemon. */
-import type { Command } from 'commander';
+import { requiredArgument, type CommandSpec, type Invocation } from '../command-spec.js';
 import { deepScrub } from '../../log/index.js';
 import type { QueuedCommand } from '../../state/index.js';
-import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { globalOptions, loadCliConfig } from '../context.js';
 import { openForQueue, requestedByCli } from '../control.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { withState } from '../state-access.js';
 
-export function registerCommandQueueCommands(program: Command, context: CliContext): void {
-  const commands = program
-    .command('commands')
-    .description('the commands given to the daemon: list, show one, cancel one still waiting');
-
-  registerList(commands, context);
-
-  commands
-    .command('show')
-    .argument('<id>', 'the command id (`command #14`)')
-    .option('--json', 'print JSON')
-    .description('one command: what was asked, by whom, when, and how it ended')
-    .action(async (id: string, options: { json?: boolean }, command: Command) => {
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const found = await withState(
-        () => openForQueue(loaded),
-        (state) => state.commands.get(commandId(id)),
-      );
-      if (found === null)
-        throw new CliError(`no command #${id} (finished ones are kept 7 days)`, 'command_not_found');
-      if (options.json)
-        return context.output.line(JSON.stringify(deepScrub(found, context.secrets), null, 2));
-      for (const line of details(deepScrub(found, context.secrets) as QueuedCommand))
-        context.output.line(line);
-    });
-
-  commands
-    .command('cancel')
-    .argument('<id>', 'the command id')
-    .description('cancel a command still waiting for the daemon (one under way cannot be stopped halfway)')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      await withState(
-        () => openForQueue(loaded),
-        (state) => cancel(state.commands, commandId(id), requestedByCli()),
-      );
-      context.output.line(`command #${id} cancelled; nothing was done`);
-    });
+async function showCommand({
+  context,
+  args,
+  options,
+  command,
+}: Invocation<{ json?: boolean }>): Promise<void> {
+  const id = requiredArgument(args, 0);
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const found = await withState(
+    () => openForQueue(loaded),
+    (state) => state.commands.get(commandId(id)),
+  );
+  if (found === null)
+    throw new CliError(`no command #${id} (finished ones are kept 7 days)`, 'command_not_found');
+  if (options.json) return context.output.line(JSON.stringify(deepScrub(found, context.secrets), null, 2));
+  for (const line of details(deepScrub(found, context.secrets) as QueuedCommand)) context.output.line(line);
 }
 
-function registerList(commands: Command, context: CliContext): void {
-  commands
-    .command('list')
-    .option('--all', 'finished commands too (kept 7 days), not only those waiting or under way')
-    .option('--limit <n>', 'at most this many, newest first', '100')
-    .option('--json', 'print JSON')
-    .description('the commands waiting for the daemon or under way, newest first')
-    .action(async (options: { all?: boolean; limit: string; json?: boolean }, command: Command) => {
-      const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit <= 0) {
-        throw new CliError(
-          `--limit: expected a positive whole number, got "${options.limit}"`,
-          'usage',
-          EXIT_USAGE,
-        );
-      }
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const list = await withState(
-        () => openForQueue(loaded),
-        (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),
-      );
-      if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
-      if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
-      for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
-        context.output.line(summary(queued));
-    });
+async function cancelCommand({ context, args, command }: Invocation): Promise<void> {
+  const id = requiredArgument(args, 0);
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  await withState(
+    () => openForQueue(loaded),
+    (state) => cancel(state.commands, commandId(id), requestedByCli()),
+  );
+  context.output.line(`command #${id} cancelled; nothing was done`);
 }
+
+async function listCommands({
+  context,
+  options,
+  command,
+}: Invocation<{ all?: boolean; limit: string; json?: boolean }>): Promise<void> {
+  const limit = Number(options.limit);
+  if (!Number.isInteger(limit) || limit <= 0) {
+    throw new CliError(
+      `--limit: expected a positive whole number, got "${options.limit}"`,
+      'usage',
+      EXIT_USAGE,
+    );
+  }
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const list = await withState(
+    () => openForQueue(loaded),
+    (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),
+  );
+  if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
+  if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
+  for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
+    context.output.line(summary(queued));
+}
+
+export const COMMAND_QUEUE_COMMANDS: CommandSpec = {
+  name: 'commands',
+  description: 'the commands given to the daemon: list, show one, cancel one still waiting',
+  subcommands: [
+    {
+      name: 'list',
+      description: 'the commands waiting for the daemon or under way, newest first',
+      options: [
+        {
+          flags: '--all',
+          description: 'finished commands too (kept 7 days), not only those waiting or under way',
+        },
+        { flags: '--limit <n>', description: 'at most this many, newest first', default: '100' },
+        { flags: '--json', description: 'print JSON' },
+      ],
+      run: listCommands,
+    },
+    {
+      name: 'show',
+      description: 'one command: what was asked, by whom, when, and how it ended',
+      arguments: [{ name: '<id>', description: 'the command id (`command #14`)' }],
+      options: [{ flags: '--json', description: 'print JSON' }],
+      run: showCommand,
+    },
+    {
+      name: 'cancel',
+      description: 'cancel a command still waiting for the daemon (one under way cannot be stopped halfway)',
+      arguments: [{ name: '<id>', description: 'the command id' }],
+      run: cancelCommand,
+    },
+  ],
+};
 
 function cancel(
   commands: { get(id: number): QueuedCommand | null; cancel(id: number, by: string): boolean },

@@ -1,9 +1,9 @@
 /** `supply-sync config validate|schema`. */
-import type { Command } from 'commander';
+import type { CommandSpec, Invocation } from '../command-spec.js';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
-import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { globalOptions, loadCliConfig } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { giveCommand } from '../control.js';
 import { withStateChange } from '../state-access.js';
@@ -24,79 +24,92 @@ function staticProblems(file: string, config: Config, registry: PluginRegistry):
   });
 }
 
-export function registerConfigCommands(program: Command, context: CliContext): void {
-  const config = program.command('config').description('check the config file, or print its JSON Schema');
-
-  config
-    .command('validate')
-    .description('validate the config file: every problem with file, line, key and what was expected')
-    .option('--print', 'print the resulting config with defaults applied and secrets redacted')
-    .action(async (options: { print?: boolean }, command: Command) => {
-      const { config: file } = globalOptions(command);
-      const loaded = await loadCliConfig(context, file);
-      for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
-      const problems = staticProblems(file, loaded.config, await buildPluginRegistry());
-      for (const problem of problems) context.output.note(problem);
-      if (problems.length > 0) {
-        throw new CliError(
-          `config is invalid: ${problems.length} problem${problems.length === 1 ? '' : 's'}; \`supply-sync doctor\` also checks the statements against the database`,
-          'config_invalid',
-          EXIT_USAGE,
-        );
-      }
-      const { connectors, jobs } = loaded.config;
-      context.output.line(
-        `${file}: OK (${Object.keys(connectors).length} connectors, ${Object.keys(jobs).length} jobs)`,
-      );
-      if (options.print) {
-        const registry = await buildPluginRegistry();
-        context.output.line(JSON.stringify(redactConfig(loaded.config, registry), null, 2));
-      }
-    });
-
-  config
-    .command('reload')
-    .description(
-      "have the running daemon read the config file again, without a stop: new mappings apply from each job's " +
-        'next run; any other change is refused, naming the keys that need a restart, and nothing changes',
-    )
-    .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      // The file given is checked here first: an invalid one is refused with the usual error, nothing is queued.
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const given = await giveCommand(context, {
-        loaded,
-        action: { kind: 'config.reload' },
-        direct: () => noDaemon(loaded.config),
-      });
-      if (given.via === 'queued') throw new Error('a config reload is always waited for');
-      const result = given.result;
-      if (options.json) {
-        context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
-        return;
-      }
-      if (result === null) {
-        context.output.line(
-          `no daemon is running: ${loaded.file} is valid, and the daemon reads it when it starts`,
-        );
-        return;
-      }
-      context.output.line(
-        result.changed.length === 0
-          ? `config reloaded from ${result.file}: the mappings are unchanged`
-          : `config reloaded from ${result.file}: mappings ${result.changed.join(', ')} changed; ` +
-              'the jobs use them from their next run',
-      );
-    });
-
-  config
-    .command('schema')
-    .description('print the JSON Schema of the config file (for editor completion and checks)')
-    .action(async () => {
-      const registry = await buildPluginRegistry();
-      context.output.line(JSON.stringify(configJsonSchema(registry), null, 2));
-    });
+async function validate({ context, options, command }: Invocation<{ print?: boolean }>): Promise<void> {
+  const { config: file } = globalOptions(command);
+  const loaded = await loadCliConfig(context, file);
+  for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
+  const problems = staticProblems(file, loaded.config, await buildPluginRegistry());
+  for (const problem of problems) context.output.note(problem);
+  if (problems.length > 0) {
+    throw new CliError(
+      `config is invalid: ${problems.length} problem${problems.length === 1 ? '' : 's'}; \`supply-sync doctor\` also checks the statements against the database`,
+      'config_invalid',
+      EXIT_USAGE,
+    );
+  }
+  const { connectors, jobs } = loaded.config;
+  context.output.line(
+    `${file}: OK (${Object.keys(connectors).length} connectors, ${Object.keys(jobs).length} jobs)`,
+  );
+  if (options.print) {
+    const registry = await buildPluginRegistry();
+    context.output.line(JSON.stringify(redactConfig(loaded.config, registry), null, 2));
+  }
 }
+
+async function reload({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
+  // The file given is checked here first: an invalid one is refused with the usual error, nothing is queued.
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const given = await giveCommand(context, {
+    loaded,
+    action: { kind: 'config.reload' },
+    direct: () => noDaemon(loaded.config),
+  });
+  if (given.via === 'queued') throw new Error('a config reload is always waited for');
+  const result = given.result;
+  if (options.json) {
+    context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
+    return;
+  }
+  if (result === null) {
+    context.output.line(
+      `no daemon is running: ${loaded.file} is valid, and the daemon reads it when it starts`,
+    );
+    return;
+  }
+  context.output.line(
+    result.changed.length === 0
+      ? `config reloaded from ${result.file}: the mappings are unchanged`
+      : `config reloaded from ${result.file}: mappings ${result.changed.join(', ')} changed; ` +
+          'the jobs use them from their next run',
+  );
+}
+
+async function printSchema({ context }: Invocation): Promise<void> {
+  const registry = await buildPluginRegistry();
+  context.output.line(JSON.stringify(configJsonSchema(registry), null, 2));
+}
+
+export const CONFIG_COMMANDS: CommandSpec = {
+  name: 'config',
+  description: 'check the config file, or print its JSON Schema',
+  subcommands: [
+    {
+      name: 'validate',
+      description: 'validate the config file: every problem with file, line, key and what was expected',
+      options: [
+        {
+          flags: '--print',
+          description: 'print the resulting config with defaults applied and secrets redacted',
+        },
+      ],
+      run: validate,
+    },
+    {
+      name: 'reload',
+      description:
+        "have the running daemon read the config file again, without a stop: new mappings apply from each job's " +
+        'next run; any other change is refused, naming the keys that need a restart, and nothing changes',
+      options: [{ flags: '--json', description: 'print JSON' }],
+      run: reload,
+    },
+    {
+      name: 'schema',
+      description: 'print the JSON Schema of the config file (for editor completion and checks)',
+      run: printSchema,
+    },
+  ],
+};
 
 /**
  * Without a daemon there is nothing to reload (null); while one holds the state this rejects as the other commands'

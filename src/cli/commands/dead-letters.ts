@@ -1,5 +1,5 @@
 /** `supply-sync dead-letters list|retry|discard`: records a flow could not process, with the reason. */
-import type { Command } from 'commander';
+import type { CommandSpec, Invocation } from '../command-spec.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
@@ -71,54 +71,71 @@ function printLetters(
   }
 }
 
-export function registerDeadLetterCommands(program: Command, context: CliContext): void {
-  const dead = program
-    .command('dead-letters')
-    .description('list, retry or discard records that could not be synced');
-
-  dead
-    .command('list')
-    .description('open and retrying dead letters with their reason')
-    .option('--flow <name>', 'only this flow')
-    .option('--all', 'include discarded and resolved ones')
-    .option('--json', 'print JSON')
-    .action(async (options: { flow?: string; all?: boolean; json?: boolean }, command: Command) => {
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const { config } = loaded;
-      const letters = await withState(
-        () => openStateForReading(config.state),
-        (state) =>
-          state.deadLetters.list({
-            ...(options.flow === undefined ? {} : { flow: options.flow }),
-            ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
-          }),
-      );
-      printLetters(context, letters, { file: loaded.file, timeZone: config.timezone, json: options.json });
-    });
-
-  for (const [name, verb, description] of [
-    ['retry', 'queued for retry', "queue for the flow's next run (after fixing the cause, e.g. a mapping)"],
-    ['discard', 'discarded', 'give up on them; they stay listed with --all'],
-  ] as const) {
-    dead
-      .command(name)
-      .argument('[id]', 'dead letter id from `dead-letters list`')
-      .option('--flow <name>', 'every open dead letter of this flow')
-      .option('--missing <table:value>', 'with --flow: only those held back for this missing mapping')
-      .description(description)
-      .action(
-        async (id: string | undefined, options: { flow?: string; missing?: string }, command: Command) => {
-          const which = target(id, options);
-          const loaded = await loadCliConfig(context, globalOptions(command).config);
-          const given = await giveStateCommand(
-            context,
-            loaded,
-            { kind: `dead-letters.${name}`, target: which },
-            `dead-letters ${name}`,
-          );
-          const count = given.via === 'queued' ? 0 : (given.result as { count: number }).count;
-          context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
-        },
-      );
-  }
+async function listLetters({
+  context,
+  options,
+  command,
+}: Invocation<{ flow?: string; all?: boolean; json?: boolean }>): Promise<void> {
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = loaded;
+  const letters = await withState(
+    () => openStateForReading(config.state),
+    (state) =>
+      state.deadLetters.list({
+        ...(options.flow === undefined ? {} : { flow: options.flow }),
+        ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
+      }),
+  );
+  printLetters(context, letters, { file: loaded.file, timeZone: config.timezone, json: options.json });
 }
+
+/** `dead-letters retry|discard`: one dead letter by id, or a flow's open ones. */
+function changeCommand(name: 'retry' | 'discard', verb: string, description: string): CommandSpec {
+  return {
+    name,
+    description,
+    arguments: [{ name: '[id]', description: 'dead letter id from `dead-letters list`' }],
+    options: [
+      { flags: '--flow <name>', description: 'every open dead letter of this flow' },
+      {
+        flags: '--missing <table:value>',
+        description: 'with --flow: only those held back for this missing mapping',
+      },
+    ],
+    async run({ context, args, options, command }: Invocation<{ flow?: string; missing?: string }>) {
+      const which = target(args[0], options);
+      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const given = await giveStateCommand(
+        context,
+        loaded,
+        { kind: `dead-letters.${name}`, target: which },
+        `dead-letters ${name}`,
+      );
+      const count = given.via === 'queued' ? 0 : (given.result as { count: number }).count;
+      context.output.line(`${count} dead letter${count === 1 ? '' : 's'} ${verb}`);
+    },
+  };
+}
+
+export const DEAD_LETTER_COMMANDS: CommandSpec = {
+  name: 'dead-letters',
+  description: 'list, retry or discard records that could not be synced',
+  subcommands: [
+    {
+      name: 'list',
+      description: 'open and retrying dead letters with their reason',
+      options: [
+        { flags: '--flow <name>', description: 'only this flow' },
+        { flags: '--all', description: 'include discarded and resolved ones' },
+        { flags: '--json', description: 'print JSON' },
+      ],
+      run: listLetters,
+    },
+    changeCommand(
+      'retry',
+      'queued for retry',
+      "queue for the flow's next run (after fixing the cause, e.g. a mapping)",
+    ),
+    changeCommand('discard', 'discarded', 'give up on them; they stay listed with --all'),
+  ],
+};

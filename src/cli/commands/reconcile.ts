@@ -4,14 +4,13 @@
  * 2 when it could not run (then nothing is written, not even --out). `reconcile orders --since 7d` checks the ERP;
  * documents and catalog say why they cannot be compared.
  */
-import type { Command } from 'commander';
+import type { CommandSpec, Invocation, OptionSpec } from '../command-spec.js';
 import { writeFileAtomic } from '../../kit/atomic-file.js';
-import { differencesCsv, reportJson, reportText } from '../../reconcile/format.js';
-import type { ReconcileReport } from '../../reconcile/report.js';
-import { runJournalReconcile, runOrdersReconcile } from '../../reconcile/run.js';
+import { differencesCsv, reportJson, reportText } from '../reconcile/format.js';
+import { runJournalReconcile, runOrdersReconcile } from '../reconcile/run.js';
 import type { StateStore } from '../../state/index.js';
 import { parseDuration } from '../../config/index.js';
-import { parseScope, ScopeError, type Scope } from '../../reconcile/scope.js';
+import { parseScope, ScopeError, type ReconcileReport, type Scope } from '../../flows/reconcile/index.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../errors.js';
 import { buildPluginRegistry } from '../plugins.js';
@@ -89,80 +88,95 @@ function daemonState(
   }
 }
 
-export function registerReconcileCommands(program: Command, context: CliContext): void {
-  const reconcile = program
-    .command('reconcile')
-    .description(
-      'compare the API with the books and the ERP; reads only (exit 0 match, 1 differences, 2 could not run)',
+type JournalOptions = { period?: string; from?: string; to?: string; job?: string } & OutputOptions;
+
+async function reconcileJournal({ context, options, command }: Invocation<JournalOptions>): Promise<void> {
+  const scope = scopeOf(options);
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const registry = await buildPluginRegistry();
+  const result = await couldNotRun(() => runJournalReconcile(loaded, registry, { scope, job: options.job }));
+  await report(context, result, options);
+}
+
+async function reconcileOrders({
+  context,
+  options,
+  command,
+}: Invocation<{ since: string; job?: string } & OutputOptions>): Promise<void> {
+  const sinceMs = sinceOf(options.since);
+  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const registry = await buildPluginRegistry();
+  const state = daemonState(context, loaded.config.state);
+  try {
+    const result = await couldNotRun(() =>
+      runOrdersReconcile(loaded, registry, {
+        sinceMs,
+        sinceLabel: options.since,
+        job: options.job,
+        now: Date.now(),
+        writtenAs: (job, connector, orderId) =>
+          state?.ledger.get({ flow: job, connector, recordKey: orderId, version: 'erp-order' })
+            ?.externalRef ?? null,
+      }),
     );
-  registerJournal(reconcile, context);
-  registerOrders(reconcile, context);
-  for (const [name, reason] of Object.entries(CANNOT)) {
-    reconcile
-      .command(name)
-      .description(`not available for ${name}: prints why and exits 2`)
-      .action(() => {
-        throw new CliError(reason, 'reconcile_unavailable', EXIT_USAGE);
-      });
+    await report(context, result, options);
+  } finally {
+    state?.close();
   }
 }
 
-function registerJournal(reconcile: Command, context: CliContext): void {
-  reconcile
-    .command('journal')
-    .description('the lines the API lists as exported against the books of the journal-export target')
-    .option('--period <YYYY-MM>', 'an accounting period')
-    .option('--from <date>', 'first date, YYYY-MM-DD (with --to)')
-    .option('--to <date>', 'last date, YYYY-MM-DD (with --from)')
-    .option('--job <name>', 'the journal-export job to check (needed when the config has several)')
-    .option('--json', 'print the report as JSON')
-    .option('--out <file>', 'write the differences as CSV to this file')
-    .action(
-      async (
-        options: { period?: string; from?: string; to?: string; job?: string } & OutputOptions,
-        command: Command,
-      ) => {
-        const scope = scopeOf(options);
-        const loaded = await loadCliConfig(context, globalOptions(command).config);
-        const registry = await buildPluginRegistry();
-        const result = await couldNotRun(() =>
-          runJournalReconcile(loaded, registry, { scope, job: options.job }),
-        );
-        await report(context, result, options);
-      },
-    );
+const OUTPUT_OPTIONS: readonly OptionSpec[] = [
+  { flags: '--json', description: 'print the report as JSON' },
+  { flags: '--out <file>', description: 'write the differences as CSV to this file' },
+];
+
+/** A flow reconcile cannot check: the command says why and exits 2. */
+function unavailable(name: string, reason: string): CommandSpec {
+  return {
+    name,
+    description: `not available for ${name}: prints why and exits 2`,
+    run: () => Promise.reject(new CliError(reason, 'reconcile_unavailable', EXIT_USAGE)),
+  };
 }
 
-function registerOrders(reconcile: Command, context: CliContext): void {
-  reconcile
-    .command('orders')
-    .description(
-      "every order the API lists against the ERP, and each acknowledgement's ERP number against the ERP's",
-    )
-    .option('--since <duration>', 'orders changed in the API within this time', '7d')
-    .option('--job <name>', 'the orders job to check (needed when the config has several)')
-    .option('--json', 'print the report as JSON')
-    .option('--out <file>', 'write the differences as CSV to this file')
-    .action(async (options: { since: string; job?: string } & OutputOptions, command: Command) => {
-      const sinceMs = sinceOf(options.since);
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
-      const registry = await buildPluginRegistry();
-      const state = daemonState(context, loaded.config.state);
-      try {
-        const result = await couldNotRun(() =>
-          runOrdersReconcile(loaded, registry, {
-            sinceMs,
-            sinceLabel: options.since,
-            job: options.job,
-            now: Date.now(),
-            writtenAs: (job, connector, orderId) =>
-              state?.ledger.get({ flow: job, connector, recordKey: orderId, version: 'erp-order' })
-                ?.externalRef ?? null,
-          }),
-        );
-        await report(context, result, options);
-      } finally {
-        state?.close();
-      }
-    });
-}
+export const RECONCILE_COMMANDS: CommandSpec = {
+  name: 'reconcile',
+  description:
+    'compare the API with the books and the ERP; reads only (exit 0 match, 1 differences, 2 could not run)',
+  subcommands: [
+    {
+      name: 'journal',
+      description: 'the lines the API lists as exported against the books of the journal-export target',
+      options: [
+        { flags: '--period <YYYY-MM>', description: 'an accounting period' },
+        { flags: '--from <date>', description: 'first date, YYYY-MM-DD (with --to)' },
+        { flags: '--to <date>', description: 'last date, YYYY-MM-DD (with --from)' },
+        {
+          flags: '--job <name>',
+          description: 'the journal-export job to check (needed when the config has several)',
+        },
+        ...OUTPUT_OPTIONS,
+      ],
+      run: reconcileJournal,
+    },
+    {
+      name: 'orders',
+      description:
+        "every order the API lists against the ERP, and each acknowledgement's ERP number against the ERP's",
+      options: [
+        {
+          flags: '--since <duration>',
+          description: 'orders changed in the API within this time',
+          default: '7d',
+        },
+        {
+          flags: '--job <name>',
+          description: 'the orders job to check (needed when the config has several)',
+        },
+        ...OUTPUT_OPTIONS,
+      ],
+      run: reconcileOrders,
+    },
+    ...Object.entries(CANNOT).map(([name, reason]) => unavailable(name, reason)),
+  ],
+};

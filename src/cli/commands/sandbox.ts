@@ -1,6 +1,5 @@
 /** `supply-sync sandbox`: the local emulator of the API, for trying things out and for tests. */
-import type { Command } from 'commander';
-import type { CliContext } from '../context.js';
+import type { CommandSpec, Invocation } from '../command-spec.js';
 
 interface SandboxFlags {
   port?: string;
@@ -10,22 +9,28 @@ interface SandboxFlags {
   allowHttpWebhooks?: boolean;
 }
 
-export function registerSandboxCommand(program: Command, context: CliContext): void {
-  program
-    .command('sandbox')
-    .description('start the local sandbox API (prints its base URL and demo keys; Ctrl-C stops it)')
-    .option('--port <n>', 'port on 127.0.0.1 (default: a free one)')
-    .option('--state <file>', 'keep the sandbox data in this SQLite file (default: in memory)')
-    .option('--keys-out <file>', 'also write the base URL and keys as JSON to this file')
-    .option('--time-scale <x>', 'run webhook retry schedules this many times faster')
-    .option('--allow-http-webhooks', 'accept http://127.0.0.1 webhook URLs (local use)')
-    .action(async (flags: SandboxFlags) => {
-      const { runSandboxCli } = await import('../../sandbox/index.js');
-      await runSandboxCli({
-        ...flags,
-        write: (text) => process.stdout.write(text),
-        handleSignals: true,
-      });
-      context.output.note('sandbox running; press Ctrl-C to stop');
-    });
+async function runSandbox({ context, options }: Invocation<SandboxFlags>): Promise<void> {
+  const { runSandboxCli } = await import('../../sandbox/index.js');
+  await runSandboxCli({
+    ...options,
+    write: (text) => process.stdout.write(text),
+    handleSignals: true,
+  });
+  context.output.note('sandbox running; press Ctrl-C to stop');
 }
+
+export const SANDBOX_COMMAND: CommandSpec = {
+  name: 'sandbox',
+  description: 'start the local sandbox API (prints its base URL and demo keys; Ctrl-C stops it)',
+  options: [
+    { flags: '--port <n>', description: 'port on 127.0.0.1 (default: a free one)' },
+    {
+      flags: '--state <file>',
+      description: 'keep the sandbox data in this SQLite file (default: in memory)',
+    },
+    { flags: '--keys-out <file>', description: 'also write the base URL and keys as JSON to this file' },
+    { flags: '--time-scale <x>', description: 'run webhook retry schedules this many times faster' },
+    { flags: '--allow-http-webhooks', description: 'accept http://127.0.0.1 webhook URLs (local use)' },
+  ],
+  run: runSandbox,
+};

@@ -1,6 +1,6 @@
 /** `supply-sync state migrate`: moves the state from the SQLite file to a PostgreSQL database. */
 import { existsSync } from 'node:fs';
-import type { Command } from 'commander';
+import type { CommandSpec, Invocation } from '../command-spec.js';
 import { systemClock } from '../../shared/clock.js';
 import { copySqliteState, TargetNotEmptyError } from '../../state/copy-state.js';
 import {
@@ -56,59 +56,66 @@ function openTarget(url: string, key: string): PgStateStore {
   }
 }
 
-export function registerStateCommands(program: Command, context: CliContext): void {
-  const state = program.command('state').description('move the daemon state between backends');
-
-  state
-    .command('migrate')
-    .description(
-      'copy the SQLite state file (state.path) into an empty PostgreSQL database; stop the daemon first, ' +
-        'then set state.url and start it again',
-    )
-    .option(
-      '--to <url>',
-      'the PostgreSQL database, postgres://user:password@host:port/database (default: state.url of the config)',
-    )
-    .action(async (options: { to?: string }, command: Command) => {
-      const { config } = await loadCliConfig(context, globalOptions(command).config);
-      const key = options.to === undefined ? 'state.url' : '--to';
-      const url = options.to ?? config.state.url;
-      if (url === undefined) {
-        throw new CliError(
-          'give the target database with --to postgres://... or set state.url',
-          'usage',
-          EXIT_USAGE,
-        );
+async function migrate({ context, options, command }: Invocation<{ to?: string }>): Promise<void> {
+  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const key = options.to === undefined ? 'state.url' : '--to';
+  const url = options.to ?? config.state.url;
+  if (url === undefined) {
+    throw new CliError(
+      'give the target database with --to postgres://... or set state.url',
+      'usage',
+      EXIT_USAGE,
+    );
+  }
+  rememberSecrets(context, url);
+  if (!POSTGRES_URL.test(url)) {
+    throw new CliError(
+      `${key}: expected a PostgreSQL URL, postgres://user:password@host:port/database`,
+      'usage',
+      EXIT_USAGE,
+    );
+  }
+  // The lock first: the daemon must not write the file while it is copied, nor start meanwhile.
+  const source = openSource(config.state.path);
+  try {
+    const target = openTarget(url, key);
+    try {
+      const copies = copySqliteState(source.db, target.db);
+      context.output.line(`copied ${source.file} into ${describePgUrl(url)}:`);
+      for (const { table, rows } of copies) context.output.line(`  ${table.padEnd(14)} ${rows} rows`);
+      context.output.line(
+        'next: set state.url to this database in the config and start the daemon; keep the file as a backup',
+      );
+    } catch (error) {
+      if (error instanceof TargetNotEmptyError) {
+        throw new CliError(`${key}: ${describePgUrl(url)}: ${error.message}`, error.code);
       }
-      rememberSecrets(context, url);
-      if (!POSTGRES_URL.test(url)) {
-        throw new CliError(
-          `${key}: expected a PostgreSQL URL, postgres://user:password@host:port/database`,
-          'usage',
-          EXIT_USAGE,
-        );
-      }
-      // The lock first: the daemon must not write the file while it is copied, nor start meanwhile.
-      const source = openSource(config.state.path);
-      try {
-        const target = openTarget(url, key);
-        try {
-          const copies = copySqliteState(source.db, target.db);
-          context.output.line(`copied ${source.file} into ${describePgUrl(url)}:`);
-          for (const { table, rows } of copies) context.output.line(`  ${table.padEnd(14)} ${rows} rows`);
-          context.output.line(
-            'next: set state.url to this database in the config and start the daemon; keep the file as a backup',
-          );
-        } catch (error) {
-          if (error instanceof TargetNotEmptyError) {
-            throw new CliError(`${key}: ${describePgUrl(url)}: ${error.message}`, error.code);
-          }
-          throw error;
-        } finally {
-          target.close();
-        }
-      } finally {
-        source.close();
-      }
-    });
+      throw error;
+    } finally {
+      target.close();
+    }
+  } finally {
+    source.close();
+  }
 }
+
+export const STATE_COMMANDS: CommandSpec = {
+  name: 'state',
+  description: 'move the daemon state between backends',
+  subcommands: [
+    {
+      name: 'migrate',
+      description:
+        'copy the SQLite state file (state.path) into an empty PostgreSQL database; stop the daemon first, ' +
+        'then set state.url and start it again',
+      options: [
+        {
+          flags: '--to <url>',
+          description:
+            'the PostgreSQL database, postgres://user:password@host:port/database (default: state.url of the config)',
+        },
+      ],
+      run: migrate,
+    },
+  ],
+};

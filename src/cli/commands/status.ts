@@ -1,6 +1,6 @@
 /** `supply-sync status [--json]`: jobs, freshness, dead letters, outbox and inbox from the state file. */
-import type { Command } from 'commander';
-import { jobStatuses } from '../../daemon/job-status.js';
+import type { CommandSpec, Invocation } from '../command-spec.js';
+import { jobStatuses } from '../../daemon/status/job-status.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
@@ -12,6 +12,7 @@ import {
 } from '../../shared/missing-mapping.js';
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { openStateForReading, withState } from '../state-access.js';
+import { askedBy } from './runs.js';
 
 function ago(ms: number | null, now: number): string {
   if (ms === null) return 'never';
@@ -44,9 +45,10 @@ function printStatus(
       check === undefined
         ? ''
         : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
+    const lastRun = job.lastRun === null ? '' : `last run: ${askedBy(job.lastRun)}; `;
     // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
     context.output.line(
-      `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}last success ${ago(job.lastProgressAt, now)}; ` +
+      `${job.job.padEnd(16)} ${state.padEnd(9)} ${readiness}${lastRun}last success ${ago(job.lastProgressAt, now)}; ` +
         `dead letters ${job.openDeadLetters}${error}`,
     );
   }
@@ -64,48 +66,49 @@ function printStatus(
   );
 }
 
-export function registerStatusCommand(program: Command, context: CliContext): void {
-  program
-    .command('status')
-    .description('show each job (last run, last success, errors), dead letters, outbox and inbox')
-    .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const { config: file } = globalOptions(command);
-      const loaded = await loadCliConfig(context, file);
-      const { config } = loaded;
-      const jobs = Object.keys(config.jobs);
-      const now = Date.now();
-      // The job-health model /readyz and the status page use, read from the state file.
-      const { overview, health, fixes } = await withState(
-        () => openStateForReading(config.state),
-        (state) => ({
-          overview: stateOverview(state, jobs),
-          fixes: missingMappingFixes(state.deadLetters.list(), loaded.file),
-          health: new Map(
-            jobStatuses({
-              jobs: Object.entries(config.jobs),
-              state,
-              defaultTimezone: config.timezone,
-              now,
-            }).map((job) => [job.name, jobCheck(job, now, context.secrets, config.timezone)] as const),
-          ),
-        }),
-      );
-      if (options.json) {
-        const withHealth = {
-          ...overview,
-          jobs: overview.jobs.map((job) => {
-            const check = health.get(job.job);
-            return check === undefined
-              ? job
-              : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
-          }),
-          missingMappingFixes: fixes.map(({ flow, ids, fix }) => ({ flow, ids, fix })),
-        };
-        // Errors are stored as they came: the config's secrets are replaced, as on the status page.
-        context.output.line(JSON.stringify(deepScrub(withHealth, context.secrets), null, 2));
-        return;
-      }
-      printStatus(context, config, { overview, health, fixes }, now);
-    });
+async function showStatus({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
+  const { config: file } = globalOptions(command);
+  const loaded = await loadCliConfig(context, file);
+  const { config } = loaded;
+  const jobs = Object.keys(config.jobs);
+  const now = Date.now();
+  // The job-health model /readyz and the status page use, read from the state file.
+  const { overview, health, fixes } = await withState(
+    () => openStateForReading(config.state),
+    (state) => ({
+      overview: stateOverview(state, jobs),
+      fixes: missingMappingFixes(state.deadLetters.list(), loaded.file),
+      health: new Map(
+        jobStatuses({
+          jobs: Object.entries(config.jobs),
+          state,
+          defaultTimezone: config.timezone,
+          now,
+        }).map((job) => [job.name, jobCheck(job, now, context.secrets, config.timezone)] as const),
+      ),
+    }),
+  );
+  if (options.json) {
+    const withHealth = {
+      ...overview,
+      jobs: overview.jobs.map((job) => {
+        const check = health.get(job.job);
+        return check === undefined
+          ? job
+          : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
+      }),
+      missingMappingFixes: fixes.map(({ flow, ids, fix }) => ({ flow, ids, fix })),
+    };
+    // Errors are stored as they came: the config's secrets are replaced, as on the status page.
+    context.output.line(JSON.stringify(deepScrub(withHealth, context.secrets), null, 2));
+    return;
+  }
+  printStatus(context, config, { overview, health, fixes }, now);
 }
+
+export const STATUS_COMMAND: CommandSpec = {
+  name: 'status',
+  description: 'show each job (last run, last success, errors), dead letters, outbox and inbox',
+  options: [{ flags: '--json', description: 'print JSON' }],
+  run: showStatus,
+};

@@ -1,8 +1,9 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ApiError } from '../../client/index.js';
 import type { Config, PluginSchemas } from '../../config/index.js';
 import { openApi, type ApiSide } from '../../api-access/index.js';
 import { credentialFix, isCredentialCode, UNREACHABLE_FIX } from '../../shared/api-fixes.js';
+import { loadUndici } from '../../shared/lazy-packages.js';
 import { check, type DoctorCheck } from './check.js';
 import { networkChecks } from './network-checks.js';
 
@@ -18,7 +19,11 @@ function fixFor(code: unknown): string | undefined {
 }
 
 /** Server clock offset from the Date header of an unauthenticated request (any status carries it). */
-async function clockSkew(baseUrl: string, dispatcher: Dispatcher): Promise<number | undefined> {
+async function clockSkew(
+  baseUrl: string,
+  dispatcherOf: () => Promise<Dispatcher>,
+): Promise<number | undefined> {
+  const [{ request }, dispatcher] = await Promise.all([loadUndici(), dispatcherOf()]);
   const before = Date.now();
   const response = await request(`${baseUrl}/me`, {
     dispatcher,
@@ -68,6 +73,86 @@ function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck
   return results;
 }
 
+type ApiAccess = Awaited<ReturnType<typeof openApi>>;
+type Me = Awaited<ReturnType<ApiAccess['api']['account']['me']>>;
+
+/** Every scope the enabled jobs need must be granted; flows unknown to this build leave it open. */
+function scopeCheck(me: Me, scopes: ReadonlySet<string>, unknownFlows: readonly string[]): DoctorCheck {
+  const missing = [...scopes].filter((scope) => !me.scopes.includes(scope));
+  if (missing.length > 0) {
+    return check(
+      'fail',
+      'api scopes',
+      `missing ${missing.join(', ')}`,
+      'grant these scopes to the integration in the product settings',
+    );
+  }
+  if (unknownFlows.length > 0) {
+    return check(
+      'warn',
+      'api scopes',
+      `granted ${me.scopes.join(', ')}; needs of flows ${[...new Set(unknownFlows)].join(', ')} unknown to this build`,
+    );
+  }
+  return check(
+    'ok',
+    'api scopes',
+    `every scope the enabled jobs need is granted (${[...scopes].join(', ') || 'none needed'})`,
+  );
+}
+
+/** What GET /me tells: the account, environment, sides, scopes, plan and rate limit. */
+async function accountChecks(
+  access: ApiAccess,
+  config: Config,
+  registry: PluginSchemas,
+): Promise<DoctorCheck[]> {
+  try {
+    const me = await access.api.account.me();
+    const keyPrefix = me.client.key_prefix ?? '';
+    const { scopes, unknownFlows, sides } = flowNeeds(config, registry);
+    const perDay = me.rate_limit.per_day === null ? 'no daily limit' : `${me.rate_limit.per_day}/day`;
+    return [
+      check(
+        'ok',
+        'api',
+        `GET /me at ${access.label}: ${me.account.name} (${me.account.type}), client ${me.client.name}`,
+      ),
+      check('ok', 'api environment', `${me.client.environment}${keyPrefix ? `, key ${keyPrefix}...` : ''}`),
+      ...sideChecks(me.account.type, sides),
+      scopeCheck(me, scopes, unknownFlows),
+      check('ok', 'api plan', `${me.plan}; features ${me.features.join(', ') || 'none'}`),
+      check('ok', 'api rate limit', `${me.rate_limit.per_minute}/min, ${perDay}`),
+    ];
+  } catch (error) {
+    const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    return [check('fail', 'api', `GET /me at ${access.label} failed: ${message}`, fixFor(code))];
+  }
+}
+
+async function clockSkewCheck(access: ApiAccess): Promise<DoctorCheck> {
+  try {
+    const skew = await clockSkew(access.baseUrl, access.api.dispatcher);
+    if (skew === undefined) return check('warn', 'clock skew', 'the API sent no Date header');
+    // The Date header has whole seconds, so a difference of up to a second is noise.
+    const seconds = Math.round(skew / 1000);
+    const detail =
+      Math.abs(seconds) <= 1
+        ? 'in step with the API (within 1 s)'
+        : `this host is ${Math.abs(seconds)} s ${seconds > 0 ? 'behind' : 'ahead of'} the API`;
+    const fix = 'synchronise this host with NTP (webhook signatures allow 5 minutes)';
+    const status = Math.abs(seconds) > 300 ? 'fail' : Math.abs(seconds) > 30 ? 'warn' : 'ok';
+    return check(status, 'clock skew', detail, fix);
+  } catch (error) {
+    return check(
+      'warn',
+      'clock skew',
+      `not measured: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 export async function apiChecks(config: Config, registry: PluginSchemas): Promise<DoctorCheck[]> {
   const results: DoctorCheck[] = await networkChecks(config);
   if (
@@ -77,7 +162,7 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
   ) {
     return results;
   }
-  let access;
+  let access: ApiAccess;
   try {
     access = await openApi(config);
   } catch (error) {
@@ -86,79 +171,8 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
     return [...results, check('fail', 'api', message, fixFor(code))];
   }
   try {
-    const me = await access.api.account.me();
-    const keyPrefix = me.client.key_prefix ?? '';
-    results.push(
-      check(
-        'ok',
-        'api',
-        `GET /me at ${access.label}: ${me.account.name} (${me.account.type}), client ${me.client.name}`,
-      ),
-    );
-    results.push(
-      check('ok', 'api environment', `${me.client.environment}${keyPrefix ? `, key ${keyPrefix}...` : ''}`),
-    );
-    const { scopes, unknownFlows, sides } = flowNeeds(config, registry);
-    results.push(...sideChecks(me.account.type, sides));
-    const missing = [...scopes].filter((scope) => !me.scopes.includes(scope));
-    if (missing.length > 0) {
-      results.push(
-        check(
-          'fail',
-          'api scopes',
-          `missing ${missing.join(', ')}`,
-          'grant these scopes to the integration in the product settings',
-        ),
-      );
-    } else if (unknownFlows.length > 0) {
-      results.push(
-        check(
-          'warn',
-          'api scopes',
-          `granted ${me.scopes.join(', ')}; needs of flows ${[...new Set(unknownFlows)].join(', ')} unknown to this build`,
-        ),
-      );
-    } else {
-      results.push(
-        check(
-          'ok',
-          'api scopes',
-          `every scope the enabled jobs need is granted (${[...scopes].join(', ') || 'none needed'})`,
-        ),
-      );
-    }
-    results.push(check('ok', 'api plan', `${me.plan}; features ${me.features.join(', ') || 'none'}`));
-    const perDay = me.rate_limit.per_day === null ? 'no daily limit' : `${me.rate_limit.per_day}/day`;
-    results.push(check('ok', 'api rate limit', `${me.rate_limit.per_minute}/min, ${perDay}`));
-  } catch (error) {
-    const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
-    const message = error instanceof Error ? error.message : String(error);
-    results.push(check('fail', 'api', `GET /me at ${access.label} failed: ${message}`, fixFor(code)));
-  }
-  try {
-    const skew = await clockSkew(access.baseUrl, access.api.dispatcher);
-    if (skew === undefined) results.push(check('warn', 'clock skew', 'the API sent no Date header'));
-    else {
-      // The Date header has whole seconds, so a difference of up to a second is noise.
-      const seconds = Math.round(skew / 1000);
-      const detail =
-        Math.abs(seconds) <= 1
-          ? 'in step with the API (within 1 s)'
-          : `this host is ${Math.abs(seconds)} s ${seconds > 0 ? 'behind' : 'ahead of'} the API`;
-      const fix = 'synchronise this host with NTP (webhook signatures allow 5 minutes)';
-      results.push(
-        check(
-          Math.abs(seconds) > 300 ? 'fail' : Math.abs(seconds) > 30 ? 'warn' : 'ok',
-          'clock skew',
-          detail,
-          fix,
-        ),
-      );
-    }
-  } catch (error) {
-    results.push(
-      check('warn', 'clock skew', `not measured: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    results.push(...(await accountChecks(access, config, registry)));
+    results.push(await clockSkewCheck(access));
   } finally {
     await access.close();
   }

@@ -29,44 +29,42 @@ function databaseChecks(url: string): DoctorCheck[] {
   }
 }
 
-export function stateChecks(location: StateLocation): DoctorCheck[] {
-  if (location.url !== undefined) return databaseChecks(location.url);
-  const { path } = location;
-  if (!existsSync(path)) {
-    const dir = nearestExistingDir(path);
-    try {
-      accessSync(dir, constants.W_OK);
-      return [
-        check(
-          'warn',
-          'state file',
-          `${path} does not exist yet`,
-          'it is created at the first `supply-sync run`',
-        ),
-      ];
-    } catch {
-      return [
-        check(
-          'fail',
-          'state file',
-          `${path} cannot be created: ${dir} is not writable`,
-          `give the daemon's user write access to ${dir}`,
-        ),
-      ];
-    }
-  }
-  const results: DoctorCheck[] = [];
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    results.push(
-      check(
-        'warn',
-        'state file mode',
-        `${path} is readable by others (mode ${mode.toString(8)})`,
-        `chmod 600 ${path}`,
-      ),
+/** A state file not there yet: fine when the daemon can create it. */
+function missingFileCheck(path: string): DoctorCheck {
+  const dir = nearestExistingDir(path);
+  try {
+    accessSync(dir, constants.W_OK);
+    return check(
+      'warn',
+      'state file',
+      `${path} does not exist yet`,
+      'it is created at the first `supply-sync run`',
+    );
+  } catch {
+    return check(
+      'fail',
+      'state file',
+      `${path} cannot be created: ${dir} is not writable`,
+      `give the daemon's user write access to ${dir}`,
     );
   }
+}
+
+function modeChecks(path: string): DoctorCheck[] {
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o077) === 0) return [];
+  return [
+    check(
+      'warn',
+      'state file mode',
+      `${path} is readable by others (mode ${mode.toString(8)})`,
+      `chmod 600 ${path}`,
+    ),
+  ];
+}
+
+/** The file opens read-only: its schema version and the daemon holding it, if any. */
+function openFileCheck(path: string): DoctorCheck {
   try {
     const state = openStateStore({ file: path, clock: systemClock, readOnly: true });
     try {
@@ -74,22 +72,25 @@ export function stateChecks(location: StateLocation): DoctorCheck[] {
       const daemon = holder
         ? `daemon pid ${holder.pid} on ${holder.hostname} since ${new Date(holder.startedAt).toISOString()}`
         : 'no daemon holds it';
-      results.unshift(
-        check('ok', 'state file', `${path} (schema version ${state.schemaVersion()}; ${daemon})`),
-      );
+      return check('ok', 'state file', `${path} (schema version ${state.schemaVersion()}; ${daemon})`);
     } finally {
       state.close();
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    results.unshift(
-      check(
-        'fail',
-        'state file',
-        `${path} cannot be opened: ${message}`,
-        'restore it from a backup, or move it away to start fresh',
-      ),
+    return check(
+      'fail',
+      'state file',
+      `${path} cannot be opened: ${message}`,
+      'restore it from a backup, or move it away to start fresh',
     );
   }
-  return results;
+}
+
+export function stateChecks(location: StateLocation): DoctorCheck[] {
+  if (location.url !== undefined) return databaseChecks(location.url);
+  const { path } = location;
+  if (!existsSync(path)) return [missingFileCheck(path)];
+  const modes = modeChecks(path);
+  return [openFileCheck(path), ...modes];
 }

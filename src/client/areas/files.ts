@@ -3,8 +3,8 @@
  * and reused by every retry) and retrieval with a signed download URL.
  */
 import { createHash } from 'node:crypto';
-import { FormData, Response } from 'undici';
 import type { File as ApiFile } from '../../contract/index.js';
+import { loadUndici } from '../../shared/lazy-packages.js';
 import { ApiError, ClientConfigError } from '../errors.js';
 import { requestResource, type ClientContext } from '../context.js';
 import { parsers } from '../parsers.js';
@@ -29,6 +29,7 @@ export interface UploadedFile {
 }
 
 async function encodeMultipart(input: UploadFileInput): Promise<{ bytes: Uint8Array; contentType: string }> {
+  const { FormData, Response } = await loadUndici();
   const form = new FormData();
   form.append('purpose', input.purpose);
   const blob = new Blob([input.content], { type: input.contentType ?? 'application/octet-stream' });

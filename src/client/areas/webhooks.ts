@@ -9,8 +9,10 @@ import type { CreateWebhookBody, PatchWebhookBody } from '../request-types.js';
 
 const ONE = '/webhooks/{webhook_id}';
 
-export function createWebhooksApi(ctx: ClientContext) {
-  const one = (webhookId: string) => ({ webhook_id: webhookId });
+const one = (webhookId: string) => ({ webhook_id: webhookId });
+
+/** The endpoints themselves. */
+function endpointCalls(ctx: ClientContext) {
   return {
     list(options?: CallOptions): Promise<ListResult<WebhookEndpoint>> {
       return requestList(
@@ -49,6 +51,12 @@ export function createWebhooksApi(ctx: ClientContext) {
         ...callOf(options),
       });
     },
+  };
+}
+
+/** The deliveries to an endpoint: a test ping, the attempts made, a redelivery. */
+function deliveryCalls(ctx: ClientContext) {
+  return {
     /** Sends a signed ping; resolves with the delivery attempt and the status the endpoint returned. */
     test(webhookId: string, options?: CallOptions): Promise<WebhookDelivery> {
       return requestResource(
@@ -73,6 +81,10 @@ export function createWebhooksApi(ctx: ClientContext) {
       });
     },
   };
+}
+
+export function createWebhooksApi(ctx: ClientContext) {
+  return { ...endpointCalls(ctx), ...deliveryCalls(ctx) };
 }
 
 export type WebhooksApi = ReturnType<typeof createWebhooksApi>;

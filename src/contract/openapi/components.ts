@@ -3,7 +3,7 @@
  * `z.toJSONSchema` over a registry, so a schema used inside another becomes a `$ref`. Responses come from the
  * document kit (open to additions), request bodies from the strict schemas (what the sandbox accepts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildContract, strict, type SchemaName } from '../build.js';
 import { REQUEST_SCHEMA_NAMES, RESOURCE_SCHEMA_NAMES } from '../json-schema.js';
 import { listOf, pageOf } from '../shared.js';

@@ -3,7 +3,7 @@
  * refuse unknown fields, and every enum is "one of the known values, or any other string", so a validator
  * reading the document accepts a value the service adds later while readers and generators still see the list.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { OpenEnum, SchemaKit } from '../kit.js';
 
 /** Marks the open string branch of an enum, so readers know why it is there. */

@@ -29,18 +29,28 @@ export function queueLimits(config: {
   };
 }
 
-/** One more command of a kind than the bound allows; `pending` is the oldest one waiting. */
+/**
+ * The longest Retry-After of a full queue: a running daemon drains it within a run's length, so asking again
+ * within a minute finds room sooner than the oldest command's expiry would promise.
+ */
+export const QUEUE_FULL_RETRY_AFTER_MAX_S = 60;
+
+/**
+ * One more command of a kind than the bound allows; `pending` is the oldest one waiting. `retryAfterSeconds`: when
+ * asking again may find room (at the latest when that oldest command expires, and never later than a minute).
+ */
 export class QueueFullError extends ControlError {
   constructor(
     readonly pending: number,
     kind: string,
     bound: number,
+    readonly retryAfterSeconds: number,
   ) {
     super(
       'queue_full',
       `${bound} ${kind} commands are waiting for the daemon already (the oldest is command #${pending}); nothing ` +
         `was queued: wait for them (\`supply-sync commands show ${pending}\`) or cancel one ` +
-        `(\`supply-sync commands cancel ${pending}\`)`,
+        `(\`supply-sync commands cancel ${pending}\`), then ask again`,
     );
   }
 }
@@ -51,8 +61,13 @@ export interface Asked {
   readonly merged: boolean;
 }
 
-/** Queues the command under the rules above, in one transaction. */
-export function askCommand(state: StateStore, command: NewCommand, limits: QueueLimits): Asked {
+/** Queues the command under the rules above, in one transaction; `now` as the state's clock reads it. */
+export function askCommand(
+  state: StateStore,
+  command: NewCommand,
+  limits: QueueLimits,
+  now: number = Date.now(),
+): Asked {
   return state.transaction(() => {
     expireStale(state, limits);
     const pending = state.commands.pendingOfKind(command.kind);
@@ -61,7 +76,9 @@ export function askCommand(state: StateStore, command: NewCommand, limits: Queue
     if (same !== undefined) return { id: same.id, merged: true };
     const oldest = pending[0];
     if (oldest !== undefined && pending.length >= limits.maxPendingPerKind) {
-      throw new QueueFullError(oldest.id, command.kind, limits.maxPendingPerKind);
+      const untilExpiry = Math.ceil((oldest.requestedAt + limits.ttlMs - now) / 1000);
+      const retryAfter = Math.min(QUEUE_FULL_RETRY_AFTER_MAX_S, Math.max(1, untilExpiry));
+      throw new QueueFullError(oldest.id, command.kind, limits.maxPendingPerKind, retryAfter);
     }
     return { id: state.commands.enqueue(command), merged: false };
   });

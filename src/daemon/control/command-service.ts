@@ -12,7 +12,7 @@ import { scrubSecrets } from '../../log/index.js';
 import { SchedulerStoppedError } from '../../scheduler/index.js';
 import { LeadershipLostError, type QueuedCommand } from '../../state/index.js';
 import { webhookApiFromClient, type WebhookApi } from '../../webhooks/index.js';
-import type { Environment } from '../services/environment-service.js';
+import type { Environment } from '../services/environment.js';
 import { every, stopLoop, type Loop } from '../services/every.js';
 import type { Service, StopOptions } from '../services/service.js';
 import { ControlError, STATE_ACTIONS, actionFrom, type ControlAction, type ControlKind } from './actions.js';
@@ -20,7 +20,7 @@ import { carryOutEffect } from './effect-actions.js';
 import { expireStale, queueLimits } from './command-queue.js';
 import { applyReload, logReload, planReload } from './config-reload.js';
 import { configFingerprint, fingerprintParts } from './fingerprint.js';
-import { mappingsFingerprint } from '../mappings.js';
+import { mappingsFingerprint } from '../jobs/mappings.js';
 import { heldWebhookRuns } from './paused-runs.js';
 import { carryOutInState, jobOfStream } from './state-actions.js';
 
@@ -39,9 +39,9 @@ const MAPPINGS_DEPENDENT: ReadonlySet<string> = new Set<ControlKind>(['sync', 'd
 export interface CommandRunner {
   /**
    * Runs the job now (or right after its current run); { threw } when the run threw; null when it was not run (the
-   * scheduler is stopping).
+   * scheduler is stopping). The run is recorded as asked for by `requestedBy`, the command's caller.
    */
-  runForResult(job: string): Promise<RunResult | { readonly threw: unknown } | null>;
+  runForResult(job: string, requestedBy: string): Promise<RunResult | { readonly threw: unknown } | null>;
   /** Starts the webhook run a job owes for webhooks held while it was paused; does not wait for it. */
   runHeldWebhooks(job: string): void;
   /**
@@ -109,14 +109,7 @@ export class CommandService implements Service {
     for (const command of this.#unexpired()) {
       if (this.#inFlight.has(command.id)) continue;
       if (command.attempts >= MAX_COMMAND_ATTEMPTS) {
-        this.#fail(
-          command,
-          new ControlError(
-            'too_many_attempts',
-            `command #${command.id} was taken ${command.attempts} times without finishing; give it again once ` +
-              'the cause is fixed (see the daemon log)',
-          ),
-        );
+        this.#fail(command, tooManyAttempts(command));
         continue;
       }
       // A reload reads the daemon's own file, whatever file the CLI was given.
@@ -266,7 +259,7 @@ export class CommandService implements Service {
           requestedAt: command.requestedAt,
           takenBefore: command.claimedAt !== null,
         },
-        runJob: (job) => this.#runJob(job),
+        runJob: (job) => this.#runJob(job, command.requestedBy),
         webhookApi: () => this.#webhookApi(),
         catalogApi: () => this.#supplierApi().catalog,
       });
@@ -310,11 +303,11 @@ export class CommandService implements Service {
     }
   }
 
-  async #runJob(job: string): Promise<RunResult> {
+  async #runJob(job: string, requestedBy: string): Promise<RunResult> {
     if (!this.env.jobs.has(job)) {
       throw new ControlError('job_disabled', `job "${job}" is disabled in ${this.env.loaded.file}`);
     }
-    const result = await this.runner.runForResult(job);
+    const result = await this.runner.runForResult(job, requestedBy);
     if (result === null) throw new LeftForNextLeader();
     if ('threw' in result) {
       const { threw } = result;
@@ -376,6 +369,26 @@ export class CommandService implements Service {
       `operator command ${what}`,
     );
   }
+}
+
+/**
+ * A command whose daemon stopped during its own effect each time it was taken. A stop during a run now's own run
+ * counts (the run began: a run that kills every daemon taking it must end, not take down each new leader in turn);
+ * a clean stop, or a daemon killed before the run began, does not. The message says where to look and how to ask
+ * again.
+ */
+function tooManyAttempts(command: QueuedCommand): ControlError {
+  const job = command.kind === 'sync' ? String(command.args['job']) : undefined;
+  const what =
+    job === undefined
+      ? `its daemon stopped during it each time (killed or crashed): find why in the daemon log, then give it again`
+      : `its daemon stopped during the run of job "${job}" each time (killed or crashed; those runs show as ` +
+        `\`failed: interrupted\` in \`supply-sync runs --job ${job}\`): find why in the daemon log around them, ` +
+        `then give it again with \`supply-sync sync ${job}\``;
+  return new ControlError(
+    'too_many_attempts',
+    `command #${command.id} was taken ${command.attempts} times without finishing; nothing more is done for it: ${what}`,
+  );
 }
 
 function mismatch(command: QueuedCommand, fingerprint: string): ControlError {

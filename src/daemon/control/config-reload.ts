@@ -14,7 +14,7 @@ import {
   mappingsFingerprint,
   type MappingsHolder,
   type MappingsProblem,
-} from '../mappings.js';
+} from '../jobs/mappings.js';
 import { ControlError } from './actions.js';
 import { configFingerprint } from './fingerprint.js';
 

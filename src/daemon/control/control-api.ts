@@ -5,15 +5,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import {
-  controlAuth,
-  isJsonRequest,
-  sendControlRefusal,
-  type ControlAuthOptions,
-} from '../../ops/control-auth.js';
+import { controlAuth, isJsonRequest, sendControlRefusal } from '../../ops/control-auth.js';
 import { deepScrub } from '../../log/index.js';
-import type { OpsProviders } from '../../ops/index.js';
-import type { QueuedCommand, StateStore } from '../../state/index.js';
+import type { QueuedCommand } from '../../state/index.js';
 import { actionArgs, type ControlAction } from './actions.js';
 import {
   CONTROL_ROUTES,
@@ -22,23 +16,10 @@ import {
   type ControlRoute,
   type RouteContext,
 } from './control-routes.js';
+import type { ControlApiOptions } from './control-options.js';
 import { configFingerprint } from './fingerprint.js';
 import { askCommand, bindToOpenLetters, queueLimits } from './command-queue.js';
 import { decodePathParams, decodeQuery } from './request-parts.js';
-import type { LoadedConfig } from '../../config/index.js';
-
-export interface ControlApiOptions {
-  readonly loaded: LoadedConfig;
-  /** Where commands are queued: a session every instance may write, leader or standby. */
-  readonly queue: StateStore;
-  readonly providers: OpsProviders;
-  readonly logger: Logger;
-  readonly auth: ControlAuthOptions;
-  /** Wakes this instance's command drain (a no-op on a standby). */
-  readonly kick: () => void;
-  /** The environment's secrets, replaced in every answer (run errors, dead-letter reasons, command errors). */
-  readonly knownSecrets: () => readonly string[];
-}
 
 /** How long a change is waited for before the answer is 202 with the command to poll. */
 const CHANGE_WAIT_MS = 10_000;
@@ -150,6 +131,7 @@ function send(res: ServerResponse, reply: ControlReply): void {
     'cache-control': 'no-store',
     ...(reply.status === 401 ? { 'www-authenticate': 'Bearer realm="supply-sync"' } : {}),
     ...(reply.location === undefined ? {} : { location: reply.location }),
+    ...(reply.retryAfter === undefined ? {} : { 'retry-after': String(reply.retryAfter) }),
   });
   res.end(JSON.stringify(reply.body));
 }

@@ -1,7 +1,7 @@
 /** The control API's routes: each turns a request into a command (or a read) and its answer. */
 import type { QueuedCommand } from '../../state/index.js';
 import { ControlError, type ControlAction } from './actions.js';
-import type { ControlApiOptions } from './control-api.js';
+import type { ControlApiOptions } from './control-options.js';
 import { requireNotPaused } from './effect-actions.js';
 import { statusOfCode } from './outcome-codes.js';
 import { QueueFullError } from './command-queue.js';
@@ -18,6 +18,8 @@ export interface ControlReply {
   readonly status: number;
   readonly body: unknown;
   readonly location?: string;
+  /** Seconds, sent as Retry-After (a full queue). */
+  readonly retryAfter?: number;
 }
 
 export interface RouteContext {
@@ -57,8 +59,9 @@ const param = (request: ControlRequest, name: string): string => request.params[
 /** A refusal given before anything is queued, with the status its code maps to. */
 function refusal(error: unknown): ControlReply {
   if (!(error instanceof ControlError)) throw error;
-  const pending = error instanceof QueueFullError ? { command: error.pending } : {};
-  return { status: statusOfCode(error.code), body: { error: error.code, detail: error.message, ...pending } };
+  const reply = { status: statusOfCode(error.code), body: { error: error.code, detail: error.message } };
+  if (!(error instanceof QueueFullError)) return reply;
+  return { ...reply, body: { ...reply.body, command: error.pending }, retryAfter: error.retryAfterSeconds };
 }
 
 /** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */

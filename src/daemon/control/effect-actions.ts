@@ -12,6 +12,7 @@ import type { CatalogApi } from '../../flows/catalog/api.js';
 import { removeListedProducts, trackerOf, type RemovalRun } from '../../flows/catalog/remove-listed.js';
 import { ControlError, type ControlAction } from './actions.js';
 import { removeKeyedByCommand } from './keyed-removal.js';
+import { commandKey, registerKeyedByCommand } from './keyed-registration.js';
 import { requireJob, type StateActionContext } from './state-actions.js';
 
 export interface EffectContext extends StateActionContext {
@@ -50,21 +51,8 @@ export async function carryOutEffect(
   switch (action.kind) {
     case 'sync':
       return runNow(action.job, context);
-    case 'webhooks.register': {
-      const { endpoint, created } = await registerWebhook(context.webhookApi(), {
-        url: action.url,
-        events: action.events,
-        ...(action.description === undefined ? {} : { description: action.description }),
-        secrets: new WebhookSecretStore(context.state.kv),
-        ...(context.command === undefined
-          ? {}
-          : {
-              idempotencyKey: commandKey(context.command),
-              repeat: context.command.takenBefore,
-            }),
-      });
-      return { created, endpoint: { id: endpoint.id, url: endpoint.url, status: endpoint.status } };
-    }
+    case 'webhooks.register':
+      return register(action, context);
     case 'webhooks.recover': {
       const { state } = context;
       const result = await recoverWebhookDeliveries(
@@ -94,6 +82,31 @@ export async function carryOutEffect(
     default:
       throw new ControlError('unknown_command', `"${action.kind}" has no effect outside the state`);
   }
+}
+
+/** Keyed by the command when it is a queued one (see keyed-registration.ts). */
+async function register(
+  action: Extract<ControlAction, { kind: 'webhooks.register' }>,
+  context: EffectContext,
+): Promise<RegisterResult> {
+  const input = {
+    url: action.url,
+    events: action.events,
+    ...(action.description === undefined ? {} : { description: action.description }),
+  };
+  if (context.command !== undefined) {
+    return registerKeyedByCommand({
+      state: context.state,
+      api: context.webhookApi(),
+      command: context.command,
+      input,
+    });
+  }
+  const { endpoint, created } = await registerWebhook(context.webhookApi(), {
+    ...input,
+    secrets: new WebhookSecretStore(context.state.kv),
+  });
+  return { created, endpoint: { id: endpoint.id, url: endpoint.url, status: endpoint.status } };
 }
 
 /** Through the daemon's client, keyed by the command when it is a queued one (see keyed-removal.ts). */
@@ -136,11 +149,6 @@ function testResult(delivery: WebhookDelivery): TestResult {
     response_status: delivery.response_status ?? null,
     error: delivery.error ?? null,
   };
-}
-
-/** The idempotency key of a queued command's API write: the same at every attempt, so a new leader sends no second. */
-function commandKey(command: NonNullable<EffectContext['command']>): string {
-  return `supply-sync-command-${command.id}-${command.requestedAt}`;
 }
 
 /** Refuses a run of a paused job: the pause is the operator's, a run now would ignore it. */

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { CoreConfig } from '../../config/index.js';
 import type { Mappings } from '../../plugin/index.js';
-import { mappingsFingerprint } from '../mappings.js';
+import { mappingsFingerprint } from '../jobs/mappings.js';
 
 export function configFingerprint(config: Pick<CoreConfig, 'jobs' | 'connectors'>): string {
   const jobs = Object.entries(config.jobs)

@@ -5,8 +5,8 @@
  */
 import type { RunResult } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
-import type { JobRunFn } from '../job-run.js';
-import type { Environment } from '../services/environment-service.js';
+import type { JobRunFn } from '../jobs/job-run.js';
+import type { Environment } from '../services/environment.js';
 
 const HELD_WEBHOOK_RUNS = 'held-webhook-runs';
 
@@ -14,7 +14,7 @@ const SKIPPED: RunResult = { outcome: 'skipped', counts: {} };
 
 export function pauseAware(run: JobRunFn, env: Environment): JobRunFn {
   const { state, clock, logger } = env;
-  return async (name, trigger, signal) => {
+  return async (name, trigger, signal, requestedBy) => {
     const paused = state.pausedJobs.get(name);
     if (paused !== null && trigger !== 'operator' && trigger !== 'cli') {
       if (trigger === 'webhook') state.kv.set(HELD_WEBHOOK_RUNS, name, clock.now());
@@ -22,7 +22,7 @@ export function pauseAware(run: JobRunFn, env: Environment): JobRunFn {
       return SKIPPED;
     }
     const startedAt = clock.now();
-    const result = await run(name, trigger, signal);
+    const result = await run(name, trigger, signal, requestedBy);
     const held = state.kv.get(HELD_WEBHOOK_RUNS, name);
     // A run that read the changes makes the held nudge moot, unless a webhook was held back after it started.
     if (typeof held === 'number' && held <= startedAt && result.outcome !== 'failed') {

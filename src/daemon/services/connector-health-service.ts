@@ -9,7 +9,7 @@ import { errorMessage } from '../../engine/index.js';
 import type { ConnectorCheck } from '../../ops/index.js';
 import { untilAborted } from '../../shared/abortable.js';
 import type { Clock } from '../../shared/clock.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
 

@@ -16,9 +16,9 @@ import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';
 import type { RunResult } from '../../engine/index.js';
 import type { ApiSide } from '../../api-access/index.js';
-import { recordOutcomeLabel } from '../health-views.js';
-import type { EnvironmentHooks } from './environment-service.js';
-import { packageVersion } from '../version.js';
+import { recordOutcomeLabel } from '../status/health-views.js';
+import type { EnvironmentHooks } from './environment.js';
+import { packageVersion } from '../package/version.js';
 
 /** What the gauges read; absent before the daemon has started and after it stopped. */
 export interface GaugeSources {

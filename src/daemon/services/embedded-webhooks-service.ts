@@ -6,7 +6,7 @@
 import { ValidationApiError } from '../../client/index.js';
 import { SUPPLIER_EVENT_TYPES } from '../../contract/index.js';
 import { registerWebhook, webhookApiFromClient, type WebhookSecretStore } from '../../webhooks/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { Service } from './service.js';
 
 export class EmbeddedWebhooksService implements Service {

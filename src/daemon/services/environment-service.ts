@@ -5,52 +5,19 @@
  * opening fails part way.
  */
 import type { Logger } from 'pino';
-import type { ApiEndpoint } from '../../api-access/index.js';
-import type { ApiCallEvent, ApiClient, DriftEvent } from '../../client/index.js';
 import { redactionPaths, secretValues, type LoadedConfig } from '../../config/index.js';
-import type { Connector } from '../../connector-contract/index.js';
-import type { Job } from '../../engine/index.js';
 import { createLogger, wantsPretty } from '../../log/index.js';
-import type { ApiSide, FlowDefinition } from '../../plugin/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
-import type { PluginRegistry } from '../builtin.js';
-import type { MappingsHolder } from '../mappings.js';
-import { requireParsedBy } from '../parsed-config.js';
+import type { PluginRegistry } from '../plugins/builtin.js';
+import { requireParsedBy } from '../plugins/parsed-config.js';
 import { openParts } from './environment-parts.js';
 import { Lifecycle, startServices, type LifecycleObserver } from './lifecycle.js';
 import type { Service } from './service.js';
+import type { Environment, EnvironmentHooks } from './environment.js';
 
 export { UnknownFlowError } from './environment-parts.js';
-
-export interface BuiltJob {
-  readonly job: Job;
-  readonly flow: FlowDefinition;
-  readonly config: LoadedConfig['config']['jobs'][string];
-}
-
-export interface EnvironmentHooks {
-  onApiCall?: (side: ApiSide, event: ApiCallEvent) => void;
-  onDrift?: (event: DriftEvent) => void;
-}
-
-export interface Environment {
-  readonly loaded: LoadedConfig;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly state: StateStore;
-  readonly endpoint: ApiEndpoint;
-  readonly apis: ReadonlyMap<ApiSide, ApiClient>;
-  readonly connectors: ReadonlyMap<string, Connector>;
-  readonly jobs: ReadonlyMap<string, BuiltJob>;
-  /** The `mappings:` the jobs run with; a config reload replaces them without a stop (from each job's next run). */
-  readonly mappings: MappingsHolder;
-  /** Every secret value known to the daemon, for scrubbing text shown to people. */
-  secrets(): readonly string[];
-  /** Closes every part, last opened first; a part that fails to close is logged and the others still close. */
-  close(): Promise<void>;
-}
 
 export interface EnvironmentOptions {
   loaded: LoadedConfig;

@@ -1,6 +1,6 @@
 /** State housekeeping (pruning old runs, dispatched events, sent outbox rows): at start, then hourly. */
 import { pruneState } from '../../engine/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
 

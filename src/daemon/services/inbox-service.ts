@@ -5,7 +5,7 @@
  */
 import { openConfiguredState, type StateStore } from '../../state/index.js';
 import { openDaemonInbox, stateInbox, type ClosableInbox, type InboxStore } from '../../webhooks/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { Service } from './service.js';
 
 export class InboxService implements Service {

@@ -8,8 +8,8 @@
 import { boundTerm, Elector, runInTerm, termFence, type HaSettings, type Term } from '../../ha/index.js';
 import { LeadershipLostError, type LeaseGrant, type SyncSqlPort } from '../../state/index.js';
 import type { LeadershipStatus } from '../../ops/index.js';
-import type { Environment } from './environment-service.js';
-import { packageVersion } from '../version.js';
+import type { Environment } from './environment.js';
+import { packageVersion } from '../package/version.js';
 import type { ServiceGroup } from './service-group.js';
 import type { Service, StopOptions } from './service.js';
 

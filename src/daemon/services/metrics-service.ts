@@ -3,7 +3,7 @@
  * authenticated call keeps "API reached" current between runs.
  */
 import type { OpsProviders } from '../../ops/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';

@@ -19,8 +19,8 @@ import {
 } from '../../notify/index.js';
 import { scrubSecrets } from '../../log/index.js';
 import type { NotificationsConfig } from '../../config/index.js';
-import { leadershipSettings } from '../leadership-settings.js';
-import type { Environment } from './environment-service.js';
+import { leadershipSettings } from '../start/leadership-settings.js';
+import type { Environment } from './environment.js';
 import { every, stopLoop, type Loop } from './every.js';
 import type { Service, StopOptions } from './service.js';
 

@@ -4,7 +4,7 @@ import type { OpsAccessCheck } from '../../ops/auth.js';
 import type { ControlHandler } from '../control/control-api.js';
 import { createOpsServer, type OpsMetrics, type OpsProviders, type OpsServer } from '../../ops/index.js';
 import type { WebhookReceiver } from '../../webhooks/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { Service } from './service.js';
 import { readListenerTls, watchListenerTls } from './tls-listener.js';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Connector, PreflightProblem } from '../../connector-contract/index.js';
 import type { Job, JobContext, RunResult } from '../../engine/index.js';
 import { capabilitiesUsed } from '../../plugin/index.js';
-import type { BuiltJob, Environment } from './environment-service.js';
+import type { BuiltJob, Environment } from './environment.js';
 import type { Service } from './service.js';
 
 export interface PreflightInput {

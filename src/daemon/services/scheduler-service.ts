@@ -5,8 +5,8 @@
  */
 import { Scheduler, type SchedulerTrigger } from '../../scheduler/index.js';
 import type { RunResult } from '../../engine/index.js';
-import type { Environment } from './environment-service.js';
-import type { JobRunFn } from '../job-run.js';
+import type { Environment } from './environment.js';
+import type { JobRunFn } from '../jobs/job-run.js';
 import type { Service, StopOptions } from './service.js';
 
 export interface SchedulerServiceOptions {
@@ -49,10 +49,10 @@ export class SchedulerService implements Service {
         jitterMs: built.config.jitter,
         enabled: built.config.enabled,
       })),
-      run: async (job, trigger, signal) => {
+      run: async (job, trigger, signal, requestedBy) => {
         let result: RunResult;
         try {
-          result = await run(job, trigger, signal);
+          result = await run(job, trigger, signal, requestedBy);
         } catch (error) {
           this.#finished.set(job, { seq: ++this.#seq, result: { threw: error } });
           throw error;
@@ -78,21 +78,25 @@ export class SchedulerService implements Service {
   }
 
   /** Runs a job now, or right after its current run; refused (resolves at once) while the scheduler is stopped. */
-  runNow(job: string, trigger: SchedulerTrigger): Promise<void> {
+  runNow(job: string, trigger: SchedulerTrigger, requestedBy?: string): Promise<void> {
     if (this.#scheduler === undefined) {
       this.options.env.logger.info({ job, trigger }, 'run not started: the scheduler is stopped');
       return Promise.resolve();
     }
-    return this.#scheduler.runNow(job, trigger);
+    return this.#scheduler.runNow(job, trigger, requestedBy);
   }
 
   /**
    * Runs a job now (or right after its current run) and resolves with the result of the run that ended after the
    * call; { threw } when that run threw; null when no run ended (the scheduler is stopped or stopping).
    */
-  async runForResult(job: string, trigger: SchedulerTrigger): Promise<RunResult | RunThrew | null> {
+  async runForResult(
+    job: string,
+    trigger: SchedulerTrigger,
+    requestedBy?: string,
+  ): Promise<RunResult | RunThrew | null> {
     const before = this.#finished.get(job)?.seq;
-    await this.runNow(job, trigger);
+    await this.runNow(job, trigger, requestedBy);
     const after = this.#finished.get(job);
     return after === undefined || after.seq === before ? null : after.result;
   }

@@ -3,12 +3,12 @@ import type { ApiHealth, LeadershipStatus, OpsProviders } from '../../ops/index.
 import type { StateStore } from '../../state/index.js';
 import type { ClosableInbox } from '../../webhooks/index.js';
 import type { ConnectorHealth } from './connector-health-service.js';
-import type { Environment } from './environment-service.js';
-import { consoleData } from '../console-data.js';
-import { deadLetterStatus } from '../health-views.js';
-import { jobStatuses } from '../job-status.js';
+import type { Environment } from './environment.js';
+import { consoleData } from '../status/console-data.js';
+import { deadLetterStatus } from '../status/health-views.js';
+import { jobStatuses } from '../status/job-status.js';
 import type { PreflightGate } from './preflight-service.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../package/version.js';
 import type { SchedulerService } from './scheduler-service.js';
 
 export interface StatusSources {

@@ -1,6 +1,6 @@
 /** Turns stored webhook events into runs of the jobs that wait for them: pending ones at start, new ones as stored. */
 import { WebhookDispatcher, type InboxStore } from '../../webhooks/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { SchedulerService } from './scheduler-service.js';
 import type { Service } from './service.js';
 

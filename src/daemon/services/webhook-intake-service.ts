@@ -7,7 +7,7 @@ import type { OpsAccessCheck } from '../../ops/auth.js';
 import type { OpsMetrics } from '../../ops/index.js';
 import { createWebhookListener, type WebhookListener } from '../../ops/webhook-listener.js';
 import { createWebhookReceiver, type InboxStore, type WebhookReceiver } from '../../webhooks/index.js';
-import type { Environment } from './environment-service.js';
+import type { Environment } from './environment.js';
 import type { Service } from './service.js';
 import { readListenerTls, watchListenerTls } from './tls-listener.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mappingTableName } from '../../config/index.js';
 
 /** `jobs.<name>.options` of the buyers flow. */

@@ -1,5 +1,5 @@
 /** Options of a `catalog` job (jobs.<name>.options in the config). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mappingTableName } from '../../config/index.js';
 
 export const CATALOG_FLOW = 'catalog';

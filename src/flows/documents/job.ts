@@ -86,21 +86,41 @@ async function documentsRun(
   };
   try {
     const source = input.source();
+    const stream = erpDocumentsStream(input.name);
+    source.readPosition?.resume(ctx.state.cursors.get(stream)?.watermarkMs ?? null);
     const pending = await source.listPendingDocuments();
     counts['documents_pending'] = pending.length;
     const todo = pending.filter((doc) => !waitingDeadLetter(run, doc));
     if (todo.length > 0) {
       const body = await bodyContext(run);
       if (ctx.dryRun) return preview(todo, body, counts);
-      if (!(await sendDocuments(run, source, body, todo))) return { outcome: 'partial', counts };
+      const finished = await sendDocuments(run, source, body, todo);
+      savePosition(run, source, stream);
+      if (!finished) return { outcome: 'partial', counts };
     }
     if (ctx.dryRun) return { outcome: 'ok', counts };
+    savePosition(run, source, stream);
     return await pullBuyerReactions(run);
   } catch (error) {
     if (ctx.signal.aborted) return { outcome: 'partial', counts };
     ctx.logger.error({ err: errorMessage(error) }, 'documents run failed');
     return { outcome: 'failed', counts, error: errorMessage(error) };
   }
+}
+
+/** The cursor of the job's read of the ERP's documents, for a source that reads only what changed (readPosition). */
+export function erpDocumentsStream(jobName: string): string {
+  return `${jobName}:erp/documents`;
+}
+
+/** Keeps where the source's read stands, once the run's sends and marks are done. */
+function savePosition(run: DocumentsRun, source: DocumentSource, stream: string): void {
+  if (source.readPosition === undefined) return;
+  const { cursors } = run.ctx.state;
+  const watermarkMs = source.readPosition.current();
+  const saved = cursors.get(stream);
+  if (saved !== null && saved.watermarkMs === watermarkMs) cursors.touch(stream);
+  else cursors.save({ stream, watermarkMs, passCursor: null, passSince: null, passMaxMs: null });
 }
 
 /** An open dead letter for the same content waits for a fix in the ERP or a replay; a changed document is retried. */

@@ -1,5 +1,5 @@
 /** Options of a `documents` job (jobs.<name>.options in the config). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mappingTableName } from '../../config/index.js';
 
 export const DOCUMENTS_FLOW = 'documents';

@@ -3,7 +3,7 @@
  * refuses is filed as a dead letter naming the rule and the field, and waits until the source changes it.
  */
 import { stat } from 'node:fs/promises';
-import type { ExpenseSource, RejectedFile, SourceExpense } from '../../connector-contract/index.js';
+import type { ExpenseSource, SourceExpense } from '../../connector-contract/index.js';
 import {
   contentHash,
   errorMessage,
@@ -15,6 +15,7 @@ import {
 } from '../../engine/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { HeldBackReasons } from '../shared/held-back.js';
+import { fileRejectedFiles, type RejectedFileWords } from '../shared/rejected-files.js';
 import type { ExpensesApi } from './api.js';
 import { buildExpenseBody } from './body.js';
 import { expenseValueMaps, type ExpenseValueMaps } from './mapping.js';
@@ -55,6 +56,11 @@ export function createExpensesJob(input: ExpensesJobInput): Job {
   };
 }
 
+const EXPENSES_FILES: RejectedFileWords = {
+  kind: 'expenses',
+  fix: "fix the file, or the connector's date_format, decimal, thousands or currency_sign to match it",
+};
+
 /** What one run counts: its counts, and what it delivered and held back (with why) for the engine's judgeRun. */
 interface RunTallies {
   readonly counts: Record<string, number>;
@@ -84,7 +90,9 @@ async function expensesRun(
     const source = input.source();
     const pending = await source.listPendingExpenses();
     counts['expenses_pending'] = pending.length;
-    fileRejectedFiles(input.name, ctx, source.rejectedFiles?.() ?? [], tallies);
+    tracker.failure(
+      fileRejectedFiles(input.name, ctx, source.rejectedFiles?.() ?? [], EXPENSES_FILES, tallies),
+    );
     const todo: SourceExpense[] = [];
     for (const expense of pending) {
       if (!(await waitingDeadLetter(input, ctx, expense, counts))) todo.push(expense);
@@ -187,29 +195,6 @@ async function sendOne(
   }
   add(counts, 'expenses_failed');
   return 'retry';
-}
-
-/**
- * Each file the source rejected whole is a dead letter of its own (key `file:<name>`), naming the file, the line and
- * the reason, logged, and held back in the run's tally: a run that read nothing else fails.
- */
-function fileRejectedFiles(
-  job: string,
-  ctx: JobContext,
-  rejected: readonly RejectedFile[],
-  { counts, tracker, reasons }: RunTallies,
-): void {
-  for (const file of rejected) {
-    const at = file.line === null ? '' : ` at line ${file.line}`;
-    const reason =
-      `expenses file ${file.file} rejected whole${at} (moved to ${file.movedTo}): ${file.reason}; fix the file, or ` +
-      "the connector's date_format, decimal, thousands or currency_sign to match it, and drop it into the folder again";
-    if (!ctx.dryRun) ctx.state.deadLetters.add(job, `file:${file.file}`, { ...file }, reason);
-    ctx.logger.warn({ file: file.file, line: file.line, reason: file.reason }, 'expenses file rejected');
-    add(counts, 'files_rejected');
-    tracker.failure();
-    reasons[`file ${file.file} rejected${at}`] = 1;
-  }
 }
 
 function preview(expenses: readonly SourceExpense[], maps: ExpenseValueMaps, tallies: RunTallies): RunResult {

@@ -1,5 +1,5 @@
 /** Options of an `expenses` job (jobs.<name>.options in the config). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { mappingTableName } from '../../config/index.js';
 
 const tableName = (description: string, fallback: string) =>

@@ -1,7 +1,7 @@
 /** The part of the API client this flow uses, and the reads it makes through it. */
 import type { ApiClient } from '../../client/index.js';
 import { isApiError, ValidationApiError } from '../../client/index.js';
-import type { JournalExportOptions } from './options.js';
+import type { JournalExportOptions } from '../shared/journal-mapping/options.js';
 import type { LineStaging } from './staging.js';
 
 export type JournalExportApi = {

@@ -7,7 +7,7 @@
 import type { JournalLine } from '../../contract/index.js';
 import type { DeadLetterStatus, StateStore, SyncStatement } from '../../state/index.js';
 import type { MissingMapping } from '../../shared/missing-mapping.js';
-import type { StagedLine } from './staging.js';
+import type { StagedLine } from '../shared/journal-mapping/line.js';
 
 /**
  * unbalanced / unmapped / not_writable (the target's precheck refused it): looked at again on every run.

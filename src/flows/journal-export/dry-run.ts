@@ -8,8 +8,8 @@ import type { AccountingWriter } from '../../connector-contract/capabilities.js'
 import type { JobContext, RunResult } from '../../engine/index.js';
 import type { JournalExportApi } from './api.js';
 import type { DeadLetterBook } from './dead-letters.js';
-import { documentGroup, type GroupMapper } from './mapping.js';
-import type { JournalExportOptions } from './options.js';
+import { documentGroup, type GroupMapper } from '../shared/journal-mapping/mapping.js';
+import type { JournalExportOptions } from '../shared/journal-mapping/options.js';
 import { BatchPacker, buildPlan, plannedDocument, type PlannedDocument, type PlanStore } from './plans.js';
 import { PreviewWriter } from './preview.js';
 import { GroupSelector } from './select.js';

@@ -6,7 +6,7 @@ import {
   JOURNAL_EXPORT_FLOW,
   JOURNAL_EXPORT_SCOPES,
   journalExportOptionsSchema,
-} from './options.js';
+} from '../shared/journal-mapping/options.js';
 
 export const journalExportFlow = defineFlow({
   flow: JOURNAL_EXPORT_FLOW,

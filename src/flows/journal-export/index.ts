@@ -8,9 +8,9 @@ export {
   DESCRIPTION_FIELDS,
   type JournalExportOptions,
   type JournalExportOptionsInput,
-} from './options.js';
+} from '../shared/journal-mapping/options.js';
 export type { JournalExportApi } from './api.js';
-export { GroupMapper, groupByDocument, type MappingTables } from './mapping.js';
+export { GroupMapper, groupByDocument, type MappingTables } from '../shared/journal-mapping/mapping.js';
 export { batchKeyFor, exportKeyFor, type BatchPlan } from './plans.js';
 export { LEDGER_FLOW } from './commit.js';
 export type { EntryPrecheck } from './select.js';

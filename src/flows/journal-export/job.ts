@@ -11,8 +11,13 @@ import { errorMessage, RunBudget } from '../../engine/index.js';
 import type { JournalExportApi } from './api.js';
 import { commitPlan, type CommitContext } from './commit.js';
 import { DeadLetterBook, type LetterState } from './dead-letters.js';
-import { documentGroup, GroupMapper, validateTables, type MappingTables } from './mapping.js';
-import type { JournalExportOptions } from './options.js';
+import {
+  documentGroup,
+  GroupMapper,
+  validateTables,
+  type MappingTables,
+} from '../shared/journal-mapping/mapping.js';
+import type { JournalExportOptions } from '../shared/journal-mapping/options.js';
 import { CommitPipeline } from './pipeline.js';
 import { previewRun } from './dry-run.js';
 import {

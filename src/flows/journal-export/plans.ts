@@ -6,7 +6,7 @@
 import type { JournalEntry, PreparedEntries } from '../../connector-contract/journal.js';
 import type { StateStore } from '../../state/index.js';
 import { batchKeyFor, documentLinesOf, type BatchPlan } from './batch-plan.js';
-import { numberedEntry, type GroupEntry, type MappedGroup } from './mapping.js';
+import { numberedEntry, type GroupEntry, type MappedGroup } from '../shared/journal-mapping/mapping.js';
 import { decodePlan, StoredPlanError, storedPlanText } from './stored-plan.js';
 
 // The plan's shape and key live in batch-plan.ts, so that stored-plan.ts (which PlanStore uses) needs nothing here.

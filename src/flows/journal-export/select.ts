@@ -9,7 +9,7 @@ import {
   type GroupEntry,
   type GroupMapper,
   type MappedGroup,
-} from './mapping.js';
+} from '../shared/journal-mapping/mapping.js';
 
 /** Optional writer capability: tells, without side effects, why entries would be refused. */
 export interface EntryPrecheck {

@@ -1,6 +1,6 @@
 /** The part every run shares: pull the approved lines into a fresh staging, walk its documents, drop it. */
 import { stageApprovedLines, type JournalExportApi } from './api.js';
-import type { JournalExportOptions } from './options.js';
+import type { JournalExportOptions } from '../shared/journal-mapping/options.js';
 import { LineStaging, type StagedDocument } from './staging.js';
 
 export function bump(counts: Record<string, number>, name: string, by = 1): void {

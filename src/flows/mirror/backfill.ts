@@ -46,7 +46,7 @@ export interface BackfillInput {
   budget: RunBudget;
   options: MirrorOptions;
   targets: readonly BackfillTarget[];
-  dispatcher?: Dispatcher;
+  dispatcher?: () => Promise<Dispatcher>;
 }
 
 export type BackfillResult =

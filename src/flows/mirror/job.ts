@@ -22,7 +22,7 @@ export interface MirrorJobInput {
   /** jobs.<name>.options as mirrorOptionsSchema parsed them. */
   readonly options: MirrorOptions;
   /** For export downloads; undici's global dispatcher by default. */
-  readonly dispatcher?: Dispatcher;
+  readonly dispatcher?: () => Promise<Dispatcher>;
 }
 
 interface Selected {

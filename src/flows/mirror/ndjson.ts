@@ -1,6 +1,7 @@
 /** Streams an NDJSON download line by line; memory holds one line (and one chunk of rows) at a time. */
 import { createInterface } from 'node:readline';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../shared/lazy-packages.js';
 
 export class DownloadError extends Error {
   constructor(
@@ -20,12 +21,14 @@ export type NdjsonLine = { lineNumber: number; value: unknown } | { lineNumber: 
  */
 export async function* ndjsonLines(
   url: string,
-  options: { signal: AbortSignal; dispatcher?: Dispatcher; label: string },
+  options: { signal: AbortSignal; dispatcher?: () => Promise<Dispatcher>; label: string },
 ): AsyncGenerator<NdjsonLine> {
+  const { request } = await loadUndici();
+  const dispatcher = await options.dispatcher?.();
   const response = await request(url, {
     method: 'GET',
     signal: options.signal,
-    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    ...(dispatcher === undefined ? {} : { dispatcher }),
   });
   if (response.statusCode !== 200) {
     await response.body.dump();

@@ -1,5 +1,5 @@
 /** Options of a `mirror` job (jobs.<name>.options in the config). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { duration } from '../../config/index.js';
 import { MIRROR_RESOURCES } from './resources.js';
 

@@ -200,9 +200,14 @@ async function dryRun(
       counts[preview.verdict] = (counts[preview.verdict] ?? 0) + 1;
       if (preview.verdict === 'would_dead_letter') {
         const order = identifyListedOrder(item).id;
+        const number = item.kind === 'order' ? item.order.number : null;
+        const named = number === null ? order : `${number} (${order})`;
         const reason = preview.reason ?? 'unknown';
-        ctx.logger.warn({ job: input.name, order, reason }, 'dry run: this order would become a dead letter');
-        if (failures.length < DRY_RUN_REASONS_SHOWN) failures.push(`order ${order}: ${reason}`);
+        ctx.logger.warn(
+          { job: input.name, order, number, reason },
+          'dry run: this order would become a dead letter',
+        );
+        if (failures.length < DRY_RUN_REASONS_SHOWN) failures.push(`order ${named}: ${reason}`);
       }
     }
     if (!page.hasMore || page.nextCursor === null) break;

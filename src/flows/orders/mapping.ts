@@ -86,7 +86,8 @@ export class OrderMapper {
         notes: line.notes ?? null,
       };
     });
-    if (order.lines === undefined) problems.texts.push(`order ${order.id} came without lines`);
+    if (order.lines === undefined)
+      problems.texts.push(`order ${order.number} (${order.id}) came without lines`);
     if (problems.texts.length > 0 || customerNumber === null) {
       const only =
         problems.texts.length === 1 && problems.missing.length === 1 ? problems.missing[0] : undefined;

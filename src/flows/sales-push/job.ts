@@ -23,7 +23,8 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
-import { tallyOf } from '../shared/held-back.js';
+import { tallyOf, type HeldBackReasons } from '../shared/held-back.js';
+import { fileRejectedFiles, isRejectedFileKey, type RejectedFileWords } from '../shared/rejected-files.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { DeadLetter } from '../../state/index.js';
 import { BranchResolver } from './branches.js';
@@ -98,6 +99,11 @@ function branchMappingOf(input: SalesPushJobInput): BranchMapping {
   return mapping;
 }
 
+const SALES_FILES: RejectedFileWords = {
+  kind: 'sales',
+  fix: 'fix the file (the POS export) to the columns and numbers the connector reads',
+};
+
 const SALES_TALLY = {
   delivered: [
     'z_reports_accepted',
@@ -106,7 +112,7 @@ const SALES_TALLY = {
     'z_reports_would_push',
     'item_sales_would_push',
   ],
-  heldBack: ['z_reports_failed', 'item_sales_failed', 'items_unresolved'],
+  heldBack: ['z_reports_failed', 'item_sales_failed', 'items_unresolved', 'files_rejected'],
 };
 
 /** The run, with the items it pushed and held back as its tally (the engine's judgeRun decides the outcome). */
@@ -116,16 +122,18 @@ async function runSalesPush(
   ctx: JobContext,
 ): Promise<RunResult> {
   const counts: Record<string, number> = {};
-  const result = await salesRun(input, branchMapping, ctx, counts);
-  return { ...result, tally: tallyOf(counts, 'items', SALES_TALLY) };
+  const reasons: HeldBackReasons = {};
+  const result = await salesRun(input, branchMapping, ctx, { counts, reasons });
+  return { ...result, tally: tallyOf(counts, 'items', SALES_TALLY, reasons) };
 }
 
 async function salesRun(
   input: SalesPushJobInput,
   branchMapping: BranchMapping,
   ctx: JobContext,
-  counts: Record<string, number>,
+  held: { readonly counts: Record<string, number>; readonly reasons: HeldBackReasons },
 ): Promise<RunResult> {
+  const { counts } = held;
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   const push: PushContext = {
     state: ctx.state,
@@ -139,6 +147,7 @@ async function salesRun(
   try {
     if (!ctx.dryRun) progress = await replayDeadLetters(run);
     const batches = await input.source.listPendingSales();
+    fileRejectedFiles(input.name, ctx, input.source.rejectedFiles?.() ?? [], SALES_FILES, held);
     const branches = new BranchResolver(input.api, branchMapping);
     for (const batch of batches) {
       if (budget.stopReason() !== null) return { outcome: progress ? 'partial' : 'skipped', counts };
@@ -213,7 +222,10 @@ async function pushBatch(
 /** Items an operator queued with `dead-letters retry` are sent again as stored. */
 async function replayDeadLetters(run: SalesRun): Promise<boolean> {
   const { input, ctx, counts, push } = run;
-  const letters = ctx.state.deadLetters.list({ flow: input.name, statuses: ['retrying'] });
+  // A rejected file's letter holds no item to send: dropping the fixed file into the folder again sends it.
+  const letters = ctx.state.deadLetters
+    .list({ flow: input.name, statuses: ['retrying'] })
+    .filter((letter) => !isRejectedFileKey(letter.recordKey));
   if (letters.length === 0) return false;
   const replay = planReplay(letters);
   const branches = new BranchResolver(input.api, run.branchMapping);

@@ -1,5 +1,5 @@
 /** Options of a `sales-push` job (jobs.<name>.options in the config). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const SALES_PUSH_FLOW = 'sales-push';
 export const SALES_PUSH_SCOPES = ['buyer.sales:write', 'buyer.purchases:read'] as const;

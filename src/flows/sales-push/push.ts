@@ -83,12 +83,6 @@ export async function pushItems<B>(
     alreadySent: 0,
     superseded: items.length - latest.length,
   };
-  const ledgerKey = (item: SalesItem<B>) => ({
-    flow: ctx.flow,
-    connector: ctx.connector,
-    recordKey: `${kind}:${item.key}`,
-    version: item.version,
-  });
   const currentVersion = (item: SalesItem<B>) =>
     ctx.state.ledger.latest(ctx.flow, ctx.connector, `${kind}:${item.key}`)?.version ?? null;
   // Sending an earlier row of a key would be a replay once its later row is the ledger's current version (after a
@@ -113,13 +107,36 @@ export async function pushItems<B>(
     ),
   };
   const response = await send(bodies, call);
+  keepResults(
+    ctx,
+    kind,
+    toSend.map(({ item }) => item),
+    response.items,
+    batchRef,
+    tally,
+  );
+  return tally;
+}
 
-  const byIndex = new Map<number, ResultItem>(response.items.map((result) => [result.index, result]));
+/** Records each accepted item as the ledger's current version and dead-letters each failed one, in one transaction. */
+function keepResults<B>(
+  ctx: PushContext,
+  kind: SalesKind,
+  sent: readonly SalesItem<B>[],
+  results: readonly ResultItem[],
+  batchRef: string | null,
+  tally: PushTally,
+): void {
+  const byIndex = new Map<number, ResultItem>(results.map((result) => [result.index, result]));
   ctx.state.transaction(() => {
-    toSend.forEach(({ item }, index) => {
+    sent.forEach((item, index) => {
       const result = byIndex.get(index);
       if (result !== undefined && result.status !== 'failed') {
-        ctx.state.ledger.recordCurrent(ledgerKey(item), result.id ?? null);
+        const recordKey = `${kind}:${item.key}`;
+        ctx.state.ledger.recordCurrent(
+          { flow: ctx.flow, connector: ctx.connector, recordKey, version: item.version },
+          result.id ?? null,
+        );
         ctx.state.deadLetters.resolve(ctx.flow, item.key);
         tally.accepted += 1;
       } else {
@@ -128,7 +145,6 @@ export async function pushItems<B>(
       }
     });
   });
-  return tally;
 }
 
 /** One item per key, the last of the batch's rows with it, in the order of those last rows. */

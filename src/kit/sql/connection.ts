@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { markSecret } from '../../config/secret.js';
 import type { SqlDriver } from './driver.js';
 import { LazyDriver } from './lazy-driver.js';

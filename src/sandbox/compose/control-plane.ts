@@ -1,7 +1,7 @@
 /** What the control plane under /_sandbox/ may do to the running sandbox: reset, advance the clock, read out. */
-import type { ControlDeps } from '../control/routes.js';
-import type { FaultInjector } from '../control/faults.js';
-import type { Simulator } from '../control/simulator.js';
+import type { ControlDeps } from '../harness/routes.js';
+import type { FaultInjector } from '../harness/faults.js';
+import type { Simulator } from '../harness/simulator.js';
 import type { PlatformContext } from '../platform/context.js';
 import { isAdvanceable } from '../platform/manual-clock.js';
 import type { StateFile } from '../platform/persistence.js';

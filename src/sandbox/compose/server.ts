@@ -9,8 +9,8 @@ import { serializeProblem, writeReply } from '../http/respond.js';
 import type { PlatformContext } from '../platform/context.js';
 import { serveDownload } from '../platform/downloads.js';
 import { newId } from '../platform/ids.js';
-import { handleControl } from '../control/routes.js';
-import type { ControlDeps } from '../control/routes.js';
+import { handleControl } from '../harness/routes.js';
+import type { ControlDeps } from '../harness/routes.js';
 
 export interface ServerDeps {
   ctx: PlatformContext;

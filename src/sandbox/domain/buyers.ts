@@ -1,5 +1,5 @@
 /** Linked buyers as the supplier sees them, and buyer invitations (G27). */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { DomainEnv } from './env.js';
 import { clone, newId, nowIso, raiseToSupplier, stampAfter } from './env.js';
 import { conflict, invalidField, notFound } from './errors.js';

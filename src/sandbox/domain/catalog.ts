@@ -1,5 +1,5 @@
 /** The supplier catalog: product upserts (single and batch), soft delete, availability (part 4.5). */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { DomainEnv } from './env.js';
 import { nowIso, stampAfter } from './env.js';
 import { invalidField, notFound, type ValidationItem } from './errors.js';

@@ -1,5 +1,5 @@
 /** Buyer expenses: creation with the demo buyer's blocking rules (G13), approval into journal lines (G10, G11). */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { DomainEnv } from './env.js';
 import { clone, newId, nowIso, raiseToBuyer, stampAfter } from './env.js';
 import { conflict, invalid, notFound, type ValidationItem } from './errors.js';

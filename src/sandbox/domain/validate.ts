@@ -1,5 +1,5 @@
 /** Request validation with the contract's strict schemas: every problem becomes a 422 item {field, code, message}. */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { validationItemsFrom } from '../../contract/index.js';
 import { invalid, type ValidationItem } from './errors.js';
 

@@ -5,7 +5,7 @@ import { UPGRADE_URL } from './problem.js';
 import type { ApiDeps, RequestTrace } from './api-request.js';
 import { limitFor } from '../platform/rate-limit.js';
 import type { ApiClient } from '../platform/state.js';
-import type { RequestFault } from '../control/faults.js';
+import type { RequestFault } from '../harness/faults.js';
 
 const PLAN_RANK: Record<PlanName, number> = { supplier: 0, Basic: 1, Pro: 2, Enterprise: 3 };
 

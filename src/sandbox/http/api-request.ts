@@ -6,7 +6,7 @@ import type { PlatformContext } from '../platform/context.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
 import type { IdempotencyStore } from '../platform/idempotency.js';
 import type { ApiClient } from '../platform/state.js';
-import type { FaultInjector } from '../control/faults.js';
+import type { FaultInjector } from '../harness/faults.js';
 
 export interface ApiDeps {
   ctx: PlatformContext;

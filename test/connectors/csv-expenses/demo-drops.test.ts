@@ -14,8 +14,8 @@ import {
   expenseFolders,
 } from '../../../connectors/csv-expenses/index.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
-import { defaultDemoConfigPath } from '../../../src/daemon/demo.js';
+import { buildPluginRegistry } from '../../../src/daemon/plugins/builtin.js';
+import { defaultDemoConfigPath } from '../../../src/daemon/start/demo.js';
 import {
   buildExpenseBody,
   expenseValueMaps,

@@ -1,12 +1,12 @@
 /** The writer's files, read back by the reader written from the published PRM line table alone. */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { HashavshevetWriter, hashavshevetConfigSchema } from '../../../connectors/hashavshevet/index.js';
 import { entry, sampleBatch } from './fixtures.js';
-import { movementTotals, readPublishedImport } from './published-reader.js';
+import { PublishedFormatError, movementTotals, readPublishedImport } from './published-reader.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -183,5 +183,94 @@ describe('hashavshevet files read by the published PRM line table', () => {
     const w = new HashavshevetWriter(config, 'books');
     await w.writeJournalBatch(sampleBatch());
     expect(read(w, 'je-0001').movements).toHaveLength(3);
+  });
+});
+
+describe('a written file whose field sits in another column is refused by the published reader', () => {
+  async function written(): Promise<{ prm: string; data: string; lines: string[]; records: Buffer[] }> {
+    const w = new HashavshevetWriter(hashavshevetConfigSchema.parse({ import_dir: dir }), 'books');
+    await w.writeJournalBatch(sampleBatch());
+    const files = w.filesFor('je-0001');
+    const lines = (await readFile(files.layout, 'latin1')).split('\r\n').slice(0, -1);
+    const doc = await readFile(files.data);
+    const recordLength = Number(lines[0]);
+    const records = Array.from({ length: doc.length / (recordLength + 2) }, (_, i) =>
+      Buffer.from(doc.subarray(i * (recordLength + 2), i * (recordLength + 2) + recordLength)),
+    );
+    return { prm: files.layout, data: files.data, lines, records };
+  }
+
+  const swapLines = (lines: string[], a: number, b: number) => {
+    const swapped = [...lines];
+    [swapped[a - 1], swapped[b - 1]] = [lines[b - 1] ?? '', lines[a - 1] ?? ''];
+    return swapped;
+  };
+  const saveLines = (file: string, lines: readonly string[]) =>
+    writeFile(file, `${lines.join('\r\n')}\r\n`, 'latin1');
+  const saveRecords = (file: string, records: readonly Buffer[]) =>
+    writeFile(file, Buffer.concat(records.flatMap((r) => [r, Buffer.from('\r\n')])));
+  const start = (lines: readonly string[], line: number) => Number((lines[line - 1] ?? '').split(' ')[0]) - 1;
+
+  function refusal(files: { prm: string; data: string }): string {
+    try {
+      readPublishedImport(files.prm, files.data);
+    } catch (error) {
+      expect(error).toBeInstanceOf(PublishedFormatError);
+      return (error as Error).message;
+    }
+    throw new Error('the published reader read the corrupted file without a complaint');
+  }
+
+  it('reads the file as written, so each refusal below comes from the one change', async () => {
+    const files = await written();
+    expect(readPublishedImport(files.prm, files.data).movements).toHaveLength(3);
+  });
+
+  it('refuses details placed at PRM line 7, where the importer reads the costing code', async () => {
+    const files = await written();
+    await saveLines(files.prm, swapLines(files.lines, 7, 9));
+    expect(refusal(files)).toMatch(/PRM line 7 is costing code \(at most 8 characters\)/);
+  });
+
+  it("refuses debit and credit amounts written at each other's lines: the movement no longer balances", async () => {
+    const files = await written();
+    await saveLines(files.prm, swapLines(files.lines, 14, 16));
+    expect(refusal(files)).toMatch(
+      /DOC record 1 does not balance: debit 150100 agorot, credit 100000 agorot/,
+    );
+  });
+
+  it('refuses an amount moved one column to the left', async () => {
+    const files = await written();
+    const [first, ...rest] = files.records;
+    const at = start(files.lines, 14);
+    const shifted = Buffer.from(first ?? []);
+    shifted.copy(shifted, at, at + 1, at + 12);
+    shifted[at + 11] = 0x20;
+    await saveRecords(files.data, [shifted, ...rest]);
+    expect(refusal(files)).toMatch(/DOC record 1 PRM line 14 \(debit amount 1 in ILS\) .* not a 9.2 amount/);
+  });
+
+  it('refuses one changed byte: a letter in a reference, a digit in an amount', async () => {
+    const files = await written();
+    const letter = files.records.map((r) => Buffer.from(r));
+    (letter[1] ?? Buffer.alloc(0))[start(files.lines, 3)] = 0x41;
+    await saveRecords(files.data, letter);
+    expect(refusal(files)).toMatch(/DOC record 2 PRM line 3 \(reference 1\) "A {4}1001" is not digits/);
+
+    const digit = files.records.map((r) => Buffer.from(r));
+    const amountEnd = start(files.lines, 16) + 11;
+    const record = digit[2] ?? Buffer.alloc(0);
+    record[amountEnd] = record[amountEnd] === 0x30 ? 0x31 : 0x30;
+    await saveRecords(files.data, digit);
+    expect(refusal(files)).toMatch(/DOC record 3 does not balance/);
+  });
+
+  it('reads accounts swapped between debit and credit lines by their published meaning', async () => {
+    const files = await written();
+    await saveLines(files.prm, swapLines(files.lines, 10, 12));
+    const { movements } = readPublishedImport(files.prm, files.data);
+    expect(movements[0]?.debits[0]?.account).toBe('ספק-4001');
+    expect(movements[0]?.credits[0]?.account).toBe('60010');
   });
 });

@@ -97,6 +97,16 @@ describe('the reader written from the published PRM table', () => {
     expect(() => parsePublishedDoc(undefinedByte, layout)).toThrow(/does not define/);
   });
 
+  it('refuses a byte that no PRM line places', () => {
+    const gap = [...GOOD_PRM.toString('latin1').split('\r\n').slice(0, -1)];
+    gap[0] = '45';
+    const layout = parsePublishedPrm(crlf(gap));
+    expect(parsePublishedDoc(doc([`${record('x', '600', '400')} `]), layout)).toHaveLength(1);
+    expect(() => parsePublishedDoc(doc([`${record('x', '600', '400')}7`]), layout)).toThrow(
+      'DOC record 1: byte 45 lies in no PRM field and is not blank',
+    );
+  });
+
   it('checks digits and dates at their published lines', () => {
     // 3 reference 1 (1-9), 5 reference date (10-17), 10/12 accounts (18-19, 20-21), 14/16 amounts (22-33, 34-45)
     const layout = parsePublishedPrm(

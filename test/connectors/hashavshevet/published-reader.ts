@@ -1,77 +1,105 @@
 /**
- * The tests' own reader of Hashavshevet flexible text import files (MOVEIN.PRM layout + MOVEIN.DOC data), written
- * only from the published PRM line table (the dealers' public pages, as quoted in the engineering notes' "Accounting
- * targets (Israel)"). It shares nothing with production code: not the writer's layout, and not the reader
- * reconciliation uses (connectors/hashavshevet/published-reader.ts), so a writer that puts a field at the wrong line
- * number, or a change to the production reader, is caught here instead of being read back by the same code.
+ * The tests' own reader of Hashavshevet flexible text import files (a MOVEIN.PRM layout and a MOVEIN.DOC data
+ * file), written from the published PRM line table alone (the dealers' public pages, as the engineering notes'
+ * "Accounting targets (Israel)" quote it). It imports nothing from connectors/ and copies none of its code: the
+ * writer and the reader reconciliation uses are checked against it, never against themselves.
  *
- * What the published description fixes, and this reader checks:
- *  - PRM line 1 is the record length; line N (2..35) is "start end" (1-based, inclusive) of field N, "0 0" when the
- *    data file does not carry it. The meaning of each line number is fixed by the importer.
- *  - Maximum widths: movement type 3, references 9 digits, dates 10, costing code 8, currency 5, details 50,
- *    accounts 15, amounts 9.2, quantity 9.3, file 50, VAT registration number (line 29) 9 digits.
- *  - The data file is single-byte (windows-1255), one record per line, CRLF line endings.
- * Imports land in a temporary batch that must balance, so every movement is checked to balance on its own.
+ * How it reads: the PRM file becomes a list of placed columns (the published field of each filled line, with its
+ * byte offset and width), sorted by offset. Each DOC record is walked left to right along that list; a byte no
+ * column claims must be a blank, and every column is decoded from windows-1255 and checked against its published
+ * kind and width. A movement must balance on its own, as the importer's temporary batch must.
  */
 import { readFileSync } from 'node:fs';
-import iconv from 'iconv-lite';
 
+/** The importer reads exactly this many PRM lines: the record length, then one line per field. */
 export const PUBLISHED_PRM_LINES = 35;
 
-type Kind = 'text' | 'digits' | 'date' | 'amount' | 'quantity';
+type ColumnKind = 'code' | 'number' | 'date' | 'money' | 'quantity';
 
-interface PublishedField {
+/** One row of the published table: the PRM line, what the importer reads there, and its widest form. */
+interface TableRow {
+  readonly line: number;
   readonly name: string;
-  readonly kind: Kind;
-  /** Maximum width in bytes; for amounts "9.2" is nine integer digits, a point and two decimals. */
-  readonly max: number;
+  readonly kind: ColumnKind;
+  readonly widest: number;
 }
 
-const AMOUNT_9_2 = 12;
-const QUANTITY_9_3 = 13;
+// "9.2": nine digits, a point, two decimals; "9.3": a sign, nine digits, a point, three decimals.
+const MONEY_WIDTH = 9 + 1 + 2;
+const QUANTITY_WIDTH = 1 + 9 + 1 + 3;
 
-/** The published table, by PRM line number. Lines 26-35 other than 29 are "further optional fields". */
-const PUBLISHED: Readonly<Record<number, PublishedField>> = {
-  2: { name: 'movement type code', kind: 'text', max: 3 },
-  3: { name: 'reference 1', kind: 'digits', max: 9 },
-  4: { name: 'reference 2', kind: 'digits', max: 9 },
-  5: { name: 'reference date', kind: 'date', max: 10 },
-  6: { name: 'value date', kind: 'date', max: 10 },
-  7: { name: 'costing code', kind: 'text', max: 8 },
-  8: { name: 'currency code', kind: 'text', max: 5 },
-  9: { name: 'details', kind: 'text', max: 50 },
-  10: { name: 'debit account 1', kind: 'text', max: 15 },
-  11: { name: 'debit account 2', kind: 'text', max: 15 },
-  12: { name: 'credit account 1', kind: 'text', max: 15 },
-  13: { name: 'credit account 2', kind: 'text', max: 15 },
-  14: { name: 'debit amount 1 (ILS)', kind: 'amount', max: AMOUNT_9_2 },
-  15: { name: 'debit amount 2 (ILS)', kind: 'amount', max: AMOUNT_9_2 },
-  16: { name: 'credit amount 1 (ILS)', kind: 'amount', max: AMOUNT_9_2 },
-  17: { name: 'credit amount 2 (ILS)', kind: 'amount', max: AMOUNT_9_2 },
-  18: { name: 'debit amount 1 (foreign currency)', kind: 'amount', max: AMOUNT_9_2 },
-  19: { name: 'debit amount 2 (foreign currency)', kind: 'amount', max: AMOUNT_9_2 },
-  20: { name: 'credit amount 1 (foreign currency)', kind: 'amount', max: AMOUNT_9_2 },
-  21: { name: 'credit amount 2 (foreign currency)', kind: 'amount', max: AMOUNT_9_2 },
-  22: { name: 'date 3', kind: 'date', max: 10 },
-  23: { name: 'reference 3', kind: 'digits', max: 9 },
-  24: { name: 'quantity', kind: 'quantity', max: QUANTITY_9_3 },
-  25: { name: 'file', kind: 'text', max: 50 },
-  29: { name: 'counterparty VAT registration number', kind: 'digits', max: 9 },
-};
+const TABLE: readonly TableRow[] = [
+  { line: 2, name: 'movement type code', kind: 'code', widest: 3 },
+  { line: 3, name: 'reference 1', kind: 'number', widest: 9 },
+  { line: 4, name: 'reference 2', kind: 'number', widest: 9 },
+  { line: 5, name: 'reference date', kind: 'date', widest: 10 },
+  { line: 6, name: 'value date', kind: 'date', widest: 10 },
+  { line: 7, name: 'costing code', kind: 'code', widest: 8 },
+  { line: 8, name: 'currency code', kind: 'code', widest: 5 },
+  { line: 9, name: 'details', kind: 'code', widest: 50 },
+  { line: 10, name: 'debit account 1', kind: 'code', widest: 15 },
+  { line: 11, name: 'debit account 2', kind: 'code', widest: 15 },
+  { line: 12, name: 'credit account 1', kind: 'code', widest: 15 },
+  { line: 13, name: 'credit account 2', kind: 'code', widest: 15 },
+  { line: 14, name: 'debit amount 1 in ILS', kind: 'money', widest: MONEY_WIDTH },
+  { line: 15, name: 'debit amount 2 in ILS', kind: 'money', widest: MONEY_WIDTH },
+  { line: 16, name: 'credit amount 1 in ILS', kind: 'money', widest: MONEY_WIDTH },
+  { line: 17, name: 'credit amount 2 in ILS', kind: 'money', widest: MONEY_WIDTH },
+  { line: 18, name: 'debit amount 1 in foreign currency', kind: 'money', widest: MONEY_WIDTH },
+  { line: 19, name: 'debit amount 2 in foreign currency', kind: 'money', widest: MONEY_WIDTH },
+  { line: 20, name: 'credit amount 1 in foreign currency', kind: 'money', widest: MONEY_WIDTH },
+  { line: 21, name: 'credit amount 2 in foreign currency', kind: 'money', widest: MONEY_WIDTH },
+  { line: 22, name: 'date 3', kind: 'date', widest: 10 },
+  { line: 23, name: 'reference 3', kind: 'number', widest: 9 },
+  { line: 24, name: 'quantity', kind: 'quantity', widest: QUANTITY_WIDTH },
+  { line: 25, name: 'file', kind: 'code', widest: 50 },
+  { line: 29, name: 'counterparty VAT registration number', kind: 'number', widest: 9 },
+];
 
-function publishedField(line: number): PublishedField | undefined {
-  return PUBLISHED[line];
+/** The two debit and two credit slots of a movement: an account and its ILS amount. */
+const DEBIT_SLOTS = [
+  [10, 14],
+  [11, 15],
+] as const;
+const CREDIT_SLOTS = [
+  [12, 16],
+  [13, 17],
+] as const;
+
+function rowOf(line: number): TableRow {
+  return (
+    TABLE.find((row) => row.line === line) ?? {
+      line,
+      name: 'further optional field',
+      kind: 'code',
+      widest: 50,
+    }
+  );
+}
+
+export class PublishedFormatError extends Error {}
+
+function refuse(message: string): never {
+  throw new PublishedFormatError(message);
 }
 
 export interface PrmPosition {
+  /** 1-based, inclusive, as the PRM line gives them. */
   readonly start: number;
   readonly end: number;
 }
 
 export interface PublishedLayout {
   readonly recordLength: number;
-  /** Filled lines only ("0 0" lines are absent), by PRM line number. */
+  /** The filled PRM lines only, by line number. */
   readonly positions: ReadonlyMap<number, PrmPosition>;
+}
+
+/** A filled PRM line as the walker uses it: 0-based offset and width. */
+interface PlacedColumn {
+  readonly row: TableRow;
+  readonly offset: number;
+  readonly width: number;
 }
 
 export interface AccountAmount {
@@ -79,12 +107,12 @@ export interface AccountAmount {
   readonly agorot: bigint;
 }
 
-/** One record of the data file, read through the published meanings of the PRM lines. */
+/** One DOC record, read by the published meaning of each PRM line. */
 export interface PublishedMovement {
   readonly movementType: string;
   readonly reference1: string;
   readonly reference2: string;
-  /** ISO dates (YYYY-MM-DD), or '' when blank. */
+  /** YYYY-MM-DD, or '' when the field is blank. */
   readonly referenceDate: string;
   readonly valueDate: string;
   readonly costingCode: string;
@@ -93,170 +121,185 @@ export interface PublishedMovement {
   readonly vatNumber: string;
   readonly debits: readonly AccountAmount[];
   readonly credits: readonly AccountAmount[];
-  /** Every filled field's text as decoded (untrimmed), by PRM line number. */
+  /** Each filled column's decoded text, blanks kept, by PRM line number. */
   readonly raw: ReadonlyMap<number, string>;
-  /** The record's bytes, without its CRLF. */
+  /** The record's bytes without its line end. */
   readonly bytes: Buffer;
 }
 
-export class PublishedFormatError extends Error {}
-
-function fail(message: string): never {
-  throw new PublishedFormatError(message);
-}
-
-/** Splits a file into lines that must each end with CRLF (no bare LF or CR anywhere). */
-function crlfLines(bytes: Buffer, what: string): Buffer[] {
-  const lines: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i < bytes.length; i += 1) {
-    const byte = bytes[i];
-    if (byte === 0x0a) fail(`${what}: LF without CR at byte ${i}`);
-    if (byte !== 0x0d) continue;
-    if (bytes[i + 1] !== 0x0a) fail(`${what}: CR without LF at byte ${i}`);
-    lines.push(bytes.subarray(start, i));
-    i += 1;
-    start = i + 1;
+/** Cuts a file at CRLF; a lone CR or LF, or a last line without its CRLF, is refused. */
+function splitAtCrlf(file: Buffer, label: string): Buffer[] {
+  file.forEach((byte, at) => {
+    if (byte === 0x0a && file[at - 1] !== 0x0d) refuse(`${label}: LF without CR at byte ${at}`);
+    if (byte === 0x0d && file[at + 1] !== 0x0a) refuse(`${label}: CR without LF at byte ${at}`);
+  });
+  const records: Buffer[] = [];
+  let from = 0;
+  for (let at = file.indexOf('\r\n', 0, 'latin1'); at !== -1; at = file.indexOf('\r\n', from, 'latin1')) {
+    records.push(file.subarray(from, at));
+    from = at + 2;
   }
-  if (start !== bytes.length) fail(`${what}: the last line does not end with CRLF`);
-  return lines;
+  if (from !== file.length) refuse(`${label}: the last line does not end with CRLF`);
+  return records;
 }
 
-export function parsePublishedPrm(bytes: Buffer): PublishedLayout {
-  const lines = crlfLines(bytes, 'PRM').map((line) => line.toString('latin1'));
+function placeColumn(line: number, text: string, recordLength: number): PlacedColumn | null {
+  const pair = /^(\d+) (\d+)$/.exec(text);
+  if (pair === null) refuse(`PRM line ${line} "${text}" is not "start end"`);
+  const start = Number(pair[1]);
+  const end = Number(pair[2]);
+  if (start === 0 && end === 0) return null;
+  if (start < 1 || end < start || end > recordLength) {
+    refuse(`PRM line ${line} spans ${start}-${end}, outside a record of ${recordLength}`);
+  }
+  const row = rowOf(line);
+  const width = end - start + 1;
+  if (width > row.widest) {
+    refuse(`PRM line ${line} is ${row.name} (at most ${row.widest} characters) but spans ${start}-${end}`);
+  }
+  if (row.kind === 'date' && width !== 6 && width !== 8 && width !== 10) {
+    refuse(`PRM line ${line} is ${row.name} but is ${width} wide; a date is 6, 8 or 10`);
+  }
+  return { row, offset: start - 1, width };
+}
+
+function columnsOf(layout: PublishedLayout): PlacedColumn[] {
+  return [...layout.positions]
+    .map(([line, { start, end }]) => ({ row: rowOf(line), offset: start - 1, width: end - start + 1 }))
+    .sort((a, b) => a.offset - b.offset);
+}
+
+export function parsePublishedPrm(file: Buffer): PublishedLayout {
+  const lines = splitAtCrlf(file, 'PRM').map((line) => line.toString('latin1'));
   if (lines.length !== PUBLISHED_PRM_LINES) {
-    fail(`PRM has ${lines.length} lines; the importer reads exactly ${PUBLISHED_PRM_LINES}`);
+    refuse(`PRM has ${lines.length} lines; the importer reads exactly ${PUBLISHED_PRM_LINES}`);
   }
-  const first = lines[0] ?? '';
-  if (!/^[1-9]\d*$/.test(first)) fail(`PRM line 1 "${first}" is not a record length`);
-  const recordLength = Number(first);
+  const [lengthText = '', ...fieldLines] = lines;
+  if (!/^[1-9][0-9]*$/.test(lengthText)) refuse(`PRM line 1 "${lengthText}" is not a record length`);
+  const recordLength = Number(lengthText);
   const positions = new Map<number, PrmPosition>();
-  lines.slice(1).forEach((text, index) => {
-    const line = index + 2;
-    const match = /^(\d+) (\d+)$/.exec(text);
-    if (!match) fail(`PRM line ${line} "${text}" is not "start end"`);
-    const start = Number(match[1]);
-    const end = Number(match[2]);
-    if (start === 0 && end === 0) return;
-    if (start < 1 || end < start || end > recordLength) {
-      fail(`PRM line ${line} spans ${start}-${end}, outside a record of ${recordLength}`);
+  fieldLines.forEach((text, index) => {
+    const column = placeColumn(index + 2, text, recordLength);
+    if (column !== null) {
+      positions.set(column.row.line, { start: column.offset + 1, end: column.offset + column.width });
     }
-    const field = publishedField(line);
-    const width = end - start + 1;
-    if (field !== undefined && width > field.max) {
-      fail(`PRM line ${line} is ${field.name} (at most ${field.max} characters) but spans ${start}-${end}`);
+  });
+  const sorted = columnsOf({ recordLength, positions });
+  sorted.forEach((column, i) => {
+    const next = sorted[i + 1];
+    if (next !== undefined && next.offset < column.offset + column.width) {
+      refuse(`PRM lines ${column.row.line} and ${next.row.line} overlap`);
     }
-    if (field?.kind === 'date' && ![6, 8, 10].includes(width)) {
-      fail(`PRM line ${line} is ${field.name} but is ${width} wide (DDMMYY, DDMMYYYY or DD/MM/YYYY)`);
-    }
-    for (const [other, at] of positions) {
-      if (start <= at.end && at.start <= end) fail(`PRM lines ${other} and ${line} overlap`);
-    }
-    positions.set(line, { start, end });
   });
   return { recordLength, positions };
 }
 
-const DIGITS = /^ *\d*$/;
-const AMOUNT = /^ *(\d{1,9})\.(\d{2})$/;
-const QUANTITY = /^ *-?\d{1,9}\.\d{3}$/;
+const HEBREW_DECODER = new TextDecoder('windows-1255', { fatal: true });
 
-/** Right-aligned digits: leading blanks only. */
-function checkDigits(value: string, where: string): string {
-  if (!DIGITS.test(value)) fail(`${where} "${value}" is not digits aligned right`);
-  return value.trim();
+function decodeColumn(bytes: Buffer, label: string): string {
+  const control = bytes.findIndex((byte) => byte < 0x20 || byte === 0x7f);
+  if (control !== -1) refuse(`${label}: control byte 0x${(bytes[control] ?? 0).toString(16)}`);
+  let text: string;
+  try {
+    text = HEBREW_DECODER.decode(bytes);
+  } catch {
+    return refuse(`${label}: a byte that windows-1255 does not define`);
+  }
+  if (text.length !== bytes.length) refuse(`${label}: not one byte per character`);
+  return text;
 }
 
-function parseAmount(value: string, where: string): bigint {
-  if (value.trim() === '') return 0n;
-  const match = AMOUNT.exec(value);
-  if (!match) fail(`${where} "${value}" is not a 9.2 amount aligned right`);
-  return BigInt(match[1] ?? '') * 100n + BigInt(match[2] ?? '');
+/** Money "9.2" aligned right, in agorot; blank is zero. */
+function agorotOf(text: string, label: string): bigint {
+  if (/^ *$/.test(text)) return 0n;
+  const money = /^ *([0-9]{1,9})\.([0-9]{2})$/.exec(text);
+  if (money === null) refuse(`${label} "${text}" is not a 9.2 amount aligned right`);
+  return BigInt(`${money[1]}${money[2]}`);
 }
 
-/** DDMMYY, DDMMYYYY, DD/MM/YY or DD/MM/YYYY to an ISO date, checked against the calendar. */
-function parseDate(value: string, where: string): string {
-  if (value.trim() === '') return '';
-  const match = /^(\d{2})\/?(\d{2})\/?(\d{2}|\d{4})$/.exec(value);
-  const slashes = value.split('/').length - 1;
-  if (!match || (slashes !== 0 && slashes !== 2)) fail(`${where} "${value}" is not a date`);
-  const [, day = '', month = '', yearText = ''] = match;
-  const year = yearText.length === 2 ? `20${yearText}` : yearText;
-  const iso = `${year}-${month}-${day}`;
-  const parsed = new Date(`${iso}T00:00:00Z`);
-  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== iso) {
-    fail(`${where} "${value}" is not a calendar date`);
+/** DDMMYY, DDMMYYYY, DD/MM/YY or DD/MM/YYYY as YYYY-MM-DD; blank is ''. */
+function isoDateOf(text: string, label: string): string {
+  if (/^ *$/.test(text)) return '';
+  const date = /^([0-9]{2})(\/?)([0-9]{2})\2([0-9]{4}|[0-9]{2})$/.exec(text);
+  if (date === null) refuse(`${label} "${text}" is not a date`);
+  const [, day, , month, year = ''] = date;
+  const iso = `${year.length === 2 ? `20${year}` : year}-${month}-${day}`;
+  const check = new Date(`${iso}T12:00:00Z`);
+  if (Number.isNaN(check.valueOf()) || check.toISOString().slice(0, 10) !== iso) {
+    refuse(`${label} "${text}" is not a calendar date`);
   }
   return iso;
 }
 
-/** Left-aligned text: blank, or starting with a non-blank character. */
-function checkText(value: string, where: string): string {
-  if (value.trim() !== '' && value.startsWith(' ')) fail(`${where} "${value}" is not aligned left`);
-  return value.trimEnd();
-}
-
-function decodeWindows1255(bytes: Buffer, where: string): string {
-  for (const byte of bytes) {
-    if (byte < 0x20 || byte === 0x7f) fail(`${where}: control byte 0x${byte.toString(16)}`);
+function checkColumn(row: TableRow, text: string, label: string): void {
+  const blank = /^ *$/.test(text);
+  if (row.kind === 'number' && !/^ *[0-9]*$/.test(text))
+    refuse(`${label} "${text}" is not digits aligned right`);
+  if (row.kind === 'code' && !blank && text.startsWith(' ')) refuse(`${label} "${text}" is not aligned left`);
+  if (row.kind === 'money') agorotOf(text, label);
+  if (row.kind === 'date') isoDateOf(text, label);
+  if (row.kind === 'quantity' && !blank && !/^ *-?[0-9]{1,9}\.[0-9]{3}$/.test(text)) {
+    refuse(`${label} "${text}" is not a 9.3 quantity aligned right`);
   }
-  const text = iconv.decode(bytes, 'windows-1255');
-  if (text.includes('\ufffd')) fail(`${where}: a byte that windows-1255 does not define`);
-  if (text.length !== bytes.length) fail(`${where}: not one byte per character`);
-  return text;
 }
 
-function pairs(
-  fields: ReadonlyMap<number, string>,
-  where: string,
-  accountLines: readonly number[],
-  amountLines: readonly number[],
+/** Walks a record along its columns: blanks between them, each column decoded and checked. */
+function walkRecord(record: Buffer, columns: readonly PlacedColumn[], label: string): Map<number, string> {
+  const texts = new Map<number, string>();
+  let cursor = 0;
+  const blanksUpTo = (offset: number) => {
+    const stray = record.subarray(cursor, offset).findIndex((byte) => byte !== 0x20);
+    if (stray !== -1) refuse(`${label}: byte ${cursor + stray + 1} lies in no PRM field and is not blank`);
+  };
+  for (const column of columns) {
+    blanksUpTo(column.offset);
+    const where = `${label} PRM line ${column.row.line} (${column.row.name})`;
+    const text = decodeColumn(record.subarray(column.offset, column.offset + column.width), where);
+    checkColumn(column.row, text, where);
+    texts.set(column.row.line, text);
+    cursor = column.offset + column.width;
+  }
+  blanksUpTo(record.length);
+  return texts;
+}
+
+function slotsOf(
+  texts: ReadonlyMap<number, string>,
+  slots: readonly (readonly [number, number])[],
+  label: string,
 ): AccountAmount[] {
-  const out: AccountAmount[] = [];
-  accountLines.forEach((accountLine, i) => {
-    const amountLine = amountLines[i] ?? 0;
-    const account = checkText(fields.get(accountLine) ?? '', `${where} line ${accountLine}`);
-    const agorot = parseAmount(fields.get(amountLine) ?? '', `${where} line ${amountLine}`);
+  const filled: AccountAmount[] = [];
+  for (const [accountLine, amountLine] of slots) {
+    const account = (texts.get(accountLine) ?? '').trimEnd();
+    const agorot = agorotOf(texts.get(amountLine) ?? '', `${label} line ${amountLine}`);
     if ((account === '') !== (agorot === 0n)) {
-      fail(`${where}: account (line ${accountLine}) "${account}" and amount (line ${amountLine}) disagree`);
+      refuse(`${label}: account (line ${accountLine}) "${account}" and amount (line ${amountLine}) disagree`);
     }
-    if (account !== '') out.push({ account, agorot });
-  });
-  return out;
+    if (account !== '') filled.push({ account, agorot });
+  }
+  return filled;
 }
 
-function movementOf(record: Buffer, layout: PublishedLayout, where: string): PublishedMovement {
-  const raw = new Map<number, string>();
-  for (const [line, { start, end }] of layout.positions) {
-    raw.set(line, decodeWindows1255(record.subarray(start - 1, end), `${where} line ${line}`));
+function movementOf(record: Buffer, columns: readonly PlacedColumn[], label: string): PublishedMovement {
+  const raw = walkRecord(record, columns, label);
+  const text = (line: number) => raw.get(line) ?? '';
+  const debits = slotsOf(raw, DEBIT_SLOTS, label);
+  const credits = slotsOf(raw, CREDIT_SLOTS, label);
+  if (debits.length === 0) refuse(`${label} moves no amount`);
+  const total = (side: readonly AccountAmount[]) => side.reduce((sum, slot) => sum + slot.agorot, 0n);
+  if (total(debits) !== total(credits)) {
+    refuse(`${label} does not balance: debit ${total(debits)} agorot, credit ${total(credits)} agorot`);
   }
-  const fieldText = (line: number) => raw.get(line) ?? '';
-  for (const [line, value] of raw) {
-    const field = publishedField(line);
-    const at = `${where} PRM line ${line} (${field?.name ?? 'optional field'})`;
-    if (field?.kind === 'digits') checkDigits(value, at);
-    if (field?.kind === 'quantity' && value.trim() !== '' && !QUANTITY.test(value)) fail(`${at} "${value}"`);
-    if (field?.kind === 'amount') parseAmount(value, at);
-    if (field?.kind === 'date') parseDate(value, at);
-    if (field?.kind === 'text') checkText(value, at);
-  }
-  const debits = pairs(raw, where, [10, 11], [14, 15]);
-  const credits = pairs(raw, where, [12, 13], [16, 17]);
-  const sum = (side: readonly AccountAmount[]) => side.reduce((total, slot) => total + slot.agorot, 0n);
-  if (sum(debits) !== sum(credits)) {
-    fail(`${where} does not balance: debit ${sum(debits)} agorot, credit ${sum(credits)} agorot`);
-  }
-  if (debits.length === 0) fail(`${where} moves no amount`);
   return {
-    movementType: fieldText(2).trimEnd(),
-    reference1: fieldText(3).trim(),
-    reference2: fieldText(4).trim(),
-    referenceDate: parseDate(fieldText(5), `${where} line 5`),
-    valueDate: parseDate(fieldText(6), `${where} line 6`),
-    costingCode: fieldText(7).trimEnd(),
-    currency: fieldText(8).trimEnd(),
-    details: fieldText(9).trimEnd(),
-    vatNumber: fieldText(29).trim(),
+    movementType: text(2).trimEnd(),
+    reference1: text(3).trim(),
+    reference2: text(4).trim(),
+    referenceDate: isoDateOf(text(5), `${label} line 5`),
+    valueDate: isoDateOf(text(6), `${label} line 6`),
+    costingCode: text(7).trimEnd(),
+    currency: text(8).trimEnd(),
+    details: text(9).trimEnd(),
+    vatNumber: text(29).trim(),
     debits,
     credits,
     raw,
@@ -264,13 +307,14 @@ function movementOf(record: Buffer, layout: PublishedLayout, where: string): Pub
   };
 }
 
-export function parsePublishedDoc(bytes: Buffer, layout: PublishedLayout): PublishedMovement[] {
-  return crlfLines(bytes, 'DOC').map((record, index) => {
-    const where = `DOC record ${index + 1}`;
+export function parsePublishedDoc(file: Buffer, layout: PublishedLayout): PublishedMovement[] {
+  const columns = columnsOf(layout);
+  return splitAtCrlf(file, 'DOC').map((record, index) => {
+    const label = `DOC record ${index + 1}`;
     if (record.length !== layout.recordLength) {
-      fail(`${where} is ${record.length} bytes; the PRM's record length is ${layout.recordLength}`);
+      refuse(`${label} is ${record.length} bytes; the PRM's record length is ${layout.recordLength}`);
     }
-    return movementOf(record, layout, where);
+    return movementOf(record, columns, label);
   });
 }
 
@@ -279,7 +323,7 @@ export interface PublishedImport {
   readonly movements: readonly PublishedMovement[];
 }
 
-/** Reads a PRM + DOC pair; throws PublishedFormatError naming what the importer would misread. */
+/** Reads a PRM and DOC pair; throws PublishedFormatError naming what the importer would misread. */
 export function readPublishedImport(prmFile: string, docFile: string): PublishedImport {
   const layout = parsePublishedPrm(readFileSync(prmFile));
   return { layout, movements: parsePublishedDoc(readFileSync(docFile), layout) };
@@ -287,11 +331,7 @@ export function readPublishedImport(prmFile: string, docFile: string): Published
 
 /** Debit and credit totals of movements, in agorot. */
 export function movementTotals(movements: readonly PublishedMovement[]): { debit: bigint; credit: bigint } {
-  let debit = 0n;
-  let credit = 0n;
-  for (const movement of movements) {
-    for (const slot of movement.debits) debit += slot.agorot;
-    for (const slot of movement.credits) credit += slot.agorot;
-  }
-  return { debit, credit };
+  const sum = (pick: (m: PublishedMovement) => readonly AccountAmount[]) =>
+    movements.flatMap(pick).reduce((total, slot) => total + slot.agorot, 0n);
+  return { debit: sum((m) => m.debits), credit: sum((m) => m.credits) };
 }

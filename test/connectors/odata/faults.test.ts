@@ -89,6 +89,39 @@ describe('odata connector under session expiry and faults', () => {
     });
   }
 
+  for (const kind of ['fail-after-commit', 'drop-after-commit'] as const) {
+    it(`Priority: a write that failed after the ERP committed it, then a re-run, leaves one order (${kind})`, async () => {
+      const late: { plan?: OdataFixture['emulator']['faults'] } = {};
+      // Once the order is committed, the look-up the connector makes before reporting the failure is refused too,
+      // so the write fails as a whole and only the re-run can find the order.
+      fixture = await openOdata('priority-rest', {
+        emulator: {
+          onCommit: ({ path }) => {
+            if (path === 'ORDERS')
+              late.plan?.next({ kind: 'refuse', status: 503, method: 'GET', path: /^ORDERS$/ });
+          },
+        },
+      });
+      const plan = fixture.emulator.faults;
+      late.plan = plan;
+      plan.next({ kind, status: 500, method: 'POST', path: /^ORDERS$/ });
+      const sink = fixture.connector.capabilities.orderSink;
+      const ordersFor = (id: string) =>
+        fixture?.emulator.store.all('ORDERS').filter((row) => row['ZSSY_APIORDERID'] === id) ?? [];
+      const failed = await sink?.writeOrder(order('ord_rerun')).catch((error: unknown) => error);
+      expect(failed).toMatchObject({ retryable: true });
+      expect(plan.injected[kind]).toBe(1);
+      expect(plan.injected.refuse).toBe(1);
+      expect(ordersFor('ord_rerun')).toHaveLength(1);
+      const rerun = await sink?.writeOrder(order('ord_rerun'));
+      expect(rerun?.status).toBe('already_written');
+      const held = ordersFor('ord_rerun');
+      expect(held).toHaveLength(1);
+      expect(rerun?.erpOrderNumber).toBe(held[0]?.['ORDNAME']);
+      expect((held[0]?.['ORDERITEMS_SUBFORM'] as unknown[]).length).toBe(2);
+    });
+  }
+
   it('reports 429 and 503 as retryable, writes nothing, and writes the order on the next attempt', async () => {
     fixture = await openOdata('priority-rest');
     const sink = fixture.connector.capabilities.orderSink;

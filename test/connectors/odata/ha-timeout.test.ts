@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../../src/daemon/plugins/builtin.js';
 import { REPO_ROOT } from '../../support/compiled-entry.js';
 
 /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { FilterError, parseFilter } from '../../support/odata-emulator/filter.js';
 import { openOdata, order, type OdataFixture } from './fixture.js';
 
 /**
@@ -33,6 +34,43 @@ describe('odata connector, priority-rest preset, as the vendor documents it', ()
     expect(numbers).toContainEqual(['credit_note', credit['IVNUM']]);
     expect(numbers.filter(([type]) => type === 'invoice')).toHaveLength(1);
     expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('compares the date floor as a date-time with the company offset, as Priority filters dates', async () => {
+    fixture = await openOdata('priority-rest', {
+      block: { documents_from: '2026-11-21', company_timezone: 'Asia/Jerusalem' },
+    });
+    const at = (date: string) => ({ ...invoice('D', 'Y'), IVDATE: date });
+    const lateOnTheDayBefore = fixture.emulator.store.create('AINVOICES', at('2026-11-20T23:30:00+02:00'));
+    const midnight = fixture.emulator.store.create('AINVOICES', at('2026-11-21T00:00:00+02:00'));
+    const documents = (await fixture.connector.capabilities.documentSource?.listPendingDocuments()) ?? [];
+    const numbers = documents.map((document) => document.number);
+    expect(numbers).toContain(midnight['IVNUM']);
+    expect(numbers).not.toContain(lateOnTheDayBefore['IVNUM']);
+    // The seeded invoice (2026-11-20) and delivery note (2026-11-21) fall on each side of the floor.
+    expect(documents.map((document) => [document.type, document.date])).toEqual([
+      ['invoice', '2026-11-21'],
+      ['delivery_note', '2026-11-21'],
+    ]);
+    const reads = fixture.oracle.seen.filter((request) => /^(AINVOICES|DOCUMENTS_D)\?/.test(request.target));
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    for (const read of reads) {
+      expect(read.target).toContain('ge%202026-11-21T00%3A00%3A00%2B02%3A00');
+      expect(decodeURIComponent(read.target)).toMatch(/(IVDATE|CURDATE) ge 2026-11-21T00:00:00\+02:00/);
+    }
+    expect(fixture.oracle.failures).toEqual([]);
+  });
+
+  it('the emulated Priority refuses a bare date against a date-time column, and reads the floor at UTC midnight without a zone', async () => {
+    const types = (property: string) => (property === 'IVDATE' ? 'Edm.DateTimeOffset' : undefined);
+    expect(() => parseFilter('IVDATE ge 2026-11-21', () => true, types)).toThrow(FilterError);
+    const predicate = parseFilter('IVDATE ge 2026-11-21T00:00:00Z', () => true, types);
+    expect(predicate({ IVDATE: '2026-11-21T01:00:00+02:00' })).toBe(false);
+    expect(predicate({ IVDATE: '2026-11-21T02:00:00+02:00' })).toBe(true);
+    fixture = await openOdata('priority-rest', { block: { documents_from: '2026-11-21' } });
+    await fixture.connector.capabilities.documentSource?.listPendingDocuments();
+    const read = fixture.oracle.seen.find((request) => request.target.startsWith('AINVOICES?'));
+    expect(decodeURIComponent(read?.target ?? '')).toContain('IVDATE ge 2026-11-21T00:00:00Z');
   });
 
   for (const form of ['JSON (19.1 on)', 'XML (before 19.1)'] as const) {

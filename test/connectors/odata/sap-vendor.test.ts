@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFilter } from '../../support/odata-emulator/filter.js';
-import { openOdata, order, type OdataFixture } from './fixture.js';
+import { openOdata, order, SAP_PASSWORD, type OdataFixture } from './fixture.js';
 
 /**
  * SAP Business One as its references describe it: a text longer than a field's published length (DI API, Documents:
@@ -167,6 +167,7 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
 
   it('writes orders in the company currency code and reads documents back in the API code (currencies)', async () => {
     fixture = await openOdata('sap-b1-service-layer', { block: { currencies: { ILS: 'NIS' } } });
+    fixture.emulator.store.seed('Currencies', [{ Code: 'NIS', Name: 'New Israeli Shekel' }]);
     await fixture.connector.capabilities.orderSink?.writeOrder(order('ord_nis'));
     const [written] = fixture.emulator.store.all('Orders').filter((row) => row['U_ApiOrderId'] === 'ord_nis');
     expect(written?.['DocCurrency']).toBe('NIS');
@@ -181,4 +182,71 @@ describe('odata connector, sap-b1-service-layer preset, as the vendor documents 
     const read = documents.find((document) => document.number === String(invoice['DocNum']));
     expect(read?.currency).toBe('ILS');
   });
+
+  it('an order in a currency the company does not define is refused by SAP, and the error names the key to set', async () => {
+    for (const [block, currency, companyCode] of [
+      [{}, 'GBP', 'GBP'],
+      [{ currencies: { ILS: 'NIS' } }, 'ILS', 'NIS'],
+    ] as const) {
+      fixture = await openOdata('sap-b1-service-layer', { block });
+      const id = `ord_${currency.toLowerCase()}`;
+      const error = await fixture.connector.capabilities.orderSink
+        ?.writeOrder({ ...order(id), currency })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'connector_statement_failed', retryable: false });
+      const message = (error as Error).message;
+      expect(message).toContain(`DocCurrency '${companyCode}' is not in Currencies`);
+      expect(message).toContain(`the company defines no currency ${companyCode} (Currencies: EUR, ILS, USD)`);
+      expect(message).toContain(`set connectors.erp.currencies.${currency} to the code the company defines`);
+      expect(fixture.emulator.store.all('Orders').filter((row) => row['U_ApiOrderId'] === id)).toEqual([]);
+      await fixture.close();
+      fixture = undefined;
+    }
+  });
+
+  it('a refusal for another reason is not blamed on the currency', async () => {
+    fixture = await openOdata('sap-b1-service-layer');
+    const error = await fixture.connector.capabilities.orderSink
+      ?.writeOrder({ ...order('ord_no_customer'), customerNumber: 'C9999' })
+      .catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain("CardCode 'C9999' is not in BusinessPartners");
+    expect((error as Error).message).not.toContain('currencies');
+  });
+
+  /** The Invoices collection as the emulated Service Layer answers it, read without the connector. */
+  async function rawInvoices(serviceUrl: string): Promise<Array<Record<string, unknown>>> {
+    const login = await fetch(new URL('Login', serviceUrl), {
+      method: 'POST',
+      body: JSON.stringify({ CompanyDB: 'SBODEMOUS', UserName: 'manager', Password: SAP_PASSWORD }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((header) => header.split(';')[0])
+      .join('; ');
+    const answer = await fetch(new URL('Invoices', serviceUrl), { headers: { cookie } });
+    return ((await answer.json()) as { value: Array<Record<string, unknown>> }).value;
+  }
+
+  for (const zone of ['Asia/Jerusalem', 'America/Los_Angeles']) {
+    it(`reads DocDate and DocDueDate sent as midnight UTC as the same plain dates, with TZ=${zone}`, async () => {
+      const before = process.env['TZ'];
+      process.env['TZ'] = zone;
+      try {
+        // The zone is in force: midnight UTC is the 19th in Los Angeles, the 20th in Jerusalem.
+        const local = new Date('2026-11-20T00:00:00Z').getDate();
+        expect(local).toBe(zone === 'America/Los_Angeles' ? 19 : 20);
+        fixture = await openOdata('sap-b1-service-layer');
+        const [raw] = await rawInvoices(fixture.emulator.serviceUrl);
+        expect(raw).toMatchObject({ DocDate: '2026-11-20T00:00:00Z', DocDueDate: '2026-12-20T00:00:00Z' });
+        const documents = (await fixture.connector.capabilities.documentSource?.listPendingDocuments()) ?? [];
+        const invoice = documents.find((document) => document.type === 'invoice');
+        expect(invoice).toMatchObject({ date: '2026-11-20', dueDate: '2026-12-20' });
+        const note = documents.find((document) => document.type === 'delivery_note');
+        expect(note).toMatchObject({ date: '2026-11-21', dueDate: '2026-11-21' });
+      } finally {
+        if (before === undefined) delete process.env['TZ'];
+        else process.env['TZ'] = before;
+      }
+    });
+  }
 });

@@ -53,7 +53,7 @@ export interface CrashScenario {
    * the work the checks need to have something to check (an ERP confirmation for the order-confirm flow...).
    */
   readonly minimumActivity: Readonly<Record<string, number>>;
-  /** Flow names this scenario needs registered in src/daemon/builtin-plugins.ts; missing ones make it skip. */
+  /** Flow names this scenario needs registered in src/daemon/plugins/builtin-plugins.ts; missing ones make it skip. */
   readonly requiredFlows: readonly string[];
   open(world: CrashWorld): Promise<ScenarioSession>;
   /**

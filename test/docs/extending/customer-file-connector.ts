@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CheckResult, Connector, ErpCustomer } from '../../../src/connector-contract/index.js';
 import { defineConnector } from '../../../src/plugin/index.js';
 

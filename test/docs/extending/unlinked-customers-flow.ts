@@ -3,7 +3,7 @@
  * connector offering `customerDirectory`) with the buyers linked to the supplier in the API, and counts the
  * customers no buyer is linked to. A real one lives in src/flows/<flow>/.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineFlow, jobConnector } from '../../../src/plugin/index.js';
 
 export const unlinkedCustomersOptionsSchema = z.strictObject({

@@ -49,6 +49,20 @@ describe('buyers flow', () => {
     expect(world.state.deadLetters.countOpen('buyers')).toBe(0);
   });
 
+  it('ends failed when every buyer was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    await world.erpRows(`DELETE FROM CUSTSHIPTO WHERE CUSTNAME = 'C-10042'`);
+    await world.erpRows(`DELETE FROM CUSTOMERS WHERE CUSTNAME = 'C-10042'`);
+    const result = await world.run(buyersJob());
+    expect(result).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(result.error).toMatch(/^delivered nothing: all 2 buyers held back/);
+    expect(world.state.deadLetters.get('buyers', 'byr_demo')?.reason).toMatch(
+      /no ERP customer for buyer byr_demo/,
+    );
+    const [record] = world.state.runs.recent('buyers', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(world.state.runs.last('buyers', ['ok', 'partial'])).toBeNull();
+  });
+
   it('re-reads and retries once when the buyer changed under it (412)', async () => {
     let interfere = true;
     let updates = 0;

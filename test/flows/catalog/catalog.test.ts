@@ -4,6 +4,7 @@
  * dead-lettered and retried.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { runJob } from '../../../src/engine/index.js';
 import {
   jobContext,
   sandboxCatalog,
@@ -195,6 +196,27 @@ describe('catalog flow', () => {
     expect(h.state.deadLetters.get('catalog', `product:${badName}`)?.status).toBe('resolved');
     expect(h.state.deadLetters.get('catalog', `price:pl_standard:${badPrice}`)?.status).toBe('resolved');
     expect(await problems(h)).toEqual([]);
+  });
+
+  it('ends failed when every change was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    h = await startSupplierHarness();
+    const job = catalogJob(h, h.api);
+    expect((await runJob(job, jobContext(h.state))).outcome).toBe('ok');
+    const [badName, badPrice] = (
+      await erpSql(h, `SELECT PARTNAME FROM PARTS ORDER BY PARTNAME LIMIT 2 OFFSET 40`)
+    ).map((r) => String(r['PARTNAME']));
+    await erpSql(h, `UPDATE PARTS SET PARTDES = :name WHERE PARTNAME = :sku`, {
+      name: 'x'.repeat(201),
+      sku: badName,
+    });
+    await erpSql(h, `UPDATE PRICELIST SET PRICE = '0.00' WHERE PARTNAME = :sku`, { sku: badPrice });
+
+    const run = await runJob(job, jobContext(h.state));
+    expect(run).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(run.error).toMatch(/^delivered nothing: all 2 changes held back/);
+    const [record] = h.state.runs.recent('catalog', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(h.state.runs.last('catalog', ['ok', 'partial'])?.id).not.toBe(record?.id);
   });
 
   it('a dry run reports the changes and sends nothing', async () => {

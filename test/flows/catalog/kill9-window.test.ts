@@ -14,6 +14,7 @@ import { sandboxCatalog, startSupplierHarness, type SupplierHarness } from '../d
 import type { SendLogEntry } from './child.js';
 import { addParts, erpSql } from './catalog-support.js';
 import { createTempDatabase, postgresProbe, type TempDatabase } from '../../ha/support/postgres.js';
+import { stateBackends } from '../../support/state-backends.js';
 
 const CHILD = join(import.meta.dirname, 'child.ts');
 /** Each test has 60 s; a child hung past this guard is killed and reported before the test itself times out. */
@@ -92,10 +93,18 @@ async function apiProduct(harness: SupplierHarness, sku: string) {
 
 type Backend = 'sqlite' | 'postgres';
 
-describe.each([
-  ['sqlite', null],
-  ['postgres', probe.available ? null : probe.reason],
-] as const)(
+// CATALOG_WINDOW_BACKENDS (test/support/state-backends.ts): `npm test` runs the state file only.
+const BACKENDS = stateBackends('CATALOG_WINDOW_BACKENDS');
+describe.each(
+  (
+    [
+      ['sqlite', 'file', null],
+      ['postgres', 'postgres', probe.available ? null : probe.reason],
+    ] as const
+  )
+    .filter(([, name]) => BACKENDS.includes(name))
+    .map(([backend, , skip]) => [backend, skip] as const),
+)(
   'catalog: kill -9 between the API accepting a product and the state recording it (%s state)',
   (backend, skipReason) => {
     if (skipReason !== null) {

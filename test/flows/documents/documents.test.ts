@@ -100,6 +100,24 @@ describe('documents flow', () => {
     expect(after.documents).toHaveLength(documents.length);
   });
 
+  it('ends failed when every document was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    h = await startSupplierHarness();
+    const numbers = await issueDocuments(h, 2, 7);
+    for (const n of numbers) {
+      await erpRows(h, `UPDATE DOCUMENTS SET VAT = VAT || '5' WHERE IVNUM = :n`, { n });
+    }
+    const { job } = documentsJob(h);
+    const run = await runJob(job, jobContext(h.state));
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      counts: { delivered: 0, held_back: 2, dead_lettered: 2 },
+    });
+    expect(run.error).toMatch(/^delivered nothing: all 2 documents held back/);
+    const [record] = h.state.runs.recent('docs', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(h.state.runs.last('docs', ['ok', 'partial'])).toBeNull();
+  });
+
   it('dead-letters documents that break the contract rules and sends the rest; a fix in the ERP sends it', async () => {
     h = await startSupplierHarness();
     const [badSum, noAllocation, inexact, good] = await issueDocuments(h, 4, 7);

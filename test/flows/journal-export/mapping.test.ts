@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalLine } from '../../../src/contract/index.js';
 import { journalExportOptionsSchema } from '../../../src/flows/journal-export/index.js';
-import { GroupMapper, groupByDocument, validateTables } from '../../../src/flows/journal-export/mapping.js';
+import {
+  GroupMapper,
+  groupByDocument,
+  validateTables,
+} from '../../../src/flows/shared/journal-mapping/mapping.js';
 import {
   batchKeyFor,
   buildPlan,

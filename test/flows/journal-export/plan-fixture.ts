@@ -2,7 +2,7 @@
 import { expect } from 'vitest';
 import type { JournalLine } from '../../../src/contract/index.js';
 import { journalExportOptionsSchema } from '../../../src/flows/journal-export/index.js';
-import { GroupMapper, groupByDocument } from '../../../src/flows/journal-export/mapping.js';
+import { GroupMapper, groupByDocument } from '../../../src/flows/shared/journal-mapping/mapping.js';
 import { buildPlan, plannedDocument, type BatchPlan } from '../../../src/flows/journal-export/plans.js';
 
 function line(id: string, over: Partial<JournalLine>): JournalLine {

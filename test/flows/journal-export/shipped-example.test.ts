@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DESCRIPTION_FIELDS } from '../../../src/flows/journal-export/index.js';
-import { compileTemplate } from '../../../src/flows/journal-export/template.js';
+import { compileTemplate } from '../../../src/flows/shared/journal-mapping/template.js';
 import { sandboxLines, startHarness, type Harness } from './harness.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../../config/accountant-journal.yaml');

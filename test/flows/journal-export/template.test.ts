@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, TemplateError } from '../../../src/flows/journal-export/template.js';
+import { compileTemplate, TemplateError } from '../../../src/flows/shared/journal-mapping/template.js';
 
 const allowed = ['description', 'document_number', 'vendor_id'];
 

@@ -2,7 +2,8 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqlConnectorDefinition } from '../../../connectors/sql/index.js';
-import { mirrorFlow } from '../../../src/flows/mirror/index.js';
+import { runJob } from '../../../src/engine/index.js';
+import { createMirrorJob, mirrorFlow, mirrorOptionsSchema } from '../../../src/flows/mirror/index.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { requireServices } from '../../connectors/services.js';
 import {
@@ -132,6 +133,31 @@ describe('mirror: quarantined items and reference lists', () => {
     const all = await apiIds(h.api.purchases.orders().items());
     const mirrored = await mirroredIds(h, 'orders');
     expect(mirrored).toEqual(all.filter((id) => id !== corruptedId));
+  }, 60_000);
+
+  it('ends failed when every row was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    const h = (harness = await startMirrorHarness());
+    const snapshot = h.domain().snapshot() as { orders: Record<string, unknown> };
+    const [kept] = Object.keys(snapshot.orders).sort();
+    snapshot.orders = Object.fromEntries(Object.entries(snapshot.orders).filter(([id]) => id === kept));
+    h.domain().restore(snapshot);
+    await h.sandbox.control.action('corrupt_next_list_item', { count: 1 });
+    const job = createMirrorJob({
+      name: 'bi-mirror',
+      api: h.api,
+      sink: h.sink,
+      options: mirrorOptionsSchema.parse({ resources: ['orders'] }),
+    });
+    const result = await runJob(job, jobContext(h.state));
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      counts: { delivered: 0, held_back: 1, dead_lettered: 1 },
+    });
+    expect(result.error).toMatch(/^delivered nothing: all 1 rows held back/);
+    expect(h.state.deadLetters.list({ flow: 'bi-mirror:orders' }).map((l) => l.recordKey)).toEqual([kept]);
+    const [record] = h.state.runs.recent('bi-mirror', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 1 } });
+    expect(h.state.runs.last('bi-mirror', ['ok', 'partial'])).toBeNull();
   }, 60_000);
 
   it('does not rewrite unchanged rows of lists that are re-read on every run', async () => {

@@ -140,6 +140,25 @@ describe('order-confirm flow', () => {
     expect(world.state.deadLetters.get('order-confirm', refusedRef)?.attempts).toBe(2);
   });
 
+  it('ends failed when every confirmation was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    const orders = await ordersInErp(2);
+    const refs = [];
+    for (const order of orders) {
+      await world.sandbox.control.action('buyer_cancel_order', { order_id: order.id });
+      refs.push(await erpConfirms(order.erp, 'full'));
+    }
+    const result = await world.run(confirmJob());
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      counts: { delivered: 0, held_back: 2, deadLettered: 2 },
+    });
+    expect(result.error).toMatch(/^delivered nothing: all 2 confirmations held back/);
+    for (const ref of refs) expect(await sentAt(ref)).toBeNull();
+    const [record] = world.state.runs.recent('order-confirm', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 2 } });
+    expect(world.state.runs.last('order-confirm', ['ok', 'partial'])).toBeNull();
+  });
+
   it('survives a lost response and a failed ERP mark without confirming twice', async () => {
     const [order] = await ordersInErp(1);
     if (order === undefined) throw new Error('order missing');

@@ -403,6 +403,9 @@ describe('orders flow: dry run and secrets', () => {
     });
     expect(result.counts['would_write']).toBe(2);
     expect(result.counts['would_dead_letter']).toBe(1);
+    // The order a person can find by its number, with the id `dead-letters` commands take.
+    const held = await world.api.orders.get(ids[2] ?? '');
+    expect(result.error).toContain(`would become dead letters: order ${held.number} (${held.id}): `);
     for (const id of ids) expect(await erpOrder(id)).toHaveLength(0);
     expect(world.state.cursors.get('orders:/supplier/orders')).toBeNull();
     expect(world.state.deadLetters.countOpen()).toBe(0);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
-import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../../src/daemon/plugins/builtin.js';
 import type { BuyersOptions } from '../../../src/flows/buyers/index.js';
 
 /** The config shown in docs/supplier-setup.md must load as written, options and statements included. */

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { buildPluginRegistry, runDaemon, type Daemon } from '../../../src/daemon/index.js';
-import { sandboxControl } from '../../../src/sandbox/control/client.js';
+import { sandboxControl } from '../../../src/sandbox/harness/client.js';
 import { DEMO_SHIP_TO } from './harness.js';
 
 /**

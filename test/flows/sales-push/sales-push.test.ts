@@ -2,15 +2,17 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runJob } from '../../../src/engine/index.js';
 import { sqlConnectorDefinition } from '../../../connectors/sql/index.js';
 import {
   createSalesPushJob,
   salesPushOptionsSchema,
   salesPushFlow,
 } from '../../../src/flows/sales-push/index.js';
-import { MappingsHolder, pinnedPerRun } from '../../../src/daemon/mappings.js';
+import { MappingsHolder, pinnedPerRun } from '../../../src/daemon/jobs/mappings.js';
 import { capabilityOf } from '../../support/capability.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import {
@@ -89,6 +91,87 @@ describe('sales-push from a CSV drop folder', () => {
     expect(await readdir(join(h.dropDir, 'done'))).toEqual(['z-good.csv']);
     expect((await readdir(join(h.dropDir, 'failed'))).sort()).toEqual(['items.csv', 'z-bad.csv']);
     expect((await readdir(h.dropDir)).filter((n) => n.endsWith('.csv'))).toEqual([]);
+    await connector.close();
+  }, 60_000);
+
+  it('ends failed when every item was held back, and the run is no success (docs/operations.md, "Run outcomes")', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z-bad.csv', [Z_HEADER, 'TLV01,ZT-9103,yesterday evening,100.00,,']);
+    await h.drop('items.csv', [
+      ITEM_HEADER,
+      'TLV01,ZT-9103,,2026-11-20T12:06:00+02:00,D-8,Espresso,1.2345,9,9,',
+      'NOPE9,ZT-9103,7,2026-11-20T12:07:00+02:00,D-9,Water,1,5,5,',
+    ]);
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: capabilityOf(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
+    });
+    const result = await runJob(job, jobContext(h.state));
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      counts: { delivered: 0, held_back: 3, z_reports_failed: 1, item_sales_failed: 1, items_unresolved: 1 },
+    });
+    expect(result.error).toMatch(/^delivered nothing: all 3 items held back/);
+    const [record] = h.state.runs.recent('pos-sales', 1);
+    expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 3 } });
+    expect(h.state.runs.last('pos-sales', ['ok', 'partial'])).toBeNull();
+    await connector.close();
+  }, 60_000);
+
+  it('a file the connector rejects whole is a dead letter with its file, line and reason, a log line and a failed run', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z-export.csv', [Z_HEADER, 'TLV01,ZT-9201,2026-11-20T23:10:00+02:00,"1,250.00",,']);
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: capabilityOf(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
+    });
+    const logged: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    const result = await runJob(job, jobContext(h.state, { logger: pino({ level: 'warn' }, sink) }));
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      counts: { files_rejected: 1, delivered: 0, held_back: 1 },
+    });
+    expect(result.error).toMatch(
+      /^delivered nothing: all 1 items held back: file z-export\.csv rejected at line 2/,
+    );
+    const letter = h.state.deadLetters.get('pos-sales', 'file:z-export.csv');
+    expect(letter?.status).toBe('open');
+    expect(letter?.reason).toContain('sales file z-export.csv rejected whole at line 2');
+    expect(letter?.reason).toContain('line 2: total_before_vat "1,250.00" is not a number');
+    expect(letter?.record).toMatchObject({ file: 'z-export.csv', line: 2 });
+    const line = logged
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry['msg'] === 'sales file rejected');
+    expect(line).toMatchObject({ file: 'z-export.csv', line: 2 });
+    expect(h.state.runs.recent('pos-sales', 1)[0]).toMatchObject({ outcome: 'failed', deadLetters: 1 });
+    expect((await readdir(join(h.dropDir, 'failed'))).sort()).toEqual([
+      'z-export.csv',
+      'z-export.csv.error.txt',
+    ]);
+    expect((await sandboxSales(h.sandbox, 'ZT-92')).zReports).toEqual([]);
+
+    // Queued for a retry, the letter holds nothing to send: the run goes on and sends the next file.
+    h.state.deadLetters.replay({ flow: 'pos-sales' });
+    await h.drop('z-fixed.csv', [Z_HEADER, 'TLV01,ZT-9201,2026-11-20T23:10:00+02:00,1250.00,,']);
+    const fixed = await runJob(job, jobContext(h.state));
+    expect(fixed).toMatchObject({
+      outcome: 'ok',
+      counts: { z_reports_accepted: 1, delivered: 1, held_back: 0 },
+    });
     await connector.close();
   }, 60_000);
 

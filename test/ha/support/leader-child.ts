@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../../src/config/index.js';
 import type { Connector } from '../../../src/connector-contract/index.js';
-import { buildPluginRegistry } from '../../../src/daemon/builtin.js';
+import { buildPluginRegistry } from '../../../src/daemon/plugins/builtin.js';
 import { openConnectors } from '../../../src/daemon/services/environment-parts.js';
 import { Lifecycle } from '../../../src/daemon/services/lifecycle.js';
 import { WriteGate } from '../../../src/daemon/services/write-gate.js';

@@ -5,7 +5,14 @@
  */
 
 export type EdmType =
-  'Edm.String' | 'Edm.Int32' | 'Edm.Double' | 'Edm.Date' | 'Edm.DateTimeOffset' | 'Edm.TimeOfDay';
+  | 'Edm.String'
+  | 'Edm.Int32'
+  | 'Edm.Int64'
+  | 'Edm.Decimal'
+  | 'Edm.Double'
+  | 'Edm.Date'
+  | 'Edm.DateTimeOffset'
+  | 'Edm.TimeOfDay';
 
 export interface PropertyModel {
   readonly name: string;
@@ -66,6 +73,8 @@ export interface ErpModel {
     /** Object type code -> entity set. */
     readonly sets: Readonly<Record<number, string>>;
   };
+  /** Appended to every Edm.Date value an answer carries (SAP v2: `2026-11-20T00:00:00Z`, see sap-b1.ts). */
+  readonly dateSuffix?: string;
   /** Bound actions, by name, on the types that have them. */
   readonly actions: Readonly<Record<string, readonly string[]>>;
 }

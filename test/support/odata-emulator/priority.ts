@@ -12,9 +12,15 @@ const s = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => (
   type: 'Edm.String',
   ...extra,
 });
+/**
+ * Prices, totals and quantities: Edm.Decimal, JSON numbers with a decimal point ([P-REQ]; `"LASTPRICE": 233.48` in
+ * _restapi/5.restQuery.md "Filtering a Collection with Logic Operators"); integer columns such as a line's KLINE:
+ * Edm.Int64 (`"KLINE": 1`, "Combining Query Options"). The declared types are choice E11 in
+ * connectors/odata/README.md: the guide shows values, not its $metadata.
+ */
 const n = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => ({
   name,
-  type: 'Edm.Double',
+  type: 'Edm.Decimal',
   ...extra,
 });
 const d = (name: string, extra: Partial<PropertyModel> = {}): PropertyModel => ({
@@ -26,7 +32,7 @@ const line = (name: string) => ({
   name,
   key: ['KLINE'],
   properties: [
-    { name: 'KLINE', type: 'Edm.Int32', assigned: true } as const,
+    { name: 'KLINE', type: 'Edm.Int64', assigned: true } as const,
     s('PARTNAME', { required: true }),
     s('PDES'),
     n('TQUANT', { required: true }),

@@ -1,4 +1,5 @@
 import { readBatch, type BatchAnswer, type BatchRequest } from './batch.js';
+import { typeOf, type CollectionModel, type PropertyModel } from './model.js';
 import { ordered, pageOf, type ServerPaging } from './paging.js';
 import { ErpStore, ODataFault, type Entity } from './store.js';
 
@@ -68,7 +69,8 @@ export class Resources {
     };
   }
 
-  read(target: URL, path: string): unknown {
+  /** A read; `numbersAsStrings` for a client that asked IEEE754Compatible=true (see #answered). */
+  read(target: URL, path: string, numbersAsStrings = false): unknown {
     const { set, key, segment } = this.route(path);
     const select =
       target.searchParams
@@ -77,7 +79,8 @@ export class Resources {
         .map((name) => name.trim()) ?? null;
     const expand = target.searchParams.get('$expand');
     this.#checkOptions(set, select, expand);
-    if (key !== null && segment === null) return this.#shaped(set, this.store.find(set, key), select, expand);
+    const shape = (entity: Entity) => this.#shaped(set, entity, { select, expand, numbersAsStrings });
+    if (key !== null && segment === null) return shape(this.store.find(set, key));
     const params = target.searchParams;
     const type = this.store.typeOfSet(set);
     const known = (name: string) => type.properties.some((property) => property.name === name);
@@ -87,7 +90,7 @@ export class Resources {
       known,
     );
     const page = pageOf(rows, params, this.paging);
-    const value = page.rows.map((entity) => this.#shaped(set, entity, select, expand));
+    const value = page.rows.map(shape);
     if (page.nextSkip === null) return { value };
     const next = new URLSearchParams(params);
     next.set('$skip', String(page.nextSkip));
@@ -162,20 +165,53 @@ export class Resources {
     }
   }
 
+  /**
+   * A value as the service writes it in an answer: dates in the vendor's form (ErpModel.dateSuffix); Edm.Decimal
+   * and Edm.Int64 as JSON numbers, or as strings for a client that asked IEEE754Compatible=true (OData JSON Format
+   * 4.0, section 3.2 "Controlling the Representation of Numbers").
+   */
+  #answered(property: PropertyModel, value: unknown, numbersAsStrings: boolean): unknown {
+    const suffix = this.store.model.dateSuffix;
+    if (property.type === 'Edm.Date' && typeof value === 'string' && suffix !== undefined)
+      return `${value}${suffix}`;
+    const wide = property.type === 'Edm.Decimal' || property.type === 'Edm.Int64';
+    return wide && numbersAsStrings && typeof value === 'number' ? String(value) : value;
+  }
+
+  /** The items of a line collection, each value as #answered writes it. */
+  #items(collection: CollectionModel, items: unknown, numbersAsStrings: boolean): unknown {
+    if (!Array.isArray(items)) return items ?? [];
+    const type = typeOf(this.store.model, collection.itemType);
+    return (items as Entity[]).map((item) =>
+      Object.fromEntries(
+        Object.entries(item).map(([name, value]) => {
+          const property = type.properties.find((candidate) => candidate.name === name);
+          return [name, property === undefined ? value : this.#answered(property, value, numbersAsStrings)];
+        }),
+      ),
+    );
+  }
+
   /** An entity as a read returns it: $select applied, navigation collections only when expanded. */
-  #shaped(set: string, entity: Entity, select: string[] | null, expand: string | null): Entity {
+  #shaped(
+    set: string,
+    entity: Entity,
+    options: { select: string[] | null; expand: string | null; numbersAsStrings: boolean },
+  ): Entity {
+    const { select, expand, numbersAsStrings } = options;
     const type = this.store.typeOfSet(set);
     const out: Entity = {};
     for (const property of type.properties) {
       const wanted = select === null || select.includes(property.name) || type.key.includes(property.name);
-      if (wanted) out[property.name] = entity[property.name] ?? null;
+      if (wanted)
+        out[property.name] = this.#answered(property, entity[property.name] ?? null, numbersAsStrings);
     }
     for (const collection of type.collections) {
       const wanted =
         collection.kind === 'complex'
           ? select === null || select.includes(collection.name)
           : expand === collection.name;
-      if (wanted) out[collection.name] = entity[collection.name] ?? [];
+      if (wanted) out[collection.name] = this.#items(collection, entity[collection.name], numbersAsStrings);
     }
     return out;
   }

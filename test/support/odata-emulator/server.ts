@@ -44,6 +44,11 @@ export interface EmulatorOptions {
   readonly maxResultLines?: number;
   /** SAP: Login answers a redirect there instead of a session (a proxy's sign-in page in front of the service). */
   readonly loginRedirect?: string;
+  /**
+   * Edm.Decimal and Edm.Int64 answered as strings, as for a client that asks IEEE754Compatible=true (OData JSON
+   * Format 4.0, section 3.2); a request whose Accept asks for it gets them so too.
+   */
+  readonly ieee754Compatible?: boolean;
   /** Priority before 19.1: error answers as XML. */
   readonly xmlErrors?: boolean;
   /** An ERP that repeats the credentials it was given in its error messages (a test of redaction). */
@@ -225,7 +230,16 @@ class EmulatedService {
         'retry-after': '0',
       });
     }
-    const answer = this.#answer(method, target, path, body, request.headers['content-type'] ?? '');
+    const numbersAsStrings =
+      this.options.ieee754Compatible === true || /IEEE754Compatible=true/i.test(request.headers.accept ?? '');
+    const answer = this.#answer(
+      method,
+      target,
+      path,
+      body,
+      request.headers['content-type'] ?? '',
+      numbersAsStrings,
+    );
     this.#reply(request, response, answer, fault);
     if (method !== 'GET' && answer.status < 300)
       this.options.onCommit?.({ method, path, status: answer.status });
@@ -237,8 +251,9 @@ class EmulatedService {
     path: string,
     body: string,
     contentType: string,
+    numbersAsStrings: boolean,
   ): Answer & { type?: string } {
-    if (method === 'GET') return { status: 200, body: this.#resources.read(target, path) };
+    if (method === 'GET') return { status: 200, body: this.#resources.read(target, path, numbersAsStrings) };
     if (path !== '$batch') return this.#resources.write(method, path, body);
     const boundary = `batchresponse_${randomUUID()}`;
     const results = this.#resources.batch(body, contentType);

@@ -67,7 +67,8 @@ export class ErpStore {
   query(set: string, filter: string | undefined): Entity[] {
     const type = this.typeOfSet(set);
     const known = (path: string) => this.#knownPath(type, path);
-    const predicate = filter === undefined ? () => true : this.#predicate(filter, known);
+    const typeOfPath = (path: string) => type.properties.find((property) => property.name === path)?.type;
+    const predicate = filter === undefined ? () => true : this.#predicate(filter, known, typeOfPath);
     return this.#rows(set).filter(predicate);
   }
 
@@ -176,9 +177,9 @@ export class ErpStore {
     return rows;
   }
 
-  #predicate(filter: string, known: (path: string) => boolean) {
+  #predicate(filter: string, known: (path: string) => boolean, typeOf: (path: string) => string | undefined) {
     try {
-      return parseFilter(filter, known);
+      return parseFilter(filter, known, typeOf);
     } catch (error) {
       throw new ODataFault(400, error instanceof Error ? error.message : String(error));
     }
@@ -318,9 +319,11 @@ function checkedValue(property: PropertyModel, value: unknown, set: string): unk
   const wrong = () => new ODataFault(400, `${set}: ${property.name} expects ${property.type}`);
   switch (property.type) {
     case 'Edm.Double':
+    case 'Edm.Decimal':
       if (typeof value !== 'number') throw wrong();
       return value;
     case 'Edm.Int32':
+    case 'Edm.Int64':
       if (typeof value !== 'number' || !Number.isInteger(value)) throw wrong();
       return value;
     case 'Edm.Date':

@@ -1,0 +1,73 @@
+/**
+ * A one-off run (`supply-sync sync <job>`) on a PostgreSQL state takes part in the leader election: it takes the
+ * lease once for the length of the run, or is refused while another instance leads, so it never writes beside a
+ * leader. While it holds the lease the daemons stand by; releasing it at the end lets a standby take over at once.
+ */
+import { Elector, LeadershipLostError, termFence, type HaSettings, type Term } from '../../ha/index.js';
+import type { StateStore } from '../../state/index.js';
+import { DaemonStartError } from '../start/start-errors.js';
+import { packageVersion } from '../package/version.js';
+
+export interface OnceLease {
+  /** Ends the term and releases the lease; the store refuses writes from then on. */
+  release(): Promise<void>;
+}
+
+export interface OnceLeaseOptions {
+  /** state.url, password resolved. */
+  readonly url: string;
+  readonly settings: HaSettings;
+  readonly state: StateStore;
+  /** What the lease is taken for, in the refusal and the lease info (`sync orders`). */
+  readonly purpose: string;
+}
+
+/** Takes the lease once and fences the store's writes to its term; rejects when another instance leads. */
+export async function takeOnceLease(options: OnceLeaseOptions): Promise<OnceLease> {
+  let lost = false;
+  const elector = new Elector({
+    url: options.url,
+    settings: options.settings,
+    info: { version: packageVersion(), command: options.purpose },
+    onLost: () => {
+      lost = true;
+    },
+  });
+  await elector.start();
+  const term: Term | null = elector.term();
+  if (term === null) {
+    const { leader, lastError } = elector.status();
+    await elector.stop();
+    throw new DaemonStartError(
+      refusal(options.purpose, leader?.instance ?? null, lastError),
+      'leader_elsewhere',
+      'state.url',
+    );
+  }
+  const fence = termFence(term);
+  options.state.setFence({
+    check: (port) => {
+      // A lost term stays lost for this run, even if the elector wins a later one.
+      if (lost)
+        throw new LeadershipLostError(
+          'not_leader',
+          `the lease of term ${term.epoch} was lost during ${options.purpose}`,
+          null,
+        );
+      return fence.check(port);
+    },
+  });
+  return {
+    release: async () => {
+      lost = true;
+      await elector.stop();
+    },
+  };
+}
+
+function refusal(purpose: string, leader: string | null, lastError: string | null): string {
+  if (leader !== null) {
+    return `${purpose}: refused: instance "${leader}" leads on this PostgreSQL state and runs the jobs there; stop the daemons first to run it here`;
+  }
+  return `${purpose}: refused: the leadership lease could not be taken${lastError === null ? '' : ` (${lastError})`}`;
+}
