@@ -17,6 +17,8 @@ import type { RunningSandbox, SandboxKeyInfo, SandboxKeys, SandboxOptions } from
 import { describeKeys } from './keys-info.js';
 import { createPlatformContext } from './compose/context.js';
 import { StateSaver, restoreOrSeed } from './compose/saved-state.js';
+import { SandboxAccounts } from './compose/accounts.js';
+import type { PlatformContext } from './platform/context.js';
 import { apiRouteTable } from './compose/api-routes.js';
 import { backgroundTick } from './compose/background.js';
 import { controlPlane } from './compose/control-plane.js';
@@ -60,14 +62,39 @@ export async function composeSandbox(options: SandboxOptions): Promise<RunningSa
   };
 }
 
+interface Worlds {
+  /** The demo world, which the demo accounts share. */
+  domain: SandboxDomain;
+  /** The accounts created through the harness, each with a world of its own. */
+  accounts: SandboxAccounts;
+}
+
+function createWorlds(options: SandboxOptions, ctx: PlatformContext): Worlds {
+  const services = { clock: ctx.clock, raise: ctx.raise, files: fileServices(ctx) };
+  const create = options.createDomain ?? createDomain;
+  const accounts = new SandboxAccounts({
+    createDomain: create,
+    services,
+    state: ctx.state,
+    keySeed: options.seed,
+    now: () => ctx.clock.now(),
+  });
+  return { domain: create(services), accounts };
+}
+
 function assembleSandbox(options: SandboxOptions): AssembledSandbox {
   const clock = options.clock ?? systemClock;
   const state = new PlatformState();
   const file = options.statePath === undefined ? null : new StateFile(options.statePath);
   const onError = options.onError ?? ((error: unknown) => console.error('sandbox: unexpected error', error));
   const address = { origin: '' };
-  let domain: SandboxDomain | null = null;
-  const saver = new StateSaver(file, state, () => domain);
+  let worlds: Worlds | null = null;
+  const saver = new StateSaver(
+    file,
+    state,
+    () => worlds?.domain ?? null,
+    () => worlds?.accounts ?? null,
+  );
   const ctx = createPlatformContext({
     state,
     clock,
@@ -75,7 +102,8 @@ function assembleSandbox(options: SandboxOptions): AssembledSandbox {
     file,
     saver,
     origin: () => address.origin,
-    domain: () => domain,
+    domain: () => worlds?.domain ?? null,
+    worldOf: (accountId) => worlds?.accounts.worldOf(accountId) ?? null,
     raise: (event) => dispatcher.enqueue(event),
     tick: () => tick(),
   });
@@ -85,8 +113,8 @@ function assembleSandbox(options: SandboxOptions): AssembledSandbox {
   dispatcher.faults = faults;
   const limiter = new RateLimiter(() => clock.now());
   const idempotency = new IdempotencyStore(state, () => clock.now());
-  domain = (options.createDomain ?? createDomain)({ clock, raise: ctx.raise, files: fileServices(ctx) });
-  restoreOrSeed(state, file, domain, options.seed, clock.now());
+  worlds = createWorlds(options, ctx);
+  restoreOrSeed(state, file, worlds, options.seed, clock.now());
 
   const routes = apiRouteTable(ctx, dispatcher);
   const tick = backgroundTick(ctx, dispatcher, idempotency, onError);
@@ -99,7 +127,17 @@ function assembleSandbox(options: SandboxOptions): AssembledSandbox {
   );
   const { clients, keys } = describeKeys(state.clients);
   const keysOut = () => ({ base_url: `${address.origin}/v2`, keys: clients });
-  const control = controlPlane({ ctx, faults, simulator, limiter, file, onError, tick, keys: keysOut });
+  const control = controlPlane({
+    ctx,
+    accounts: worlds.accounts,
+    faults,
+    simulator,
+    limiter,
+    file,
+    onError,
+    tick,
+    keys: keysOut,
+  });
   const api = { ctx, routes, limiter, idempotency, faults, onError };
   const server = createSandboxServer({ ctx, api, control, onError });
   return { clock, server, dispatcher, simulator, saver, keys, clients, tick, address };

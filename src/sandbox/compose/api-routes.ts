@@ -11,6 +11,24 @@ import { fileRoutes } from '../platform/files.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { webhookRoutes } from '../webhooks/routes.js';
 
+/**
+ * A domain route that serves a created account from the account's own world: the same route of that world's
+ * domain (every world has the same routes, in the same order), called as the account's inside id.
+ */
+function inCallersWorld(ctx: PlatformContext, route: RouteDef, index: number): RouteDef {
+  return {
+    ...route,
+    handle: (req) => {
+      const world = ctx.worldOf(req.caller.accountId);
+      if (world === null) return route.handle(req);
+      const own = world.domain.routes[index];
+      if (own?.method !== route.method || own.path !== route.path)
+        throw new Error(`the world of ${req.caller.accountId} has no route ${route.method} ${route.path}`);
+      return own.handle({ ...req, caller: { ...req.caller, accountId: world.insideId } });
+    },
+  };
+}
+
 /** The compiled table, compiled again when the number of domain routes changes. */
 export function apiRouteTable(
   ctx: PlatformContext,
@@ -29,7 +47,8 @@ export function apiRouteTable(
   return () => {
     const current = ctx.domain().routes;
     if (current.length !== compiledDomainCount) {
-      compiled = compileRoutes([...platformRoutes, ...current]);
+      const domainRoutes = current.map((route, index) => inCallersWorld(ctx, route, index));
+      compiled = compileRoutes([...platformRoutes, ...domainRoutes]);
       compiledDomainCount = current.length;
     }
     return compiled;

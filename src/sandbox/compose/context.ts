@@ -1,7 +1,7 @@
 /** The PlatformContext the platform's modules share, built from the parts composeSandbox holds. */
 import type { Clock } from '../../shared/clock.js';
 import { MonotonicTimestamps } from '../http/paging.js';
-import type { RaisedEvent, SandboxDomain } from '../http/types.js';
+import type { AccountWorld, RaisedEvent, SandboxDomain } from '../http/types.js';
 import type { PlatformContext } from '../platform/context.js';
 import type { StateFile } from '../platform/persistence.js';
 import type { PlatformState } from '../platform/state.js';
@@ -17,6 +17,7 @@ export interface ContextParts {
   origin(): string;
   /** null until the domain is created. */
   domain(): SandboxDomain | null;
+  worldOf(accountId: string): AccountWorld | null;
   raise(event: RaisedEvent): void;
   /** The background loop's work, which `kick` runs soon. */
   tick(): void;
@@ -37,6 +38,7 @@ export function createPlatformContext(parts: ContextParts): PlatformContext {
       if (!domain) throw new Error('sandbox domain not ready');
       return domain;
     },
+    worldOf: (accountId) => parts.worldOf(accountId),
     markDirty: () => parts.saver.schedule(),
     putBlob: (id, data) => {
       state.blobs.set(id, data);

@@ -6,9 +6,11 @@ import type { PlatformContext } from '../platform/context.js';
 import { isAdvanceable } from '../platform/manual-clock.js';
 import type { StateFile } from '../platform/persistence.js';
 import type { RateLimiter } from '../platform/rate-limit.js';
+import type { SandboxAccounts } from './accounts.js';
 
 export interface ControlParts {
   ctx: PlatformContext;
+  accounts: SandboxAccounts;
   faults: FaultInjector;
   simulator: Simulator;
   limiter: RateLimiter;
@@ -20,10 +22,11 @@ export interface ControlParts {
 }
 
 export function controlPlane(parts: ControlParts): ControlDeps {
-  const { ctx, faults, simulator, limiter, file, tick } = parts;
+  const { ctx, accounts, faults, simulator, limiter, file, tick } = parts;
   const { state, clock } = ctx;
   return {
     ctx,
+    accounts,
     faults,
     simulator,
     onError: parts.onError,
@@ -35,6 +38,7 @@ export function controlPlane(parts: ControlParts): ControlDeps {
       state.clearActivity();
       file?.clearBlobs();
       ctx.domain().reset();
+      accounts.reset();
       ctx.markDirty();
     },
     advanceClock: (ms: number) => {

@@ -1,9 +1,10 @@
 /** The --state file: the saved state loaded (or a fresh one seeded) at start, coalesced saves, the last save. */
-import type { SandboxDomain } from '../http/types.js';
+import type { CreatedAccount, SandboxDomain } from '../http/types.js';
 import { createDemoClients } from '../platform/keys.js';
 import { secretString } from '../platform/ids.js';
 import type { StateFile } from '../platform/persistence.js';
 import type { PlatformState } from '../platform/state.js';
+import type { SandboxAccounts } from './accounts.js';
 
 // Coalesces saves: a small domain snapshot is several hundred kB, so at most five saves a second under load. A
 // large one (a million journal lines is over a gigabyte of JSON) takes seconds to write, so the wait after a save
@@ -15,7 +16,7 @@ const SAVE_SHARE = 5;
 export function restoreOrSeed(
   state: PlatformState,
   file: StateFile | null,
-  domain: SandboxDomain,
+  worlds: { domain: SandboxDomain; accounts: SandboxAccounts },
   seed: string | undefined,
   now: number,
 ): void {
@@ -23,7 +24,11 @@ export function restoreOrSeed(
   if (saved) {
     state.restore(saved.platform);
     state.blobs = saved.blobs;
-    if (saved.domain !== undefined && saved.domain !== null) domain.restore(saved.domain);
+    if (saved.domain !== undefined && saved.domain !== null) worlds.domain.restore(saved.domain);
+    worlds.accounts.restore({
+      accounts: saved.created.accounts as CreatedAccount[],
+      worlds: saved.created.worlds,
+    });
   } else {
     state.clients = createDemoClients(seed, now);
     state.jwtSecret = secretString(48, seed, 'jwt');
@@ -40,6 +45,7 @@ export class StateSaver {
     private readonly file: StateFile | null,
     private readonly state: PlatformState,
     private readonly domain: () => SandboxDomain | null,
+    private readonly accounts: () => SandboxAccounts | null,
   ) {}
 
   /** A save soon, unless one is already due. */
@@ -52,7 +58,11 @@ export class StateSaver {
     if (!this.file) return;
     const started = performance.now();
     const domain = this.domain();
-    this.file.save(this.state.snapshot(), domain?.liveSnapshot?.() ?? domain?.snapshot());
+    this.file.save(
+      this.state.snapshot(),
+      domain?.liveSnapshot?.() ?? domain?.snapshot(),
+      this.accounts()?.saved(),
+    );
     this.delayMs = Math.max(SAVE_DELAY_MS, (performance.now() - started) * (SAVE_SHARE - 1));
   }
 

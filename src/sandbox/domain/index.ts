@@ -44,6 +44,8 @@ const ACCOUNT_NAMES: Readonly<Record<string, string>> = {
 export interface DomainOptions {
   /** Seed of the demo data (default DEFAULT_SEED). */
   seed?: number;
+  /** The first id the world hands out (default 1; a created account's world starts elsewhere). */
+  firstId?: number;
 }
 
 function allRoutes(env: DomainEnv): RouteDef[] {
@@ -131,7 +133,8 @@ function countedActions(env: DomainEnv, actions: Record<string, Action>): Record
 
 export function createSandboxDomain(services: DomainServices, options: DomainOptions = {}): SandboxDomain {
   const seed = options.seed ?? DEFAULT_SEED;
-  const env: DomainEnv = { state: seedState(services, seed), services };
+  const firstId = options.firstId ?? 1;
+  const env: DomainEnv = { state: seedState(services, seed, firstId), services };
   return {
     routes: withHousekeeping(env, allRoutes(env)),
     snapshot: () => clone(env.state),
@@ -141,7 +144,7 @@ export function createSandboxDomain(services: DomainServices, options: DomainOpt
       env.state = clone(snapshot);
     },
     reset: () => {
-      env.state = seedState(services, seed);
+      env.state = seedState(services, seed, firstId);
     },
     actions: countedActions(env, createActions(env)),
     readout: () => ({ ...clone(env.state) }),
@@ -150,4 +153,4 @@ export function createSandboxDomain(services: DomainServices, options: DomainOpt
   };
 }
 
-export const createDomain: CreateDomain = (services) => createSandboxDomain(services);
+export const createDomain: CreateDomain = (services, world) => createSandboxDomain(services, world ?? {});

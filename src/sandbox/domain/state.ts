@@ -83,10 +83,10 @@ export interface DomainState {
   eventCounts: Record<string, number>;
 }
 
-export function emptyState(seed: number): DomainState {
+export function emptyState(seed: number, firstId = 1): DomainState {
   return {
     version: 1,
-    nextId: 1,
+    nextId: firstId,
     seed,
     supplierBuyers: {},
     invitations: {},

@@ -1,10 +1,31 @@
 /** A small typed caller of the harness (/_sandbox/), for tests and demos that drive a running sandbox. */
 import type { FaultSettings } from './faults.js';
 
+/** An account created through POST /_sandbox/accounts, with the key its integration uses. */
+export interface CreatedAccountInfo {
+  id: string;
+  type: 'buyer' | 'supplier';
+  name: string;
+  seed: number;
+  client_id: string;
+  key: string;
+  scopes: string[];
+  plan: string;
+  created_at: string;
+}
+
 export interface SandboxControl {
   reset(): Promise<void>;
-  state(): Promise<Record<string, unknown>>;
-  action(name: string, body?: unknown): Promise<unknown>;
+  /** The demo world's state, or the world of the created account `account` names. */
+  state(account?: string): Promise<Record<string, unknown>>;
+  /** Runs a domain action in the demo world, or in the world of the created account `account` names. */
+  action(name: string, body?: unknown, account?: string): Promise<unknown>;
+  createAccount(input: {
+    type: 'buyer' | 'supplier';
+    name: string;
+    seed?: number;
+  }): Promise<CreatedAccountInfo>;
+  accounts(): Promise<CreatedAccountInfo[]>;
   setFaults(
     settings: Partial<FaultSettings> & { webhook_reorder?: number | boolean },
   ): Promise<FaultSettings>;
@@ -38,11 +59,19 @@ async function send(controlUrl: string, method: string, path: string, body?: unk
   return parsed;
 }
 
+const inWorld = (path: string, account: string | undefined): string =>
+  account === undefined ? path : `${path}?account=${encodeURIComponent(account)}`;
+
 export function sandboxControl(controlUrl: string): SandboxControl {
   return {
     reset: async () => void (await send(controlUrl, 'POST', 'reset')),
-    state: async () => (await send(controlUrl, 'GET', 'state')) as Record<string, unknown>,
-    action: (name, body = {}) => send(controlUrl, 'POST', `actions/${encodeURIComponent(name)}`, body),
+    state: async (account) =>
+      (await send(controlUrl, 'GET', inWorld('state', account))) as Record<string, unknown>,
+    action: (name, body = {}, account) =>
+      send(controlUrl, 'POST', inWorld(`actions/${encodeURIComponent(name)}`, account), body),
+    createAccount: async (input) => (await send(controlUrl, 'POST', 'accounts', input)) as CreatedAccountInfo,
+    accounts: async () =>
+      ((await send(controlUrl, 'GET', 'accounts')) as { accounts: CreatedAccountInfo[] }).accounts,
     setFaults: async (settings) => (await send(controlUrl, 'POST', 'faults', settings)) as FaultSettings,
     clearFaults: async () => void (await send(controlUrl, 'DELETE', 'faults')),
     simulate: (settings) => send(controlUrl, 'POST', 'simulate', settings),

@@ -3,8 +3,8 @@
  * with beside the API it plays: reset, actions, state, faults, simulate, clock.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProblemError } from '../http/types.js';
-import type { Reply } from '../http/types.js';
+import { DEMO_BUYER_ACCOUNT_ID, DEMO_SUPPLIER_ACCOUNT_ID, ProblemError } from '../http/types.js';
+import type { AccountRegistry, Reply, SandboxDomain } from '../http/types.js';
 import { notFound, validationError } from '../http/problem.js';
 import { parseBody, readBody } from '../http/body.js';
 import { internalError, serializeProblem, serializeReply, writeReply } from '../http/respond.js';
@@ -12,9 +12,11 @@ import { isLoopback } from '../platform/ip.js';
 import type { PlatformContext } from '../platform/context.js';
 import type { FaultInjector } from './faults.js';
 import type { Simulator } from './simulator.js';
+import { parseNewAccount, presentAccount } from './accounts.js';
 
 export interface ControlDeps {
   ctx: PlatformContext;
+  accounts: AccountRegistry;
   faults: FaultInjector;
   simulator: Simulator;
   reset(): void;
@@ -25,52 +27,83 @@ export interface ControlDeps {
   onError(error: unknown): void;
 }
 
-async function route(deps: ControlDeps, method: string, name: string, body: unknown): Promise<Reply> {
-  const { ctx } = deps;
-  if (method === 'POST' && name === 'reset') {
+type ControlHandler = (deps: ControlDeps, body: unknown, query: URLSearchParams) => Reply | Promise<Reply>;
+
+const ok = (body: unknown): Reply => ({ status: 200, body });
+
+/** The domain of the world `?account=` names: a created account's, else (absent or a demo account) the demo's. */
+function domainOf(deps: ControlDeps, query: URLSearchParams): SandboxDomain {
+  const accountId = query.get('account');
+  if (accountId === null || accountId === DEMO_BUYER_ACCOUNT_ID || accountId === DEMO_SUPPLIER_ACCOUNT_ID)
+    return deps.ctx.domain();
+  const world = deps.accounts.worldOf(accountId);
+  if (world === null)
+    throw notFound(`No account ${accountId}; GET /_sandbox/accounts lists the created ones.`);
+  return world.domain;
+}
+
+function advanceClock(deps: ControlDeps, body: unknown): Reply {
+  const advance = (body as { advance_ms?: unknown } | undefined)?.advance_ms;
+  if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) {
+    throw validationError([{ field: 'advance_ms', code: 'out_of_range', message: 'A non-negative number.' }]);
+  }
+  if (!deps.advanceClock(advance)) {
+    throw new ProblemError(
+      409,
+      'conflict',
+      'This sandbox runs on the system clock; start it with a manual clock.',
+    );
+  }
+  return ok({ now: new Date(deps.ctx.clock.now()).toISOString() });
+}
+
+const CONTROL_ROUTES: Readonly<Record<string, ControlHandler>> = {
+  'POST reset': (deps) => {
     deps.reset();
-    return { status: 200, body: { reset: true } };
-  }
-  if (method === 'GET' && name === 'state') {
-    return { status: 200, body: { ...ctx.domain().readout(), platform: deps.platformReadout() } };
-  }
-  if (method === 'GET' && name === 'keys') return { status: 200, body: deps.keys() };
-  if (method === 'GET' && name === 'faults') return { status: 200, body: deps.faults.current() };
-  if (method === 'POST' && name === 'faults') return { status: 200, body: deps.faults.configure(body) };
-  if (method === 'DELETE' && name === 'faults') {
+    return ok({ reset: true });
+  },
+  'GET state': (deps, _body, query) =>
+    ok({ ...domainOf(deps, query).readout(), platform: deps.platformReadout() }),
+  'GET keys': (deps) => ok(deps.keys()),
+  'GET accounts': (deps) =>
+    ok({ accounts: deps.accounts.list().map((account) => presentAccount(deps.ctx, account)) }),
+  'POST accounts': (deps, body) => {
+    const { account } = deps.accounts.create(parseNewAccount(body));
+    deps.ctx.markDirty();
+    return { status: 201, body: presentAccount(deps.ctx, account) };
+  },
+  'GET faults': (deps) => ok(deps.faults.current()),
+  'POST faults': (deps, body) => ok(deps.faults.configure(body)),
+  'DELETE faults': (deps) => {
     deps.faults.clear();
     return { status: 204 };
-  }
-  if (method === 'GET' && name === 'simulate') return { status: 200, body: deps.simulator.current() };
-  if (method === 'POST' && name === 'simulate') return { status: 200, body: deps.simulator.start(body) };
-  if (method === 'DELETE' && name === 'simulate') return { status: 200, body: deps.simulator.stop() };
-  if (method === 'POST' && name === 'clock') {
-    const advance = (body as { advance_ms?: unknown } | undefined)?.advance_ms;
-    if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) {
-      throw validationError([
-        { field: 'advance_ms', code: 'out_of_range', message: 'A non-negative number.' },
-      ]);
-    }
-    if (!deps.advanceClock(advance)) {
-      throw new ProblemError(
-        409,
-        'conflict',
-        'This sandbox runs on the system clock; start it with a manual clock.',
-      );
-    }
-    return { status: 200, body: { now: new Date(ctx.clock.now()).toISOString() } };
-  }
-  if (method === 'GET' && name === 'actions')
-    return { status: 200, body: { actions: Object.keys(ctx.domain().actions) } };
+  },
+  'GET simulate': (deps) => ok(deps.simulator.current()),
+  'POST simulate': (deps, body) => ok(deps.simulator.start(body)),
+  'DELETE simulate': (deps) => ok(deps.simulator.stop()),
+  'POST clock': advanceClock,
+  'GET actions': (deps, _body, query) => ok({ actions: Object.keys(domainOf(deps, query).actions) }),
+};
+
+async function runAction(
+  deps: ControlDeps,
+  name: string,
+  body: unknown,
+  query: URLSearchParams,
+): Promise<Reply> {
+  const handler = domainOf(deps, query).actions[name];
+  if (!handler) throw notFound(`No control action ${name}.`);
+  const result = await handler(body ?? {});
+  deps.ctx.markDirty();
+  deps.ctx.kick();
+  return ok(result ?? { ok: true });
+}
+
+function route(deps: ControlDeps, method: string, name: string, body: unknown, query: URLSearchParams) {
+  const handler = CONTROL_ROUTES[`${method} ${name}`];
+  if (handler) return handler(deps, body, query);
   const action = /^actions\/([A-Za-z0-9_.-]+)$/.exec(name);
-  if (method === 'POST' && action?.[1]) {
-    const handler = ctx.domain().actions[action[1]];
-    if (!handler) throw notFound(`No control action ${action[1]}.`);
-    const result = await handler(body ?? {});
-    ctx.markDirty();
-    ctx.kick();
-    return { status: 200, body: result ?? { ok: true } };
-  }
+  if (method === 'POST' && action?.[1]) return runAction(deps, action[1], body, query);
   throw notFound(`No control endpoint ${method} /_sandbox/${name}.`);
 }
 
@@ -89,7 +122,7 @@ export async function handleControl(
     if (!isLoopback(ip))
       throw new ProblemError(403, 'ip_not_allowed', 'The control plane answers loopback callers only.');
     const { body } = await parseBody(await readBody(req), req.headers['content-type']);
-    reply = serializeReply(await route(deps, method, name, body));
+    reply = serializeReply(await route(deps, method, name, body, url.searchParams));
   } catch (error) {
     if (!(error instanceof ProblemError)) deps.onError(error);
     reply = serializeProblem(

@@ -129,4 +129,44 @@ export interface SandboxDomain {
   ): Iterable<Record<string, unknown>>;
 }
 
-export type CreateDomain = (services: DomainServices) => SandboxDomain;
+/**
+ * Where a world's data starts: the seed of its random data and its first id. The demo world is the default; an
+ * account created through the harness (POST /_sandbox/accounts) gets a world of its own, seeded apart, whose ids
+ * start far from every other world's so that no id is shared.
+ */
+export interface WorldSeed {
+  seed: number;
+  firstId: number;
+}
+
+/** An account created through the harness (POST /_sandbox/accounts), beyond the demo pair. */
+export interface CreatedAccount {
+  id: string;
+  type: AccountType;
+  name: string;
+  /** The seed of its world's data. */
+  seed: number;
+  clientId: string;
+  createdAt: string;
+}
+
+export interface NewAccount {
+  type: AccountType;
+  name: string;
+  seed?: number;
+}
+
+/** What the harness does with created accounts. */
+export interface AccountRegistry {
+  create(input: NewAccount): { account: CreatedAccount; key: string };
+  list(): readonly CreatedAccount[];
+  worldOf(accountId: string): AccountWorld | null;
+}
+
+/** A created account's world and the id the account has inside it (the demo account of its type). */
+export interface AccountWorld {
+  domain: SandboxDomain;
+  insideId: string;
+}
+
+export type CreateDomain = (services: DomainServices, world?: WorldSeed) => SandboxDomain;

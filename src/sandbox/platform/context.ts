@@ -1,7 +1,7 @@
 /** What the platform's modules share: state, time, persistence hooks and event raising. */
 import type { Clock } from '../../shared/clock.js';
 import type { MonotonicTimestamps } from '../http/paging.js';
-import type { RaisedEvent, SandboxDomain } from '../http/types.js';
+import type { AccountWorld, RaisedEvent, SandboxDomain } from '../http/types.js';
 import type { RateLimitOverrides } from './rate-limit.js';
 import type { PlatformState } from './state.js';
 
@@ -16,6 +16,8 @@ export interface PlatformContext {
   /** http://127.0.0.1:PORT once listening. */
   origin(): string;
   domain(): SandboxDomain;
+  /** A created account's world (POST /_sandbox/accounts); null for the demo accounts, which share the demo world. */
+  worldOf(accountId: string): AccountWorld | null;
   /** Schedules a save of the state file (coalesced). */
   markDirty(): void;
   putBlob(id: string, data: Buffer): void;

@@ -1,6 +1,6 @@
 /** Bulk exports (part 4.14, gap G26): queued -> running -> completed/failed -> expired, files at signed URLs. */
 import { EXPORT_RESOURCES } from '../../contract/index.js';
-import type { RouteDef } from '../http/types.js';
+import type { RouteDef, SandboxDomain } from '../http/types.js';
 import { notFound, validationError } from '../http/problem.js';
 import type { PlatformContext } from './context.js';
 import { isoNow } from './context.js';
@@ -135,6 +135,18 @@ function render(rows: Record<string, unknown>[], format: 'ndjson' | 'csv'): Buff
   return Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
 }
 
+/** The rows of the account's own world: a created account's, else the demo world's. */
+function accountRows(
+  ctx: PlatformContext,
+  accountId: string,
+  resource: string,
+  filter: Parameters<SandboxDomain['exportRows']>[2],
+): Record<string, unknown>[] {
+  const world = ctx.worldOf(accountId);
+  if (world === null) return [...ctx.domain().exportRows(accountId, resource, filter)];
+  return [...world.domain.exportRows(world.insideId, resource, filter)];
+}
+
 /** One step per job per tick: queued -> running; running -> completed or failed; completed -> expired after 24 h. */
 export function advanceExports(ctx: PlatformContext): void {
   const now = ctx.clock.now();
@@ -149,7 +161,7 @@ export function advanceExports(ctx: PlatformContext): void {
             ...(job.request.to !== undefined ? { to: job.request.to } : {}),
             ...(job.request.branch_ids !== undefined ? { branchIds: job.request.branch_ids } : {}),
           };
-          const rows = [...ctx.domain().exportRows(job.accountId, resource, filter)];
+          const rows = accountRows(ctx, job.accountId, resource, filter);
           const data = render(rows, job.request.format);
           const blobId = `${job.id}/${resource}`;
           ctx.putBlob(blobId, data);

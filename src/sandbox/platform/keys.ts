@@ -165,6 +165,41 @@ export function createDemoClients(seed: string | undefined, nowMs: number): ApiC
   });
 }
 
+export interface AccountIdentity {
+  accountId: string;
+  accountType: 'supplier' | 'buyer';
+  accountName: string;
+}
+
+/**
+ * The full-scope client of an account created through the harness: the scopes, plan and allowlist of the demo
+ * account of its type, a key derived from `seed` (random without one).
+ */
+export function createAccountClient(
+  account: AccountIdentity,
+  clientId: string,
+  seed: string | undefined,
+): ApiClient {
+  const template = TEMPLATES.find((candidate) => candidate.purpose === account.accountType);
+  if (template === undefined) throw new Error(`no client template for ${account.accountType} accounts`);
+  return {
+    id: clientId,
+    name: `${account.accountName} sync`,
+    ...account,
+    key: `svc_test_${secretString(32, seed, `key:${clientId}`)}`,
+    keyId: `key_${clientId.replace(/^cli_/, '')}`,
+    scopes: template.scopes,
+    plan: template.plan,
+    ipAllowlist: template.ipAllowlist ?? [],
+    branchIds: null,
+    suspended: false,
+    revoked: false,
+    expiresAt: null,
+    // Not the demo's purposes ('supplier', 'buyer'), which name the demo keys.
+    purpose: `${account.accountType}:${account.accountId}`,
+  };
+}
+
 /** The prefix shown in GET /me: enough to recognise a key, never enough to use it. */
 export function keyPrefix(key: string): string {
   return key.slice(0, 13);

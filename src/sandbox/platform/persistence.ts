@@ -8,11 +8,21 @@
 import Database from 'better-sqlite3';
 import type { PlatformSnapshot } from './state.js';
 
+/** Accounts created through the harness and their worlds' snapshots, kept as the composition gives them. */
+export interface SavedWorlds {
+  accounts: unknown[];
+  worlds: Map<string, unknown>;
+}
+
 export interface SavedState {
   platform: PlatformSnapshot;
   domain: unknown;
+  /** Empty in a file written before accounts could be created. */
+  created: SavedWorlds;
   blobs: Map<string, Buffer>;
 }
+
+const WORLD_ROW = 'world.';
 
 export class StateFile {
   private readonly db: Database.Database;
@@ -37,16 +47,20 @@ export class StateFile {
     return {
       platform: JSON.parse(platform.json) as PlatformSnapshot,
       domain: joinDomain(rows),
+      created: savedWorlds(rows),
       blobs,
     };
   }
 
-  save(platform: PlatformSnapshot, domain: unknown): void {
+  save(platform: PlatformSnapshot, domain: unknown, created?: SavedWorlds): void {
     const insert = this.db.prepare('INSERT INTO snapshot (name, json) VALUES (?, ?)');
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM snapshot').run();
       insert.run('platform', JSON.stringify(platform));
       for (const [name, json] of splitDomain(domain)) insert.run(name, json);
+      if (created === undefined || created.accounts.length === 0) return;
+      insert.run('accounts', JSON.stringify(created.accounts));
+      for (const [id, world] of created.worlds) insert.run(`${WORLD_ROW}${id}`, JSON.stringify(world));
     })();
   }
 
@@ -112,4 +126,13 @@ function joinDomain(rows: readonly { name: string; json: string }[]): unknown {
     else domain[field] = Object.assign((domain[field] as Record<string, unknown> | undefined) ?? {}, value);
   }
   return domain;
+}
+
+function savedWorlds(rows: readonly { name: string; json: string }[]): SavedWorlds {
+  const accounts = rows.find((row) => row.name === 'accounts');
+  const worlds = new Map<string, unknown>();
+  for (const row of rows) {
+    if (row.name.startsWith(WORLD_ROW)) worlds.set(row.name.slice(WORLD_ROW.length), JSON.parse(row.json));
+  }
+  return { accounts: accounts ? (JSON.parse(accounts.json) as unknown[]) : [], worlds };
 }

@@ -14,8 +14,8 @@ const HISTORY_DAYS = 35;
 export const DEFAULT_SEED = 20_260_101;
 
 /** History ends a minute before the clock's "now", so every seeded updated_at is in the past. */
-export function seedState(services: DomainServices, seed: number = DEFAULT_SEED): DomainState {
-  const state = emptyState(seed);
+export function seedState(services: DomainServices, seed: number = DEFAULT_SEED, firstId = 1): DomainState {
+  const state = emptyState(seed, firstId);
   const end = services.clock.now() - 60_000;
   const startOfToday = Math.floor(end / DAY_MS) * DAY_MS;
   let cursor = startOfToday - HISTORY_DAYS * DAY_MS;

@@ -1,0 +1,219 @@
+/**
+ * Accounts created through the harness (POST /_sandbox/accounts, a sandbox extension documented in
+ * docs/sandbox.md): each has its own key and a world of its own data, over real HTTP, kept in a real state file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDomain } from '../../../src/sandbox/domain/index.js';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { call, field, startReceiver, waitFor, type Receiver } from './fixtures.js';
+
+const opened: Array<{ close(): Promise<void> }> = [];
+const folders: string[] = [];
+
+afterEach(async () => {
+  for (const thing of opened.splice(0).reverse()) await thing.close();
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+async function sandboxAt(statePath?: string): Promise<RunningSandbox> {
+  const sandbox = await startSandbox({
+    createDomain,
+    allowHttpWebhooks: true,
+    ...(statePath === undefined ? {} : { statePath }),
+  });
+  opened.push(sandbox);
+  return sandbox;
+}
+
+async function receiver(): Promise<Receiver> {
+  const started = await startReceiver();
+  opened.push(started);
+  return started;
+}
+
+/** The ids of every item of a list, walking its pages. */
+async function listIds(sandbox: RunningSandbox, key: string, path: string): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? 'limit=200' : `limit=200&cursor=${encodeURIComponent(cursor)}`;
+    const page = await call(`${sandbox.baseUrl}${path}?${query}`, { key });
+    expect(page.status, `GET ${path}: ${page.text}`).toBe(200);
+    for (const item of field(page.json, 'data') as Array<{ id: string }>) ids.push(item.id);
+    cursor = (field(page.json, 'next_cursor') as string | null | undefined) ?? null;
+  } while (cursor !== null);
+  return ids;
+}
+
+async function approvedIds(sandbox: RunningSandbox, account: string | undefined, count: number) {
+  const result = (await sandbox.control.action('approve_journal_lines', { count }, account)) as {
+    journal_line_ids: string[];
+  };
+  return result.journal_line_ids;
+}
+
+describe('accounts created through the harness', () => {
+  it('gives each account its own key, identity and world of data, sharing no id with another', async () => {
+    const sandbox = await sandboxAt();
+    const first = await sandbox.control.createAccount({ type: 'buyer', name: 'Falafel Hashalom Ltd' });
+    const second = await sandbox.control.createAccount({ type: 'buyer', name: 'Cafe Ha-Namal Ltd' });
+    expect(first).toMatchObject({ id: 'acc_buyer_0001', type: 'buyer', name: 'Falafel Hashalom Ltd' });
+    expect(new Set([first.key, second.key, sandbox.keys.buyer]).size).toBe(3);
+
+    const me = await call(`${sandbox.baseUrl}/me`, { key: second.key });
+    expect(field(me.json, 'account')).toMatchObject({
+      id: second.id,
+      name: 'Cafe Ha-Namal Ltd',
+      type: 'buyer',
+    });
+
+    const lines = async (key: string) => listIds(sandbox, key, '/accounting/journal-lines');
+    const [demoBefore, firstBefore, secondBefore] = [
+      await lines(sandbox.keys.buyer),
+      await lines(first.key),
+      await lines(second.key),
+    ];
+    const added = await approvedIds(sandbox, first.id, 5);
+    expect(await lines(first.key)).toEqual(expect.arrayContaining(added));
+    expect(await lines(first.key)).toHaveLength(firstBefore.length + 5);
+    expect(await lines(second.key)).toEqual(secondBefore);
+    expect(await lines(sandbox.keys.buyer)).toEqual(demoBefore);
+
+    const all = [...demoBefore, ...(await lines(first.key)), ...secondBefore];
+    expect(new Set(all).size).toBe(all.length);
+    // The demo world's key cannot read a created world's line, nor the other way round.
+    const foreign = await call(`${sandbox.baseUrl}/accounting/journal-lines/${added[0] ?? ''}`, {
+      key: sandbox.keys.buyer,
+    });
+    expect(foreign.status).toBe(404);
+  });
+
+  it("delivers a created supplier's events to that account's endpoints only, under its own id", async () => {
+    const sandbox = await sandboxAt();
+    const group = await sandbox.control.createAccount({ type: 'supplier', name: 'Group Entity B' });
+    const [ownHooks, demoHooks] = [await receiver(), await receiver()];
+    const register = async (key: string, url: string) => {
+      const created = await call(`${sandbox.baseUrl}/webhooks`, {
+        key,
+        body: { url, events: ['order.created'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      return String(field(created.json, 'id'));
+    };
+    const ownEndpoint = await register(group.key, ownHooks.url);
+    const demoEndpoint = await register(sandbox.keys.supplier, demoHooks.url);
+
+    const sent = (await sandbox.control.action('buyer_send_order', { count: 1 }, group.id)) as {
+      order_ids: string[];
+    };
+    const orderId = sent.order_ids[0] ?? '';
+    expect(await listIds(sandbox, group.key, '/supplier/orders')).toContain(orderId);
+    expect(await listIds(sandbox, sandbox.keys.supplier, '/supplier/orders')).not.toContain(orderId);
+
+    await waitFor(() => (ownHooks.received.length > 0 ? true : undefined));
+    const envelope = JSON.parse(ownHooks.received[0]?.raw.toString('utf8') ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    expect(envelope).toMatchObject({ type: 'order.created', account_id: group.id });
+    expect(field(envelope, 'data', 'id')).toBe(orderId);
+    const deliveries = field(await sandbox.control.state(), 'platform', 'deliveries') as Array<{
+      webhook_id: string;
+    }>;
+    expect(deliveries.filter((delivery) => delivery.webhook_id === ownEndpoint)).toHaveLength(1);
+    expect(deliveries.filter((delivery) => delivery.webhook_id === demoEndpoint)).toHaveLength(0);
+    expect(demoHooks.received).toHaveLength(0);
+  });
+
+  it('lets a created supplier attach only its own uploaded files', async () => {
+    const sandbox = await sandboxAt();
+    const group = await sandbox.control.createAccount({ type: 'supplier', name: 'Group Entity C' });
+    const form = new FormData();
+    form.append('purpose', 'document_attachment');
+    form.append('file', new Blob([Buffer.from('%PDF-1.4\n%%EOF\n')], { type: 'application/pdf' }), 'inv.pdf');
+    const upload = async (key: string) => {
+      const response = await fetch(`${sandbox.baseUrl}/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: form,
+      });
+      expect(response.status).toBe(201);
+      return String(((await response.json()) as { id: string }).id);
+    };
+    const own = await upload(group.key);
+    const demo = await upload(sandbox.keys.supplier);
+    // The body of test/sandbox/domain/documents.test.ts: the seeded linked buyer, branch, products and totals.
+    const invoice = (number: string, fileId: string) => ({
+      type: 'invoice',
+      number,
+      date: '2026-11-20',
+      buyer_id: 'byr_demo',
+      branch_id: 'br_tlv',
+      purchase_type: 'FC',
+      currency: 'ILS',
+      totals: { before_vat: '150.00', vat: '27.00', with_vat: '177.00' },
+      lines: [
+        { sku: 'MEA-0076', name: 'Chicken breast', quantity: '2', unit_price: '50.00', total: '100.00' },
+        { sku: 'DAI-0136', name: 'Milk', quantity: '5', unit_price: '10.00', total: '50.00' },
+      ],
+      file_ids: [fileId],
+    });
+    const create = (number: string, fileId: string) =>
+      call(`${sandbox.baseUrl}/supplier/documents`, {
+        key: group.key,
+        body: invoice(number, fileId),
+        headers: { 'idempotency-key': `doc-${number}` },
+      });
+    const accepted = await create('GRP-C-1', own);
+    expect(accepted.status, accepted.text).toBe(201);
+    const refused = await create('GRP-C-2', demo);
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain(demo);
+  });
+
+  it('keeps created accounts, their keys and their worlds in the state file across a restart', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'sandbox-accounts-'));
+    folders.push(folder);
+    const statePath = join(folder, 'sandbox.db');
+    const before = await sandboxAt(statePath);
+    const office = await before.control.createAccount({ type: 'buyer', name: 'Office client 1', seed: 7 });
+    const added = await approvedIds(before, office.id, 3);
+    const linesBefore = await listIds(before, office.key, '/accounting/journal-lines');
+    await before.close();
+
+    const after = await sandboxAt(statePath);
+    expect(await after.control.accounts()).toEqual([office]);
+    const linesAfter = await listIds(after, office.key, '/accounting/journal-lines');
+    expect(linesAfter).toEqual(linesBefore);
+    expect(linesAfter).toEqual(expect.arrayContaining(added));
+    const next = await after.control.createAccount({ type: 'supplier', name: 'Second' });
+    expect(next.id).toBe('acc_supplier_0002');
+  });
+
+  it('resets every world to its seed and keeps the accounts', async () => {
+    const sandbox = await sandboxAt();
+    const office = await sandbox.control.createAccount({ type: 'buyer', name: 'Office client', seed: 11 });
+    const seeded = await listIds(sandbox, office.key, '/accounting/journal-lines');
+    await approvedIds(sandbox, office.id, 4);
+    expect(await listIds(sandbox, office.key, '/accounting/journal-lines')).toHaveLength(seeded.length + 4);
+    await sandbox.control.reset();
+    expect(await listIds(sandbox, office.key, '/accounting/journal-lines')).toEqual(seeded);
+  });
+
+  it('answers a wrong account request with 422 naming each field, and an unknown account with 404', async () => {
+    const sandbox = await sandboxAt();
+    const wrong = await call(`${sandbox.controlUrl}/accounts`, { body: { type: 'owner', seed: -1 } });
+    expect(wrong.status).toBe(422);
+    const fields = (field(wrong.json, 'errors') as Array<{ field: string }>).map((error) => error.field);
+    expect(fields.sort()).toEqual(['name', 'seed', 'type']);
+    const unknown = await call(`${sandbox.controlUrl}/actions/approve_journal_lines?account=acc_buyer_9999`, {
+      body: { count: 1 },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.text).toContain('GET /_sandbox/accounts');
+    expect(await sandbox.control.accounts()).toEqual([]);
+  });
+});
