@@ -13,6 +13,7 @@ import { LeaseDatabaseError, leaseDatabaseError } from './errors.js';
 import { LeaderFence, type Term } from './fence.js';
 import { LeaseConnection } from './lease-connection.js';
 import {
+  ACQUIRE_FIRST_SQL,
   ACQUIRE_SQL,
   CREATE_LEASE_TABLE_SQL,
   LEASE_TABLE_PRESENT_SQL,
@@ -201,12 +202,10 @@ export class Elector {
       pid: process.pid,
       ...this.#options.info,
     });
-    const [taken] = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, [
-      this.#settings.instance,
-      this.#processId,
-      info,
-      this.#settings.leaseMs,
-    ]);
+    const params = [this.#settings.instance, this.#processId, info, this.#settings.leaseMs];
+    const takenOver = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, params);
+    const [taken] =
+      takenOver.length > 0 ? takenOver : await this.#connection.query<LeaseRow>(ACQUIRE_FIRST_SQL, params);
     if (taken === undefined) {
       const [current] = await this.#connection.query<LeaseRow>(READ_LEASE_SQL);
       this.#leader = current?.live === true ? leaderView(current) : null;

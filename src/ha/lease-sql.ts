@@ -39,24 +39,41 @@ export const LEASE_TABLE_PRESENT_SQL = `SELECT to_regclass('${LEASE_TABLE}') IS 
 const ROW = `epoch::text AS epoch, holder, holder_info, acquired_at, expires_at, expires_at > now() AS live`;
 
 /**
- * Takes the lease when it is free, expired, or already held by this very process, and starts a new term
- * (epoch + 1) every time. Returns a row only when taken. $1 holder (the instance name), $2 this process's random
- * id, $3 holder_info, $4 the lease in milliseconds. A same-named instance in another process (a duplicate name, or
- * a restart) waits for expiry, so two processes never share a term.
+ * Takes the lease when it is expired, or already held by this very process, and starts a new term (epoch + 1)
+ * every time. Returns a row only when taken. $1 holder (the instance name), $2 this process's random id, $3
+ * holder_info, $4 the lease in milliseconds. A same-named instance in another process (a duplicate name, or a
+ * restart) waits for expiry, so two processes never share a term.
+ *
+ * The takeover locks the row FOR UPDATE first, which conflicts with the fence's FOR KEY SHARE (FENCE_SQL): it waits
+ * until every transaction that passed the old term's fence has committed or rolled back. Only a takeable row is
+ * locked, so a standby polling a live lease waits for nothing and holds up no renewal. The condition is repeated in
+ * the UPDATE: under READ COMMITTED, a row changed while the lock was awaited is judged again in its newest version.
  */
 export const ACQUIRE_SQL = `
-  INSERT INTO ${LEASE_TABLE} AS lease
+  WITH takeable AS (
+    SELECT id FROM ${LEASE_TABLE}
+    WHERE id = 1 AND (expires_at <= now() OR (holder = $1 AND holder_process = $2))
+    FOR UPDATE
+  )
+  UPDATE ${LEASE_TABLE} AS lease SET
+    epoch = lease.epoch + 1,
+    holder = $1,
+    holder_process = $2,
+    holder_info = $3::jsonb,
+    acquired_at = now(),
+    renewed_at = now(),
+    expires_at = now() + $4::bigint * interval '1 millisecond'
+  FROM takeable
+  WHERE lease.id = takeable.id
+    AND (lease.expires_at <= now() OR (lease.holder = $1 AND lease.holder_process = $2))
+  RETURNING ${ROW}`;
+
+/** The first term ever, when the table has no row yet. Same parameters as ACQUIRE_SQL; a row only when taken. */
+export const ACQUIRE_FIRST_SQL = `
+  INSERT INTO ${LEASE_TABLE}
     (id, epoch, holder, holder_process, holder_info, acquired_at, renewed_at, expires_at)
   VALUES (1, 1, $1, $2, $3::jsonb, now(), now(), now() + $4::bigint * interval '1 millisecond')
-  ON CONFLICT (id) DO UPDATE SET
-    epoch = lease.epoch + 1,
-    holder = EXCLUDED.holder,
-    holder_process = EXCLUDED.holder_process,
-    holder_info = EXCLUDED.holder_info,
-    acquired_at = EXCLUDED.acquired_at,
-    renewed_at = EXCLUDED.renewed_at,
-    expires_at = EXCLUDED.expires_at
-  WHERE lease.expires_at <= now() OR (lease.holder = EXCLUDED.holder AND lease.holder_process = EXCLUDED.holder_process)
+  ON CONFLICT (id) DO NOTHING
   RETURNING ${ROW}`;
 
 /**
@@ -84,13 +101,14 @@ export const READ_LEASE_SQL = `SELECT ${ROW} FROM ${LEASE_TABLE} WHERE id = 1`;
  * The fence: the first statement of every leader-only write transaction. $1 epoch, $2 holder. Returns the row
  * with `valid` true only when the lease is still this term's and unexpired.
  *
- * Why FOR SHARE makes the check hold until COMMIT, not just at the moment it runs: the shared row lock is kept to
- * the end of the transaction, and it conflicts with the UPDATE that any acquisition (or renewal) makes. So a new
- * leader's ACQUIRE_SQL waits for every transaction that passed the old term's fence to commit or roll back, and only
- * then writes epoch + 1. Every write of the old term is therefore ordered before the new term begins; the old
- * leader's next transaction then reads the new epoch and is refused. (Were the lock FOR KEY SHARE, the acquiring
- * UPDATE, which leaves the key alone, would not wait, and an old-term commit could land inside the new term.)
- * Under READ COMMITTED, a fence that waits behind an in-flight acquisition re-reads the updated row and fails; under
+ * Why FOR KEY SHARE makes the check hold until COMMIT, not just at the moment it runs: the row lock is kept to the
+ * end of the transaction, and it conflicts with the FOR UPDATE that every takeover (ACQUIRE_SQL) takes first. So a
+ * new leader waits for every transaction that passed the old term's fence to commit or roll back, and only then
+ * writes epoch + 1. Every write of the old term is therefore ordered before the new term begins; the old leader's
+ * next transaction then reads the new epoch and is refused. A renewal (RENEW_SQL) changes no key column, so its
+ * lock (FOR NO KEY UPDATE) does not conflict with FOR KEY SHARE: a leader keeps renewing while its own long
+ * transactions run. (With FOR SHARE, a renewal waited for them and a live leader could lose its lease.)
+ * Under READ COMMITTED, a fence that waits behind an in-flight takeover re-reads the updated row and fails; under
  * REPEATABLE READ or SERIALIZABLE it fails with a serialization error instead. Both refuse.
  *
  * clock_timestamp() rather than now(): now() is the transaction's start, which can be long before this statement.
@@ -101,7 +119,7 @@ export const FENCE_SQL = `
     (epoch = $1::bigint AND holder = $2 AND expires_at > clock_timestamp()) AS valid,
     (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::float8 AS remaining_ms
   FROM ${LEASE_TABLE} WHERE id = 1
-  FOR SHARE`;
+  FOR KEY SHARE`;
 
 /** A lease row as ACQUIRE_SQL, RENEW_SQL and READ_LEASE_SQL return it. */
 export interface LeaseRow {

@@ -1,12 +1,13 @@
 /**
  * The write fence in real PostgreSQL transactions: a leader that a new term replaced cannot commit, through the
  * synchronous port the state store uses or through a plain pg client; and a write that passed the fence before the
- * lease ran out commits before the new term can begin (FOR SHARE makes the new leader's acquisition wait for it).
+ * lease ran out commits before the new term can begin (the fence's FOR KEY SHARE makes the new leader's FOR UPDATE
+ * wait for it); and a live leader keeps renewing while its own fenced transaction stays open.
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_TABLE, LeadershipLostError, termFence, type Term } from '../../src/ha/index.js';
-import { testElectors } from './support/electors.js';
+import { FAST, testElectors } from './support/electors.js';
 import {
   createTempDatabase,
   postgresProbe,
@@ -132,6 +133,44 @@ describe.skipIf(!probe.available)(
       const refused = thrownBy(() => termFence(paused).check(port));
       port.run('ROLLBACK');
       expect(refused).toMatchObject({ code: 'lease_expired', epoch: 1 });
+    });
+
+    it('keeps a live leader renewing while its own fenced transaction stays open past a whole lease', async () => {
+      electors.warnings.length = 0;
+      const a = electors.make('a', database.url);
+      await a.start();
+      const term = a.term() as Term;
+      const b = electors.make('b', database.url);
+      await b.start();
+
+      const [fencedAt] = await withClient(database.url, async (client) =>
+        (await client.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows.map((row) => row.now),
+      );
+      port.run('BEGIN');
+      a.fence.check(port);
+      port.run("INSERT INTO fenced_writes (note) VALUES ('term 1, a long transaction')");
+      const renewedPastALease = () =>
+        withClient(database.url, async (client) => {
+          const { rows: facts } = await client.query<{ renewed: boolean }>(
+            `SELECT renewed_at > $1::timestamptz + $2::bigint * interval '1 millisecond' AS renewed
+             FROM ${LEASE_TABLE}`,
+            [fencedAt, FAST.leaseMs],
+          );
+          return facts[0]?.renewed === true;
+        });
+      // The lease is renewed more than a whole lease after the transaction passed the fence, while it is still open.
+      await waitFor(
+        'a renewal a lease after the fence, the transaction still open',
+        renewedPastALease,
+        10_000,
+      );
+      expect(a.isLeader()).toBe(true);
+      expect(a.term()).toEqual(term);
+      expect(b.isLeader()).toBe(false);
+      port.run('COMMIT');
+      expect(await rows()).toEqual(['term 1, a long transaction']);
+      expect(electors.events).toEqual([{ instance: 'a', event: 'elected', detail: String(term.epoch) }]);
+      expect(electors.warnings).toEqual([]);
     });
 
     it('orders a write that passed the fence before the new term: the acquisition waits for its commit', async () => {
