@@ -30,3 +30,8 @@ export function describeKeys(apiClients: readonly ApiClient[]): {
     },
   };
 }
+
+/** GET /_sandbox/keys: every key, read at each call, so the keys of accounts created since are in it too. */
+export function keysDocument(origin: string, apiClients: readonly ApiClient[]): Record<string, unknown> {
+  return { base_url: `${origin}/v2`, keys: describeKeys(apiClients).clients };
+}

@@ -14,7 +14,7 @@ import { FaultInjector } from './harness/faults.js';
 import { Simulator } from './harness/simulator.js';
 import { sandboxControl } from './harness/client.js';
 import type { RunningSandbox, SandboxKeyInfo, SandboxKeys, SandboxOptions } from './options.js';
-import { describeKeys } from './keys-info.js';
+import { describeKeys, keysDocument } from './keys-info.js';
 import { createPlatformContext } from './compose/context.js';
 import { StateSaver, restoreOrSeed } from './compose/saved-state.js';
 import { SandboxAccounts } from './compose/accounts.js';
@@ -126,7 +126,6 @@ function assembleSandbox(options: SandboxOptions): AssembledSandbox {
     },
   );
   const { clients, keys } = describeKeys(state.clients);
-  const keysOut = () => ({ base_url: `${address.origin}/v2`, keys: clients });
   const control = controlPlane({
     ctx,
     accounts: worlds.accounts,
@@ -136,7 +135,7 @@ function assembleSandbox(options: SandboxOptions): AssembledSandbox {
     file,
     onError,
     tick,
-    keys: keysOut,
+    keys: () => keysDocument(address.origin, state.clients),
   });
   const api = { ctx, routes, limiter, idempotency, faults, onError };
   const server = createSandboxServer({ ctx, api, control, onError });

@@ -17,7 +17,7 @@ import type {
   RaisedEvent,
 } from '../http/types.js';
 import { DEMO_BUYER_ACCOUNT_ID, DEMO_SUPPLIER_ACCOUNT_ID, ProblemError } from '../http/types.js';
-import { createAccountClient } from '../platform/keys.js';
+import { ACCOUNT_PLANS, createAccountClient } from '../platform/keys.js';
 import type { PlatformState } from '../platform/state.js';
 import { DEFAULT_SEED } from '../domain/seed/index.js';
 
@@ -66,11 +66,13 @@ export class SandboxAccounts implements AccountRegistry {
       type: input.type,
       name: input.name,
       seed: input.seed ?? DEFAULT_SEED + ordinal,
+      plan: input.plan ?? ACCOUNT_PLANS[input.type][0] ?? 'Pro',
       clientId: `cli_${input.type}_${number}`,
       createdAt: new Date(this.deps.now()).toISOString(),
     };
     const client = createAccountClient(
       { accountId: account.id, accountType: account.type, accountName: account.name },
+      account.plan,
       account.clientId,
       this.deps.keySeed,
     );

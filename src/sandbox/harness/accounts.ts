@@ -1,6 +1,7 @@
 /** POST and GET /_sandbox/accounts: the request a created account is made from, and how one is shown. */
 import { validationError } from '../http/problem.js';
-import type { CreatedAccount, NewAccount } from '../http/types.js';
+import type { CreatedAccount, NewAccount, PlanName } from '../http/types.js';
+import { ACCOUNT_PLANS } from '../platform/keys.js';
 import type { PlatformContext } from '../platform/context.js';
 
 const MAX_NAME_LENGTH = 200;
@@ -19,7 +20,8 @@ function typeError(value: unknown): FieldError[] {
 }
 
 function nameError(value: unknown): FieldError[] {
-  if (typeof value === 'string' && value.trim() !== '' && value.length <= MAX_NAME_LENGTH) return [];
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (name !== '' && name.length <= MAX_NAME_LENGTH) return [];
   return [
     {
       field: 'name',
@@ -29,20 +31,49 @@ function nameError(value: unknown): FieldError[] {
   ];
 }
 
+/** The seed generator takes 32 bits: a larger seed would repeat a smaller one's data. */
+const MAX_SEED = 2 ** 32 - 1;
+
 function seedError(value: unknown): FieldError[] {
-  if (value === undefined || (Number.isSafeInteger(value) && (value as number) >= 0)) return [];
-  return [{ field: 'seed', code: 'out_of_range', message: 'A non-negative whole number, or leave it out.' }];
+  if (
+    value === undefined ||
+    (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_SEED)
+  )
+    return [];
+  return [
+    {
+      field: 'seed',
+      code: typeof value === 'number' ? 'out_of_range' : 'invalid_format',
+      message: `A whole number from 0 to ${MAX_SEED}, or leave it out.`,
+    },
+  ];
 }
 
-/** `{ "type": "buyer" | "supplier", "name": "...", "seed"?: n }`, else 422 naming every field at fault. */
+function planError(type: unknown, value: unknown): FieldError[] {
+  if (value === undefined || (type !== 'buyer' && type !== 'supplier')) return [];
+  const plans = ACCOUNT_PLANS[type];
+  if (plans.includes(value as PlanName)) return [];
+  return [{ field: 'plan', code: 'unsupported_value', message: `For a ${type}: ${plans.join(', ')}.` }];
+}
+
+/**
+ * `{ "type": "buyer" | "supplier", "name": "...", "seed"?: n, "plan"?: "Basic" | "Pro" | "Enterprise" }`, else 422
+ * naming every field at fault.
+ */
 export function parseNewAccount(body: unknown): NewAccount {
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const errors = [...typeError(input.type), ...nameError(input.name), ...seedError(input.seed)];
+  const errors = [
+    ...typeError(input.type),
+    ...nameError(input.name),
+    ...seedError(input.seed),
+    ...planError(input.type, input.plan),
+  ];
   if (errors.length > 0) throw validationError(errors, 'The account request is not valid.');
   return {
     type: input.type as NewAccount['type'],
     name: (input.name as string).trim(),
     ...(input.seed === undefined ? {} : { seed: input.seed as number }),
+    ...(input.plan === undefined ? {} : { plan: input.plan as PlanName }),
   };
 }
 
@@ -54,10 +85,10 @@ export function presentAccount(ctx: PlatformContext, account: CreatedAccount): R
     type: account.type,
     name: account.name,
     seed: account.seed,
+    plan: account.plan,
     client_id: account.clientId,
     key: client?.key ?? null,
     scopes: client?.scopes ?? [],
-    plan: client?.plan ?? null,
     created_at: account.createdAt,
   };
 }

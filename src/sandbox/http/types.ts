@@ -146,6 +146,8 @@ export interface CreatedAccount {
   name: string;
   /** The seed of its world's data. */
   seed: number;
+  /** Its key's plan: `supplier` for a supplier; Basic, Pro or Enterprise for a buyer. */
+  plan: PlanName;
   clientId: string;
   createdAt: string;
 }
@@ -154,6 +156,7 @@ export interface NewAccount {
   type: AccountType;
   name: string;
   seed?: number;
+  plan?: PlanName;
 }
 
 /** What the harness does with created accounts. */

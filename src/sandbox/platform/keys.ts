@@ -1,5 +1,6 @@
 /** The sandbox's API clients: a full-scope key per demo account plus one key per negative case. */
 import { DEMO_BUYER_ACCOUNT_ID, DEMO_SUPPLIER_ACCOUNT_ID } from '../http/types.js';
+import type { PlanName } from '../http/types.js';
 import type { ApiClient } from './state.js';
 import { secretString } from './ids.js';
 
@@ -171,26 +172,42 @@ export interface AccountIdentity {
   accountName: string;
 }
 
+/** The demo key whose scopes, plan and allowlist an account created with that type and plan gets. */
+const ACCOUNT_TEMPLATES: Readonly<Record<string, string>> = {
+  'supplier supplier': 'supplier',
+  'buyer Basic': 'basic_plan',
+  'buyer Pro': 'buyer',
+  'buyer Enterprise': 'enterprise',
+};
+
+/** The plans an account of the type can be created with, the first the default. */
+export const ACCOUNT_PLANS: Readonly<Record<AccountIdentity['accountType'], readonly PlanName[]>> = {
+  supplier: ['supplier'],
+  buyer: ['Pro', 'Basic', 'Enterprise'],
+};
+
 /**
- * The full-scope client of an account created through the harness: the scopes, plan and allowlist of the demo
- * account of its type, a key derived from `seed` (random without one).
+ * The full-scope client of an account created through the harness: the scopes, plan and allowlist of the demo key
+ * of its type and plan, a key derived from `seed` (random without one).
  */
 export function createAccountClient(
   account: AccountIdentity,
+  plan: PlanName,
   clientId: string,
   seed: string | undefined,
 ): ApiClient {
-  const template = TEMPLATES.find((candidate) => candidate.purpose === account.accountType);
-  if (template === undefined) throw new Error(`no client template for ${account.accountType} accounts`);
+  const purpose = ACCOUNT_TEMPLATES[`${account.accountType} ${plan}`];
+  const template = TEMPLATES.find((candidate) => candidate.purpose === purpose);
+  if (template === undefined) throw new Error(`no ${plan} plan for ${account.accountType} accounts`);
   return {
     id: clientId,
     name: `${account.accountName} sync`,
     ...account,
     key: `svc_test_${secretString(32, seed, `key:${clientId}`)}`,
     keyId: `key_${clientId.replace(/^cli_/, '')}`,
-    scopes: template.scopes,
+    scopes: [...template.scopes],
     plan: template.plan,
-    ipAllowlist: template.ipAllowlist ?? [],
+    ipAllowlist: [...(template.ipAllowlist ?? [])],
     branchIds: null,
     suspended: false,
     revoked: false,

@@ -22,7 +22,8 @@ export interface SavedState {
   blobs: Map<string, Buffer>;
 }
 
-const WORLD_ROW = 'world.';
+/** A created account's world is kept in parts as the demo world is, under `world:<account id>`. */
+const WORLD_ROW = 'world:';
 
 export class StateFile {
   private readonly db: Database.Database;
@@ -60,7 +61,9 @@ export class StateFile {
       for (const [name, json] of splitDomain(domain)) insert.run(name, json);
       if (created === undefined || created.accounts.length === 0) return;
       insert.run('accounts', JSON.stringify(created.accounts));
-      for (const [id, world] of created.worlds) insert.run(`${WORLD_ROW}${id}`, JSON.stringify(world));
+      for (const [id, world] of created.worlds) {
+        for (const [name, json] of splitDomain(world, `${WORLD_ROW}${id}`)) insert.run(name, json);
+      }
     })();
   }
 
@@ -82,38 +85,40 @@ export class StateFile {
 }
 
 const CHUNK_ROWS = 50_000;
-/** Part rows: `domain.<field>` for a whole field, `domain.<field>#<n>` for the n-th chunk of a large record. */
-const PART = /^domain\.(.+?)(?:#(\d+))?$/;
+/** Part rows: `<base>.<field>` for a whole field, `<base>.<field>#<n>` for the n-th chunk of a large record. */
+const partPattern = (base: string): RegExp =>
+  new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(.+?)(?:#(\\d+))?$`);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function* splitDomain(domain: unknown): Generator<[string, string]> {
+function* splitDomain(domain: unknown, base = 'domain'): Generator<[string, string]> {
   if (!isRecord(domain)) {
-    yield ['domain', JSON.stringify(domain ?? null)];
+    yield [base, JSON.stringify(domain ?? null)];
     return;
   }
   for (const [field, value] of Object.entries(domain)) {
     if (value === undefined || typeof value === 'function') continue;
     const keys = isRecord(value) ? Object.keys(value) : [];
     if (keys.length <= CHUNK_ROWS) {
-      yield [`domain.${field}`, JSON.stringify(value)];
+      yield [`${base}.${field}`, JSON.stringify(value)];
       continue;
     }
     const record = value as Record<string, unknown>;
     for (let start = 0; start < keys.length; start += CHUNK_ROWS) {
       const chunk: Record<string, unknown> = {};
       for (const key of keys.slice(start, start + CHUNK_ROWS)) chunk[key] = record[key];
-      yield [`domain.${field}#${start / CHUNK_ROWS}`, JSON.stringify(chunk)];
+      yield [`${base}.${field}#${start / CHUNK_ROWS}`, JSON.stringify(chunk)];
     }
   }
 }
 
-function joinDomain(rows: readonly { name: string; json: string }[]): unknown {
-  const whole = rows.find((row) => row.name === 'domain');
+function joinDomain(rows: readonly { name: string; json: string }[], base = 'domain'): unknown {
+  const whole = rows.find((row) => row.name === base);
   if (whole) return JSON.parse(whole.json) as unknown;
+  const pattern = partPattern(base);
   const parts = rows
-    .map((row) => ({ row, match: PART.exec(row.name) }))
+    .map((row) => ({ row, match: pattern.exec(row.name) }))
     .filter((part) => part.match !== null);
   if (parts.length === 0) return undefined;
   const chunkOf = (match: RegExpExecArray | null) => Number(match?.[2] ?? -1);
@@ -130,9 +135,15 @@ function joinDomain(rows: readonly { name: string; json: string }[]): unknown {
 
 function savedWorlds(rows: readonly { name: string; json: string }[]): SavedWorlds {
   const accounts = rows.find((row) => row.name === 'accounts');
-  const worlds = new Map<string, unknown>();
+  const byWorld = new Map<string, { name: string; json: string }[]>();
   for (const row of rows) {
-    if (row.name.startsWith(WORLD_ROW)) worlds.set(row.name.slice(WORLD_ROW.length), JSON.parse(row.json));
+    if (!row.name.startsWith(WORLD_ROW)) continue;
+    const id = row.name.slice(WORLD_ROW.length).split(/[.#]/, 1)[0] ?? '';
+    const parts = byWorld.get(id);
+    if (parts === undefined) byWorld.set(id, [row]);
+    else parts.push(row);
   }
+  const worlds = new Map<string, unknown>();
+  for (const [id, parts] of byWorld) worlds.set(id, joinDomain(parts, `${WORLD_ROW}${id}`));
   return { accounts: accounts ? (JSON.parse(accounts.json) as unknown[]) : [], worlds };
 }

@@ -63,6 +63,11 @@ describe('accounts created through the harness', () => {
     expect(first).toMatchObject({ id: 'acc_buyer_0001', type: 'buyer', name: 'Falafel Hashalom Ltd' });
     expect(new Set([first.key, second.key, sandbox.keys.buyer]).size).toBe(3);
 
+    const listed = field((await call(`${sandbox.controlUrl}/keys`)).json, 'keys') as Array<{
+      key: string;
+      purpose: string;
+    }>;
+    expect(listed).toContainEqual(expect.objectContaining({ key: first.key, purpose: `buyer:${first.id}` }));
     const me = await call(`${sandbox.baseUrl}/me`, { key: second.key });
     expect(field(me.json, 'account')).toMatchObject({
       id: second.id,
@@ -77,6 +82,7 @@ describe('accounts created through the harness', () => {
       await lines(second.key),
     ];
     const added = await approvedIds(sandbox, first.id, 5);
+    expect(added).toHaveLength(5);
     expect(await lines(first.key)).toEqual(expect.arrayContaining(added));
     expect(await lines(first.key)).toHaveLength(firstBefore.length + 5);
     expect(await lines(second.key)).toEqual(secondBefore);
@@ -84,11 +90,11 @@ describe('accounts created through the harness', () => {
 
     const all = [...demoBefore, ...(await lines(first.key)), ...secondBefore];
     expect(new Set(all).size).toBe(all.length);
-    // The demo world's key cannot read a created world's line, nor the other way round.
-    const foreign = await call(`${sandbox.baseUrl}/accounting/journal-lines/${added[0] ?? ''}`, {
-      key: sandbox.keys.buyer,
-    });
-    expect(foreign.status).toBe(404);
+    // The harness reads each world apart.
+    const linesIn = async (account?: string) =>
+      Object.keys(field(await sandbox.control.state(account), 'journalLines') as Record<string, unknown>);
+    expect(await linesIn(first.id)).toEqual(expect.arrayContaining(added));
+    expect(await linesIn()).not.toContain(added[0]);
   });
 
   it("delivers a created supplier's events to that account's endpoints only, under its own id", async () => {
@@ -112,6 +118,14 @@ describe('accounts created through the harness', () => {
     const orderId = sent.order_ids[0] ?? '';
     expect(await listIds(sandbox, group.key, '/supplier/orders')).toContain(orderId);
     expect(await listIds(sandbox, sandbox.keys.supplier, '/supplier/orders')).not.toContain(orderId);
+    // Neither key reads the other world's order.
+    const [demoOrderId = ''] = await listIds(sandbox, sandbox.keys.supplier, '/supplier/orders');
+    const orderAs = async (key: string, id: string) =>
+      (await call(`${sandbox.baseUrl}/supplier/orders/${id}`, { key })).status;
+    expect(await orderAs(group.key, orderId)).toBe(200);
+    expect(await orderAs(sandbox.keys.supplier, orderId)).toBe(404);
+    expect(await orderAs(sandbox.keys.supplier, demoOrderId)).toBe(200);
+    expect(await orderAs(group.key, demoOrderId)).toBe(404);
 
     await waitFor(() => (ownHooks.received.length > 0 ? true : undefined));
     const envelope = JSON.parse(ownHooks.received[0]?.raw.toString('utf8') ?? '{}') as Record<
@@ -145,6 +159,13 @@ describe('accounts created through the harness', () => {
     };
     const own = await upload(group.key);
     const demo = await upload(sandbox.keys.supplier);
+    // The demo buyer's endpoint: a created supplier's documents go to its own world's buyer, which has no key.
+    const buyerHooks = await receiver();
+    const buyerEndpoint = await call(`${sandbox.baseUrl}/webhooks`, {
+      key: sandbox.keys.buyer,
+      body: { url: buyerHooks.url, events: ['document.created'] },
+    });
+    expect(buyerEndpoint.status).toBe(201);
     // The body of test/sandbox/domain/documents.test.ts: the seeded linked buyer, branch, products and totals.
     const invoice = (number: string, fileId: string) => ({
       type: 'invoice',
@@ -172,6 +193,60 @@ describe('accounts created through the harness', () => {
     const refused = await create('GRP-C-2', demo);
     expect(refused.status).toBe(422);
     expect(refused.text).toContain(demo);
+    // The same document in the demo world reaches the demo buyer: the event type is delivered, and only that one.
+    const demoDocument = await call(`${sandbox.baseUrl}/supplier/documents`, {
+      key: sandbox.keys.supplier,
+      body: invoice('DEMO-C-1', demo),
+      headers: { 'idempotency-key': 'doc-DEMO-C-1' },
+    });
+    expect(demoDocument.status, demoDocument.text).toBe(201);
+    await waitFor(() => (buyerHooks.received.length > 0 ? true : undefined));
+    const numbers = buyerHooks.received.map(
+      (hit) => field(JSON.parse(hit.raw.toString('utf8')), 'data', 'number') as string,
+    );
+    expect(numbers).toEqual(['DEMO-C-1']);
+    const stored = field(await sandbox.control.state(), 'platform', 'deliveries') as Array<{
+      webhook_id: string;
+    }>;
+    const toBuyer = stored.filter((delivery) => delivery.webhook_id === field(buyerEndpoint.json, 'id'));
+    expect(toBuyer).toHaveLength(1);
+  });
+
+  it("serves an Enterprise buyer its own world's export and its own audit log", async () => {
+    const sandbox = await sandboxAt();
+    const office = await sandbox.control.createAccount({
+      type: 'buyer',
+      name: 'Big client',
+      plan: 'Enterprise',
+    });
+    expect(office).toMatchObject({ plan: 'Enterprise', scopes: expect.arrayContaining(['exports:manage']) });
+    const own = await listIds(sandbox, office.key, '/accounting/journal-lines');
+    const created = await call(`${sandbox.baseUrl}/exports`, {
+      key: office.key,
+      body: { resources: ['journal_lines'], format: 'ndjson' },
+    });
+    expect(created.status, created.text).toBe(202);
+    const job = await waitFor(async () => {
+      const response = await call(`${sandbox.baseUrl}/exports/${String(field(created.json, 'id'))}`, {
+        key: office.key,
+      });
+      return field(response.json, 'status') === 'completed' ? response.json : undefined;
+    });
+    const text = await (await fetch(String(field(job, 'files', 0, 'download_url')))).text();
+    const exported = text
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(exported.length).toBeGreaterThan(0);
+    expect(new Set(exported)).toEqual(new Set(own));
+
+    const audit = await call(`${sandbox.baseUrl}/audit/requests?limit=200`, { key: office.key });
+    expect(audit.status, audit.text).toBe(200);
+    const clients = (field(audit.json, 'data') as Array<{ client_id: string }>).map(
+      (entry) => entry.client_id,
+    );
+    expect(clients.length).toBeGreaterThan(0);
+    expect(new Set(clients)).toEqual(new Set([office.client_id]));
   });
 
   it('keeps created accounts, their keys and their worlds in the state file across a restart', async () => {
@@ -209,6 +284,15 @@ describe('accounts created through the harness', () => {
     expect(wrong.status).toBe(422);
     const fields = (field(wrong.json, 'errors') as Array<{ field: string }>).map((error) => error.field);
     expect(fields.sort()).toEqual(['name', 'seed', 'type']);
+    const wrongPlan = await call(`${sandbox.controlUrl}/accounts`, {
+      body: { type: 'supplier', name: '  ', plan: 'Enterprise', seed: 2 ** 32 },
+    });
+    expect(wrongPlan.status).toBe(422);
+    expect(field(wrongPlan.json, 'errors')).toEqual([
+      expect.objectContaining({ field: 'name' }),
+      expect.objectContaining({ field: 'seed', code: 'out_of_range' }),
+      expect.objectContaining({ field: 'plan', message: 'For a supplier: supplier.' }),
+    ]);
     const unknown = await call(`${sandbox.controlUrl}/actions/approve_journal_lines?account=acc_buyer_9999`, {
       body: { count: 1 },
     });
