@@ -1,6 +1,6 @@
 /**
- * A takeover is bounded by the lease even with a long statement running in a fenced transaction: the statement
- * holds the lease row's share lock, and no standby can take the lease before the transaction ends. The leader
+ * A takeover is bounded by the lease even with a long statement running in a fenced transaction: the transaction
+ * holds the lease row's key-share lock, and no standby can take the lease before the transaction ends. The leader
  * runs a 60 s statement (pg_sleep) after its fenced writes; once PostgreSQL shows it running, the leader is killed
  * (SIGKILL: the server does not notice a dead client while the statement runs) or frozen (SIGSTOP). The state
  * session's statement timeout (half a lease, fencedSessionSettings) ends the statement, and the standby must lead
@@ -16,10 +16,9 @@ const LEASE_MS = 3_000;
 const SETTINGS: ChildSettings = {
   url: '',
   leaseMs: LEASE_MS,
-  // A renewal waits for the open transaction's statement to end (the statement holds the lease row's share lock, up
-  // to the statement timeout of half a lease): renewing every sixth of a lease leaves a third of it in hand, so that
-  // the leader keeps its term on a loaded machine until the test stops it.
-  renewIntervalMs: LEASE_MS / 6,
+  // The daemon's default, a third of the lease: the leader's renewals do not wait for its open transaction (the
+  // fence's FOR KEY SHARE does not hold up a renewal), so it keeps its term until the test stops it.
+  renewIntervalMs: LEASE_MS / 3,
   pollIntervalMs: 500,
   writeEveryMs: 50,
   holdMs: 0,
