@@ -45,7 +45,7 @@ export const DAEMON_WEBHOOK_CATEGORIES: readonly CategoryRule[] = [
   { category: 'ops server routing and access check', pattern: /src\/ops\// },
   {
     category: 'orders job runs (scheduler, engine, flow, ERP)',
-    pattern: /src\/(scheduler|engine|flows|kit)\/|connectors\/|src\/daemon\/job-run/,
+    pattern: /src\/(scheduler|engine|flows|kit)\/|connectors\/|src\/daemon\/jobs\//,
   },
   {
     category: 'API client (undici) for the job runs',

@@ -15,6 +15,7 @@ import type {
   DomainServices,
   NewAccount,
   RaisedEvent,
+  SandboxDomain,
 } from '../http/types.js';
 import { DEMO_BUYER_ACCOUNT_ID, DEMO_SUPPLIER_ACCOUNT_ID, ProblemError } from '../http/types.js';
 import { ACCOUNT_PLANS, createAccountClient } from '../platform/keys.js';
@@ -47,6 +48,8 @@ const insideIdOf = (type: AccountType): string =>
 export class SandboxAccounts implements AccountRegistry {
   private readonly created: CreatedAccount[] = [];
   private readonly worlds = new Map<string, AccountWorld>();
+  /** Accounts whose world may have changed since the last save. */
+  private readonly touched = new Set<string>();
 
   constructor(private readonly deps: AccountsDeps) {}
 
@@ -95,34 +98,60 @@ export class SandboxAccounts implements AccountRegistry {
     for (const world of this.worlds.values()) world.domain.reset();
   }
 
+  /**
+   * What a save writes: every account, and the worlds touched since the last save (a request or an action in them,
+   * a reset, a new account). A save of a sandbox of hundreds of accounts then writes the few that were used.
+   */
   saved(): SavedAccounts {
     const worlds = new Map<string, unknown>();
-    for (const [id, world] of this.worlds)
-      worlds.set(id, world.domain.liveSnapshot?.() ?? world.domain.snapshot());
+    for (const id of this.touched) {
+      const world = this.worlds.get(id);
+      if (world !== undefined) worlds.set(id, world.domain.liveSnapshot?.() ?? world.domain.snapshot());
+    }
+    this.touched.clear();
     return { accounts: this.created, worlds };
   }
 
-  /** Reopens the saved accounts' worlds (their keys come back with the platform's clients). */
+  /** Reopens the saved accounts' worlds from their snapshots (their keys come back with the platform's clients). */
   restore(saved: SavedAccounts): void {
-    saved.accounts.forEach((account, index) => {
-      const world = this.open(account, index + 1);
-      const snapshot = saved.worlds.get(account.id);
-      if (snapshot !== undefined) world.domain.restore(snapshot);
-    });
+    saved.accounts.forEach((account, index) => this.open(account, index + 1, saved.worlds.get(account.id)));
+    this.touched.clear();
   }
 
-  private open(account: CreatedAccount, ordinal: number): AccountWorld {
+  private open(account: CreatedAccount, ordinal: number, snapshot?: unknown): AccountWorld {
     const insideId = insideIdOf(account.type);
     const services = worldServices(this.deps.services, account.id, insideId);
     const domain = this.deps.createDomain(services, {
       seed: account.seed,
       firstId: ordinal * IDS_PER_WORLD + 1,
+      ...(snapshot === undefined ? {} : { saved: snapshot }),
     });
-    const world = { domain, insideId };
+    const world = { domain: touching(domain, () => this.touched.add(account.id)), insideId };
     this.created.push(account);
     this.worlds.set(account.id, world);
+    this.touched.add(account.id);
     return world;
   }
+}
+
+/**
+ * The domain with every call that may change it reported first: routes (reads too, as a read may expire an
+ * invitation), actions, reset and restore.
+ */
+function touching(domain: SandboxDomain, touch: () => void): SandboxDomain {
+  const touched =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      touch();
+      return run(...args);
+    };
+  return {
+    ...domain,
+    routes: domain.routes.map((route) => ({ ...route, handle: touched(route.handle) })),
+    actions: Object.fromEntries(Object.entries(domain.actions).map(([name, run]) => [name, touched(run)])),
+    reset: touched(domain.reset),
+    restore: touched(domain.restore),
+  };
 }
 
 /** The platform's services as a world sees them: its own account under the demo id of its type. */

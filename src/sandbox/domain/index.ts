@@ -46,6 +46,8 @@ export interface DomainOptions {
   seed?: number;
   /** The first id the world hands out (default 1; a created account's world starts elsewhere). */
   firstId?: number;
+  /** A snapshot to start from instead of seeding (a created account's world restored from the state file). */
+  saved?: unknown;
 }
 
 function allRoutes(env: DomainEnv): RouteDef[] {
@@ -134,7 +136,10 @@ function countedActions(env: DomainEnv, actions: Record<string, Action>): Record
 export function createSandboxDomain(services: DomainServices, options: DomainOptions = {}): SandboxDomain {
   const seed = options.seed ?? DEFAULT_SEED;
   const firstId = options.firstId ?? 1;
-  const env: DomainEnv = { state: seedState(services, seed, firstId), services };
+  if (options.saved !== undefined && !isDomainState(options.saved))
+    throw new TypeError('not a sandbox domain snapshot (version 1)');
+  const start = options.saved === undefined ? seedState(services, seed, firstId) : clone(options.saved);
+  const env: DomainEnv = { state: start, services };
   return {
     routes: withHousekeeping(env, allRoutes(env)),
     snapshot: () => clone(env.state),

@@ -24,6 +24,7 @@ export interface SandboxControl {
     type: 'buyer' | 'supplier';
     name: string;
     seed?: number;
+    plan?: 'Basic' | 'Pro' | 'Enterprise' | 'supplier';
   }): Promise<CreatedAccountInfo>;
   accounts(): Promise<CreatedAccountInfo[]>;
   setFaults(

@@ -137,6 +137,8 @@ export interface SandboxDomain {
 export interface WorldSeed {
   seed: number;
   firstId: number;
+  /** A snapshot the world starts from instead of its seed (a restart from the state file). */
+  saved?: unknown;
 }
 
 /** An account created through the harness (POST /_sandbox/accounts), beyond the demo pair. */

@@ -53,16 +53,25 @@ export class StateFile {
     };
   }
 
+  /**
+   * Writes the platform, the demo world and the accounts; of the accounts' worlds only those given, each replacing
+   * its own rows (a world not given keeps what an earlier save wrote).
+   */
   save(platform: PlatformSnapshot, domain: unknown, created?: SavedWorlds): void {
     const insert = this.db.prepare('INSERT INTO snapshot (name, json) VALUES (?, ?)');
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM snapshot').run();
+      // Every row but the worlds': names below 'world:' or from 'world;' (the next character) on.
+      this.db.prepare("DELETE FROM snapshot WHERE name < 'world:' OR name >= 'world;'").run();
       insert.run('platform', JSON.stringify(platform));
       for (const [name, json] of splitDomain(domain)) insert.run(name, json);
       if (created === undefined || created.accounts.length === 0) return;
       insert.run('accounts', JSON.stringify(created.accounts));
+      const dropWorld = this.db.prepare('DELETE FROM snapshot WHERE name = ? OR (name >= ? AND name < ?)');
       for (const [id, world] of created.worlds) {
-        for (const [name, json] of splitDomain(world, `${WORLD_ROW}${id}`)) insert.run(name, json);
+        const base = `${WORLD_ROW}${id}`;
+        // The world's own rows: `<base>` and `<base>.<part>`, which sort from `<base>.` to `<base>/`.
+        dropWorld.run(base, `${base}.`, `${base}/`);
+        for (const [name, json] of splitDomain(world, base)) insert.run(name, json);
       }
     })();
   }

@@ -249,23 +249,34 @@ describe('accounts created through the harness', () => {
     expect(new Set(clients)).toEqual(new Set([office.client_id]));
   });
 
-  it('keeps created accounts, their keys and their worlds in the state file across a restart', async () => {
+  it('keeps created accounts, their keys and their worlds in the state file across restarts', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'sandbox-accounts-'));
     folders.push(folder);
     const statePath = join(folder, 'sandbox.db');
-    const before = await sandboxAt(statePath);
-    const office = await before.control.createAccount({ type: 'buyer', name: 'Office client 1', seed: 7 });
-    const added = await approvedIds(before, office.id, 3);
-    const linesBefore = await listIds(before, office.key, '/accounting/journal-lines');
-    await before.close();
+    const first = await sandboxAt(statePath);
+    const office = await first.control.createAccount({ type: 'buyer', name: 'Office client 1', seed: 7 });
+    const quiet = await first.control.createAccount({ type: 'buyer', name: 'Office client 2' });
+    const added = await approvedIds(first, office.id, 3);
+    const quietAdded = await approvedIds(first, quiet.id, 3);
+    const officeLines = await listIds(first, office.key, '/accounting/journal-lines');
+    const quietLines = await listIds(first, quiet.key, '/accounting/journal-lines');
+    await first.close();
 
-    const after = await sandboxAt(statePath);
-    expect(await after.control.accounts()).toEqual([office]);
-    const linesAfter = await listIds(after, office.key, '/accounting/journal-lines');
-    expect(linesAfter).toEqual(linesBefore);
-    expect(linesAfter).toEqual(expect.arrayContaining(added));
-    const next = await after.control.createAccount({ type: 'supplier', name: 'Second' });
-    expect(next.id).toBe('acc_supplier_0002');
+    // The second run uses one world only: its save rewrites that world and keeps the other as the first run left it.
+    const second = await sandboxAt(statePath);
+    expect(await second.control.accounts()).toEqual([office, quiet]);
+    expect(await listIds(second, office.key, '/accounting/journal-lines')).toEqual(officeLines);
+    const more = await approvedIds(second, office.id, 3);
+    await second.close();
+
+    const third = await sandboxAt(statePath);
+    const officeAfter = await listIds(third, office.key, '/accounting/journal-lines');
+    expect(officeAfter).toEqual(expect.arrayContaining([...added, ...more]));
+    expect(officeAfter).toHaveLength(officeLines.length + 3);
+    expect(await listIds(third, quiet.key, '/accounting/journal-lines')).toEqual(quietLines);
+    expect(quietLines).toEqual(expect.arrayContaining(quietAdded));
+    const next = await third.control.createAccount({ type: 'supplier', name: 'Third' });
+    expect(next.id).toBe('acc_supplier_0003');
   });
 
   it('resets every world to its seed and keeps the accounts', async () => {
