@@ -124,6 +124,7 @@ export class SandboxAccounts implements AccountRegistry {
     const domain = this.deps.createDomain(services, {
       seed: account.seed,
       firstId: ordinal * IDS_PER_WORLD + 1,
+      lastId: (ordinal + 1) * IDS_PER_WORLD,
       ...(snapshot === undefined ? {} : { saved: snapshot }),
     });
     const world = { domain: touching(domain, () => this.touched.add(account.id)), insideId };

@@ -8,6 +8,8 @@ export interface DomainEnv {
   services: DomainServices;
   /** Events are counted but neither built nor sent (bulk seeding, which announces its result once). */
   muted?: boolean;
+  /** The last id this world may hand out (a created account's world), so no id is ever another world's. */
+  lastId?: number;
 }
 
 /**
@@ -22,6 +24,8 @@ export function valuesOf<T>(record: Readonly<Record<string, T>>): T[] {
 }
 
 export function newId(env: DomainEnv, prefix: string): string {
+  if (env.lastId !== undefined && env.state.nextId > env.lastId)
+    throw new Error(`this world has handed out all its ids (up to ${env.lastId}); start a new sandbox`);
   const id = `${prefix}_${env.state.nextId.toString(36).padStart(6, '0')}`;
   env.state.nextId += 1;
   return id;

@@ -46,6 +46,8 @@ export interface DomainOptions {
   seed?: number;
   /** The first id the world hands out (default 1; a created account's world starts elsewhere). */
   firstId?: number;
+  /** The last id the world may hand out (none for the demo world). */
+  lastId?: number;
   /** A snapshot to start from instead of seeding (a created account's world restored from the state file). */
   saved?: unknown;
 }
@@ -139,7 +141,11 @@ export function createSandboxDomain(services: DomainServices, options: DomainOpt
   if (options.saved !== undefined && !isDomainState(options.saved))
     throw new TypeError('not a sandbox domain snapshot (version 1)');
   const start = options.saved === undefined ? seedState(services, seed, firstId) : clone(options.saved);
-  const env: DomainEnv = { state: start, services };
+  const env: DomainEnv = {
+    state: start,
+    services,
+    ...(options.lastId === undefined ? {} : { lastId: options.lastId }),
+  };
   return {
     routes: withHousekeeping(env, allRoutes(env)),
     snapshot: () => clone(env.state),

@@ -137,6 +137,8 @@ export interface SandboxDomain {
 export interface WorldSeed {
   seed: number;
   firstId: number;
+  /** The last id the world may hand out: the next world's ids start after it. */
+  lastId?: number;
   /** A snapshot the world starts from instead of its seed (a restart from the state file). */
   saved?: unknown;
 }
