@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { strict } from '../../../src/contract/index.js';
 import { parseMoney } from '../../../src/shared/decimal.js';
-import { createHarness, type ProblemLike } from './harness.js';
+import { createHarness, documentBody, type ProblemLike } from './harness.js';
 
 interface Line {
   id: string;
@@ -11,22 +11,6 @@ interface Line {
   amount: string;
   status: string;
 }
-
-const body = (overrides: Record<string, unknown> = {}) => ({
-  type: 'invoice',
-  number: 'INV-900001',
-  date: '2026-11-20',
-  buyer_id: 'byr_demo',
-  branch_id: 'br_tlv',
-  purchase_type: 'FC',
-  currency: 'ILS',
-  totals: { before_vat: '150.00', vat: '27.00', with_vat: '177.00' },
-  lines: [
-    { sku: 'MEA-0076', name: 'Chicken breast', quantity: '2', unit_price: '50.00', total: '100.00' },
-    { sku: 'DAI-0136', name: 'Milk', quantity: '5', unit_price: '10.00', total: '50.00' },
-  ],
-  ...overrides,
-});
 
 /** sum(debit) + sum(vat) - sum(credit) for invoices, reversed for credit notes: zero when balanced. */
 function imbalance(lines: readonly Line[]): bigint {
@@ -41,7 +25,9 @@ function imbalance(lines: readonly Line[]): bigint {
 describe('supplier documents (G7) and the buyer moves (G9)', () => {
   it('creates a pending, unpaid, not_ready purchase document in the strict shape and tells the buyer', async () => {
     const h = createHarness();
-    const reply = await h.call('POST', '/supplier/documents', { body: body({ file_ids: ['file_known'] }) });
+    const reply = await h.call('POST', '/supplier/documents', {
+      body: documentBody({ file_ids: ['file_known'] }),
+    });
     expect(reply.status).toBe(201);
     const doc = strict.Document.parse(reply.body) as {
       id: string;
@@ -65,7 +51,7 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
   it('rejects totals that do not add up, naming the field', async () => {
     const h = createHarness();
     const reply = await h.call('POST', '/supplier/documents', {
-      body: body({ totals: { before_vat: '151.00', vat: '27.00', with_vat: '178.00' } }),
+      body: documentBody({ totals: { before_vat: '151.00', vat: '27.00', with_vat: '178.00' } }),
     });
     expect(reply.status).toBe(422);
     expect((reply.body as ProblemLike).errors.map((item) => item.field)).toContain('totals.before_vat');
@@ -77,7 +63,7 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
       totals: { before_vat: '5000.01', vat: '900.00', with_vat: '5900.01' },
       lines: [{ sku: 'MEA-0076', name: 'Beef', quantity: '1', unit_price: '5000.01', total: '5000.01' }],
     };
-    const missing = await h.call('POST', '/supplier/documents', { body: body(big) });
+    const missing = await h.call('POST', '/supplier/documents', { body: documentBody(big) });
     expect(missing.status).toBe(422);
     expect((missing.body as ProblemLike).errors).toContainEqual(
       expect.objectContaining({ field: 'allocation_number', code: 'required' }),
@@ -87,20 +73,23 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
       lines: [{ sku: 'MEA-0076', name: 'Beef', quantity: '1', unit_price: '5000.00', total: '5000.00' }],
     };
     expect(
-      (await h.call('POST', '/supplier/documents', { body: body({ ...atThreshold, number: 'INV-T1' }) }))
-        .status,
-    ).toBe(201);
-    expect(
       (
         await h.call('POST', '/supplier/documents', {
-          body: body({ ...big, number: 'INV-T2', allocation_number: '123456789' }),
+          body: documentBody({ ...atThreshold, number: 'INV-T1' }),
         })
       ).status,
     ).toBe(201);
     expect(
       (
         await h.call('POST', '/supplier/documents', {
-          body: body({ ...big, type: 'delivery_note', number: 'DN-T3' }),
+          body: documentBody({ ...big, number: 'INV-T2', allocation_number: '123456789' }),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await h.call('POST', '/supplier/documents', {
+          body: documentBody({ ...big, type: 'delivery_note', number: 'DN-T3' }),
         })
       ).status,
     ).toBe(201);
@@ -109,7 +98,7 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
   it('answers not_found items for an unknown file and an unknown buyer; a duplicate number conflicts', async () => {
     const h = createHarness();
     const unknown = await h.call('POST', '/supplier/documents', {
-      body: body({ file_ids: ['file_missing'], buyer_id: 'byr_nobody' }),
+      body: documentBody({ file_ids: ['file_missing'], buyer_id: 'byr_nobody' }),
     });
     expect(unknown.status).toBe(422);
     expect((unknown.body as ProblemLike).errors).toEqual(
@@ -118,8 +107,8 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
         expect.objectContaining({ field: 'buyer_id', code: 'not_found' }),
       ]),
     );
-    expect((await h.call('POST', '/supplier/documents', { body: body() })).status).toBe(201);
-    const duplicate = await h.call('POST', '/supplier/documents', { body: body() });
+    expect((await h.call('POST', '/supplier/documents', { body: documentBody() })).status).toBe(201);
+    const duplicate = await h.call('POST', '/supplier/documents', { body: documentBody() });
     expect(duplicate.status).toBe(409);
     const tallies = Object.values(
       h.state()['documentTallies'] as Record<string, { duplicateAttempts: number }>,
@@ -129,7 +118,7 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
 
   it('receipt with differences fills differences and raises document.received to the supplier', async () => {
     const h = createHarness();
-    const created = (await h.call('POST', '/supplier/documents', { body: body() })).body as {
+    const created = (await h.call('POST', '/supplier/documents', { body: documentBody() })).body as {
       id: string;
       lines: { id: string }[];
     };
@@ -154,7 +143,7 @@ describe('supplier documents (G7) and the buyer moves (G9)', () => {
       ['invoice', 'INV-B1'],
       ['credit_note', 'CN-B1'],
     ] as const) {
-      const created = (await h.call('POST', '/supplier/documents', { body: body({ type, number }) }))
+      const created = (await h.call('POST', '/supplier/documents', { body: documentBody({ type, number }) }))
         .body as { id: string };
       h.action('buyer_receive_document', { document_id: created.id });
       h.events.length = 0;

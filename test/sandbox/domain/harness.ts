@@ -121,3 +121,20 @@ export interface ProblemLike {
   code: string;
   errors: { field: string; code: string }[];
 }
+
+/** A supplier document the seeded data accepts: the linked buyer, a branch, two catalog products, totals that add up. */
+export const documentBody = (overrides: Record<string, unknown> = {}) => ({
+  type: 'invoice',
+  number: 'INV-900001',
+  date: '2026-11-20',
+  buyer_id: 'byr_demo',
+  branch_id: 'br_tlv',
+  purchase_type: 'FC',
+  currency: 'ILS',
+  totals: { before_vat: '150.00', vat: '27.00', with_vat: '177.00' },
+  lines: [
+    { sku: 'MEA-0076', name: 'Chicken breast', quantity: '2', unit_price: '50.00', total: '100.00' },
+    { sku: 'DAI-0136', name: 'Milk', quantity: '5', unit_price: '10.00', total: '50.00' },
+  ],
+  ...overrides,
+});

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { documentBody } from '../domain/harness.js';
 import { call, field, startReceiver, waitFor, type Receiver } from './fixtures.js';
 
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -166,22 +167,7 @@ describe('accounts created through the harness', () => {
       body: { url: buyerHooks.url, events: ['document.created'] },
     });
     expect(buyerEndpoint.status).toBe(201);
-    // The body of test/sandbox/domain/documents.test.ts: the seeded linked buyer, branch, products and totals.
-    const invoice = (number: string, fileId: string) => ({
-      type: 'invoice',
-      number,
-      date: '2026-11-20',
-      buyer_id: 'byr_demo',
-      branch_id: 'br_tlv',
-      purchase_type: 'FC',
-      currency: 'ILS',
-      totals: { before_vat: '150.00', vat: '27.00', with_vat: '177.00' },
-      lines: [
-        { sku: 'MEA-0076', name: 'Chicken breast', quantity: '2', unit_price: '50.00', total: '100.00' },
-        { sku: 'DAI-0136', name: 'Milk', quantity: '5', unit_price: '10.00', total: '50.00' },
-      ],
-      file_ids: [fileId],
-    });
+    const invoice = (number: string, fileId: string) => documentBody({ number, file_ids: [fileId] });
     const create = (number: string, fileId: string) =>
       call(`${sandbox.baseUrl}/supplier/documents`, {
         key: group.key,
