@@ -1,7 +1,7 @@
 /** `supply-sync sandbox [--port N] [--state FILE] [--keys-out FILE] [--time-scale X] [--allow-http-webhooks]`. */
 import { writeFileSync } from 'node:fs';
 import { composeSandbox } from './sandbox.js';
-import type { RunningSandbox, SandboxOptions } from './options.js';
+import type { RunningSandbox, SandboxKeyInfo, SandboxOptions } from './options.js';
 
 export interface SandboxCliOptions {
   port?: number | string;
@@ -51,9 +51,14 @@ export async function runSandboxCli(options: SandboxCliOptions = {}): Promise<Ru
   const width = Math.max(...sandbox.clients.map((c) => c.purpose.length));
   write(`Sandbox listening at ${sandbox.baseUrl}\n`);
   write(`Control plane: ${sandbox.controlUrl}/ (loopback only)\n`);
-  write(`State: ${options.state ?? 'in memory'}\n\nDemo keys (sandbox only):\n`);
-  for (const client of sandbox.clients)
+  const line = (client: SandboxKeyInfo) =>
     write(`  ${client.purpose.padEnd(width)}  ${client.key}  (${client.client_id}, plan ${client.plan})\n`);
+  // Keys of accounts created through POST /_sandbox/accounts (kept in a state file) are named `<type>:<account>`.
+  const created = sandbox.clients.filter((client) => client.purpose.includes(':'));
+  write(`State: ${options.state ?? 'in memory'}\n\nDemo keys (sandbox only):\n`);
+  sandbox.clients.filter((client) => !created.includes(client)).forEach(line);
+  if (created.length > 0) write('\nKeys of the accounts created through /_sandbox/accounts:\n');
+  created.forEach(line);
   if (options.keysOut !== undefined) write(`\nKeys written to ${options.keysOut}\n`);
   if (options.handleSignals ?? true) {
     const stop = () => {

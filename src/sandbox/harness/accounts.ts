@@ -26,9 +26,21 @@ function nameError(value: unknown): FieldError[] {
     {
       field: 'name',
       code: value === undefined ? 'required' : 'invalid',
-      message: `The account's name, 1 to ${MAX_NAME_LENGTH} characters.`,
+      message: `The account's name: 1 to ${MAX_NAME_LENGTH} characters, not only spaces.`,
     },
   ];
+}
+
+const FIELDS = new Set(['type', 'name', 'seed', 'plan']);
+
+function unknownFieldErrors(input: Record<string, unknown>): FieldError[] {
+  return Object.keys(input)
+    .filter((key) => !FIELDS.has(key))
+    .map((key) => ({
+      field: key,
+      code: 'unsupported_value',
+      message: 'Not a field of an account: type, name, seed, plan.',
+    }));
 }
 
 /** The seed generator takes 32 bits: a larger seed would repeat a smaller one's data. */
@@ -67,6 +79,7 @@ export function parseNewAccount(body: unknown): NewAccount {
     ...nameError(input.name),
     ...seedError(input.seed),
     ...planError(input.type, input.plan),
+    ...unknownFieldErrors(input),
   ];
   if (errors.length > 0) throw validationError(errors, 'The account request is not valid.');
   return {

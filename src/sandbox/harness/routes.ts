@@ -36,6 +36,10 @@ function domainOf(deps: ControlDeps, query: URLSearchParams): SandboxDomain {
   const accountId = query.get('account');
   if (accountId === null || accountId === DEMO_BUYER_ACCOUNT_ID || accountId === DEMO_SUPPLIER_ACCOUNT_ID)
     return deps.ctx.domain();
+  if (accountId === '')
+    throw notFound(
+      '?account= is empty: leave it out for the demo world, or give an id from GET /_sandbox/accounts.',
+    );
   const world = deps.accounts.worldOf(accountId);
   if (world === null)
     throw notFound(`No account ${accountId}; GET /_sandbox/accounts lists the created ones.`);
@@ -99,7 +103,17 @@ async function runAction(
   return ok(result ?? { ok: true });
 }
 
+/** The calls that act on one world; `?account=` anywhere else would be ignored, so it is refused. */
+const WORLD_CALLS = /^(GET state|GET actions|POST actions\/.+)$/;
+
 function route(deps: ControlDeps, method: string, name: string, body: unknown, query: URLSearchParams) {
+  if (query.has('account') && !WORLD_CALLS.test(`${method} ${name}`)) {
+    throw validationError(
+      [{ field: 'account', code: 'unsupported_value', message: 'Only state and actions act on one world.' }],
+      `${method} /_sandbox/${name} takes no ?account=: it acts on the whole sandbox.`,
+      400,
+    );
+  }
   const handler = CONTROL_ROUTES[`${method} ${name}`];
   if (handler) return handler(deps, body, query);
   const action = /^actions\/([A-Za-z0-9_.-]+)$/.exec(name);
@@ -121,7 +135,9 @@ export async function handleControl(
   try {
     if (!isLoopback(ip))
       throw new ProblemError(403, 'ip_not_allowed', 'The control plane answers loopback callers only.');
-    const { body } = await parseBody(await readBody(req), req.headers['content-type']);
+    // Every harness body is JSON, whatever the content type: `curl -d '{"count":3}'` sends it as a form, which
+    // would otherwise arrive as one meaningless field and let the action run with its defaults.
+    const { body } = await parseBody(await readBody(req), 'application/json', true);
     reply = serializeReply(await route(deps, method, name, body, url.searchParams));
   } catch (error) {
     if (!(error instanceof ProblemError)) deps.onError(error);

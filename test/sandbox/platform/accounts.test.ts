@@ -265,6 +265,25 @@ describe('accounts created through the harness', () => {
     expect(next.id).toBe('acc_supplier_0003');
   });
 
+  it("reads a harness body as JSON whatever its content type (curl -d sends a form's)", async () => {
+    const sandbox = await sandboxAt();
+    const office = await sandbox.control.createAccount({ type: 'buyer', name: 'Office client' });
+    const before = await listIds(sandbox, office.key, '/accounting/journal-lines');
+    const sent = await call(`${sandbox.controlUrl}/actions/approve_journal_lines?account=${office.id}`, {
+      raw: '{"count":3}',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expect(field(sent.json, 'journal_line_ids')).toHaveLength(3);
+    expect(await listIds(sandbox, office.key, '/accounting/journal-lines')).toHaveLength(before.length + 3);
+    const form = await call(`${sandbox.controlUrl}/accounts`, {
+      raw: 'type=buyer&name=X',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(400);
+    expect(form.text).toContain('not valid JSON');
+  });
+
   it('resets every world to its seed and keeps the accounts', async () => {
     const sandbox = await sandboxAt();
     const office = await sandbox.control.createAccount({ type: 'buyer', name: 'Office client', seed: 11 });
@@ -295,6 +314,17 @@ describe('accounts created through the harness', () => {
     });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain('GET /_sandbox/accounts');
+    const extra = await call(`${sandbox.controlUrl}/accounts`, {
+      body: { type: 'buyer', name: 'X', colour: 'red' },
+    });
+    expect(extra.status).toBe(422);
+    expect(field(extra.json, 'errors')).toEqual([expect.objectContaining({ field: 'colour' })]);
+    const empty = await call(`${sandbox.controlUrl}/state?account=`);
+    expect(empty.status).toBe(404);
+    expect(empty.text).toContain('leave it out for the demo world');
+    const resetOne = await call(`${sandbox.controlUrl}/reset?account=acc_buyer_0001`, { method: 'POST' });
+    expect(resetOne.status).toBe(400);
+    expect(resetOne.text).toContain('takes no ?account=');
     expect(await sandbox.control.accounts()).toEqual([]);
   });
 });
