@@ -202,15 +202,13 @@ export class Elector {
       pid: process.pid,
       ...this.#options.info,
     });
-    const params = [this.#settings.instance, this.#processId, info, this.#settings.leaseMs];
-    const takenOver = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, params);
-    const [taken] =
-      takenOver.length > 0 ? takenOver : await this.#connection.query<LeaseRow>(ACQUIRE_FIRST_SQL, params);
-    if (taken === undefined) {
-      const [current] = await this.#connection.query<LeaseRow>(READ_LEASE_SQL);
-      this.#leader = current?.live === true ? leaderView(current) : null;
-      return;
-    }
+    const taken = await this.#acquire([
+      this.#settings.instance,
+      this.#processId,
+      info,
+      this.#settings.leaseMs,
+    ]);
+    if (taken === undefined) return;
     if (!this.#running) {
       // stop() began while the statement ran: hand the term straight back.
       await this.#connection.query(RELEASE_SQL, [taken.epoch, taken.holder]);
@@ -222,6 +220,20 @@ export class Elector {
     this.#extendDeadline(sentAt);
     this.#log.info({ epoch: term.epoch, instance: term.holder }, 'elected leader');
     this.#notify(() => this.#options.onElected?.(term.epoch));
+  }
+
+  /** The lease row when this process took it; else the standby's view of who leads is refreshed. */
+  async #acquire(params: readonly unknown[]): Promise<LeaseRow | undefined> {
+    const [taken] = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, params);
+    if (taken !== undefined) return taken;
+    const [current] = await this.#connection.query<LeaseRow>(READ_LEASE_SQL);
+    if (current === undefined) {
+      // No row yet: the first term ever (another instance's first term may win the insert).
+      const [first] = await this.#connection.query<LeaseRow>(ACQUIRE_FIRST_SQL, params);
+      if (first !== undefined) return first;
+    }
+    this.#leader = current?.live === true ? leaderView(current) : null;
+    return undefined;
   }
 
   async #renew(term: Term): Promise<void> {

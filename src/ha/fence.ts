@@ -69,7 +69,7 @@ export interface FencedSessionSettings {
 
 /**
  * Server settings for every session that runs fenced transactions. A transaction that passed the fence keeps the
- * lease row share-locked until it ends, and no standby can take the lease before: whatever holds it open (a leader
+ * lease row key-share-locked (FOR KEY SHARE) until it ends, and no standby can take the lease before: whatever holds it open (a leader
  * frozen between statements, one long statement, a statement waiting on a lock) is ended by the server within
  * half a lease, so a takeover waits at most that long beyond the lease's expiry.
  */

@@ -48,6 +48,11 @@ const ROW = `epoch::text AS epoch, holder, holder_info, acquired_at, expires_at,
  * until every transaction that passed the old term's fence has committed or rolled back. Only a takeable row is
  * locked, so a standby polling a live lease waits for nothing and holds up no renewal. The condition is repeated in
  * the UPDATE: under READ COMMITTED, a row changed while the lock was awaited is judged again in its newest version.
+ *
+ * The FOR UPDATE must stay: it also makes PostgreSQL record the takeover as a key update, so a fence that comes
+ * after it follows the row to the new term and refuses. A bare UPDATE of these columns is a non-key update, after
+ * which a fence could settle on the old version and pass with the old epoch (a same-process re-acquisition would
+ * then admit an old-term write inside the new term).
  */
 export const ACQUIRE_SQL = `
   WITH takeable AS (

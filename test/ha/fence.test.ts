@@ -167,10 +167,38 @@ describe.skipIf(!probe.available)(
       expect(a.isLeader()).toBe(true);
       expect(a.term()).toEqual(term);
       expect(b.isLeader()).toBe(false);
-      port.run('COMMIT');
-      expect(await rows()).toEqual(['term 1, a long transaction']);
       expect(electors.events).toEqual([{ instance: 'a', event: 'elected', detail: String(term.epoch) }]);
       expect(electors.warnings).toEqual([]);
+
+      // The renewals made new versions of the row; the transaction's lock still holds off a takeover once the lease
+      // runs out (ended here at once, by an update of expires_at that waits for nothing).
+      await withClient(database.url, (client) =>
+        client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
+      );
+      await waitFor(
+        "b's takeover to wait on the open transaction",
+        () =>
+          withClient(database.url, async (client) => {
+            const { rows: facts } = await client.query<{ waiting: boolean }>(
+              `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+                 WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
+            );
+            return facts[0]?.waiting === true;
+          }),
+        10_000,
+      );
+      expect(b.isLeader()).toBe(false);
+      port.run('COMMIT');
+      await waitFor('b to lead', () => b.isLeader(), 10_000);
+      expect(b.term()?.epoch).toBe(term.epoch + 1);
+      const [order] = await withClient(database.url, async (client) => {
+        const result = await client.query<{ before: boolean }>(
+          `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
+        );
+        return result.rows;
+      });
+      expect(order?.before).toBe(true);
+      expect(await rows()).toEqual(['term 1, a long transaction']);
     });
 
     it('orders a write that passed the fence before the new term: the acquisition waits for its commit', async () => {
