@@ -303,9 +303,14 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
     await eventually('/readyz 200', 120_000, async () =>
       (await get(`${url}/readyz`))?.status === 200 ? true : undefined,
     );
-    const logs = await engine.docker(['logs', 'supply-sync']);
-    expect(`${logs.stdout}${logs.stderr}`).toContain('webhook endpoint registered');
-    expect(`${logs.stdout}${logs.stderr}`).not.toContain(token);
+    // The engine copies a container's output into its log on its own time: under load the start's lines can reach
+    // `docker logs` after /readyz answers, so the line is waited for (read once, it was empty in one loaded run).
+    const logs = await eventually("'webhook endpoint registered' in docker logs", 60_000, async () => {
+      const { stdout, stderr } = await engine.docker(['logs', 'supply-sync']);
+      const text = `${stdout}${stderr}`;
+      return text.includes('webhook endpoint registered') ? text : undefined;
+    });
+    expect(logs).not.toContain(token);
     expect(await docker(['inspect', '-f', '{{.RestartCount}}', 'supply-sync'])).toBe('0');
     await healthy('supply-sync');
     await stopsCleanly('supply-sync');
