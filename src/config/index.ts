@@ -19,6 +19,8 @@ export {
   type LoadedConfig,
   type LoadOptions,
 } from './load.js';
+export { loadConfigSet, loadCompany, readAgain, type ConfigSet, type OfficeConfig } from './office.js';
+export { COMPANY_KEYS } from './companies-schema.js';
 export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';
 export { configJsonSchema } from './json-schema.js';
 export { deepFreeze, type DeepReadonly } from './freeze.js';

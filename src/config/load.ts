@@ -8,11 +8,11 @@ import { deepFreeze, type DeepReadonly } from './freeze.js';
 import { NO_PLUGINS, type PluginSchemas } from './plugin-schemas.js';
 import { coreConfigSchema, type CoreConfig } from './schema.js';
 import { childSchema, isSecretSchema, schemaAtPath, unwrap, type PathSegment } from './schema-walk.js';
+import { readConfigSource, type ConfigSource, type SourceOptions } from './source.js';
 
 function isArraySchema(schema: z.ZodType): boolean {
   return unwrap(schema).schema._zod.def.type === 'array';
 }
-import { readConfigSource, type ConfigSource } from './source.js';
 
 export interface ConnectorConfig {
   readonly type: string;
@@ -33,6 +33,8 @@ export interface LoadedConfig {
    * given none): what builds connectors and jobs from this config checks it parsed them.
    */
   readonly parsedBy: PluginSchemas;
+  /** Set for one company of an office: its name and the office file its config was merged from. */
+  readonly company?: { readonly name: string; readonly office: string };
 }
 
 export interface LoadOptions {
@@ -111,17 +113,47 @@ function resolvePaths(file: string, core: CoreConfig): Pick<CoreConfig, 'api' | 
   return { api, state, server };
 }
 
-export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
+/** How a config document is read: the callbacks follow the schema (and the plugins) the loader was given. */
+export function sourceOptions(
+  options: LoadOptions,
+  context: (raw: unknown) => unknown = (raw) => raw,
+): SourceOptions {
   const registry = options.registry ?? NO_PLUGINS;
-  const source = readConfigSource(file, text, {
+  return {
     env: options.env ?? process.env,
     readFile: options.readFile ?? ((path) => readFileSync(path, 'utf8')),
     expectsList: (path, raw) => {
-      const schema = schemaForPath(raw, path, registry);
+      const schema = schemaForPath(context(raw), path, registry);
       return schema !== undefined && isArraySchema(schema);
     },
-    isDeclaredKey: (path, raw) => schemaForPath(raw, path, registry) !== undefined,
-  });
+    isDeclaredKey: (path, raw) => schemaForPath(context(raw), path, registry) !== undefined,
+  };
+}
+
+export function parseConfig(file: string, text: string, options: LoadOptions = {}): LoadedConfig {
+  const source = readConfigSource(file, text, sourceOptions(options));
+  if (isOffice(source.data)) throw new ConfigError([officeIssue(file)]);
+  return validateSource(source, options);
+}
+
+/** Whether a config document describes an office of companies (a `companies:` block) rather than one company. */
+export function isOffice(data: unknown): boolean {
+  return data !== null && typeof data === 'object' && 'companies' in data;
+}
+
+function officeIssue(file: string): ConfigIssue {
+  return {
+    file,
+    path: 'companies',
+    message:
+      'this file is an office of companies: choose one with --company NAME (`supply-sync config validate` lists them)',
+  };
+}
+
+/** Validates a read document (one file, or an office's part merged with a company's) into a LoadedConfig. */
+export function validateSource(source: ConfigSource, options: LoadOptions = {}): LoadedConfig {
+  const { file } = source;
+  const registry = options.registry ?? NO_PLUGINS;
   const issues: ConfigIssue[] = [...source.issues];
   const issueAt = (path: readonly PathSegment[], message: string, preferKey = false) =>
     issues.push({ file, ...source.locate(path, preferKey), path: formatPath(path), message });
@@ -158,11 +190,10 @@ export function parseConfig(file: string, text: string, options: LoadOptions = {
   return { file, config, warnings: blocks.warnings, parsedBy: registry };
 }
 
-/** Reads and validates a config file. Throws ConfigError (never with a secret in it) when it cannot be used. */
-export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfig {
-  let text: string;
+/** A config file's text; a missing or unreadable file is a ConfigError saying what to do. */
+export function readConfigText(file: string, options: LoadOptions = {}): string {
   try {
-    text = (options.readFile ?? ((path: string) => readFileSync(path, 'utf8')))(file);
+    return (options.readFile ?? ((path: string) => readFileSync(path, 'utf8')))(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'file not found' : `cannot read the file (${code ?? 'unknown error'})`;
@@ -170,5 +201,9 @@ export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfi
       { file, path: '', message: `${reason}; pass --config FILE or create it from config/demo.yaml` },
     ]);
   }
-  return parseConfig(file, text, options);
+}
+
+/** Reads and validates a config file. Throws ConfigError (never with a secret in it) when it cannot be used. */
+export function loadConfig(file: string, options: LoadOptions = {}): LoadedConfig {
+  return parseConfig(file, readConfigText(file, options), options);
 }

@@ -10,8 +10,10 @@ import { caFileSchema, proxySchema, serverTlsSchema, webhookListenerSchema } fro
 import { markSecret, secret } from './secret.js';
 import { notificationsSchema } from './notifications-schema.js';
 import { closestMatch } from './did-you-mean.js';
+import { companiesSchema } from './companies-schema.js';
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
+export const DEFAULT_STATE_PATH = 'state/supply-sync.db';
 const CRON_HINT = 'expected a cron expression like "*/5 * * * *"';
 
 export const cronExpression = () =>
@@ -110,7 +112,7 @@ const stateSchema = z.strictObject({
     .string()
     .min(1)
     .meta({ description: 'SQLite file of checkpoints, cursors, run history and dead letters; back it up' })
-    .default('state/supply-sync.db'),
+    .default(DEFAULT_STATE_PATH),
   url: markSecret(
     z.string().regex(/^postgres(ql)?:\/\/[^/]/, {
       error: 'expected a PostgreSQL URL, postgres://user:password@host:port/database',
@@ -328,6 +330,7 @@ export const coreConfigSchema = z
       })
       .default({}),
     notifications: notificationsSchema.optional(),
+    companies: companiesSchema.optional(),
   })
   .superRefine((config, ctx) => {
     // Election runs on the shared PostgreSQL state; a SQLite file is kept to one daemon by its lock.

@@ -21,7 +21,11 @@ export interface ConfigSource {
   /** Paths filled from `<key>_file`, so the loader can check the target is a secret field. */
   readonly fromFiles: readonly (readonly PathSegment[])[];
   readonly issues: readonly ConfigIssue[];
-  locate(path: readonly PathSegment[], preferKey?: boolean): { line: number; column: number } | undefined;
+  /** Where a key is written; `file` when it is another file than `file` above (an office's part of a company). */
+  locate(
+    path: readonly PathSegment[],
+    preferKey?: boolean,
+  ): { file?: string; line: number; column: number } | undefined;
 }
 
 const ENV_REF = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

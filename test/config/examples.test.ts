@@ -102,6 +102,7 @@ describe('JSON Schema for editors', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         'api',
+        'companies',
         'connectors',
         'ha',
         'health',

@@ -6,7 +6,7 @@
  * with the config it has.
  */
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type LoadedConfig } from '../../config/index.js';
+import { ConfigError, readAgain, type LoadedConfig } from '../../config/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import {
@@ -55,7 +55,7 @@ export function planReload(sources: ReloadSources): PlannedReload {
   const { loaded } = sources;
   let fresh: LoadedConfig;
   try {
-    fresh = loadConfig(loaded.file, {
+    fresh = readAgain(loaded, {
       registry: loaded.parsedBy,
       ...(sources.env === undefined ? {} : { env: sources.env }),
     });

@@ -1,0 +1,28 @@
+/** The `companies:` block of an office config: where the company files are. */
+import * as z from 'zod';
+
+/** A company's name is its file's name without .yaml: it names its jobs (`<company>/<job>`), folders and metrics. */
+export const COMPANY_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** The top-level keys a company file may set; everything else is set once for the whole office. */
+export const COMPANY_KEYS = ['api', 'state', 'connectors', 'jobs', 'mappings', 'notifications'] as const;
+
+export const companiesSchema = z
+  .strictObject({
+    dir: z
+      .string()
+      .min(1)
+      .meta({
+        description:
+          "Folder of company files, one <company>.yaml each (relative to this file's folder); adding a company is adding a file",
+        examples: ['companies.d'],
+      })
+      .default('companies.d'),
+  })
+  .meta({
+    description:
+      'Makes this file an office: its settings are shared by every company, and each file in dir adds one company ' +
+      `(${COMPANY_KEYS.join(', ')}), merged over them`,
+  });
+
+export type CompaniesConfig = z.output<typeof companiesSchema>;

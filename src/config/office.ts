@@ -1,0 +1,273 @@
+/**
+ * Loading a config that is either one company or an office: a file with a `companies:` block, shared by every
+ * company, and a folder with one file per company merged over it (company-source.ts).
+ */
+import { readdirSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { COMPANY_KEYS, COMPANY_NAME, companiesSchema } from './companies-schema.js';
+import { companyFolder, companySource, mergeOver, officePart } from './company-source.js';
+import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
+import {
+  isOffice,
+  loadConfig,
+  readConfigText,
+  sourceOptions,
+  validateSource,
+  type LoadedConfig,
+  type LoadOptions,
+} from './load.js';
+import { readConfigSource, type ConfigSource } from './source.js';
+
+export interface OfficeConfig {
+  readonly file: string;
+  /** The folder of company files. */
+  readonly dir: string;
+  /** Every company's config by name, in name order. */
+  readonly companies: ReadonlyMap<string, LoadedConfig>;
+  /** Files in the folder that were not read as companies. */
+  readonly warnings: readonly string[];
+}
+
+export type ConfigSet =
+  | { readonly kind: 'single'; readonly loaded: LoadedConfig }
+  | { readonly kind: 'office'; readonly office: OfficeConfig };
+
+type Data = Record<string, unknown>;
+const COMPANY_FILE = /\.ya?ml$/;
+
+/** Reads a config file: one company, or an office with every company in its folder (all checked, all reported). */
+export function loadConfigSet(file: string, options: LoadOptions = {}): ConfigSet {
+  const source = readConfigSource(file, readConfigText(file, options), sourceOptions(options));
+  if (!isOffice(source.data)) return { kind: 'single', loaded: validateSource(source, options) };
+  return { kind: 'office', office: loadOffice(source, options) };
+}
+
+/** One company of an office, read afresh (a company daemon's config reload): other companies are not read. */
+export function loadCompany(officeFile: string, name: string, options: LoadOptions = {}): LoadedConfig {
+  const source = readConfigSource(officeFile, readConfigText(officeFile, options), sourceOptions(options));
+  if (!isOffice(source.data)) {
+    throw new ConfigError([
+      {
+        file: officeFile,
+        path: 'companies',
+        message: `has no companies: block, so no company "${name}": leave --company out`,
+      },
+    ]);
+  }
+  return loadOffice(source, options, name).companies.get(name) as LoadedConfig;
+}
+
+function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): OfficeConfig {
+  const dir = companiesDir(source);
+  const { files, warnings } = companyFiles(source, dir);
+  const chosen = only === undefined ? files : files.filter((file) => companyName(file) === only);
+  if (only !== undefined && chosen.length === 0)
+    throw new ConfigError([unknownCompany(source, dir, only, files)]);
+  const officeData = officePart(source);
+  const companies = new Map<string, LoadedConfig>();
+  const issues: FoundIssue[] = [];
+  for (const file of chosen) {
+    try {
+      companies.set(companyName(file), loadOne(source, officeData, file, options));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      issues.push(
+        ...error.issues.map((issue) => ({ issue, company: issue.file === file ? '' : companyName(file) })),
+      );
+    }
+  }
+  issues.push(...sharedStates(companies).map((issue) => ({ issue, company: '' })));
+  if (issues.length > 0) throw new ConfigError(merged(issues, chosen.length));
+  return { file: source.file, dir, companies, warnings };
+}
+
+function companiesDir(source: ConfigSource): string {
+  const raw = (source.data as Data).companies ?? {};
+  const block = companiesSchema.safeParse(raw);
+  if (!block.success) {
+    throw new ConfigError(
+      block.error.issues.map((issue) => {
+        const path = ['companies', ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
+        return { file: source.file, ...source.locate(path), path: formatPath(path), message: issue.message };
+      }),
+    );
+  }
+  return resolve(dirname(source.file), block.data.dir);
+}
+
+function companyName(file: string): string {
+  return basename(file, extname(file));
+}
+
+function companyFiles(source: ConfigSource, dir: string): { files: string[]; warnings: string[] } {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    const fix = code === 'ENOENT' ? 'create it and add one <company>.yaml per company' : 'make it readable';
+    throw new ConfigError([atCompanies(source, `cannot read the company folder ${dir} (${code}): ${fix}`)]);
+  }
+  const visible = entries
+    .filter((entry) => !entry.name.startsWith('.'))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const files = visible.filter((entry) => entry.isFile() && COMPANY_FILE.test(entry.name));
+  const warnings = visible
+    .filter((entry) => !entry.isDirectory() && !files.includes(entry))
+    .map((entry) => `${join(dir, entry.name)}: not read (a company file is a .yaml or .yml file)`);
+  if (files.length === 0) {
+    throw new ConfigError([
+      atCompanies(source, `the company folder ${dir} holds no company file: add <company>.yaml`),
+    ]);
+  }
+  const paths = files.map((entry) => join(dir, entry.name));
+  const twice = paths.find(
+    (path, index) => paths.findIndex((other) => companyName(other) === companyName(path)) !== index,
+  );
+  if (twice !== undefined) {
+    throw new ConfigError([
+      { file: twice, path: '', message: `company "${companyName(twice)}" has two files; keep one` },
+    ]);
+  }
+  return { files: paths, warnings };
+}
+
+function atCompanies(source: ConfigSource, message: string): ConfigIssue {
+  return { file: source.file, ...source.locate(['companies']), path: 'companies', message };
+}
+
+function unknownCompany(
+  source: ConfigSource,
+  dir: string,
+  name: string,
+  files: readonly string[],
+): ConfigIssue {
+  const known = files.map(companyName).join(', ');
+  return atCompanies(
+    source,
+    `no company "${name}": there is no ${join(dir, `${name}.yaml`)} (companies: ${known})`,
+  );
+}
+
+function loadOne(office: ConfigSource, officeData: Data, file: string, options: LoadOptions): LoadedConfig {
+  const name = companyName(file);
+  if (!COMPANY_NAME.test(name)) {
+    throw new ConfigError([
+      {
+        file,
+        path: '',
+        message: `the file's name is the company's name, "${name}": use letters, digits, - and _ (at most 64, the first a letter or digit)`,
+      },
+    ]);
+  }
+  const text = readConfigText(file, options);
+  const own = readConfigSource(
+    file,
+    text,
+    sourceOptions(options, (raw) => mergeOver(officeData, raw)),
+  );
+  if (own.data === undefined) throw new ConfigError(own.issues);
+  // Misplaced keys are reported and left out, so the same check also reports what else is wrong.
+  const misplaced = officeOnlyKeys(own, office.file).concat(sharedPostgres(own, officeData));
+  const kept = { ...own, data: withoutKeys(own.data as Data, misplaced) };
+  const merged = companySource(office, officeData, kept, companyFolder(officeData, office.file, name));
+  try {
+    const loaded = validateSource(merged, options);
+    if (misplaced.length > 0) throw new ConfigError(misplaced);
+    return { ...loaded, company: { name, office: office.file } };
+  } catch (error) {
+    if (!(error instanceof ConfigError) || misplaced.length === 0) throw error;
+    throw new ConfigError([...misplaced, ...error.issues.filter((issue) => !misplaced.includes(issue))]);
+  }
+}
+
+function withoutKeys(data: Data, issues: readonly ConfigIssue[]): Data {
+  const out = { ...data };
+  for (const issue of issues) if (issue.path !== 'state.url') delete out[issue.path];
+  return out;
+}
+
+function officeOnlyKeys(own: ConfigSource, officeFile: string): ConfigIssue[] {
+  const allowed: readonly string[] = COMPANY_KEYS;
+  return Object.keys(own.data as Data)
+    .filter((key) => !allowed.includes(key))
+    .map((key) => ({
+      file: own.file,
+      ...own.locate([key], true),
+      path: key,
+      message:
+        `${key} is set once for the whole office, in ${officeFile}; ` +
+        `a company file may set ${COMPANY_KEYS.join(', ')}`,
+    }));
+}
+
+/** A company never inherits the office's PostgreSQL database: two companies' cursors and runs would mix. */
+function sharedPostgres(own: ConfigSource, officeData: Data): ConfigIssue[] {
+  const officeUrl = (officeData.state as Data | undefined)?.url;
+  const ownUrl = ((own.data as Data).state as Data | undefined)?.url;
+  if (officeUrl === undefined || ownUrl !== undefined) return [];
+  return [
+    {
+      file: own.file,
+      ...own.locate(['state'], true),
+      path: 'state.url',
+      message:
+        "the office's state is on PostgreSQL: give this company a database of its own here (state.url or state.url_file)",
+    },
+  ];
+}
+
+/** Two companies on one state file or database would share cursors, runs and dead letters. */
+function sharedStates(companies: ReadonlyMap<string, LoadedConfig>): ConfigIssue[] {
+  const owner = new Map<string, string>();
+  const issues: ConfigIssue[] = [];
+  for (const [name, loaded] of companies) {
+    const { url, path } = loaded.config.state;
+    const key = url ?? path;
+    const first = owner.get(key);
+    if (first === undefined) owner.set(key, name);
+    else {
+      issues.push({
+        file: loaded.file,
+        path: url === undefined ? 'state.path' : 'state.url',
+        message: `company ${first} uses the same state; every company needs its own`,
+      });
+    }
+  }
+  return issues;
+}
+
+interface FoundIssue {
+  readonly issue: ConfigIssue;
+  /** The company whose config showed an issue of another file (the office's part); empty for its own file's. */
+  readonly company: string;
+}
+
+/**
+ * One issue per place: a problem in the office's part, found while checking several companies, is told once with
+ * the companies it was found for.
+ */
+function merged(found: readonly FoundIssue[], companyCount: number): ConfigIssue[] {
+  const byPlace = new Map<string, { issue: ConfigIssue; companies: Set<string> }>();
+  for (const { issue, company } of found) {
+    const key = JSON.stringify([issue.file, issue.line, issue.column, issue.path, issue.message]);
+    const entry = byPlace.get(key) ?? { issue, companies: new Set<string>() };
+    entry.companies.add(company);
+    byPlace.set(key, entry);
+  }
+  return [...byPlace.values()].map(({ issue, companies }) => {
+    if (companies.has('')) return issue;
+    const which =
+      companies.size === companyCount && companyCount > 1
+        ? 'every company'
+        : `company ${[...companies].join(', ')}`;
+    return { ...issue, message: `${issue.message} (found for ${which})` };
+  });
+}
+
+/** A loaded config read again from its files (a reload): a company's from its office and its own file. */
+export function readAgain(loaded: LoadedConfig, options: LoadOptions = {}): LoadedConfig {
+  return loaded.company === undefined
+    ? loadConfig(loaded.file, options)
+    : loadCompany(loaded.company.office, loaded.company.name, options);
+}
