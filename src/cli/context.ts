@@ -1,6 +1,13 @@
 /** Options every command shares, and loading the config with the shipped schemas. */
 import type { Command } from 'commander';
-import { loadConfig, secretValues, type LoadedConfig } from '../config/index.js';
+import {
+  loadCompany,
+  loadConfigSet,
+  secretValues,
+  type LoadedConfig,
+  type OfficeConfig,
+} from '../config/index.js';
+import { CliError, EXIT_USAGE } from './errors.js';
 import type { Output } from './output.js';
 import { buildPluginRegistry } from './plugins.js';
 
@@ -8,6 +15,8 @@ export const DEFAULT_CONFIG = 'config/supply-sync.yaml';
 
 export interface GlobalOptions {
   config: string;
+  /** The company of an office config (`--company`). */
+  company?: string | undefined;
   debug: boolean;
 }
 
@@ -19,13 +28,48 @@ export interface CliContext {
 }
 
 export function globalOptions(command: Command): GlobalOptions {
-  const options = command.optsWithGlobals<{ config?: string; debug?: boolean }>();
-  return { config: options.config ?? DEFAULT_CONFIG, debug: options.debug === true };
+  const options = command.optsWithGlobals<{ config?: string; company?: string; debug?: boolean }>();
+  return {
+    config: options.config ?? DEFAULT_CONFIG,
+    company: options.company,
+    debug: options.debug === true,
+  };
 }
 
-export async function loadCliConfig(context: CliContext, file: string): Promise<LoadedConfig> {
+/** The config a command acts on: the file, or with an office config the company `--company` names. */
+export async function loadCliConfig(
+  context: CliContext,
+  global: GlobalOptions,
+  /** What to say beside "choose one with --company" (a command that could run more than one). */
+  officeHint = '',
+): Promise<LoadedConfig> {
   const registry = await buildPluginRegistry();
-  const loaded = loadConfig(file, { env: context.env, registry });
+  const options = { env: context.env, registry };
+  const set = global.company === undefined ? loadConfigSet(global.config, options) : undefined;
+  if (set?.kind === 'office') throw chooseCompany(set.office, officeHint);
+  const loaded = set?.loaded ?? loadCompany(global.config, global.company as string, options);
   context.secrets.push(...secretValues(loaded.config, registry));
   return loaded;
+}
+
+/** Every company of an office config (`--all`), or the one config as a list of one. */
+export async function loadCliConfigs(context: CliContext, global: GlobalOptions): Promise<LoadedConfig[]> {
+  const registry = await buildPluginRegistry();
+  const set = loadConfigSet(global.config, { env: context.env, registry });
+  const all = set.kind === 'office' ? [...set.office.companies.values()] : [set.loaded];
+  if (set.kind === 'office')
+    for (const warning of set.office.warnings) context.output.note(`warning: ${warning}`);
+  for (const loaded of all) context.secrets.push(...secretValues(loaded.config, registry));
+  return all;
+}
+
+function chooseCompany(office: OfficeConfig, hint: string): CliError {
+  const names = [...office.companies.keys()];
+  const shown =
+    names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
+  return new CliError(
+    `${office.file} is an office of ${names.length} companies (${shown}): choose one with --company NAME${hint}`,
+    'usage',
+    EXIT_USAGE,
+  );
 }

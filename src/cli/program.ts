@@ -59,6 +59,11 @@ export function buildProgram(context: CliContext): Command {
       `config file (env SUPPLY_SYNC_CONFIG; default ${DEFAULT_CONFIG})`,
       context.env['SUPPLY_SYNC_CONFIG'],
     )
+    .option(
+      '--company <name>',
+      'with an office config (a companies: block): the company to act on (env SUPPLY_SYNC_COMPANY); `status --all` and `runs --all` show every company',
+      context.env['SUPPLY_SYNC_COMPANY'],
+    )
     .version(packageVersion(), '-V, --version', 'print the version of supply-sync')
     .option('--debug', 'print stack traces of unexpected errors')
     .addHelpText(

@@ -102,7 +102,7 @@ describe('supply-sync doctor prepares the configured statements against the real
         ),
       );
       const ok = await runCli(['config', 'validate', '--config', fixed]);
-      expect(ok.stdout).toMatch(/: OK \(1 connectors, 2 jobs\)$/m);
+      expect(ok.stdout).toMatch(/: OK \(1 connector, 2 jobs\)$/m);
       expect(ok.code).toBe(0);
     },
   );

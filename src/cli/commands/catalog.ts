@@ -142,7 +142,7 @@ function throwOnFailures(run: RemovalRun, skus: readonly string[]): void {
 }
 
 async function removeListed({ context, options, command }: Invocation<RemoveOptions>): Promise<void> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const { config } = loaded;
   const skus = readSkus(options.skusFile);
   const dryRun = options.dryRun === true;

@@ -14,7 +14,7 @@ async function showCommand({
   command,
 }: Invocation<{ json?: boolean }>): Promise<void> {
   const id = requiredArgument(args, 0);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const found = await withState(
     () => openForQueue(loaded),
     (state) => state.commands.get(commandId(id)),
@@ -27,7 +27,7 @@ async function showCommand({
 
 async function cancelCommand({ context, args, command }: Invocation): Promise<void> {
   const id = requiredArgument(args, 0);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   await withState(
     () => openForQueue(loaded),
     (state) => cancel(state.commands, commandId(id), requestedByCli()),
@@ -48,7 +48,7 @@ async function listCommands({
       EXIT_USAGE,
     );
   }
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const list = await withState(
     () => openForQueue(loaded),
     (state) => state.commands.list({ unfinishedOnly: options.all !== true, limit }),

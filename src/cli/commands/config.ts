@@ -3,7 +3,7 @@ import type { CommandSpec, Invocation } from '../command-spec.js';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
 import type { Config } from '../../config/index.js';
 import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
-import { globalOptions, loadCliConfig } from '../context.js';
+import { globalOptions, loadCliConfig, loadCliConfigs } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { giveCommand } from '../control.js';
 import { withStateChange } from '../state-access.js';
@@ -25,10 +25,16 @@ function staticProblems(file: string, config: Config, registry: PluginRegistry):
 }
 
 async function validate({ context, options, command }: Invocation<{ print?: boolean }>): Promise<void> {
-  const { config: file } = globalOptions(command);
-  const loaded = await loadCliConfig(context, file);
-  for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
-  const problems = staticProblems(file, loaded.config, await buildPluginRegistry());
+  const global = globalOptions(command);
+  const configs =
+    global.company === undefined
+      ? await loadCliConfigs(context, global)
+      : [await loadCliConfig(context, global)];
+  const registry = await buildPluginRegistry();
+  const problems = configs.flatMap((loaded) => {
+    for (const warning of loaded.warnings) context.output.note(`warning: ${warning}`);
+    return staticProblems(loaded.file, loaded.config, registry);
+  });
   for (const problem of problems) context.output.note(problem);
   if (problems.length > 0) {
     throw new CliError(
@@ -37,19 +43,29 @@ async function validate({ context, options, command }: Invocation<{ print?: bool
       EXIT_USAGE,
     );
   }
-  const { connectors, jobs } = loaded.config;
-  context.output.line(
-    `${file}: OK (${Object.keys(connectors).length} connectors, ${Object.keys(jobs).length} jobs)`,
-  );
-  if (options.print) {
-    const registry = await buildPluginRegistry();
-    context.output.line(JSON.stringify(redactConfig(loaded.config, registry), null, 2));
+  if (configs.length > 1 || configs[0]?.company !== undefined) {
+    context.output.line(`${global.config}: OK (${plural(configs.length, 'company', 'companies')})`);
   }
+  for (const loaded of configs) {
+    const { connectors, jobs } = loaded.config;
+    const what = `${plural(Object.keys(connectors).length, 'connector')}, ${plural(Object.keys(jobs).length, 'job')}`;
+    const company = loaded.company;
+    context.output.line(
+      company === undefined
+        ? `${loaded.file}: OK (${what})`
+        : `  ${company.name}: ${loaded.file} OK (${what}; state ${loaded.config.state.url === undefined ? loaded.config.state.path : 'on PostgreSQL'})`,
+    );
+    if (options.print) context.output.line(JSON.stringify(redactConfig(loaded.config, registry), null, 2));
+  }
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 async function reload({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
   // The file given is checked here first: an invalid one is refused with the usual error, nothing is queued.
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const given = await giveCommand(context, {
     loaded,
     action: { kind: 'config.reload' },

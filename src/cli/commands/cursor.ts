@@ -9,7 +9,7 @@ function iso(ms: number | null): string {
 }
 
 async function listCursors({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
-  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = await loadCliConfig(context, globalOptions(command));
   const cursors = await withState(
     () => openStateForReading(config.state),
     (state) => state.cursors.list(),
@@ -26,7 +26,7 @@ async function listCursors({ context, options, command }: Invocation<{ json?: bo
 
 async function resetCursor({ context, args, command }: Invocation): Promise<void> {
   const stream = requiredArgument(args, 0);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   await giveStateCommand(context, loaded, { kind: 'cursor.reset', stream }, 'cursor reset');
   context.output.line(`cursor ${stream} reset`);
 }

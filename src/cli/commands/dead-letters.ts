@@ -76,7 +76,7 @@ async function listLetters({
   options,
   command,
 }: Invocation<{ flow?: string; all?: boolean; json?: boolean }>): Promise<void> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const { config } = loaded;
   const letters = await withState(
     () => openStateForReading(config.state),
@@ -104,7 +104,7 @@ function changeCommand(name: 'retry' | 'discard', verb: string, description: str
     ],
     async run({ context, args, options, command }: Invocation<{ flow?: string; missing?: string }>) {
       const which = target(args[0], options);
-      const loaded = await loadCliConfig(context, globalOptions(command).config);
+      const loaded = await loadCliConfig(context, globalOptions(command));
       const given = await giveStateCommand(
         context,
         loaded,

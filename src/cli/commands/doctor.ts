@@ -20,7 +20,7 @@ async function runDoctor({ context, options, command }: Invocation<{ offline?: b
   };
   let loaded;
   try {
-    loaded = await loadCliConfig(context, file);
+    loaded = await loadCliConfig(context, globalOptions(command));
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const first = error.issues[0];

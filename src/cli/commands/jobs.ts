@@ -10,7 +10,7 @@ async function pauseJob({
   command,
 }: Invocation<{ reason?: string; json?: boolean }>): Promise<void> {
   const job = requiredArgument(args, 0);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const given = await giveStateCommand(
     context,
     loaded,
@@ -24,7 +24,7 @@ async function pauseJob({
 
 async function resumeJob({ context, args, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
   const job = requiredArgument(args, 0);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const given = await giveStateCommand(context, loaded, { kind: 'jobs.resume', job }, 'jobs resume');
   if (options.json && given.via !== 'queued')
     return context.output.line(JSON.stringify(given.result, null, 2));

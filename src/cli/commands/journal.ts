@@ -41,7 +41,7 @@ async function listBatches({
   options,
   command,
 }: Invocation<{ job?: string; json?: boolean }>): Promise<void> {
-  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = await loadCliConfig(context, globalOptions(command));
   const jobs = journalJobs(config, options.job);
   const batches = await withState(
     () => openStateForReading(config.state),
@@ -64,7 +64,7 @@ async function dropBatch({
   command,
 }: Invocation<{ job: string; newer?: boolean }>): Promise<void> {
   const batchKey = requiredArgument(args, 0);
-  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = await loadCliConfig(context, globalOptions(command));
   const [job] = journalJobs(config, options.job);
   if (job === undefined)
     throw new CliError(`--job ${options.job} is not a journal-export job`, 'usage', EXIT_USAGE);

@@ -11,7 +11,7 @@ import { sendReport } from './notify-report.js';
 import { globalOptions, loadCliConfig } from '../context.js';
 
 async function testChannels({ context, options, command }: Invocation<{ channel?: string }>): Promise<void> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const config = loaded.config.notifications;
   const names = Object.keys(config?.channels ?? {});
   if (config === undefined || names.length === 0)
@@ -55,7 +55,7 @@ async function testChannels({ context, options, command }: Invocation<{ channel?
 }
 
 async function sendReportNow({ context, options, command }: Invocation<{ now?: boolean }>): Promise<void> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   await sendReport(context, loaded, options.now === true);
 }
 

@@ -92,7 +92,7 @@ type JournalOptions = { period?: string; from?: string; to?: string; job?: strin
 
 async function reconcileJournal({ context, options, command }: Invocation<JournalOptions>): Promise<void> {
   const scope = scopeOf(options);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const registry = await buildPluginRegistry();
   const result = await couldNotRun(() => runJournalReconcile(loaded, registry, { scope, job: options.job }));
   await report(context, result, options);
@@ -104,7 +104,7 @@ async function reconcileOrders({
   command,
 }: Invocation<{ since: string; job?: string } & OutputOptions>): Promise<void> {
   const sinceMs = sinceOf(options.since);
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const registry = await buildPluginRegistry();
   const state = daemonState(context, loaded.config.state);
   try {

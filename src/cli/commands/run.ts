@@ -83,7 +83,11 @@ function sighupReload(context: CliContext, started: () => Daemon | undefined): (
 async function runDaemonCommand({ context, options, command }: Invocation<RunOptions>): Promise<void> {
   const { runDaemon, buildPluginRegistry, StartAbortedError } = await import('../../daemon/index.js');
   const startAborted: StartAborted = (error) => error instanceof StartAbortedError;
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(
+    context,
+    globalOptions(command),
+    '; today one daemon runs one company: start one per company, each with its own --port',
+  );
   const abort = new AbortController();
   const signals = onShutdownSignals(() => shutdown(context, starting, abort, startAborted));
   let started: Daemon | undefined;

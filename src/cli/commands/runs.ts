@@ -2,9 +2,11 @@
 import type { CommandSpec, Invocation } from '../command-spec.js';
 import { parseDuration } from '../../config/duration.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
-import type { RunRecord } from '../../state/index.js';
+import { existsSync } from 'node:fs';
+import type { LoadedConfig } from '../../config/index.js';
+import type { RunRecord, StateStore } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
-import { globalOptions, loadCliConfig } from '../context.js';
+import { globalOptions, loadCliConfig, loadCliConfigs } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { openStateForReading, withState } from '../state-access.js';
 
@@ -14,6 +16,7 @@ interface RunsOptions {
   since?: string;
   limit: string;
   json?: boolean;
+  all?: boolean;
 }
 
 function sinceMs(since: string | undefined, now: number): number | undefined {
@@ -60,25 +63,61 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
     );
   }
   const since = sinceMs(options.since, Date.now());
-  const { config, file } = await loadCliConfig(context, globalOptions(command).config);
-  if (options.job !== undefined && config.jobs[options.job] === undefined) {
-    const known = Object.keys(config.jobs).join(', ') || 'none';
-    throw new CliError(`no job "${options.job}" in ${file} (jobs: ${known})`, 'unknown_job');
-  }
-  const runs = await withState(
-    () => openStateForReading(config.state),
-    (state) =>
-      state.runs.list({
-        ...(options.job === undefined ? {} : { job: options.job }),
-        failed: options.failed === true,
-        ...(since === undefined ? {} : { since }),
-        limit,
-      }),
-  );
+  const global = globalOptions(command);
+  const configs = options.all
+    ? await loadCliConfigs(context, global)
+    : [await loadCliConfig(context, global)];
+  if (options.job !== undefined) requireJob(configs, options.job);
+  const filter = {
+    ...(options.job === undefined ? {} : { job: options.job }),
+    failed: options.failed === true,
+    ...(since === undefined ? {} : { since }),
+    limit,
+  };
+  const runs = (await Promise.all(configs.map((loaded) => companyRuns(loaded, filter, options.all === true))))
+    .flat()
+    .sort((a, b) => b.run.startedAt - a.run.startedAt)
+    .slice(0, limit);
   // A run's error can quote what it was sent or answered: the config's secrets are replaced, as in the control API.
-  if (options.json) return context.output.line(JSON.stringify(deepScrub(runs, context.secrets), null, 2));
+  if (options.json) {
+    const shown = runs.map(({ run, company }) => (options.all ? { company, ...run } : run));
+    return context.output.line(JSON.stringify(deepScrub(shown, context.secrets), null, 2));
+  }
   if (runs.length === 0) return context.output.line('no runs');
-  for (const run of runs) context.output.line(line(run, config.timezone, context.secrets));
+  for (const { run, company, timeZone } of runs) {
+    const named = company === null ? run : { ...run, job: `${company}/${run.job}` };
+    context.output.line(line(named, timeZone, context.secrets));
+  }
+}
+
+function requireJob(configs: readonly LoadedConfig[], job: string): void {
+  if (configs.some((loaded) => loaded.config.jobs[job] !== undefined)) return;
+  const known =
+    [...new Set(configs.flatMap((loaded) => Object.keys(loaded.config.jobs)))].join(', ') || 'none';
+  const file = configs.length === 1 ? (configs[0] as LoadedConfig).file : 'any company';
+  throw new CliError(`no job "${job}" in ${file} (jobs: ${known})`, 'unknown_job');
+}
+
+interface CompanyRun {
+  run: RunRecord;
+  company: string | null;
+  timeZone: string;
+}
+
+/** One company's runs; with --all a company that has not run yet (no state file) has none. */
+async function companyRuns(
+  loaded: LoadedConfig,
+  filter: Parameters<StateStore['runs']['list']>[0],
+  all: boolean,
+): Promise<CompanyRun[]> {
+  const { state, timezone } = loaded.config;
+  if (all && state.url === undefined && !existsSync(state.path)) return [];
+  const company = all ? (loaded.company?.name ?? null) : null;
+  const runs = await withState(
+    () => openStateForReading(state),
+    (opened) => opened.runs.list(filter),
+  );
+  return runs.map((run) => ({ run, company, timeZone: timezone }));
 }
 
 export const RUNS_COMMAND: CommandSpec = {
@@ -91,6 +130,7 @@ export const RUNS_COMMAND: CommandSpec = {
     { flags: '--since <duration>', description: 'only runs started within this long, e.g. 24h' },
     { flags: '--limit <n>', description: 'at most this many runs', default: '100' },
     { flags: '--json', description: 'print JSON' },
+    { flags: '--all', description: 'with an office config: every company, jobs named <company>/<job>' },
   ],
   run: listRuns,
 };

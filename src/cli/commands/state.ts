@@ -57,7 +57,7 @@ function openTarget(url: string, key: string): PgStateStore {
 }
 
 async function migrate({ context, options, command }: Invocation<{ to?: string }>): Promise<void> {
-  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = await loadCliConfig(context, globalOptions(command));
   const key = options.to === undefined ? 'state.url' : '--to';
   const url = options.to ?? config.state.url;
   if (url === undefined) {

@@ -4,13 +4,20 @@ import { jobStatuses } from '../../daemon/status/job-status.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
-import type { Config } from '../../config/index.js';
+import { existsSync } from 'node:fs';
+import type { Config, LoadedConfig } from '../../config/index.js';
 import {
   fixedLetters,
   missingMappingFixes,
   type MissingMappingFixGroup,
 } from '../../shared/missing-mapping.js';
-import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import {
+  globalOptions,
+  loadCliConfig,
+  loadCliConfigs,
+  type CliContext,
+  type GlobalOptions,
+} from '../context.js';
 import { openStateForReading, withState } from '../state-access.js';
 import { askedBy } from './runs.js';
 
@@ -24,6 +31,11 @@ function ago(ms: number | null, now: number): string {
 
 type Overview = ReturnType<typeof stateOverview>;
 type Health = ReadonlyMap<string, ReturnType<typeof jobCheck>>;
+
+interface StatusOptions {
+  json?: boolean;
+  all?: boolean;
+}
 
 /** One line per job, one per missing mapping that holds letters back (with its fix), then the queues. */
 function printStatus(
@@ -66,17 +78,19 @@ function printStatus(
   );
 }
 
-async function showStatus({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
-  const { config: file } = globalOptions(command);
-  const loaded = await loadCliConfig(context, file);
+interface StatusRead {
+  overview: Overview;
+  health: Health;
+  fixes: readonly MissingMappingFixGroup[];
+}
+
+/** The job-health model /readyz and the status page use, read from the state file. */
+function readStatus(context: CliContext, loaded: LoadedConfig, now: number): Promise<StatusRead> {
   const { config } = loaded;
-  const jobs = Object.keys(config.jobs);
-  const now = Date.now();
-  // The job-health model /readyz and the status page use, read from the state file.
-  const { overview, health, fixes } = await withState(
+  return withState(
     () => openStateForReading(config.state),
     (state) => ({
-      overview: stateOverview(state, jobs),
+      overview: stateOverview(state, Object.keys(config.jobs)),
       fixes: missingMappingFixes(state.deadLetters.list(), loaded.file),
       health: new Map(
         jobStatuses({
@@ -88,27 +102,79 @@ async function showStatus({ context, options, command }: Invocation<{ json?: boo
       ),
     }),
   );
-  if (options.json) {
-    const withHealth = {
-      ...overview,
-      jobs: overview.jobs.map((job) => {
-        const check = health.get(job.job);
-        return check === undefined
-          ? job
-          : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
-      }),
-      missingMappingFixes: fixes.map(({ flow, ids, fix }) => ({ flow, ids, fix })),
-    };
-    // Errors are stored as they came: the config's secrets are replaced, as on the status page.
-    context.output.line(JSON.stringify(deepScrub(withHealth, context.secrets), null, 2));
-    return;
+}
+
+function statusJson(read: StatusRead): unknown {
+  const { overview, health, fixes } = read;
+  return {
+    ...overview,
+    jobs: overview.jobs.map((job) => {
+      const check = health.get(job.job);
+      return check === undefined
+        ? job
+        : { ...job, health: { state: check.state, ok: check.ok, detail: check.detail ?? null } };
+    }),
+    missingMappingFixes: fixes.map(({ flow, ids, fix }) => ({ flow, ids, fix })),
+  };
+}
+
+async function showStatus({ context, options, command }: Invocation<StatusOptions>): Promise<void> {
+  const global = globalOptions(command);
+  if (options.all) return showAll(context, global, options.json === true);
+  const loaded = await loadCliConfig(context, global);
+  const now = Date.now();
+  const read = await readStatus(context, loaded, now);
+  // Errors are stored as they came: the config's secrets are replaced, as on the status page.
+  if (options.json)
+    return context.output.line(JSON.stringify(deepScrub(statusJson(read), context.secrets), null, 2));
+  printStatus(context, loaded.config, read, now);
+}
+
+/** Every company of an office: those with a job not ready first, each with its jobs as `status` shows them. */
+async function showAll(context: CliContext, global: GlobalOptions, json: boolean): Promise<void> {
+  const now = Date.now();
+  const companies = await Promise.all(
+    (await loadCliConfigs(context, global)).map(async (loaded) => ({
+      loaded,
+      read:
+        existsSync(loaded.config.state.path) || loaded.config.state.url !== undefined
+          ? await readStatus(context, loaded, now)
+          : undefined,
+    })),
+  );
+  const notReady = (read: StatusRead | undefined): number =>
+    read === undefined ? 0 : [...read.health.values()].filter((check) => !check.ok).length;
+  companies.sort((a, b) => notReady(b.read) - notReady(a.read));
+  if (json) {
+    const all = companies.map(({ loaded, read }) => ({
+      company: loaded.company?.name ?? null,
+      file: loaded.file,
+      status: read === undefined ? null : statusJson(read),
+    }));
+    return context.output.line(JSON.stringify(deepScrub({ companies: all }, context.secrets), null, 2));
   }
-  printStatus(context, config, { overview, health, fixes }, now);
+  for (const { loaded, read } of companies) {
+    const name = loaded.company?.name ?? loaded.file;
+    const ready =
+      read === undefined
+        ? 'no state file yet (not run)'
+        : notReady(read) === 0
+          ? 'ready'
+          : `${notReady(read)} job(s) not ready`;
+    context.output.line(`== ${name}: ${ready}`);
+    if (read !== undefined) printStatus(context, loaded.config, read, now);
+  }
 }
 
 export const STATUS_COMMAND: CommandSpec = {
   name: 'status',
   description: 'show each job (last run, last success, errors), dead letters, outbox and inbox',
-  options: [{ flags: '--json', description: 'print JSON' }],
+  options: [
+    { flags: '--json', description: 'print JSON' },
+    {
+      flags: '--all',
+      description: 'with an office config: every company, those with a job not ready first',
+    },
+  ],
   run: showStatus,
 };

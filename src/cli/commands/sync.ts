@@ -31,7 +31,7 @@ function reportRun(context: CliContext, job: string, result: RunResult, dryRun: 
 async function syncJob({ context, args, options, command }: Invocation<SyncOptions>): Promise<void> {
   const job = requiredArgument(args, 0);
   const { runJobOnce, buildPluginRegistry } = await import('../../daemon/index.js');
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   context.output.progress(`running ${job}...`);
   const controller = new AbortController();
   const abort = (): void => controller.abort(new Error('interrupted'));

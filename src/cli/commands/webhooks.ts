@@ -42,7 +42,7 @@ async function withApi<T>(
   command: Command,
   use: (state: StateStore, api: WebhookApi) => Promise<T>,
 ): Promise<T> {
-  const { config } = await loadCliConfig(context, globalOptions(command).config);
+  const { config } = await loadCliConfig(context, globalOptions(command));
   if (config.api.sandbox === 'embedded') {
     // An embedded sandbox lives only as long as this command: an endpoint registered in it would vanish at once.
     throw new CliError(
@@ -70,7 +70,7 @@ async function withApi<T>(
 
 /** Gives a webhook action to a running daemon, or carries it out here when none holds the state. */
 async function giveWebhookAction<R>({ context, command }: Invocation, action: ControlAction): Promise<R> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const given = await giveCommand(context, {
     loaded,
     action,
@@ -99,7 +99,7 @@ async function register(
 }
 
 async function retireSecrets({ context, command }: Invocation): Promise<void> {
-  const loaded = await loadCliConfig(context, globalOptions(command).config);
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const given = await giveStateCommand(
     context,
     loaded,

@@ -1,0 +1,195 @@
+/**
+ * An accounting office's config run as a user would (the compiled CLI in child processes): two client companies,
+ * each a buyer account created in the sandbox with its own key and world, each exporting its journal into its own
+ * Hashavshevet folder with a state file of its own. What one company's commands do must never touch the other's
+ * lines, books or state. The books are read with the tests' own reader of the published layout.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDomain } from '../../src/sandbox/domain/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { ReadoutLine } from '../flows/journal-export/harness.js';
+import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
+import { runCli, type CliResult } from './run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-cli-'));
+const officeFile = join(dir, 'office.yaml');
+let sandbox: RunningSandbox;
+const keys: Record<string, string> = {};
+const accounts: Record<string, string> = {};
+const outputs: CliResult[] = [];
+
+async function cli(...args: string[]): Promise<CliResult> {
+  const result = await runCli(['--config', officeFile, ...args], { SOUTH_KEY: keys['south'] ?? '' });
+  outputs.push(result);
+  return result;
+}
+
+async function linesOf(company: string): Promise<ReadoutLine[]> {
+  const readout = await sandbox.control.state(accounts[company]);
+  return Object.values(readout['journalLines'] as Record<string, ReadoutLine>);
+}
+
+const books = (company: string): string => join(dir, 'companies.d', 'books', company);
+const dataFiles = (company: string): string[] =>
+  existsSync(books(company)) ? readdirSync(books(company)).filter((name) => /\.doc$/i.test(name)) : [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ createDomain });
+  for (const [name, count] of [
+    ['north', 6],
+    ['south', 10],
+  ] as const) {
+    const created = await sandbox.control.createAccount({ type: 'buyer', name: `${name} ltd`, plan: 'Pro' });
+    accounts[name] = created.id;
+    keys[name] = created.key;
+    await sandbox.control.action('approve_journal_lines', { count }, created.id);
+  }
+  mkdirSync(join(dir, 'companies.d', 'keys'), { recursive: true });
+  writeFileSync(join(dir, 'companies.d', 'keys', 'north.key'), `${keys['north']}\n`);
+  writeFileSync(
+    officeFile,
+    [
+      'api:',
+      `  base_url: ${sandbox.baseUrl}`,
+      'state:',
+      '  path: state/office.db',
+      'companies:',
+      '  dir: companies.d',
+      'connectors:',
+      '  books:',
+      '    type: hashavshevet',
+      '    long_references: sequence',
+      '    details_overflow: truncate',
+      'jobs:',
+      '  journal:',
+      '    flow: journal-export',
+      '    connector: books',
+      "    schedule: '30 2 * * *'",
+      '    options:',
+      "      description_template: '{description}'",
+      '',
+    ].join('\n'),
+  );
+  // One company's key from a file next to its company file, the other's from the environment.
+  writeFileSync(
+    join(dir, 'companies.d', 'north.yaml'),
+    'api:\n  api_key_file: keys/north.key\nconnectors:\n  books:\n    import_dir: books/north\n',
+  );
+  writeFileSync(
+    join(dir, 'companies.d', 'south.yaml'),
+    'api:\n  api_key: ${SOUTH_KEY}\nconnectors:\n  books:\n    import_dir: books/south\n',
+  );
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('an office of two companies through the CLI', () => {
+  it('validates every company and asks which one a command is for', async () => {
+    const valid = await cli('config', 'validate');
+    expect(valid.stderr).toBe('');
+    expect(valid.code).toBe(0);
+    expect(valid.stdout).toContain(`${officeFile}: OK (2 companies)`);
+    expect(valid.stdout).toContain(
+      `north: ${join(dir, 'companies.d', 'north.yaml')} OK (1 connector, 1 job; state ${join(dir, 'state', 'companies', 'north', 'state.db')})`,
+    );
+    const unchosen = await cli('sync', 'journal');
+    expect(unchosen.code).toBe(2);
+    expect(unchosen.stderr).toContain(
+      `${officeFile} is an office of 2 companies (north, south): choose one with --company NAME`,
+    );
+    const unknown = await cli('--company', 'west', 'status');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no company "west"');
+    expect(unknown.stderr).toContain('(companies: north, south)');
+  });
+
+  it("exports one company's journal into its own books and state only", async () => {
+    const demoBefore = (await sandbox.control.state())['journalLines'];
+    const northBefore = await linesOf('north');
+    const northApproved = northBefore.filter((line) => line.status === 'approved_for_export');
+    const southBefore = await linesOf('south');
+    expect(northApproved.length).toBeGreaterThan(0);
+
+    const north = await cli('--company', 'north', 'sync', 'journal');
+    expect(north.stderr).toBe('');
+    expect(north.code).toBe(0);
+    expect(north.stdout).toMatch(/^journal: ok /m);
+
+    // Every line that was approved is exported now; no other line changed (the seed holds lines exported earlier).
+    const northAfter = await linesOf('north');
+    const approvedIds = new Set(northApproved.map((line) => line.id));
+    const exported = northAfter.filter((line) => approvedIds.has(line.id) && line.status === 'exported');
+    expect(exported).toHaveLength(northApproved.length);
+    expect(northAfter.filter((line) => !approvedIds.has(line.id))).toEqual(
+      northBefore.filter((line) => !approvedIds.has(line.id)),
+    );
+    expectBooksMatchLines(hashavshevetTotals(books('north')), exported, { references: 'sequence' });
+    // The other company: its world, books and state untouched.
+    expect(await linesOf('south')).toEqual(southBefore);
+    expect(dataFiles('south')).toEqual([]);
+    expect(existsSync(join(dir, 'state', 'companies', 'north', 'state.db'))).toBe(true);
+    expect(existsSync(join(dir, 'state', 'companies', 'south', 'state.db'))).toBe(false);
+
+    const south = await cli('--company', 'south', 'sync', 'journal');
+    expect(south.code).toBe(0);
+    const southApproved = new Set(
+      southBefore.filter((line) => line.status === 'approved_for_export').map((line) => line.id),
+    );
+    const southExported = (await linesOf('south')).filter(
+      (line) => southApproved.has(line.id) && line.status === 'exported',
+    );
+    expect(southExported).toHaveLength(southApproved.size);
+    expectBooksMatchLines(hashavshevetTotals(books('south')), southExported, { references: 'sequence' });
+    expect(hashavshevetTotals(books('north')).debit).toBe(hashavshevetTotals(books('north')).credit);
+    expect(dataFiles('north').length).toBeGreaterThan(0);
+
+    // The sandbox's demo buyer, whose key no company has, was not touched either.
+    expect((await sandbox.control.state())['journalLines']).toEqual(demoBefore);
+
+    // A second run of the first company finds nothing new: nothing is written twice.
+    const filesBefore = dataFiles('north');
+    const again = await cli('--company', 'north', 'sync', 'journal');
+    expect(again.code).toBe(0);
+    expect(dataFiles('north')).toEqual(filesBefore);
+  });
+
+  it('lists every company in `status --all` and `runs --all`, jobs named <company>/<job>', async () => {
+    const runs = await cli('runs', '--all');
+    expect(runs.code).toBe(0);
+    const lines = runs.stdout.trim().split('\n');
+    expect(lines.filter((line) => / north\/journal /.test(line))).toHaveLength(2);
+    expect(lines.filter((line) => / south\/journal /.test(line))).toHaveLength(1);
+    const json = JSON.parse((await cli('runs', '--all', '--json')).stdout) as Array<{
+      company: string;
+      job: string;
+    }>;
+    expect(json.map((run) => `${run.company}/${run.job}`).sort()).toEqual([
+      'north/journal',
+      'north/journal',
+      'south/journal',
+    ]);
+    const status = await cli('status', '--all');
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^== north: /m);
+    expect(status.stdout).toMatch(/^== south: /m);
+    const one = await cli('--company', 'south', 'runs');
+    expect(one.stdout.trim().split('\n')).toHaveLength(1);
+    expect(one.stdout).toMatch(/^#\d+ journal /);
+  });
+
+  it('never prints a company key', () => {
+    expect(outputs.length).toBeGreaterThan(5);
+    for (const { stdout, stderr } of outputs) {
+      for (const key of Object.values(keys)) {
+        expect(stdout).not.toContain(key);
+        expect(stderr).not.toContain(key);
+      }
+    }
+  });
+});
