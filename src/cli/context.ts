@@ -54,6 +54,13 @@ export async function loadCliConfig(
 
 /** Every company of an office config (`--all`), or the one config as a list of one. */
 export async function loadCliConfigs(context: CliContext, global: GlobalOptions): Promise<LoadedConfig[]> {
+  if (global.company !== undefined) {
+    throw new CliError(
+      `--all shows every company; leave --company ${global.company} out (or unset SUPPLY_SYNC_COMPANY), or leave --all out`,
+      'usage',
+      EXIT_USAGE,
+    );
+  }
   const registry = await buildPluginRegistry();
   const set = loadConfigSet(global.config, { env: context.env, registry });
   const all = set.kind === 'office' ? [...set.office.companies.values()] : [set.loaded];

@@ -20,9 +20,27 @@ export function mergeOver(base: unknown, over: unknown): unknown {
   const out: Data = { ...base };
   for (const [key, value] of Object.entries(over)) {
     if (value === null) delete out[key];
-    else out[key] = key in base ? mergeOver(base[key], value) : value;
+    else out[key] = key in base ? mergeOver(base[key], value) : withoutNulls(value);
   }
   return out;
+}
+
+/** A null with nothing under it to remove is no value at all. */
+function withoutNulls(value: unknown): unknown {
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, child]) => child !== null)
+      .map(([key, child]) => [key, withoutNulls(child)]),
+  );
+}
+
+/** `jobs.journal.options[0]` as the path segments it was formatted from. */
+function pathSegments(formatted: string): PathSegment[] {
+  return formatted
+    .split(/\.|(?=\[)/)
+    .filter((part) => part !== '')
+    .map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : part));
 }
 
 function valueAt(data: unknown, path: readonly PathSegment[]): unknown {
@@ -101,7 +119,13 @@ export function companySource(
     data,
     derived: new Map([...office.derived, ...company.derived]),
     fromFiles: [...office.fromFiles, ...company.fromFiles],
-    issues: [...office.issues, ...company.issues],
+    // A problem with an office value the company replaces (an unset ${ENV} of the office's key) is not its problem.
+    issues: [
+      ...office.issues.filter(
+        (issue) => issue.path === '' || !hasPath(company.data, pathSegments(issue.path)),
+      ),
+      ...company.issues,
+    ],
     locate,
   };
 }

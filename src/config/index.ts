@@ -19,7 +19,14 @@ export {
   type LoadedConfig,
   type LoadOptions,
 } from './load.js';
-export { loadConfigSet, loadCompany, readAgain, type ConfigSet, type OfficeConfig } from './office.js';
+export {
+  configFiles,
+  loadConfigSet,
+  loadCompany,
+  readAgain,
+  type ConfigSet,
+  type OfficeConfig,
+} from './office.js';
 export { COMPANY_KEYS } from './companies-schema.js';
 export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';
 export { configJsonSchema } from './json-schema.js';

@@ -2,7 +2,7 @@
  * Loading a config that is either one company or an office: a file with a `companies:` block, shared by every
  * company, and a folder with one file per company merged over it (company-source.ts).
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { COMPANY_KEYS, COMPANY_NAME, companiesSchema } from './companies-schema.js';
 import { companyFolder, companySource, mergeOver, officePart } from './company-source.js';
@@ -45,12 +45,13 @@ export function loadConfigSet(file: string, options: LoadOptions = {}): ConfigSe
 /** One company of an office, read afresh (a company daemon's config reload): other companies are not read. */
 export function loadCompany(officeFile: string, name: string, options: LoadOptions = {}): LoadedConfig {
   const source = readConfigSource(officeFile, readConfigText(officeFile, options), sourceOptions(options));
+  if (source.data === undefined) throw new ConfigError(source.issues);
   if (!isOffice(source.data)) {
     throw new ConfigError([
       {
         file: officeFile,
         path: 'companies',
-        message: `has no companies: block, so no company "${name}": leave --company out`,
+        message: `has no companies: block, so no company "${name}": leave --company out (and unset SUPPLY_SYNC_COMPANY)`,
       },
     ]);
   }
@@ -65,10 +66,13 @@ function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): 
     throw new ConfigError([unknownCompany(source, dir, only, files)]);
   const officeData = officePart(source);
   const companies = new Map<string, LoadedConfig>();
+  const own = new Map<string, ConfigSource>();
   const issues: FoundIssue[] = [];
   for (const file of chosen) {
     try {
-      companies.set(companyName(file), loadOne(source, officeData, file, options));
+      const loaded = loadOne(source, officeData, file, options);
+      companies.set(companyName(file), loaded.loaded);
+      own.set(companyName(file), loaded.own);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       issues.push(
@@ -76,7 +80,7 @@ function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): 
       );
     }
   }
-  issues.push(...sharedStates(companies).map((issue) => ({ issue, company: '' })));
+  issues.push(...sharedStates(companies, own).map((issue) => ({ issue, company: '' })));
   if (issues.length > 0) throw new ConfigError(merged(issues, chosen.length));
   return { file: source.file, dir, companies, warnings };
 }
@@ -100,7 +104,7 @@ function companyName(file: string): string {
 }
 
 function companyFiles(source: ConfigSource, dir: string): { files: string[]; warnings: string[] } {
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
@@ -111,9 +115,12 @@ function companyFiles(source: ConfigSource, dir: string): { files: string[]; war
   const visible = entries
     .filter((entry) => !entry.name.startsWith('.'))
     .sort((a, b) => (a.name < b.name ? -1 : 1));
-  const files = visible.filter((entry) => entry.isFile() && COMPANY_FILE.test(entry.name));
+  // A link to a file counts as the file (companies.d/beta.yaml -> ../available/beta.yaml).
+  const isFile = (entry: Dirent): boolean =>
+    entry.isFile() || (entry.isSymbolicLink() && statIsFile(join(dir, entry.name)));
+  const files = visible.filter((entry) => isFile(entry) && COMPANY_FILE.test(entry.name));
   const warnings = visible
-    .filter((entry) => !entry.isDirectory() && !files.includes(entry))
+    .filter((entry) => !entry.isDirectory() && !isDirectoryLink(dir, entry) && !files.includes(entry))
     .map((entry) => `${join(dir, entry.name)}: not read (a company file is a .yaml or .yml file)`);
   if (files.length === 0) {
     throw new ConfigError([
@@ -130,6 +137,23 @@ function companyFiles(source: ConfigSource, dir: string): { files: string[]; war
     ]);
   }
   return { files: paths, warnings };
+}
+
+function statIsFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectoryLink(dir: string, entry: Dirent): boolean {
+  if (!entry.isSymbolicLink()) return false;
+  try {
+    return statSync(join(dir, entry.name)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function atCompanies(source: ConfigSource, message: string): ConfigIssue {
@@ -149,7 +173,12 @@ function unknownCompany(
   );
 }
 
-function loadOne(office: ConfigSource, officeData: Data, file: string, options: LoadOptions): LoadedConfig {
+function loadOne(
+  office: ConfigSource,
+  officeData: Data,
+  file: string,
+  options: LoadOptions,
+): { loaded: LoadedConfig; own: ConfigSource } {
   const name = companyName(file);
   if (!COMPANY_NAME.test(name)) {
     throw new ConfigError([
@@ -174,7 +203,7 @@ function loadOne(office: ConfigSource, officeData: Data, file: string, options: 
   try {
     const loaded = validateSource(merged, options);
     if (misplaced.length > 0) throw new ConfigError(misplaced);
-    return { ...loaded, company: { name, office: office.file } };
+    return { loaded: { ...loaded, company: { name, office: office.file } }, own };
   } catch (error) {
     if (!(error instanceof ConfigError) || misplaced.length === 0) throw error;
     throw new ConfigError([...misplaced, ...error.issues.filter((issue) => !misplaced.includes(issue))]);
@@ -217,24 +246,40 @@ function sharedPostgres(own: ConfigSource, officeData: Data): ConfigIssue[] {
   ];
 }
 
-/** Two companies on one state file or database would share cursors, runs and dead letters. */
-function sharedStates(companies: ReadonlyMap<string, LoadedConfig>): ConfigIssue[] {
-  const owner = new Map<string, string>();
-  const issues: ConfigIssue[] = [];
+/**
+ * Two companies on one state file or database would share cursors, runs and dead letters: told at each company
+ * file that sets the shared state itself (the others use their default), naming the companies it is shared with.
+ */
+function sharedStates(
+  companies: ReadonlyMap<string, LoadedConfig>,
+  own: ReadonlyMap<string, ConfigSource>,
+): ConfigIssue[] {
+  const byState = new Map<string, string[]>();
   for (const [name, loaded] of companies) {
-    const { url, path } = loaded.config.state;
-    const key = url ?? path;
-    const first = owner.get(key);
-    if (first === undefined) owner.set(key, name);
-    else {
-      issues.push({
-        file: loaded.file,
-        path: url === undefined ? 'state.path' : 'state.url',
-        message: `company ${first} uses the same state; every company needs its own`,
-      });
-    }
+    const key = loaded.config.state.url ?? loaded.config.state.path;
+    byState.set(key, [...(byState.get(key) ?? []), name]);
   }
-  return issues;
+  return [...byState.values()]
+    .filter((names) => names.length > 1)
+    .flatMap((names) => {
+      const setting = names.filter((name) => setsState(own.get(name)));
+      return (setting.length > 0 ? setting : names).map((name) => {
+        const loaded = companies.get(name) as LoadedConfig;
+        const key = loaded.config.state.url === undefined ? 'path' : 'url';
+        const others = names.filter((other) => other !== name).join(', ');
+        return {
+          file: loaded.file,
+          ...own.get(name)?.locate(['state', key]),
+          path: `state.${key}`,
+          message: `the same state as company ${others}; every company needs its own (leave state out for the default)`,
+        };
+      });
+    });
+}
+
+function setsState(source: ConfigSource | undefined): boolean {
+  const state = (source?.data as Data | undefined)?.state as Data | undefined;
+  return state?.path !== undefined || state?.url !== undefined;
 }
 
 interface FoundIssue {
@@ -270,4 +315,9 @@ export function readAgain(loaded: LoadedConfig, options: LoadOptions = {}): Load
   return loaded.company === undefined
     ? loadConfig(loaded.file, options)
     : loadCompany(loaded.company.office, loaded.company.name, options);
+}
+
+/** The files a loaded config was read from, as messages name them: a company's office file and its own. */
+export function configFiles(loaded: LoadedConfig): string {
+  return loaded.company === undefined ? loaded.file : `${loaded.company.office} with ${loaded.file}`;
 }

@@ -2,7 +2,7 @@
  * An office config: one file of shared settings with a `companies:` block, and a folder of one file per company
  * merged over it. Real files in a temporary folder; every problem must name the file a person has to change.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -168,24 +168,72 @@ describe('an office config', () => {
     );
   });
 
-  it('refuses two companies on one state, and a company left on the office PostgreSQL database', () => {
+  it('refuses two companies on one state, told at the file that set it, and a company left on the office database', () => {
     write('office.yaml', OFFICE);
-    company('acme', 'a', 'state:\n  path: ../shared.db\n');
-    company('beta', 'b', 'state:\n  path: ../shared.db\n');
-    expect(issuesOf(() => office())).toContainEqual(
-      expect.objectContaining({
-        file: join(dir, 'companies.d/beta.yaml'),
+    // acme points at beta's default state file; beta sets nothing: the mistake is acme's.
+    company('acme', 'a', 'state:\n  path: ../state/companies/beta/state.db\n');
+    company('beta', 'b');
+    const shared = issuesOf(() => office());
+    expect(shared).toEqual([
+      {
+        file: join(dir, 'companies.d/acme.yaml'),
+        line: 7,
+        column: 9,
         path: 'state.path',
-        message: 'company acme uses the same state; every company needs its own',
-      }),
-    );
+        message:
+          'the same state as company beta; every company needs its own (leave state out for the default)',
+      },
+    ]);
     rmSync(join(dir, 'companies.d/beta.yaml'));
-    write('office.yaml', OFFICE.replace('  path: state/office.db', '  url: postgres://office@db/office'));
+    write(
+      'office.yaml',
+      OFFICE.replace('  path: state/office.db', '  url: postgres://office:S3cret-pw@db/office'),
+    );
     company('acme', 'a');
-    const [issue] = issuesOf(() => office());
+    let error: unknown;
+    try {
+      office();
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const [issue] = (error as ConfigError).issues;
     expect(issue).toMatchObject({ file: join(dir, 'companies.d/acme.yaml'), path: 'state.url' });
     expect(issue?.message).toContain('a database of its own');
-    expect(issue?.message).not.toContain('postgres://');
+    expect((error as ConfigError).message).not.toContain('S3cret-pw');
+    // A company may keep its state in a SQLite file of its own instead: `url: null` removes the office's.
+    company('acme', 'a', 'state:\n  url: null\n');
+    expect(office().companies.get('acme')?.config.state).toMatchObject({
+      path: join(dir, 'state/companies/acme/state.db'),
+    });
+    expect(office().companies.get('acme')?.config.state.url).toBeUndefined();
+  });
+
+  it('reports a broken office file as it is when a company is asked for, and reads linked company files', () => {
+    write('office.yaml', OFFICE);
+    company('acme', 'a');
+    write('available.yaml', 'api:\n  api_key: linked\nconnectors:\n  books:\n    import_dir: books/linked\n');
+    symlinkSync(join(dir, 'available.yaml'), join(dir, 'companies.d/linked.yaml'));
+    expect(office().companies.get('linked')?.config.api.api_key).toBe('linked');
+    expect(office().warnings).toEqual([]);
+    write('office.yaml', `${OFFICE}jobs: [oops\n`);
+    const [issue] = issuesOf(() => loadCompany(join(dir, 'office.yaml'), 'acme', { registry, env: {} }));
+    expect(issue?.message).toMatch(/^YAML: /);
+  });
+
+  it('does not hold a company to an office value it replaces, and ignores a null with nothing to remove', () => {
+    write('office.yaml', OFFICE.replace('  ca_file: certs/ca.pem', '  api_key: ${OFFICE_KEY}'));
+    company('acme', 'a', "notifications: null\nmappings:\n  local:\n    'x': null\n    'y': '1'\n");
+    expect(office().companies.get('acme')?.config.api.api_key).toBe('a');
+    expect(office().companies.get('acme')?.config.mappings['local']).toEqual({ y: '1' });
+    write('companies.d/beta.yaml', 'connectors:\n  books:\n    import_dir: books/beta\n');
+    expect(issuesOf(() => office())).toContainEqual(
+      expect.objectContaining({
+        file: join(dir, 'office.yaml'),
+        path: 'api.api_key',
+        message: expect.stringMatching(/OFFICE_KEY is not set .*\(found for company beta\)$/),
+      }),
+    );
   });
 
   it('says what to do about a missing or empty folder, bad file names and files it does not read', () => {
@@ -252,5 +300,26 @@ describe('the shipped office example', () => {
     expect(north?.state.path).toMatch(/state\/office\/companies\/cafe-north\/state\.db$/);
     expect(north?.connectors['books']?.['import_dir']).not.toBe(south?.connectors['books']?.['import_dir']);
     expect(set.office.warnings).toEqual([]);
+  });
+});
+
+describe("a company daemon's config reload", () => {
+  it("reads the office and the company's file again: new mappings apply, other changes name both files", async () => {
+    const { planReload } = await import('../../src/daemon/control/config-reload.js');
+    const { MappingsHolder } = await import('../../src/daemon/jobs/mappings.js');
+    write('office.yaml', OFFICE);
+    company('acme', 'a');
+    const loaded = office().companies.get('acme');
+    if (loaded === undefined) throw new Error('expected acme');
+    const mappings = new MappingsHolder(loaded.config.mappings as never);
+    // A new entry in the office's table reaches the company.
+    write('office.yaml', OFFICE.replace("'2200': '22000'", "'2200': '22000'\n    '3300': '33000'"));
+    const planned = planReload({ loaded, mappings, env: {} });
+    expect(planned.result.changed).toEqual(['accounts']);
+    // A change only a restart applies is refused naming the office file and the company's.
+    write('office.yaml', OFFICE.replace("schedule: '0 1 * * *'", "schedule: '0 4 * * *'"));
+    expect(() => planReload({ loaded, mappings, env: {} })).toThrow(
+      `${join(dir, 'office.yaml')} with ${join(dir, 'companies.d/acme.yaml')}: jobs.journal.schedule changed`,
+    );
   });
 });

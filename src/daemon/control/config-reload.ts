@@ -6,7 +6,7 @@
  * with the config it has.
  */
 import type { Logger } from 'pino';
-import { ConfigError, readAgain, type LoadedConfig } from '../../config/index.js';
+import { ConfigError, configFiles, readAgain, type LoadedConfig } from '../../config/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { Mappings } from '../../plugin/index.js';
 import {
@@ -74,7 +74,7 @@ export function planReload(sources: ReloadSources): PlannedReload {
     const more = needRestart.length > NAMED_KEYS ? ` and ${needRestart.length - NAMED_KEYS} more` : '';
     throw new ControlError(
       'restart_needed',
-      `${loaded.file}: ${named}${more} changed, which a reload cannot apply: restart the daemon for ` +
+      `${configFiles(loaded)}: ${named}${more} changed, which a reload cannot apply: restart the daemon for ` +
         `${needRestart.length === 1 ? 'it' : 'them'} (nothing was reloaded; only mappings reload without a stop)`,
     );
   }
@@ -85,7 +85,7 @@ export function planReload(sources: ReloadSources): PlannedReload {
     return { result: { file: loaded.file, changed, mappings: mappingsFingerprint(current) }, next: null };
   }
   const problems = sources.mappings.problemsWith(next);
-  if (problems.length > 0) throw unfitMappings(loaded.file, problems);
+  if (problems.length > 0) throw unfitMappings(configFiles(loaded), problems);
   return { result: { file: loaded.file, changed, mappings: mappingsFingerprint(next) }, next };
 }
 
