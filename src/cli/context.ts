@@ -4,6 +4,7 @@ import {
   loadCompany,
   loadConfigSet,
   secretValues,
+  type ConfigSet,
   type LoadedConfig,
   type OfficeConfig,
 } from '../config/index.js';
@@ -50,6 +51,20 @@ export async function loadCliConfig(
   const loaded = set?.loaded ?? loadCompany(global.config, global.company as string, options);
   context.secrets.push(...secretValues(loaded.config, registry));
   return loaded;
+}
+
+/** The config file as it is: one company's config, or an office with every company's (`run` without --company). */
+export async function loadCliConfigSet(context: CliContext, global: GlobalOptions): Promise<ConfigSet> {
+  const registry = await buildPluginRegistry();
+  if (global.company !== undefined) {
+    const loaded = loadCompany(global.config, global.company, { env: context.env, registry });
+    context.secrets.push(...secretValues(loaded.config, registry));
+    return { kind: 'single', loaded };
+  }
+  const set = loadConfigSet(global.config, { env: context.env, registry });
+  const all = set.kind === 'office' ? [...set.office.companies.values()] : [set.loaded];
+  for (const loaded of all) context.secrets.push(...secretValues(loaded.config, registry));
+  return set;
 }
 
 /** Every company of an office config (`--all`), or the one config as a list of one. */

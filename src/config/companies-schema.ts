@@ -18,6 +18,16 @@ export const companiesSchema = z
         examples: ['companies.d'],
       })
       .default('companies.d'),
+    max_concurrent_runs: z
+      .number()
+      .int()
+      .min(1)
+      .max(256)
+      .meta({
+        description:
+          "Runs going at once over every company in one office daemon: a company's slow or failing runs hold at most the slots they use",
+      })
+      .default(4),
   })
   .meta({
     description:

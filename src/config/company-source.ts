@@ -80,11 +80,15 @@ function anchorOfficePaths(office: Data, officeFile: string): Data {
   return anchored;
 }
 
+/** The folder of the office's state.path: the office's own control token, and companies/ under it. */
+export function officeStateDir(office: Data, officeFile: string): string {
+  const state = valueAt(office, ['state', 'path']);
+  return dirname(resolve(dirname(officeFile), typeof state === 'string' ? state : DEFAULT_STATE_PATH));
+}
+
 /** Where a company keeps what is its own by default: `<the office's state folder>/companies/<company>/`. */
 export function companyFolder(office: Data, officeFile: string, company: string): string {
-  const state = valueAt(office, ['state', 'path']);
-  const officeState = resolve(dirname(officeFile), typeof state === 'string' ? state : DEFAULT_STATE_PATH);
-  return join(dirname(officeState), 'companies', company);
+  return join(officeStateDir(office, officeFile), 'companies', company);
 }
 
 /** The office's part of the config (without `companies:`), as every company starts from it. */

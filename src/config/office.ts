@@ -5,7 +5,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { COMPANY_KEYS, COMPANY_NAME, companiesSchema } from './companies-schema.js';
-import { companyFolder, companySource, mergeOver, officePart } from './company-source.js';
+import { companyFolder, companySource, mergeOver, officePart, officeStateDir } from './company-source.js';
 import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import {
   isOffice,
@@ -22,6 +22,10 @@ export interface OfficeConfig {
   readonly file: string;
   /** The folder of company files. */
   readonly dir: string;
+  /** The office's own state folder (the folder of its state.path): its control token; companies/ under it. */
+  readonly stateDir: string;
+  /** The office's bound on runs going at once (companies.max_concurrent_runs). */
+  readonly maxConcurrentRuns: number;
   /** Every company's config by name, in name order. */
   readonly companies: ReadonlyMap<string, LoadedConfig>;
   /** Files in the folder that were not read as companies. */
@@ -59,7 +63,7 @@ export function loadCompany(officeFile: string, name: string, options: LoadOptio
 }
 
 function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): OfficeConfig {
-  const dir = companiesDir(source);
+  const { dir, maxConcurrentRuns } = companiesBlock(source);
   const { files, warnings } = companyFiles(source, dir);
   const chosen = only === undefined ? files : files.filter((file) => companyName(file) === only);
   if (only !== undefined && chosen.length === 0)
@@ -82,10 +86,11 @@ function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): 
   }
   issues.push(...sharedStates(companies, own).map((issue) => ({ issue, company: '' })));
   if (issues.length > 0) throw new ConfigError(merged(issues, chosen.length));
-  return { file: source.file, dir, companies, warnings };
+  const stateDir = officeStateDir(officeData, source.file);
+  return { file: source.file, dir, stateDir, maxConcurrentRuns, companies, warnings };
 }
 
-function companiesDir(source: ConfigSource): string {
+function companiesBlock(source: ConfigSource): { dir: string; maxConcurrentRuns: number } {
   const raw = (source.data as Data).companies ?? {};
   const block = companiesSchema.safeParse(raw);
   if (!block.success) {
@@ -96,7 +101,10 @@ function companiesDir(source: ConfigSource): string {
       }),
     );
   }
-  return resolve(dirname(source.file), block.data.dir);
+  return {
+    dir: resolve(dirname(source.file), block.data.dir),
+    maxConcurrentRuns: block.data.max_concurrent_runs,
+  };
 }
 
 function companyName(file: string): string {

@@ -64,7 +64,10 @@ async function act(target) {
   const out = document.getElementById('console-result');
   delete out.dataset.status;
   out.textContent = target.textContent + ': sent...';
-  const response = await fetch(target.dataset.post, {
+  // The page may be served under a prefix (an office's /companies/<name>/status): actions go under the same one.
+  const page = location.pathname;
+  const base = page.endsWith('/status') ? page.slice(0, -'/status'.length) : '';
+  const response = await fetch(base + target.dataset.post, {
     method: 'POST', credentials: 'omit',
     headers: withCredential({ 'content-type': 'application/json' }), body: JSON.stringify(body),
   });

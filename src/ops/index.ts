@@ -1,4 +1,4 @@
-export { createOpsServer } from './server.js';
+export { createOpsHandler, createOpsServer, type RequestHandler } from './server.js';
 export type { OpsServer, OpsServerOptions } from './server.js';
 export { createOpsMetrics } from './metrics.js';
 export type { MetricSources, OpsMetrics } from './metrics.js';

@@ -62,7 +62,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 /** /healthz, /readyz (its checks only for a caller readinessDetails admits), /metrics and /status. */
 function opsRoutes(
-  options: OpsServerOptions,
+  options: Omit<OpsServerOptions, 'port' | 'host' | 'tls'>,
   policy: ReadinessPolicy,
   secrets: () => readonly string[],
 ): Record<string, Route> {
@@ -102,6 +102,13 @@ function opsRoutes(
 
 /** The operations endpoints (/healthz, /readyz, /metrics, /status) and the webhook path, on one port. */
 export function createOpsServer(options: OpsServerOptions): OpsServer {
+  return serveOn(options, createOpsHandler(options));
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The operations endpoints as one request handler: served on a port of its own, or mounted on another server's. */
+export function createOpsHandler(options: Omit<OpsServerOptions, 'port' | 'host' | 'tls'>): RequestHandler {
   const policy: ReadinessPolicy = { ...DEFAULT_READINESS_POLICY, ...options.policy };
   const secrets = (): readonly string[] => options.knownSecrets?.() ?? [];
 
@@ -124,7 +131,7 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
     await route(req, res);
   };
 
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  return (req, res) => {
     setSecurityHeaders(res);
     handle(req, res).catch((error: unknown) => {
       const message = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
@@ -133,14 +140,10 @@ export function createOpsServer(options: OpsServerOptions): OpsServer {
       else res.destroy();
     });
   };
-  return serveOn(options, onRequest);
 }
 
 /** The http or https server around the handler, and how it listens and closes (webhooks in flight drained first). */
-function serveOn(
-  options: OpsServerOptions,
-  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
-): OpsServer {
+function serveOn(options: OpsServerOptions, onRequest: RequestHandler): OpsServer {
   const tls = options.tls;
   const server =
     tls === undefined

@@ -5,7 +5,8 @@
 import type { CommandSpec, Invocation } from '../command-spec.js';
 import type { Daemon } from '../../daemon/index.js';
 import { handleShutdownSignals } from '../../scheduler/index.js';
-import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { globalOptions, loadCliConfigSet, type CliContext } from '../context.js';
+import type { OfficeConfig } from '../../config/index.js';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
 
@@ -63,44 +64,49 @@ function onShutdownSignals(stop: () => Promise<void>): { exited: Promise<void>; 
   return { exited, remove: () => remove() };
 }
 
-/** SIGHUP reloads the config's mappings; it never ends the process (Node's default), also while starting. */
-function sighupReload(context: CliContext, started: () => Daemon | undefined): () => void {
+/** SIGHUP reloads the config's mappings (each company's, in an office); it never ends the process, also while starting. */
+function sighupReload(context: CliContext, started: () => readonly Daemon[] | undefined): () => void {
   return () => {
-    const daemon = started();
-    if (daemon === undefined) {
+    const daemons = started();
+    if (daemons === undefined) {
       context.output.note('SIGHUP ignored: the daemon is still starting');
       return;
     }
-    try {
-      const outcome = daemon.reloadConfig('signal:SIGHUP');
-      if (!outcome.ok) context.output.note(`config reload refused: ${outcome.error.message}`);
-    } catch (error) {
-      context.output.note(`config reload failed: ${error instanceof Error ? error.message : String(error)}`);
+    for (const daemon of daemons) {
+      const label =
+        daemon.env.loaded.company === undefined ? '' : ` (company ${daemon.env.loaded.company.name})`;
+      try {
+        const outcome = daemon.reloadConfig('signal:SIGHUP');
+        if (!outcome.ok) context.output.note(`config reload refused${label}: ${outcome.error.message}`);
+      } catch (error) {
+        context.output.note(
+          `config reload failed${label}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
     }
   };
 }
 
-async function runDaemonCommand({ context, options, command }: Invocation<RunOptions>): Promise<void> {
+async function runDaemonCommand(invocation: Invocation<RunOptions>): Promise<void> {
+  const { context, command } = invocation;
+  const set = await loadCliConfigSet(context, globalOptions(command));
+  if (set.kind === 'office') return runOfficeCommand(context, set.office, invocation.options);
   const { runDaemon, buildPluginRegistry, StartAbortedError } = await import('../../daemon/index.js');
   const startAborted: StartAborted = (error) => error instanceof StartAbortedError;
-  const loaded = await loadCliConfig(
-    context,
-    globalOptions(command),
-    '; today one daemon runs one company: start one per company, each with its own --port',
-  );
+  const { loaded } = set;
   const abort = new AbortController();
   const signals = onShutdownSignals(() => shutdown(context, starting, abort, startAborted));
   let started: Daemon | undefined;
-  const reload = sighupReload(context, () => started);
+  const reload = sighupReload(context, () => (started === undefined ? undefined : [started]));
   process.on('SIGHUP', reload);
 
   // Installed above, before this start: a signal from here on stops what has started.
   const starting = runDaemon({
     loaded,
     registry: buildPluginRegistry(),
-    catchUp: options.catchUp,
+    catchUp: invocation.options.catchUp,
     signal: abort.signal,
-    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(invocation.options.port === undefined ? {} : { port: invocation.options.port }),
   });
   try {
     const daemon = await starting;
@@ -113,6 +119,48 @@ async function runDaemonCommand({ context, options, command }: Invocation<RunOpt
       process.off('SIGHUP', reload);
       throw error;
     }
+  }
+  await signals.exited;
+  process.off('SIGHUP', reload);
+}
+
+/** Every company of an office in this process, until SIGTERM or SIGINT; SIGHUP reloads each company's mappings. */
+async function runOfficeCommand(
+  context: CliContext,
+  office: OfficeConfig,
+  options: RunOptions,
+): Promise<void> {
+  const { runOffice, buildPluginRegistry } = await import('../../daemon/index.js');
+  const starting = runOffice({
+    office,
+    registry: buildPluginRegistry(),
+    catchUp: options.catchUp,
+    port: options.port,
+  });
+  // A signal while the companies start stops them once started: each start is bounded by its own checks.
+  const signals = onShutdownSignals(async () => {
+    const { unfinished } = await (await starting).stop(SHUTDOWN_TIMEOUT_MS);
+    if (unfinished.length > 0) context.output.note(`stopped with unfinished jobs: ${unfinished.join(', ')}`);
+  });
+  let daemons: Daemon[] | undefined;
+  const reload = sighupReload(context, () => daemons);
+  process.on('SIGHUP', reload);
+  try {
+    const started = await starting;
+    daemons = started.companies().flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon]));
+    context.secrets.push(...started.secrets());
+    const failed = started.companies().filter((entry) => entry.state === 'failed');
+    if (failed.length > 0)
+      context.output.note(
+        `companies that did not start: ${failed.map((entry) => entry.name).join(', ')}; the log says why`,
+      );
+    context.output.note(
+      `supply-sync office is running: ${daemons.length} companies; status at ${started.url}/status`,
+    );
+  } catch (error) {
+    signals.remove();
+    process.off('SIGHUP', reload);
+    throw error;
   }
   await signals.exited;
   process.off('SIGHUP', reload);

@@ -2,7 +2,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { OpsAccessCheck } from '../../ops/auth.js';
 import type { ControlHandler } from '../control/control-api.js';
-import { createOpsServer, type OpsMetrics, type OpsProviders, type OpsServer } from '../../ops/index.js';
+import {
+  createOpsHandler,
+  createOpsServer,
+  type OpsMetrics,
+  type OpsProviders,
+  type OpsServer,
+  type RequestHandler,
+} from '../../ops/index.js';
 import type { WebhookReceiver } from '../../webhooks/index.js';
 import type { Environment } from './environment.js';
 import type { Service } from './service.js';
@@ -21,6 +28,14 @@ export interface OpsServerServiceOptions {
   readonly control?: ControlHandler | undefined;
   /** Whether a caller sees /readyz's checks, or only ready / not_ready / paused. */
   readonly readinessDetails: (req: IncomingMessage) => boolean;
+  /** Served under a path of a server the caller runs (an office's), instead of on a port of its own. */
+  readonly mount?: OpsMount | undefined;
+}
+
+/** A server that serves several daemons' endpoints, each under a path of its own. */
+export interface OpsMount {
+  /** Serves the handler; resolves with the URL its paths start at. */
+  attach(handler: RequestHandler): { readonly url: string; detach(): void };
 }
 
 export class OpsServerService implements Service {
@@ -28,6 +43,7 @@ export class OpsServerService implements Service {
   #server: OpsServer | undefined;
   #url: string | undefined;
   #stopTlsWatch = (): void => undefined;
+  #detach = (): void => undefined;
 
   constructor(private readonly options: OpsServerServiceOptions) {}
 
@@ -37,13 +53,31 @@ export class OpsServerService implements Service {
   }
 
   async start(): Promise<void> {
-    const { env, access, metrics, providers, webhookReceiver } = this.options;
+    const { mount } = this.options;
+    if (mount !== undefined) {
+      const attached = mount.attach(createOpsHandler(this.handlerOptions()));
+      this.#url = attached.url;
+      this.#detach = () => attached.detach();
+      return;
+    }
+    const { env } = this.options;
     const { server: config } = env.loaded.config;
     const tls = readListenerTls(config.tls, 'server.tls');
     const ops = createOpsServer({
       host: config.host,
       port: this.options.port ?? config.port,
       tls: tls?.material,
+      ...this.handlerOptions(),
+    });
+    this.#url = (await ops.listen()).url;
+    this.#server = ops;
+    this.#stopTlsWatch = watchListenerTls(ops.server, tls, env.logger);
+  }
+
+  private handlerOptions(): Parameters<typeof createOpsHandler>[0] {
+    const { env, access, metrics, providers, webhookReceiver } = this.options;
+    const { server: config } = env.loaded.config;
+    return {
       access,
       readinessDetails: this.options.readinessDetails,
       metrics,
@@ -55,13 +89,13 @@ export class OpsServerService implements Service {
       logger: env.logger,
       providers,
       ...(this.options.control === undefined ? {} : { control: this.options.control }),
-    });
-    this.#url = (await ops.listen()).url;
-    this.#server = ops;
-    this.#stopTlsWatch = watchListenerTls(ops.server, tls, env.logger);
+    };
   }
 
   async stop(): Promise<void> {
+    this.#detach();
+    this.#detach = () => undefined;
+    await this.options.webhookReceiver?.drain();
     this.#stopTlsWatch();
     this.#stopTlsWatch = () => undefined;
     const ops = this.#server;

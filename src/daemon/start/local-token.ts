@@ -32,7 +32,12 @@ function osUser(): string {
 }
 
 export function newLocalToken(config: LoadedConfig['config']): LocalToken {
-  return { token: randomBytes(32).toString('base64url'), user: osUser(), file: localTokenFile(config) };
+  return newLocalTokenAt(localTokenFile(config));
+}
+
+/** A fresh token to be written to `file` (an office's own, beside its companies' folders). */
+export function newLocalTokenAt(file: string): LocalToken {
+  return { token: randomBytes(32).toString('base64url'), user: osUser(), file };
 }
 
 /** Written beside and renamed over the old file, so a reader never sees half a token or a wider mode. */

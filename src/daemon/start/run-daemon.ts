@@ -9,7 +9,14 @@ import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
 import { createOpsIdentity, type OpsIdentity } from '../../ops/ops-identity.js';
 import { newLocalToken, writeLocalToken, type LocalToken } from './local-token.js';
-import type { OpsMetrics, OpsProviders } from '../../ops/index.js';
+import {
+  buildStatusSnapshot,
+  DEFAULT_READINESS_POLICY,
+  evaluateReadiness,
+  type OpsMetrics,
+  type OpsProviders,
+  type StatusSnapshot,
+} from '../../ops/index.js';
 import type { SchedulerTrigger } from '../../scheduler/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 import type { ClosableInbox, InboxStore } from '../../webhooks/index.js';
@@ -39,7 +46,8 @@ import {
 import { MetricsService } from '../services/metrics-service.js';
 import { watchedConditions } from '../services/notification-conditions.js';
 import { NotificationService } from '../services/notification-service.js';
-import { OpsServerService } from '../services/ops-server-service.js';
+import { OpsServerService, type OpsMount } from '../services/ops-server-service.js';
+import { inSlots, type RunSlots } from '../jobs/run-slots.js';
 import { PreflightService, type PreflightGate } from '../services/preflight-service.js';
 import { SchedulerService } from '../services/scheduler-service.js';
 import { ServiceGroup } from '../services/service-group.js';
@@ -68,6 +76,10 @@ export interface DaemonOptions {
    * runDaemon rejects with a StartAbortedError.
    */
   signal?: AbortSignal;
+  /** An office's server to serve the operations endpoints under a path of, instead of server.port. */
+  mount?: OpsMount;
+  /** An office's bound on runs going at once, shared by its companies. */
+  runSlots?: RunSlots;
 }
 
 export interface Daemon {
@@ -76,6 +88,8 @@ export interface Daemon {
   readonly webhookUrl: string;
   readonly metrics: OpsMetrics;
   runNow(job: string, trigger?: SchedulerTrigger): Promise<void>;
+  /** What the status page shows now (an office's page shows a row of it per company). */
+  snapshot(): Promise<StatusSnapshot>;
   /**
    * Reads the config file again on this instance (SIGHUP): new mappings apply from each job's next run; any other
    * change is refused naming its keys, and an invalid file is refused with the loader's error. Recorded in the
@@ -164,7 +178,7 @@ async function startDaemon(start: DaemonStart): Promise<Daemon> {
     { ops: urls.opsUrl, api: env.endpoint.label, jobs: [...env.jobs.keys()] },
     'daemon started',
   );
-  return daemonHandle(start, env, watching, work, urls);
+  return daemonHandle(start, env, { watching, work, urls, providers });
 }
 
 type Providers = ReturnType<typeof statusProviders>;
@@ -200,15 +214,24 @@ function watchHealth(start: DaemonStart, env: Environment, watching: Watching, w
 function daemonHandle(
   start: DaemonStart,
   env: Environment,
-  watching: Watching,
-  work: JobServices,
-  urls: Awaited<ReturnType<typeof startServing>>,
+  parts: {
+    watching: Watching;
+    work: JobServices;
+    urls: Awaited<ReturnType<typeof startServing>>;
+    providers: Providers;
+  },
 ): Daemon {
+  const { watching, work, urls, providers } = parts;
   return {
     env,
     ...urls,
     metrics: start.metrics.metrics,
     runNow: (job, trigger = 'cli') => work.scheduler.runNow(job, trigger),
+    snapshot: async () => {
+      const now = env.clock.now();
+      const readiness = await evaluateReadiness(providers, now, DEFAULT_READINESS_POLICY, env.secrets());
+      return buildStatusSnapshot(providers, readiness, now, env.secrets());
+    },
     reloadConfig: (by) =>
       recordedReload(
         {
@@ -263,15 +286,18 @@ function jobServices(
   const election = leadershipSettings(env.loaded.config);
   let leadership: LeadershipService | undefined;
   const run = pauseAware(
-    jobRun({
-      env,
-      dryRun: false,
-      defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
-      guard: (name, job) => preflight.guard(name, job),
-      inTerm: (work) => leadership?.inCurrentTerm(work) ?? work(),
-      onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
-      onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
-    }),
+    inSlots(
+      jobRun({
+        env,
+        dryRun: false,
+        defaultBudgetMs: DEFAULT_JOB_BUDGET_MS,
+        guard: (name, job) => preflight.guard(name, job),
+        inTerm: (work) => leadership?.inCurrentTerm(work) ?? work(),
+        onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
+        onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
+      }),
+      options.runSlots,
+    ),
     env,
   );
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
@@ -351,6 +377,7 @@ async function startServing(
       providers,
       webhookReceiver: intake.onOpsServer ? intake.receiver : undefined,
       control,
+      mount: options.mount,
     }),
   );
   const webhookUrl = `${intake.listenerUrl ?? ops.url}${config.server.webhook_path}`;

@@ -1,0 +1,190 @@
+/**
+ * `supply-sync run` on an office config: every company's daemon in one process. Each company keeps everything of its
+ * own (state, key, connectors, jobs, inbox, notifications), exactly as a daemon of its own; they share one port
+ * (each company's endpoints under /companies/<name>/), one log and a bound on runs going at once. A company whose
+ * start fails is shown as failed and the others run.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { redactionPaths, secretValues, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
+import { DEFAULT_LOCAL_TOKEN_NAME } from '../../config/control-schema.js';
+import { createLogger, scrubSecrets, wantsPretty } from '../../log/index.js';
+import { createOpsAccessCheck } from '../../ops/auth.js';
+import { credentialsFromConfig } from '../../ops/credentials.js';
+import { createOpsIdentity } from '../../ops/ops-identity.js';
+import { RunSlots } from '../jobs/run-slots.js';
+import type { PluginRegistry } from '../plugins/builtin.js';
+import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
+import { runDaemon, type Daemon } from '../start/run-daemon.js';
+import { OfficeHost } from './office-host.js';
+import type { CompanyEntry } from './office-status.js';
+
+/** Companies starting at once: each opens its state, checks its connectors and catches up. */
+const START_CONCURRENCY = 8;
+
+export interface OfficeOptions {
+  readonly office: OfficeConfig;
+  readonly registry: PluginRegistry;
+  /** Overrides server.port (0 picks a free port). */
+  readonly port?: number | undefined;
+  readonly catchUp?: boolean | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+export interface OfficeDaemon {
+  readonly url: string;
+  /** A company's daemon, once it runs. */
+  company(name: string): Daemon | undefined;
+  companies(): readonly CompanyEntry[];
+  /** Every secret of every company, for scrubbing text shown to people. */
+  secrets(): readonly string[];
+  /** Stops every company (running jobs reach a checkpoint within timeoutMs), then the server. */
+  stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
+}
+
+type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
+
+export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
+  const { office } = options;
+  const configs = [...office.companies.values()];
+  const settings = officeSettings(office);
+  const entries = new Map<string, MutableEntry>(
+    configs.map((loaded) => [
+      loaded.company?.name ?? loaded.file,
+      { name: loaded.company?.name ?? loaded.file, state: 'starting', error: null, daemon: undefined },
+    ]),
+  );
+  const secrets = (): readonly string[] => [
+    ...configs.flatMap((loaded) => secretValues(loaded.config, options.registry)),
+    ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
+  ];
+  const logger = options.logger ?? officeLogger(settings, options.registry, secrets);
+  const host = officeHost(office, settings.server, options.port, () => [...entries.values()], logger);
+  await host.listen();
+  const slots = new RunSlots(office.maxConcurrentRuns);
+  await eachBounded(configs, START_CONCURRENCY, async (loaded) => {
+    const entry = entries.get(loaded.company?.name ?? loaded.file) as MutableEntry;
+    try {
+      entry.daemon = await runDaemon({
+        loaded,
+        registry: options.registry,
+        logger: logger.child({ company: entry.name }),
+        ...(options.catchUp === undefined ? {} : { catchUp: options.catchUp }),
+        mount: host.mountFor(entry.name),
+        runSlots: slots,
+      });
+      entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
+      entry.state = 'running';
+    } catch (error) {
+      entry.state = 'failed';
+      entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
+      logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
+    }
+  });
+  const running = [...entries.values()].filter((entry) => entry.state === 'running').length;
+  logger.info({ url: host.url, companies: entries.size, running }, 'office started');
+  let stopping: Promise<{ unfinished: string[] }> | undefined;
+  return {
+    url: host.url,
+    company: (name) => entries.get(name)?.daemon,
+    companies: () => [...entries.values()],
+    secrets,
+    stop: (timeoutMs = 30_000) => (stopping ??= stopOffice([...entries.values()], host, timeoutMs)),
+  };
+}
+
+/** The office's settings every company shares (server, log, time zone), as the first company's config holds them. */
+function officeSettings(office: OfficeConfig): LoadedConfig['config'] {
+  const first = office.companies.values().next().value;
+  if (first === undefined) throw new Error(`${office.file}: no company to run`);
+  const { server } = first.config;
+  if (server.webhooks?.port !== undefined) {
+    throw new Error(
+      `${office.file}: server.webhooks.port: one office process takes every company's webhooks on server.port ` +
+        '(each under /companies/<name>/); remove server.webhooks.port, or run one daemon per company with --company',
+    );
+  }
+  if (server.tls !== undefined) {
+    throw new Error(
+      `${office.file}: server.tls: one office process serves plain http for now; put a TLS proxy in front, or run one daemon per company with --company`,
+    );
+  }
+  return first.config;
+}
+
+function officeHost(
+  office: OfficeConfig,
+  server: LoadedConfig['config']['server'],
+  port: number | undefined,
+  companies: () => readonly CompanyEntry[],
+  logger: Logger,
+): OfficeHost {
+  const local = newLocalTokenAt(join(office.stateDir, DEFAULT_LOCAL_TOKEN_NAME));
+  writeLocalToken(local);
+  const identity = createOpsIdentity({
+    credentials: credentialsFromConfig(server.auth),
+    local,
+    trustedProxies: server.trusted_proxies,
+  });
+  return new OfficeHost({
+    host: server.host,
+    port: port ?? server.port,
+    access: createOpsAccessCheck({ identity, webhookAllowCidrs: [] }, undefined),
+    details: (req) => identity.identify(req).kind === 'user',
+    companies,
+    logger,
+  });
+}
+
+/** One log for the office, in the office's level, form and time zone; each company's lines carry `company`. */
+function officeLogger(
+  config: LoadedConfig['config'],
+  registry: PluginRegistry,
+  secrets: () => readonly string[],
+): Logger {
+  return createLogger({
+    level: config.log.level,
+    name: 'supply-sync',
+    pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
+    timeZone: config.timezone,
+    redactPaths: redactionPaths({ registry, prefix: 'config' }),
+    knownSecrets: secrets,
+  });
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+async function stopOffice(
+  entries: readonly MutableEntry[],
+  host: OfficeHost,
+  timeoutMs: number,
+): Promise<{ unfinished: string[] }> {
+  const stopped = await Promise.allSettled(
+    entries.map(async (entry) => {
+      const daemon = entry.daemon;
+      entry.state = 'stopped';
+      if (daemon === undefined) return [];
+      const { unfinished } = await daemon.stop(timeoutMs);
+      return unfinished.map((job) => `${entry.name}/${job}`);
+    }),
+  );
+  await host.close();
+  const failed = stopped.filter((outcome) => outcome.status === 'rejected');
+  if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;
+  return { unfinished: stopped.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])) };
+}

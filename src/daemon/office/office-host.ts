@@ -1,0 +1,155 @@
+/**
+ * An office's one port: each company's operations endpoints under /companies/<name>/ (its status page, metrics,
+ * control API and webhook path, exactly as a daemon of its own serves them), and the office's own /healthz,
+ * /readyz, /metrics (every company's, labelled `company`) and /status (one row per company, worst first).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { OpsAccessCheck } from '../../ops/auth.js';
+import type { RequestHandler } from '../../ops/index.js';
+import { listenerUrl } from '../../ops/listen-url.js';
+import { setSecurityHeaders } from '../../ops/security-headers.js';
+import type { OpsMount } from '../services/ops-server-service.js';
+import { officeRows, renderOfficeHtml, type CompanyEntry } from './office-status.js';
+
+export interface OfficeHostOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly access: OpsAccessCheck;
+  /** Whether this caller sees which companies are not ready, or only the office's state. */
+  readonly details: (req: IncomingMessage) => boolean;
+  readonly companies: () => readonly CompanyEntry[];
+  readonly logger: Logger;
+}
+
+const COMPANY_PATH = /^\/companies\/([^/]+)(\/.*)?$/;
+
+export class OfficeHost {
+  readonly #handlers = new Map<string, RequestHandler>();
+  readonly #server: Server;
+  #url: string | undefined;
+
+  constructor(private readonly options: OfficeHostOptions) {
+    this.#server = createServer((req, res) => {
+      setSecurityHeaders(res);
+      this.#handle(req, res).catch((error: unknown) => {
+        options.logger.error({ err: error, url: req.url }, 'office request failed');
+        if (!res.headersSent) json(res, 500, { error: 'internal_error' });
+        else res.destroy();
+      });
+    });
+  }
+
+  get url(): string {
+    if (this.#url === undefined) throw new Error('the office server is not listening');
+    return this.#url;
+  }
+
+  listen(): Promise<string> {
+    const { host, port } = this.options;
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off('error', reject);
+        this.#url = listenerUrl('http', host, (this.#server.address() as AddressInfo).port);
+        resolve(this.#url);
+      });
+    });
+  }
+
+  /** Where one company's daemon serves its endpoints: under /companies/<name>/ of this server. */
+  mountFor(company: string): OpsMount {
+    return {
+      attach: (handler) => {
+        this.#handlers.set(company, handler);
+        return {
+          url: `${this.url}/companies/${encodeURIComponent(company)}`,
+          detach: () => this.#handlers.delete(company),
+        };
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.close((error) => (error ? reject(error) : resolve()));
+      this.#server.closeIdleConnections();
+    });
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const company = COMPANY_PATH.exec(url.pathname);
+    if (company !== null)
+      return this.#toCompany(req, res, decodeURIComponent(company[1] ?? ''), company[2], url);
+    if (this.options.access(req, url.pathname, res)) return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return json(res, 405, { error: 'method_not_allowed' });
+    }
+    if (url.pathname === '/healthz') return json(res, 200, { status: 'ok' });
+    if (url.pathname === '/readyz') return this.#readiness(req, res);
+    if (url.pathname === '/metrics') return this.#metrics(res);
+    if (url.pathname === '/status') return this.#status(req, res);
+    json(res, 404, { error: 'not_found' });
+  }
+
+  /** The company's own handler sees its paths as a daemon of its own would: /status, /webhooks, /jobs/... */
+  #toCompany(
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    rest: string | undefined,
+    url: URL,
+  ): void {
+    const handler = this.#handlers.get(name);
+    if (handler === undefined) return json(res, 404, { error: 'not_found' });
+    req.url = `${rest ?? '/'}${url.search}`;
+    handler(req, res);
+  }
+
+  #readiness(req: IncomingMessage, res: ServerResponse): void {
+    const waiting = this.options.companies().filter((entry) => entry.state !== 'running');
+    const ready = waiting.length === 0;
+    const status = ready ? 'ready' : 'not_ready';
+    const detail = this.options.details(req)
+      ? {
+          companies: waiting.map((entry) => ({
+            company: entry.name,
+            state: entry.state,
+            error: entry.error,
+          })),
+        }
+      : {};
+    json(res, ready ? 200 : 503, { status, ...detail });
+  }
+
+  async #metrics(res: ServerResponse): Promise<void> {
+    const registries = this.options
+      .companies()
+      .flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon.metrics.registry as Registry]));
+    const merged = AggregatorRegistry.aggregate(
+      await Promise.all(registries.map((r) => r.getMetricsAsJSON())),
+    );
+    res.writeHead(200, { 'content-type': merged.contentType });
+    res.end(await merged.metrics());
+  }
+
+  async #status(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const rows = await officeRows(this.options.companies());
+    const accept = req.headers.accept ?? '';
+    if (/\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept)) {
+      return json(res, 200, { generatedAt: new Date().toISOString(), companies: rows });
+    }
+    const html = renderOfficeHtml(rows);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(html);
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,95 @@
+/** The office's status: one row per company (its state, readiness, jobs and dead letters), worst first. */
+import type { StatusSnapshot } from '../../ops/index.js';
+import type { Daemon } from '../start/run-daemon.js';
+
+export interface CompanyEntry {
+  readonly name: string;
+  /** starting, running, failed (its start failed: `error` says why), stopped (removed or shutting down). */
+  readonly state: 'starting' | 'running' | 'failed' | 'stopped';
+  readonly error: string | null;
+  readonly daemon: Daemon | undefined;
+}
+
+export interface CompanyRow {
+  readonly company: string;
+  readonly state: CompanyEntry['state'];
+  readonly error: string | null;
+  readonly ready: boolean;
+  readonly headline: string;
+  readonly openDeadLetters: number;
+  readonly jobs: ReadonlyArray<{
+    readonly name: string;
+    readonly lastOutcome: string | null;
+    readonly lastSuccessAt: string | null;
+    readonly nextRunAt: string | null;
+    readonly paused: boolean;
+  }>;
+}
+
+function rowOf(entry: CompanyEntry, snapshot: StatusSnapshot | null): CompanyRow {
+  const jobs = (snapshot?.jobs ?? []).map((job) => ({
+    name: job.name,
+    lastOutcome: job.lastOutcome,
+    lastSuccessAt: job.lastSuccessAt,
+    nextRunAt: job.nextRunAt,
+    paused: job.paused !== null,
+  }));
+  return {
+    company: entry.name,
+    state: entry.state,
+    error: entry.error,
+    ready: entry.state === 'running' && snapshot?.ready === true,
+    headline:
+      snapshot?.headline.text ?? (entry.error === null ? entry.state : `${entry.state}: ${entry.error}`),
+    openDeadLetters: snapshot?.jobs.reduce((sum, job) => sum + (job.openDeadLetters ?? 0), 0) ?? 0,
+    jobs,
+  };
+}
+
+/** Failed companies first, then those not ready, then those with dead letters; by name within each. */
+function worstFirst(a: CompanyRow, b: CompanyRow): number {
+  const rank = (row: CompanyRow): number =>
+    row.state === 'failed' ? 0 : !row.ready ? 1 : row.openDeadLetters > 0 ? 2 : 3;
+  return rank(a) - rank(b) || (a.company < b.company ? -1 : a.company > b.company ? 1 : 0);
+}
+
+export async function officeRows(entries: readonly CompanyEntry[]): Promise<CompanyRow[]> {
+  const rows = await Promise.all(
+    entries.map(async (entry) => {
+      const snapshot = entry.daemon === undefined ? null : await entry.daemon.snapshot().catch(() => null);
+      return rowOf(entry, snapshot);
+    }),
+  );
+  return rows.sort(worstFirst);
+}
+
+function esc(value: unknown): string {
+  return String(value ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+}
+
+function jobCell(row: CompanyRow): string {
+  return row.jobs
+    .map((job) => `${esc(job.name)}: ${esc(job.paused ? 'paused' : (job.lastOutcome ?? 'no runs'))}`)
+    .join('<br>');
+}
+
+/** The office page: no script, no style, so its policy stays `default-src 'none'`. */
+export function renderOfficeHtml(rows: readonly CompanyRow[]): string {
+  const body = rows
+    .map(
+      (row) =>
+        `<tr><td><a href="companies/${encodeURIComponent(row.company)}/status">${esc(row.company)}</a></td>` +
+        `<td>${esc(row.state)}</td><td>${row.ready ? 'ready' : 'not ready'}</td><td>${esc(row.headline)}</td>` +
+        `<td>${jobCell(row)}</td><td>${row.openDeadLetters}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>supply-sync office</title></head>
+<body><h1>supply-sync office: ${rows.length} companies</h1>
+<table><thead><tr><th>Company</th><th>State</th><th>Readiness</th><th>Headline</th><th>Jobs (last run)</th><th>Dead letters</th></tr></thead>
+<tbody>
+${body}
+</tbody></table></body></html>`;
+}

@@ -1,0 +1,231 @@
+/**
+ * One office process for several companies (`supply-sync run` on an office config): each company's daemon with its
+ * own state, key, books and webhook secret, all behind one port. Real parts: the sandbox over HTTP with a buyer
+ * account per company, real SQLite state files, real Hashavshevet folders, signed webhooks over HTTP.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfigSet, type OfficeConfig } from '../../src/config/index.js';
+import { buildPluginRegistry, runOffice, type OfficeDaemon } from '../../src/daemon/index.js';
+import { createDomain } from '../../src/sandbox/domain/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { openStateStore } from '../../src/state/index.js';
+import { WebhookSecretStore } from '../../src/webhooks/index.js';
+import { signatureHeader } from '../../src/webhooks/signature.js';
+import type { ReadoutLine } from '../flows/journal-export/harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-daemon-'));
+const registry = buildPluginRegistry();
+const COMPANIES = ['north', 'south'] as const;
+const secrets: Record<string, string> = { north: 'whsec_north_0123456789', south: 'whsec_south_0123456789' };
+let sandbox: RunningSandbox;
+let office: OfficeDaemon;
+const accounts: Record<string, string> = {};
+
+const books = (company: string): string => join(dir, 'companies.d', 'books', company);
+const dataFiles = (company: string): string[] =>
+  existsSync(books(company)) ? readdirSync(books(company)).filter((name) => /\.doc$/i.test(name)) : [];
+const statePath = (company: string): string => join(dir, 'state', 'companies', company, 'state.db');
+
+async function linesOf(company: string): Promise<ReadoutLine[]> {
+  const readout = await sandbox.control.state(accounts[company]);
+  return Object.values(readout['journalLines'] as Record<string, ReadoutLine>);
+}
+
+function writeOffice(keys: Record<string, string>): OfficeConfig {
+  mkdirSync(join(dir, 'companies.d'), { recursive: true });
+  writeFileSync(
+    join(dir, 'office.yaml'),
+    [
+      'api:',
+      `  base_url: ${sandbox.baseUrl}`,
+      'state:',
+      '  path: state/office.db',
+      'server:',
+      '  port: 0',
+      'log:',
+      '  level: fatal',
+      'companies:',
+      '  max_concurrent_runs: 1',
+      'connectors:',
+      '  books:',
+      '    type: hashavshevet',
+      '    long_references: sequence',
+      '    details_overflow: truncate',
+      'jobs:',
+      '  journal:',
+      '    flow: journal-export',
+      '    connector: books',
+      "    schedule: '30 2 * * *'",
+      '    options:',
+      "      description_template: '{description}'",
+      '',
+    ].join('\n'),
+  );
+  for (const [name, key] of Object.entries(keys)) {
+    writeFileSync(
+      join(dir, 'companies.d', `${name}.yaml`),
+      `api:\n  api_key: ${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n`,
+    );
+  }
+  const set = loadConfigSet(join(dir, 'office.yaml'), { registry, env: {} });
+  if (set.kind !== 'office') throw new Error('expected an office');
+  return set.office;
+}
+
+/** Each company's webhook secret, kept in its own state file as `webhooks register` keeps it. */
+function registerSecret(company: string): void {
+  mkdirSync(join(dir, 'state', 'companies', company), { recursive: true });
+  const state = openStateStore({ file: statePath(company), clock: systemClock });
+  try {
+    new WebhookSecretStore(state.kv, () => Date.now()).add(`ep_${company}`, secrets[company] as string);
+  } finally {
+    state.close();
+  }
+}
+
+function signedEvent(secret: string, id: string): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify({
+    id,
+    type: 'journal_lines.approved_for_export',
+    occurred_at: new Date().toISOString(),
+    data: { object: 'journal_lines', id: 'jl_x' },
+  });
+  const header = signatureHeader([secret], Math.floor(Date.now() / 1000), Buffer.from(body));
+  return { body, headers: { 'content-type': 'application/json', 'service-signature': header } };
+}
+
+function inboxIds(company: string): string[] {
+  const state = openStateStore({ file: statePath(company), clock: systemClock, readOnly: true });
+  try {
+    return (
+      state.db.prepare('SELECT event_id FROM inbox ORDER BY event_id').all() as { event_id: string }[]
+    ).map((row) => row.event_id);
+  } finally {
+    state.close();
+  }
+}
+
+function runsOf(company: string): { startedAt: number; endedAt: number }[] {
+  const state = openStateStore({ file: statePath(company), clock: systemClock, readOnly: true });
+  try {
+    return state.runs
+      .list({ limit: 10 })
+      .map((run) => ({ startedAt: run.startedAt, endedAt: run.endedAt ?? Infinity }));
+  } finally {
+    state.close();
+  }
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ createDomain });
+  const keys: Record<string, string> = {};
+  for (const name of COMPANIES) {
+    const created = await sandbox.control.createAccount({ type: 'buyer', name: `${name} ltd`, plan: 'Pro' });
+    accounts[name] = created.id;
+    keys[name] = created.key;
+    await sandbox.control.action('approve_journal_lines', { count: 5 }, created.id);
+    registerSecret(name);
+  }
+  // A third company whose key the API does not know (revoked, mistyped): its runs fail, the others' do not.
+  keys['revoked'] = 'svc_test_not_a_key_of_this_sandbox_000000';
+  office = await runOffice({ office: writeOffice(keys), registry, catchUp: false });
+});
+
+afterAll(async () => {
+  await office?.stop(10_000);
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('an office of companies in one process', () => {
+  it('runs every company behind one port, each under its own path', async () => {
+    expect(office.companies().map((entry) => [entry.name, entry.state])).toEqual([
+      ['north', 'running'],
+      ['revoked', 'running'],
+      ['south', 'running'],
+    ]);
+    const status = (await (
+      await fetch(`${office.url}/status`, { headers: { accept: 'application/json' } })
+    ).json()) as {
+      companies: { company: string; jobs: { name: string }[] }[];
+    };
+    expect(status.companies.map((row) => row.company).sort()).toEqual(['north', 'revoked', 'south']);
+    const north = await fetch(`${office.url}/companies/north/status`, {
+      headers: { accept: 'application/json' },
+    });
+    expect(north.status).toBe(200);
+    expect(((await north.json()) as { jobs: { name: string }[] }).jobs.map((job) => job.name)).toEqual([
+      'journal',
+    ]);
+    expect((await fetch(`${office.url}/companies/nobody/status`)).status).toBe(404);
+    expect((await fetch(`${office.url}/healthz`)).status).toBe(200);
+  });
+
+  it("exports each company's journal into its own books; a company with a bad key fails alone", async () => {
+    const before = { north: await linesOf('north'), south: await linesOf('south') };
+    await Promise.all(
+      [...COMPANIES, 'revoked'].map((name) => office.company(name)?.runNow('journal', 'operator')),
+    );
+    // Asked for at once, the runs went one at a time: companies.max_concurrent_runs is 1.
+    const spans = [...COMPANIES, 'revoked']
+      .flatMap((name) => runsOf(name))
+      .sort((a, b) => a.startedAt - b.startedAt);
+    expect(spans).toHaveLength(3);
+    for (let i = 1; i < spans.length; i++) {
+      expect(spans[i]?.startedAt).toBeGreaterThanOrEqual(spans[i - 1]?.endedAt ?? Infinity);
+    }
+    for (const name of COMPANIES) {
+      const approved = new Set(
+        before[name].filter((line) => line.status === 'approved_for_export').map((l) => l.id),
+      );
+      expect(approved.size).toBeGreaterThan(0);
+      const after = await linesOf(name);
+      expect(after.filter((line) => approved.has(line.id) && line.status === 'exported')).toHaveLength(
+        approved.size,
+      );
+      expect(dataFiles(name).length).toBeGreaterThan(0);
+    }
+    expect(dataFiles('revoked')).toEqual([]);
+    const rows = (await (
+      await fetch(`${office.url}/status`, { headers: { accept: 'application/json' } })
+    ).json()) as {
+      companies: { company: string; ready: boolean; jobs: { lastOutcome: string | null }[] }[];
+    };
+    // Worst first: the failing company heads the office page; the others' last runs are ok.
+    expect(rows.companies[0]?.company).toBe('revoked');
+    expect(rows.companies[0]?.jobs[0]?.lastOutcome).toBe('failed');
+    expect(rows.companies.slice(1).map((row) => row.jobs[0]?.lastOutcome)).toEqual(['ok', 'ok']);
+  });
+
+  it("takes a company's webhooks on its own path with its own secret only", async () => {
+    const north = signedEvent(secrets['north'] as string, 'evt_office_north_1');
+    const posted = await fetch(`${office.url}/companies/north/webhooks`, { method: 'POST', ...north });
+    expect(posted.status).toBe(200);
+    // Signed with north's secret, sent to south's path: refused, stored nowhere.
+    const crossed = signedEvent(secrets['north'] as string, 'evt_office_crossed');
+    const refused = await fetch(`${office.url}/companies/south/webhooks`, { method: 'POST', ...crossed });
+    expect(refused.status).toBe(400);
+    expect(inboxIds('north')).toContain('evt_office_north_1');
+    expect(inboxIds('south')).toEqual([]);
+    expect(inboxIds('north')).not.toContain('evt_office_crossed');
+  });
+
+  it('labels every company metric with its company on the office /metrics', async () => {
+    const text = await (await fetch(`${office.url}/metrics`)).text();
+    for (const name of ['north', 'south', 'revoked']) expect(text).toContain(`company="${name}"`);
+    const help = text.split('\n').filter((line) => line.startsWith('# TYPE supply_sync_outbox_depth '));
+    expect(help).toHaveLength(1);
+  });
+
+  it('stops every company and the port', async () => {
+    const url = office.url;
+    const { unfinished } = await office.stop(10_000);
+    expect(unfinished).toEqual([]);
+    expect(office.companies().every((entry) => entry.state === 'stopped')).toBe(true);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});
