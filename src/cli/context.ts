@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import {
   loadCompany,
   loadConfigSet,
+  loadOfficeToRun,
   secretValues,
   type ConfigSet,
   type LoadedConfig,
@@ -53,7 +54,10 @@ export async function loadCliConfig(
   return loaded;
 }
 
-/** The config file as it is: one company's config, or an office with every company's (`run` without --company). */
+/**
+ * The config file as `run` reads it: one company's config, or an office with every company's, those with a mistake
+ * set aside (they are shown failed and the others run).
+ */
 export async function loadCliConfigSet(context: CliContext, global: GlobalOptions): Promise<ConfigSet> {
   const registry = await buildPluginRegistry();
   if (global.company !== undefined) {
@@ -61,7 +65,7 @@ export async function loadCliConfigSet(context: CliContext, global: GlobalOption
     context.secrets.push(...secretValues(loaded.config, registry));
     return { kind: 'single', loaded };
   }
-  const set = loadConfigSet(global.config, { env: context.env, registry });
+  const set = loadOfficeToRun(global.config, { env: context.env, registry });
   const all = set.kind === 'office' ? [...set.office.companies.values()] : [set.loaded];
   for (const loaded of all) context.secrets.push(...secretValues(loaded.config, registry));
   return set;

@@ -23,6 +23,7 @@ export {
   configFiles,
   loadConfigSet,
   loadCompany,
+  loadOfficeToRun,
   readAgain,
   type ConfigSet,
   type OfficeConfig,

@@ -6,7 +6,7 @@ import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { COMPANY_KEYS, COMPANY_NAME, companiesSchema } from './companies-schema.js';
 import { companyFolder, companySource, mergeOver, officePart, officeStateDir } from './company-source.js';
-import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
+import { ConfigError, formatIssue, formatPath, type ConfigIssue } from './errors.js';
 import {
   isOffice,
   loadConfig,
@@ -26,6 +26,8 @@ export interface OfficeConfig {
   readonly stateDir: string;
   /** The office's bound on runs going at once (companies.max_concurrent_runs). */
   readonly maxConcurrentRuns: number;
+  /** Read for `run` only: the companies set aside for a mistake in their config, each with its problems. */
+  readonly failed: ReadonlyMap<string, string>;
   /** Every company's config by name, in name order. */
   readonly companies: ReadonlyMap<string, LoadedConfig>;
   /** Files in the folder that were not read as companies. */
@@ -46,6 +48,16 @@ export function loadConfigSet(file: string, options: LoadOptions = {}): ConfigSe
   return { kind: 'office', office: loadOffice(source, options) };
 }
 
+/**
+ * An office as `run` reads it: a company with a mistake in its config is set aside in `failed` (shown failed, with
+ * its problems, while the others run); a mistake of the office's own (its file, the folder) still stops the start.
+ */
+export function loadOfficeToRun(file: string, options: LoadOptions = {}): ConfigSet {
+  const source = readConfigSource(file, readConfigText(file, options), sourceOptions(options));
+  if (!isOffice(source.data)) return { kind: 'single', loaded: validateSource(source, options) };
+  return { kind: 'office', office: loadOffice(source, options, { tolerant: true }) };
+}
+
 /** One company of an office, read afresh (a company daemon's config reload): other companies are not read. */
 export function loadCompany(officeFile: string, name: string, options: LoadOptions = {}): LoadedConfig {
   const source = readConfigSource(officeFile, readConfigText(officeFile, options), sourceOptions(options));
@@ -59,12 +71,20 @@ export function loadCompany(officeFile: string, name: string, options: LoadOptio
       },
     ]);
   }
-  return loadOffice(source, options, name).companies.get(name) as LoadedConfig;
+  return loadOffice(source, options, { only: name }).companies.get(name) as LoadedConfig;
 }
 
-function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): OfficeConfig {
+interface OfficeRead {
+  /** Only this company (a reload, or `--company`). */
+  readonly only?: string;
+  /** A company with a mistake is set aside in `failed` instead of failing the whole office (`run`). */
+  readonly tolerant?: boolean;
+}
+
+function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead = {}): OfficeConfig {
   const { dir, maxConcurrentRuns } = companiesBlock(source);
   const { files, warnings } = companyFiles(source, dir);
+  const { only } = read;
   const chosen = only === undefined ? files : files.filter((file) => companyName(file) === only);
   if (only !== undefined && chosen.length === 0)
     throw new ConfigError([unknownCompany(source, dir, only, files)]);
@@ -79,15 +99,28 @@ function loadOffice(source: ConfigSource, options: LoadOptions, only?: string): 
       own.set(companyName(file), loaded.own);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      issues.push(
-        ...error.issues.map((issue) => ({ issue, company: issue.file === file ? '' : companyName(file) })),
-      );
+      issues.push(...error.issues.map((issue) => ({ issue, company: companyName(file), file })));
     }
   }
-  issues.push(...sharedStates(companies, own).map((issue) => ({ issue, company: '' })));
-  if (issues.length > 0) throw new ConfigError(merged(issues, chosen.length));
+  for (const issue of sharedStates(companies, own)) {
+    issues.push({ issue, company: companyName(issue.file), file: issue.file });
+  }
   const stateDir = officeStateDir(officeData, source.file);
-  return { file: source.file, dir, stateDir, maxConcurrentRuns, companies, warnings };
+  const office = { file: source.file, dir, stateDir, maxConcurrentRuns, companies, warnings };
+  if (issues.length === 0) return { ...office, failed: new Map() };
+  if (read.tolerant !== true) throw new ConfigError(merged(issues, chosen.length));
+  return { ...office, failed: setAside(companies, issues) };
+}
+
+/** The companies with a mistake, each with its problems as `config validate` words them; taken out of `companies`. */
+function setAside(companies: Map<string, LoadedConfig>, issues: readonly FoundIssue[]): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const { issue, company } of issues) {
+    companies.delete(company);
+    const told = failed.get(company);
+    failed.set(company, told === undefined ? formatIssue(issue) : `${told}\n${formatIssue(issue)}`);
+  }
+  return failed;
 }
 
 function companiesBlock(source: ConfigSource): { dir: string; maxConcurrentRuns: number } {
@@ -292,8 +325,10 @@ function setsState(source: ConfigSource | undefined): boolean {
 
 interface FoundIssue {
   readonly issue: ConfigIssue;
-  /** The company whose config showed an issue of another file (the office's part); empty for its own file's. */
+  /** The company whose config showed the issue. */
   readonly company: string;
+  /** That company's own file. */
+  readonly file: string;
 }
 
 /**
@@ -302,10 +337,11 @@ interface FoundIssue {
  */
 function merged(found: readonly FoundIssue[], companyCount: number): ConfigIssue[] {
   const byPlace = new Map<string, { issue: ConfigIssue; companies: Set<string> }>();
-  for (const { issue, company } of found) {
+  for (const { issue, company, file } of found) {
     const key = JSON.stringify([issue.file, issue.line, issue.column, issue.path, issue.message]);
     const entry = byPlace.get(key) ?? { issue, companies: new Set<string>() };
-    entry.companies.add(company);
+    // An issue in the company's own file needs no "found for": the file names the company.
+    entry.companies.add(issue.file === file ? '' : company);
     byPlace.set(key, entry);
   }
   return [...byPlace.values()].map(({ issue, companies }) => {

@@ -1,6 +1,6 @@
 export { createOpsHandler, createOpsServer, type RequestHandler } from './server.js';
 export type { OpsServer, OpsServerOptions } from './server.js';
-export { createOpsMetrics } from './metrics.js';
+export { createOpsMetrics, processMetrics } from './metrics.js';
 export type { MetricSources, OpsMetrics } from './metrics.js';
 export { evaluateReadiness, jobCheck } from './readiness.js';
 export type { CheckKind, CheckState, Readiness, ReadinessCheck } from './readiness.js';

@@ -108,7 +108,8 @@ function labelledGauge<L extends string>(
 const entriesOf = (record: Readonly<Record<string, number>> | undefined) =>
   record === undefined ? undefined : Object.entries(record);
 
-function processMetrics(registry: Registry): void {
+/** Node's process metrics on a registry: one per process (each call starts an event-loop monitor of its own). */
+export function processMetrics(registry: Registry): void {
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the per-type gauge
   // of the same name without "_total" (nodejs_active_handles{type} and so on), which stays.

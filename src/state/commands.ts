@@ -1,3 +1,4 @@
+import { cachedStatements, type StatementCache } from './statements.js';
 import type { Clock } from '../shared/clock.js';
 import type { SyncSqlPort } from './sql-port.js';
 
@@ -68,10 +69,15 @@ export interface NewCommand {
 
 /** Operator commands for the daemon that holds the state: given by the CLI or the control API, drained by the leader. */
 export class CommandStore {
+  /** Each statement prepared once: a daemon polls the queue four times a second (an office, for every company). */
+  private readonly db: StatementCache;
+
   constructor(
-    private readonly db: SyncSqlPort,
+    port: SyncSqlPort,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.db = cachedStatements(port);
+  }
 
   enqueue(command: NewCommand): number {
     const row = this.db

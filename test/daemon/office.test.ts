@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfigSet, type OfficeConfig } from '../../src/config/index.js';
+import { loadOfficeToRun, type OfficeConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, runOffice, type OfficeDaemon } from '../../src/daemon/index.js';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -71,7 +71,12 @@ function writeOffice(keys: Record<string, string>): OfficeConfig {
       `api:\n  api_key: ${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n`,
     );
   }
-  const set = loadConfigSet(join(dir, 'office.yaml'), { registry, env: {} });
+  // One company's file has a mistake: that company is set aside, the others run.
+  writeFileSync(
+    join(dir, 'companies.d', 'broken.yaml'),
+    "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n",
+  );
+  const set = loadOfficeToRun(join(dir, 'office.yaml'), { registry, env: {} });
   if (set.kind !== 'office') throw new Error('expected an office');
   return set.office;
 }
@@ -147,13 +152,19 @@ describe('an office of companies in one process', () => {
       ['north', 'running'],
       ['revoked', 'running'],
       ['south', 'running'],
+      ['broken', 'failed'],
     ]);
+    const broken = office.companies().find((entry) => entry.name === 'broken');
+    expect(broken?.error).toContain(
+      `${join(dir, 'companies.d', 'broken.yaml')}:5:15 jobs.journal.schedule: expected a cron`,
+    );
     const status = (await (
       await fetch(`${office.url}/status`, { headers: { accept: 'application/json' } })
     ).json()) as {
       companies: { company: string; jobs: { name: string }[] }[];
     };
-    expect(status.companies.map((row) => row.company).sort()).toEqual(['north', 'revoked', 'south']);
+    // Worst first: the company that did not start, then the one whose key the API refuses (not ready).
+    expect(status.companies.map((row) => row.company)).toEqual(['broken', 'revoked', 'north', 'south']);
     const north = await fetch(`${office.url}/companies/north/status`, {
       headers: { accept: 'application/json' },
     });
@@ -162,6 +173,7 @@ describe('an office of companies in one process', () => {
       'journal',
     ]);
     expect((await fetch(`${office.url}/companies/nobody/status`)).status).toBe(404);
+    expect((await fetch(`${office.url}/companies/%E0/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/healthz`)).status).toBe(200);
   });
 
@@ -195,10 +207,10 @@ describe('an office of companies in one process', () => {
     ).json()) as {
       companies: { company: string; ready: boolean; jobs: { lastOutcome: string | null }[] }[];
     };
-    // Worst first: the failing company heads the office page; the others' last runs are ok.
-    expect(rows.companies[0]?.company).toBe('revoked');
-    expect(rows.companies[0]?.jobs[0]?.lastOutcome).toBe('failed');
-    expect(rows.companies.slice(1).map((row) => row.jobs[0]?.lastOutcome)).toEqual(['ok', 'ok']);
+    // Worst first: the company that did not start, then the one whose run failed; the others' last runs are ok.
+    expect(rows.companies.map((row) => row.company)).toEqual(['broken', 'revoked', 'north', 'south']);
+    expect(rows.companies[1]?.jobs[0]?.lastOutcome).toBe('failed');
+    expect(rows.companies.slice(2).map((row) => row.jobs[0]?.lastOutcome)).toEqual(['ok', 'ok']);
   });
 
   it("takes a company's webhooks on its own path with its own secret only", async () => {

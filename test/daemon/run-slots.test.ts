@@ -16,13 +16,17 @@ describe('run slots', () => {
     let most = 0;
     const started: number[] = [];
     const runs = gates.map((g, index) =>
-      slots.within(async () => {
-        inside += 1;
-        most = Math.max(most, inside);
-        started.push(index);
-        await g.opened;
-        inside -= 1;
-      }),
+      slots.within(
+        async () => {
+          inside += 1;
+          most = Math.max(most, inside);
+          started.push(index);
+          await g.opened;
+          inside -= 1;
+        },
+        undefined,
+        `company-${index}`,
+      ),
     );
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
@@ -58,5 +62,34 @@ describe('run slots', () => {
     expect(abortedRan).toBe(false);
     expect(laterRan).toBe(true);
     expect(slots.busy).toBe(0);
+  });
+
+  it("holds one company to half of the slots, so another company's run goes first", async () => {
+    const slots = new RunSlots(4);
+    expect(slots.perOwner).toBe(2);
+    const gates = Array.from({ length: 4 }, gate);
+    const started: string[] = [];
+    const run = (owner: string, g: ReturnType<typeof gate>) =>
+      slots.within(
+        async () => {
+          started.push(owner);
+          await g.opened;
+        },
+        undefined,
+        owner,
+      );
+    const slow = [
+      run('slow', gates[0] as never),
+      run('slow', gates[1] as never),
+      run('slow', gates[2] as never),
+    ];
+    const other = run('other', gates[3] as never);
+    await Promise.resolve();
+    // The third slow run waits although two slots are free; the other company's run, asked for later, goes.
+    expect(started).toEqual(['slow', 'slow', 'other']);
+    expect(slots.busy).toBe(3);
+    for (const g of gates) g.open();
+    await Promise.all([...slow, other]);
+    expect(started).toEqual(['slow', 'slow', 'other', 'slow']);
   });
 });

@@ -131,14 +131,17 @@ async function runOfficeCommand(
   options: RunOptions,
 ): Promise<void> {
   const { runOffice, buildPluginRegistry } = await import('../../daemon/index.js');
+  const abort = new AbortController();
   const starting = runOffice({
     office,
     registry: buildPluginRegistry(),
     catchUp: options.catchUp,
     port: options.port,
+    signal: abort.signal,
   });
-  // A signal while the companies start stops them once started: each start is bounded by its own checks.
+  // A signal while the companies start gives up the starts under way and those not begun, then stops the others.
   const signals = onShutdownSignals(async () => {
+    abort.abort();
     const { unfinished } = await (await starting).stop(SHUTDOWN_TIMEOUT_MS);
     if (unfinished.length > 0) context.output.note(`stopped with unfinished jobs: ${unfinished.join(', ')}`);
   });

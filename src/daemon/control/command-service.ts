@@ -70,6 +70,8 @@ export class CommandService implements Service {
   constructor(
     private readonly env: Environment,
     private readonly runner: CommandRunner,
+    /** How often the queue is read; an office of many companies reads each company's less often. */
+    private readonly pollMs = COMMAND_POLL_MS,
   ) {
     this.#fingerprint = configFingerprint(env.loaded.config);
   }
@@ -86,7 +88,7 @@ export class CommandService implements Service {
     this.drain();
     this.#loop = every(
       env.clock,
-      COMMAND_POLL_MS,
+      this.pollMs,
       () => this.drain(),
       (error) => env.logger.warn({ err: error }, 'the operator command queue could not be read'),
     );

@@ -12,6 +12,7 @@ import { createLogger, scrubSecrets, wantsPretty } from '../../log/index.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
 import { createOpsIdentity } from '../../ops/ops-identity.js';
+import { createLoginThrottle, type LoginThrottle } from '../../ops/login-throttle.js';
 import { RunSlots } from '../jobs/run-slots.js';
 import type { PluginRegistry } from '../plugins/builtin.js';
 import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
@@ -21,6 +22,11 @@ import type { CompanyEntry } from './office-status.js';
 
 /** Companies starting at once: each opens its state, checks its connectors and catches up. */
 const START_CONCURRENCY = 8;
+/**
+ * How often each company's operator command queue is read: a CLI command waits up to this long more than with a
+ * daemon of its own (250 ms), and 300 idle companies poll 300 times a second, not 1,200.
+ */
+const OFFICE_COMMAND_POLL_MS = 1_000;
 
 export interface OfficeOptions {
   readonly office: OfficeConfig;
@@ -29,6 +35,8 @@ export interface OfficeOptions {
   readonly port?: number | undefined;
   readonly catchUp?: boolean | undefined;
   readonly logger?: Logger | undefined;
+  /** Gives up the start (SIGTERM while starting): companies not started yet are not started. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface OfficeDaemon {
@@ -48,39 +56,41 @@ export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
   const { office } = options;
   const configs = [...office.companies.values()];
   const settings = officeSettings(office);
-  const entries = new Map<string, MutableEntry>(
-    configs.map((loaded) => [
-      loaded.company?.name ?? loaded.file,
-      { name: loaded.company?.name ?? loaded.file, state: 'starting', error: null, daemon: undefined },
-    ]),
-  );
+  const entries = new Map<string, MutableEntry>([
+    ...configs.map((loaded) => {
+      const name = loaded.company?.name ?? loaded.file;
+      return [name, { name, state: 'starting', error: null, daemon: undefined }] as const;
+    }),
+    ...[...office.failed].map(
+      ([name, error]) => [name, { name, state: 'failed', error, daemon: undefined }] as const,
+    ),
+  ]);
+  const configSecrets = configs.flatMap((loaded) => secretValues(loaded.config, options.registry));
   const secrets = (): readonly string[] => [
-    ...configs.flatMap((loaded) => secretValues(loaded.config, options.registry)),
+    ...configSecrets,
     ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
   ];
   const logger = options.logger ?? officeLogger(settings, options.registry, secrets);
-  const host = officeHost(office, settings.server, options.port, () => [...entries.values()], logger);
+  const throttle = createLoginThrottle();
+  const host = officeHost(
+    office,
+    settings.server,
+    options.port,
+    () => [...entries.values()],
+    logger,
+    throttle,
+  );
   await host.listen();
-  const slots = new RunSlots(office.maxConcurrentRuns);
-  await eachBounded(configs, START_CONCURRENCY, async (loaded) => {
-    const entry = entries.get(loaded.company?.name ?? loaded.file) as MutableEntry;
-    try {
-      entry.daemon = await runDaemon({
-        loaded,
-        registry: options.registry,
-        logger: logger.child({ company: entry.name }),
-        ...(options.catchUp === undefined ? {} : { catchUp: options.catchUp }),
-        mount: host.mountFor(entry.name),
-        runSlots: slots,
-      });
-      entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
-      entry.state = 'running';
-    } catch (error) {
-      entry.state = 'failed';
-      entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), secrets());
-      logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
-    }
-  });
+  const shared = {
+    slots: new RunSlots(office.maxConcurrentRuns),
+    throttle,
+    host,
+    logger,
+    secrets,
+  };
+  await eachBounded(configs, START_CONCURRENCY, (loaded) =>
+    startCompany(entries.get(loaded.company?.name ?? loaded.file) as MutableEntry, loaded, options, shared),
+  );
   const running = [...entries.values()].filter((entry) => entry.state === 'running').length;
   logger.info({ url: host.url, companies: entries.size, running }, 'office started');
   let stopping: Promise<{ unfinished: string[] }> | undefined;
@@ -93,15 +103,71 @@ export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
   };
 }
 
+interface Shared {
+  readonly slots: RunSlots;
+  readonly throttle: LoginThrottle;
+  readonly host: OfficeHost;
+  readonly logger: Logger;
+  readonly secrets: () => readonly string[];
+}
+
+/** Starts one company's daemon on the office's port; a failed start is the company's alone. */
+async function startCompany(
+  entry: MutableEntry,
+  loaded: LoadedConfig,
+  options: OfficeOptions,
+  shared: Shared,
+): Promise<void> {
+  const aborted = (): boolean => options.signal?.aborted === true;
+  if (aborted()) {
+    entry.state = 'stopped';
+    return;
+  }
+  try {
+    entry.daemon = await runDaemon({
+      loaded,
+      registry: options.registry,
+      logger: shared.logger.child({ company: entry.name }),
+      ...(options.catchUp === undefined ? {} : { catchUp: options.catchUp }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      mount: shared.host.mountFor(entry.name),
+      runSlots: shared.slots,
+      commandPollMs: OFFICE_COMMAND_POLL_MS,
+      loginThrottle: shared.throttle,
+    });
+    entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
+    entry.state = 'running';
+  } catch (error) {
+    if (aborted()) {
+      entry.state = 'stopped';
+      return;
+    }
+    entry.state = 'failed';
+    entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), shared.secrets());
+    shared.logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
+  }
+}
+
 /** The office's settings every company shares (server, log, time zone), as the first company's config holds them. */
 function officeSettings(office: OfficeConfig): LoadedConfig['config'] {
   const first = office.companies.values().next().value;
-  if (first === undefined) throw new Error(`${office.file}: no company to run`);
+  if (first === undefined) {
+    const failed = [...office.failed].map(([name, problems]) => `${name}:\n${problems}`).join('\n');
+    throw new Error(
+      `${office.file}: no company to run${failed === '' ? '' : `; each has a mistake:\n${failed}`}`,
+    );
+  }
   const { server } = first.config;
   if (server.webhooks?.port !== undefined) {
     throw new Error(
       `${office.file}: server.webhooks.port: one office process takes every company's webhooks on server.port ` +
         '(each under /companies/<name>/); remove server.webhooks.port, or run one daemon per company with --company',
+    );
+  }
+  if (server.webhook_secrets.length > 0) {
+    throw new Error(
+      `${office.file}: server.webhook_secrets: in one office process a secret listed there would be accepted on every ` +
+        "company's webhook path; remove it and register each company's endpoint with `supply-sync --company NAME webhooks register`",
     );
   }
   if (server.tls !== undefined) {
@@ -118,6 +184,7 @@ function officeHost(
   port: number | undefined,
   companies: () => readonly CompanyEntry[],
   logger: Logger,
+  throttle: LoginThrottle,
 ): OfficeHost {
   const local = newLocalTokenAt(join(office.stateDir, DEFAULT_LOCAL_TOKEN_NAME));
   writeLocalToken(local);
@@ -125,6 +192,7 @@ function officeHost(
     credentials: credentialsFromConfig(server.auth),
     local,
     trustedProxies: server.trusted_proxies,
+    throttle,
   });
   return new OfficeHost({
     host: server.host,

@@ -6,9 +6,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import type { OpsAccessCheck } from '../../ops/auth.js';
-import type { RequestHandler } from '../../ops/index.js';
+import { processMetrics, type RequestHandler } from '../../ops/index.js';
 import { listenerUrl } from '../../ops/listen-url.js';
 import { setSecurityHeaders } from '../../ops/security-headers.js';
 import type { OpsMount } from '../services/ops-server-service.js';
@@ -28,10 +28,13 @@ const COMPANY_PATH = /^\/companies\/([^/]+)(\/.*)?$/;
 
 export class OfficeHost {
   readonly #handlers = new Map<string, RequestHandler>();
+  /** The process's own metrics (CPU, memory, event loop), once for the office, without a company. */
+  readonly #process = new Registry();
   readonly #server: Server;
   #url: string | undefined;
 
   constructor(private readonly options: OfficeHostOptions) {
+    processMetrics(this.#process);
     this.#server = createServer((req, res) => {
       setSecurityHeaders(res);
       this.#handle(req, res).catch((error: unknown) => {
@@ -82,8 +85,7 @@ export class OfficeHost {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const company = COMPANY_PATH.exec(url.pathname);
-    if (company !== null)
-      return this.#toCompany(req, res, decodeURIComponent(company[1] ?? ''), company[2], url);
+    if (company !== null) return this.#toCompany(req, res, company[1] ?? '', company[2], url);
     if (this.options.access(req, url.pathname, res)) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
@@ -100,12 +102,16 @@ export class OfficeHost {
   #toCompany(
     req: IncomingMessage,
     res: ServerResponse,
-    name: string,
+    encoded: string,
     rest: string | undefined,
     url: URL,
   ): void {
-    const handler = this.#handlers.get(name);
-    if (handler === undefined) return json(res, 404, { error: 'not_found' });
+    const handler = this.#handlers.get(decodedName(encoded));
+    if (handler === undefined) {
+      // Answered as a company's own status page would be, so a caller without credentials cannot list the companies.
+      if (this.options.access(req, '/status', res)) return;
+      return json(res, 404, { error: 'not_found' });
+    }
     req.url = `${rest ?? '/'}${url.search}`;
     handler(req, res);
   }
@@ -127,9 +133,12 @@ export class OfficeHost {
   }
 
   async #metrics(res: ServerResponse): Promise<void> {
-    const registries = this.options
-      .companies()
-      .flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon.metrics.registry as Registry]));
+    const registries = [
+      this.#process,
+      ...this.options
+        .companies()
+        .flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon.metrics.registry])),
+    ];
     const merged = AggregatorRegistry.aggregate(
       await Promise.all(registries.map((r) => r.getMetricsAsJSON())),
     );
@@ -146,6 +155,15 @@ export class OfficeHost {
     const html = renderOfficeHtml(rows);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(html);
+  }
+}
+
+/** A company name from the path; a malformed escape names no company. */
+function decodedName(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return '';
   }
 }
 

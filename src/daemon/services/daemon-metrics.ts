@@ -33,8 +33,10 @@ export class DaemonMetrics {
   readonly apiHealth = new ApiHealth();
   #sources: GaugeSources | undefined;
 
-  constructor() {
+  /** `processMetrics: false` where the process has several daemons (an office) and reports them once itself. */
+  constructor(options: { processMetrics?: boolean } = {}) {
     this.metrics = createOpsMetrics({
+      processMetrics: options.processMetrics !== false,
       version: packageVersion(),
       leader: () => {
         const providers = this.#sources?.providers;

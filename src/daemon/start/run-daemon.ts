@@ -8,6 +8,7 @@ import type { LoadedConfig } from '../../config/index.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
 import { createOpsIdentity, type OpsIdentity } from '../../ops/ops-identity.js';
+import type { LoginThrottle } from '../../ops/login-throttle.js';
 import { newLocalToken, writeLocalToken, type LocalToken } from './local-token.js';
 import {
   buildStatusSnapshot,
@@ -80,6 +81,10 @@ export interface DaemonOptions {
   mount?: OpsMount;
   /** An office's bound on runs going at once, shared by its companies. */
   runSlots?: RunSlots;
+  /** How often the operator command queue is read (COMMAND_POLL_MS by default). */
+  commandPollMs?: number;
+  /** Failed logins counted with the other daemons of the process (an office's companies share its users). */
+  loginThrottle?: LoginThrottle;
 }
 
 export interface Daemon {
@@ -105,7 +110,7 @@ export interface Daemon {
 
 /** Starts the daemon's services; a start error names the config key to change and how (port in use, state locked...). */
 export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
-  const metrics = new DaemonMetrics();
+  const metrics = new DaemonMetrics({ processMetrics: options.mount === undefined });
   const clock = options.clock ?? systemClock;
   const local = newLocalToken(options.loaded.config);
   // Until the environment has built its logger there is nothing to report with: nothing has started yet.
@@ -129,7 +134,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
         metrics,
         log,
         options,
-        identity: opsIdentity(options.loaded.config, local),
+        identity: opsIdentity(options.loaded.config, local, options.loginThrottle),
       }),
     );
   } catch (error) {
@@ -285,8 +290,9 @@ function jobServices(
   const { metrics, options } = start;
   const election = leadershipSettings(env.loaded.config);
   let leadership: LeadershipService | undefined;
-  const run = pauseAware(
-    inSlots(
+  // The slot first: a job paused while its run waits for a slot is not run when the slot comes.
+  const run = inSlots(
+    pauseAware(
       jobRun({
         env,
         dryRun: false,
@@ -296,13 +302,14 @@ function jobServices(
         onFenced: (name, reason) => leadership?.stepDown(`a write of job ${name} was refused: ${reason}`),
         onFinished: (name, result, durationMs) => metrics.recordRun(name, result, durationMs),
       }),
-      options.runSlots,
+      env,
     ),
-    env,
+    options.runSlots,
+    env.loaded.company?.name,
   );
   const scheduler = new SchedulerService({ env, run, catchUp: options.catchUp !== false });
   const dispatch = new WebhookDispatchService(env, dispatchInbox, scheduler);
-  const commands = operatorCommands(env, scheduler);
+  const commands = operatorCommands(env, scheduler, options.commandPollMs);
   const notifications = new NotificationService({ env, metrics: metrics.metrics });
   const group: Service[] = [scheduler, dispatch, new HousekeepingService(env), commands];
   if (env.loaded.config.notifications !== undefined) group.push(notifications);
@@ -325,16 +332,20 @@ function jobServices(
 }
 
 /** The operator command queue's drain: a run now is the scheduler's, held webhooks run once a job is resumed. */
-function operatorCommands(env: Environment, scheduler: SchedulerService): CommandService {
-  return new CommandService(env, {
-    runForResult: (job, requestedBy) => scheduler.runForResult(job, 'operator', requestedBy),
-    betweenRuns: (job, work) => scheduler.betweenRuns(job, work),
-    runHeldWebhooks: (job) => {
-      scheduler
-        .runNow(job, 'webhook')
-        .catch((error: unknown) => env.logger.error({ err: error, job }, 'run failed'));
+function operatorCommands(env: Environment, scheduler: SchedulerService, pollMs?: number): CommandService {
+  return new CommandService(
+    env,
+    {
+      runForResult: (job, requestedBy) => scheduler.runForResult(job, 'operator', requestedBy),
+      betweenRuns: (job, work) => scheduler.betweenRuns(job, work),
+      runHeldWebhooks: (job) => {
+        scheduler
+          .runNow(job, 'webhook')
+          .catch((error: unknown) => env.logger.error({ err: error, job }, 'run failed'));
+      },
     },
-  });
+    pollMs,
+  );
 }
 
 interface ServingSources {
@@ -387,11 +398,16 @@ async function startServing(
   return { opsUrl: ops.url, webhookUrl };
 }
 
-function opsIdentity(config: LoadedConfig['config'], local: LocalToken): DaemonStart['identity'] {
+function opsIdentity(
+  config: LoadedConfig['config'],
+  local: LocalToken,
+  throttle: LoginThrottle | undefined,
+): DaemonStart['identity'] {
   const identity = createOpsIdentity({
     credentials: credentialsFromConfig(config.server.auth),
     local,
     trustedProxies: config.server.trusted_proxies,
+    ...(throttle === undefined ? {} : { throttle }),
   });
   return { identity, local };
 }
