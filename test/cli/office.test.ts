@@ -12,6 +12,7 @@ import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
+import { killAndWait, spawnCli } from '../crash/harness/child.js';
 import { runCli, type CliResult } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-cli-'));
@@ -181,6 +182,35 @@ describe('an office of two companies through the CLI', () => {
     const one = await cli('--company', 'south', 'runs');
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect(one.stdout).toMatch(/^#\d+ journal /);
+  });
+
+  it('runs every company in one process; a command for one company reaches it there; SIGTERM stops it', async () => {
+    const office = spawnCli(['--config', officeFile, 'run', '--port', '0', '--no-catch-up'], {
+      SOUTH_KEY: keys['south'] ?? '',
+    });
+    try {
+      const url = await office.ready;
+      expect(url, office.output()).not.toBeNull();
+      const status = (await (
+        await fetch(`${url}/status`, { headers: { accept: 'application/json' } })
+      ).json()) as {
+        companies: { company: string; state: string }[];
+      };
+      expect(status.companies.map((row) => [row.company, row.state]).sort()).toEqual([
+        ['north', 'running'],
+        ['south', 'running'],
+      ]);
+      // The running office holds south's state: the command is queued there and carried out by the office.
+      const queued = await cli('--company', 'south', 'sync', 'journal');
+      expect(queued.code, queued.stderr).toBe(0);
+      const runs = await cli('--company', 'south', 'runs', '--limit', '1');
+      expect(runs.stdout).toMatch(/^#\d+ journal .* operator by cli:/);
+      office.kill('SIGTERM');
+      expect((await office.exited).code, office.output()).toBe(0);
+      outputs.push({ code: 0, stdout: office.output(), stderr: '' });
+    } finally {
+      await killAndWait(office);
+    }
   });
 
   it('never prints a company key', () => {
