@@ -13,6 +13,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
 import { killAndWait, spawnCli } from '../crash/harness/child.js';
+import { journalOfficeYaml } from '../support/office.js';
 import { runCli, type CliResult } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-cli-'));
@@ -50,30 +51,7 @@ beforeAll(async () => {
   }
   mkdirSync(join(dir, 'companies.d', 'keys'), { recursive: true });
   writeFileSync(join(dir, 'companies.d', 'keys', 'north.key'), `${keys['north']}\n`);
-  writeFileSync(
-    officeFile,
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      'state:',
-      '  path: state/office.db',
-      'companies:',
-      '  dir: companies.d',
-      'connectors:',
-      '  books:',
-      '    type: hashavshevet',
-      '    long_references: sequence',
-      '    details_overflow: truncate',
-      'jobs:',
-      '  journal:',
-      '    flow: journal-export',
-      '    connector: books',
-      "    schedule: '30 2 * * *'",
-      '    options:',
-      "      description_template: '{description}'",
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(officeFile, journalOfficeYaml(sandbox.baseUrl, ['companies:', '  dir: companies.d']));
   // One company's key from a file next to its company file, the other's from the environment.
   writeFileSync(
     join(dir, 'companies.d', 'north.yaml'),

@@ -16,6 +16,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { WebhookSecretStore } from '../../src/webhooks/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
+import { journalOfficeYaml } from '../support/office.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-daemon-'));
 const registry = buildPluginRegistry();
@@ -39,31 +40,14 @@ function writeOffice(keys: Record<string, string>): OfficeConfig {
   mkdirSync(join(dir, 'companies.d'), { recursive: true });
   writeFileSync(
     join(dir, 'office.yaml'),
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      'state:',
-      '  path: state/office.db',
+    journalOfficeYaml(sandbox.baseUrl, [
       'server:',
       '  port: 0',
       'log:',
       '  level: fatal',
       'companies:',
       '  max_concurrent_runs: 1',
-      'connectors:',
-      '  books:',
-      '    type: hashavshevet',
-      '    long_references: sequence',
-      '    details_overflow: truncate',
-      'jobs:',
-      '  journal:',
-      '    flow: journal-export',
-      '    connector: books',
-      "    schedule: '30 2 * * *'",
-      '    options:',
-      "      description_template: '{description}'",
-      '',
-    ].join('\n'),
+    ]),
   );
   for (const [name, key] of Object.entries(keys)) {
     writeFileSync(

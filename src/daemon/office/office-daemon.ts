@@ -6,9 +6,10 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { redactionPaths, secretValues, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
+import { secretValues, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
 import { DEFAULT_LOCAL_TOKEN_NAME } from '../../config/control-schema.js';
-import { createLogger, scrubSecrets, wantsPretty } from '../../log/index.js';
+import { scrubSecrets } from '../../log/index.js';
+import { configuredLogger } from '../services/environment-service.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
 import { createOpsIdentity } from '../../ops/ops-identity.js';
@@ -55,7 +56,8 @@ type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
 export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
   const { office } = options;
   const configs = [...office.companies.values()];
-  const settings = officeSettings(office);
+  const first = officeSettings(office);
+  const settings = first.config;
   const entries = new Map<string, MutableEntry>([
     ...configs.map((loaded) => {
       const name = loaded.company?.name ?? loaded.file;
@@ -70,7 +72,8 @@ export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
     ...configSecrets,
     ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
   ];
-  const logger = options.logger ?? officeLogger(settings, options.registry, secrets);
+  // One log for the office, in its level, form and time zone; each company's lines carry `company`.
+  const logger = options.logger ?? configuredLogger(first, options.registry, secrets);
   const throttle = createLoginThrottle();
   const host = officeHost(
     office,
@@ -148,8 +151,8 @@ async function startCompany(
   }
 }
 
-/** The office's settings every company shares (server, log, time zone), as the first company's config holds them. */
-function officeSettings(office: OfficeConfig): LoadedConfig['config'] {
+/** The first company's config: it holds the settings every company shares (server, log, time zone). */
+function officeSettings(office: OfficeConfig): LoadedConfig {
   const first = office.companies.values().next().value;
   if (first === undefined) {
     const failed = [...office.failed].map(([name, problems]) => `${name}:\n${problems}`).join('\n');
@@ -175,7 +178,7 @@ function officeSettings(office: OfficeConfig): LoadedConfig['config'] {
       `${office.file}: server.tls: one office process serves plain http for now; put a TLS proxy in front, or run one daemon per company with --company`,
     );
   }
-  return first.config;
+  return first;
 }
 
 function officeHost(
@@ -201,22 +204,6 @@ function officeHost(
     details: (req) => identity.identify(req).kind === 'user',
     companies,
     logger,
-  });
-}
-
-/** One log for the office, in the office's level, form and time zone; each company's lines carry `company`. */
-function officeLogger(
-  config: LoadedConfig['config'],
-  registry: PluginRegistry,
-  secrets: () => readonly string[],
-): Logger {
-  return createLogger({
-    level: config.log.level,
-    name: 'supply-sync',
-    pretty: wantsPretty(config.log.pretty, process.stdout.isTTY),
-    timeZone: config.timezone,
-    redactPaths: redactionPaths({ registry, prefix: 'config' }),
-    knownSecrets: secrets,
   });
 }
 

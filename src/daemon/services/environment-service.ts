@@ -63,7 +63,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   return { loaded, logger, clock, ...parts, secrets, close: () => closeParts(lifecycle) };
 }
 
-function configuredLogger(
+/** The logger a config asks for (level, form, time zone), scrubbing `secrets`; an office builds one for all. */
+export function configuredLogger(
   loaded: LoadedConfig,
   registry: PluginRegistry,
   secrets: () => readonly string[],
