@@ -4,7 +4,7 @@
  * Hashavshevet folder with a state file of its own. What one company's commands do must never touch the other's
  * lines, books or state. The books are read with the tests' own reader of the published layout.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,32 @@ describe('an office of two companies through the CLI', () => {
       'north/journal',
       'south/journal',
     ]);
+    // Every company's books against its own API account, for each period the exported lines fall in.
+    const periods = new Set(
+      [...(await linesOf('north')), ...(await linesOf('south'))]
+        .filter((line) => line.status === 'exported' && line.export_batch_id !== null)
+        .map((line) => (line as ReadoutLine & { accounting_period: string }).accounting_period),
+    );
+    expect(periods.size).toBeGreaterThan(0);
+    for (const period of periods) {
+      const reconciled = await cli('reconcile', 'journal', '--period', period, '--all');
+      expect(reconciled.stderr).toContain('2 companies: 2 match, 0 with differences, 0 could not be checked');
+      expect(reconciled.code, reconciled.stdout).toBe(0);
+      expect(reconciled.stdout).toMatch(/^== north: match$/m);
+      expect(reconciled.stdout).toMatch(/^== south: match$/m);
+    }
+    // One company's books folder moved away: that company could not be checked, the other still matches.
+    const period = [...periods][0] as string;
+    renameSync(books('south'), `${books('south')}.moved`);
+    try {
+      const missing = await cli('reconcile', 'journal', '--period', period, '--all');
+      expect(missing.code, missing.stdout).toBe(2);
+      expect(missing.stdout).toMatch(/^== north: match$/m);
+      expect(missing.stdout).toMatch(/^== south: could not run\ncould not run: .*books\/south/m);
+      expect(missing.stderr).toContain('2 companies: 1 match, 0 with differences, 1 could not be checked');
+    } finally {
+      renameSync(`${books('south')}.moved`, books('south'));
+    }
     const status = await cli('status', '--all');
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^== north: /m);

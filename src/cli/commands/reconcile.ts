@@ -11,7 +11,8 @@ import { runJournalReconcile, runOrdersReconcile } from '../reconcile/run.js';
 import type { StateStore } from '../../state/index.js';
 import { parseDuration } from '../../config/index.js';
 import { parseScope, ScopeError, type ReconcileReport, type Scope } from '../../flows/reconcile/index.js';
-import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
+import { globalOptions, loadCliConfig, loadCliConfigs, type CliContext } from '../context.js';
+import { reconcileCompanies, reportCompanies } from '../reconcile/companies.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../errors.js';
 import { buildPluginRegistry } from '../plugins.js';
 import { openStateForReading } from '../state-access.js';
@@ -88,12 +89,25 @@ function daemonState(
   }
 }
 
-type JournalOptions = { period?: string; from?: string; to?: string; job?: string } & OutputOptions;
+type JournalOptions = {
+  period?: string;
+  from?: string;
+  to?: string;
+  job?: string;
+  all?: boolean;
+} & OutputOptions;
 
 async function reconcileJournal({ context, options, command }: Invocation<JournalOptions>): Promise<void> {
   const scope = scopeOf(options);
-  const loaded = await loadCliConfig(context, globalOptions(command));
   const registry = await buildPluginRegistry();
+  if (options.all === true) {
+    const companies = await loadCliConfigs(context, globalOptions(command));
+    const results = await reconcileCompanies(companies, (loaded) =>
+      runJournalReconcile(loaded, registry, { scope, job: options.job }),
+    );
+    return reportCompanies(context, results, options);
+  }
+  const loaded = await loadCliConfig(context, globalOptions(command));
   const result = await couldNotRun(() => runJournalReconcile(loaded, registry, { scope, job: options.job }));
   await report(context, result, options);
 }
@@ -154,6 +168,11 @@ export const RECONCILE_COMMANDS: CommandSpec = {
         {
           flags: '--job <name>',
           description: 'the journal-export job to check (needed when the config has several)',
+        },
+        {
+          flags: '--all',
+          description:
+            'with an office config: every company, one after the other (exit 2 when one could not be checked)',
         },
         ...OUTPUT_OPTIONS,
       ],
