@@ -1,6 +1,7 @@
 /** Options every command shares, and loading the config with the shipped schemas. */
 import type { Command } from 'commander';
 import {
+  ConfigError,
   loadCompany,
   loadConfigSet,
   loadOfficeToRun,
@@ -49,7 +50,7 @@ export async function loadCliConfig(
   const options = { env: context.env, registry };
   const set = global.company === undefined ? loadConfigSet(global.config, options) : undefined;
   if (set?.kind === 'office') throw chooseCompany(set.office, officeHint);
-  const loaded = set?.loaded ?? loadCompany(global.config, global.company as string, options);
+  const loaded = set?.loaded ?? companyNamed(global.config, global.company as string, options);
   context.secrets.push(...secretValues(loaded.config, registry));
   return loaded;
 }
@@ -71,22 +72,60 @@ export async function loadCliConfigSet(context: CliContext, global: GlobalOption
   return set;
 }
 
-/** Every company of an office config (`--all`), or the one config as a list of one. */
+/** Every company of an office config (`config validate`: one with a mistake fails the whole), or the one config. */
 export async function loadCliConfigs(context: CliContext, global: GlobalOptions): Promise<LoadedConfig[]> {
+  return (await loadCliCompanies(context, global, false)).configs;
+}
+
+export interface CliCompanies {
+  readonly configs: LoadedConfig[];
+  /** Companies left out for a mistake in their config, each with its problems (tolerant reads only). */
+  readonly failed: ReadonlyMap<string, string>;
+}
+
+/**
+ * Every company of an office config for `--all`; `tolerant`: a company with a mistake in its config is left out,
+ * with a warning, and the others are shown. The one config of a single-company file as a list of one.
+ */
+export async function loadCliCompanies(
+  context: CliContext,
+  global: GlobalOptions,
+  tolerant = true,
+): Promise<CliCompanies> {
   if (global.company !== undefined) {
     throw new CliError(
-      `--all shows every company; leave --company ${global.company} out (or unset SUPPLY_SYNC_COMPANY), or leave --all out`,
+      `--all takes every company; leave --company ${global.company} out (or unset SUPPLY_SYNC_COMPANY), or leave --all out`,
       'usage',
       EXIT_USAGE,
     );
   }
   const registry = await buildPluginRegistry();
-  const set = loadConfigSet(global.config, { env: context.env, registry });
-  const all = set.kind === 'office' ? [...set.office.companies.values()] : [set.loaded];
-  if (set.kind === 'office')
-    for (const warning of set.office.warnings) context.output.note(`warning: ${warning}`);
-  for (const loaded of all) context.secrets.push(...secretValues(loaded.config, registry));
-  return all;
+  const options = { env: context.env, registry };
+  const set = tolerant ? loadOfficeToRun(global.config, options) : loadConfigSet(global.config, options);
+  if (set.kind === 'single') {
+    context.secrets.push(...secretValues(set.loaded.config, registry));
+    return { configs: [set.loaded], failed: new Map() };
+  }
+  for (const warning of set.office.warnings) context.output.note(`warning: ${warning}`);
+  for (const name of set.office.failed.keys()) {
+    context.output.note(
+      `warning: company ${name} is left out: its config has mistakes (\`supply-sync config validate\` lists them)`,
+    );
+  }
+  const configs = [...set.office.companies.values()];
+  for (const loaded of configs) context.secrets.push(...secretValues(loaded.config, registry));
+  return { configs, failed: set.office.failed };
+}
+
+/** A company of the office; a name the office does not have is a usage mistake, not a broken config. */
+function companyNamed(file: string, name: string, options: Parameters<typeof loadCompany>[2]): LoadedConfig {
+  try {
+    return loadCompany(file, name, options);
+  } catch (error) {
+    const [issue, ...more] = error instanceof ConfigError ? error.issues : [];
+    if (issue === undefined || more.length > 0 || issue.path !== 'companies') throw error;
+    throw new CliError(`--company ${name}: ${issue.message}`, 'usage', EXIT_USAGE);
+  }
 }
 
 function chooseCompany(office: OfficeConfig, hint: string): CliError {
@@ -94,7 +133,8 @@ function chooseCompany(office: OfficeConfig, hint: string): CliError {
   const shown =
     names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
   return new CliError(
-    `${office.file} is an office of ${names.length} companies (${shown}): choose one with --company NAME${hint}`,
+    `${office.file} is an office of ${names.length} companies (${shown}): choose one with --company NAME` +
+      `${hint === '' ? ' (status, runs and reconcile journal also take --all)' : hint}`,
     'usage',
     EXIT_USAGE,
   );

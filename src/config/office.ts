@@ -17,6 +17,8 @@ import {
   type LoadOptions,
 } from './load.js';
 import { readConfigSource, type ConfigSource } from './source.js';
+import { coreConfigSchema } from './schema.js';
+import { closestMatch } from './did-you-mean.js';
 
 export interface OfficeConfig {
   readonly file: string;
@@ -265,10 +267,18 @@ function officeOnlyKeys(own: ConfigSource, officeFile: string): ConfigIssue[] {
       file: own.file,
       ...own.locate([key], true),
       path: key,
-      message:
-        `${key} is set once for the whole office, in ${officeFile}; ` +
-        `a company file may set ${COMPANY_KEYS.join(', ')}`,
+      message: OFFICE_KEYS.has(key)
+        ? `${key} is set once for the whole office, in ${officeFile}; a company file may set ${COMPANY_KEYS.join(', ')}`
+        : `unknown key "${key}"${didYouMean(key)}; a company file may set ${COMPANY_KEYS.join(', ')}`,
     }));
+}
+
+/** The keys of the office's own part: a company file that sets one is told where it belongs. */
+const OFFICE_KEYS: ReadonlySet<string> = new Set(Object.keys(coreConfigSchema.shape));
+
+function didYouMean(key: string): string {
+  const close = closestMatch(key, [...COMPANY_KEYS]);
+  return close === undefined ? '' : ` (did you mean "${close}"?)`;
 }
 
 /** A company never inherits the office's PostgreSQL database: two companies' cursors and runs would mix. */

@@ -217,6 +217,26 @@ describe('an office of two companies through the CLI', () => {
     }
   });
 
+  it('leaves a company with a config mistake out of --all with a warning, and shows the others', async () => {
+    const broken = join(dir, 'companies.d', 'zbroken.yaml');
+    writeFileSync(broken, "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n");
+    try {
+      const status = await cli('status', '--all');
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stderr).toContain('warning: company zbroken is left out: its config has mistakes');
+      expect(status.stdout).toMatch(/^== north: /m);
+      const validate = await cli('config', 'validate');
+      expect(validate.code).toBe(2);
+      expect(validate.stderr).toContain(`${broken}:5:15 jobs.journal.schedule`);
+      const unknown = await cli('--company', 'nort', 'status');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--company nort: no company "nort"');
+      expect(unknown.stderr).not.toContain('config is invalid');
+    } finally {
+      rmSync(broken);
+    }
+  });
+
   it('never prints a company key', () => {
     expect(outputs.length).toBeGreaterThan(5);
     for (const { stdout, stderr } of outputs) {

@@ -141,6 +141,15 @@ describe('an office config', () => {
         message: expect.stringContaining(`set once for the whole office, in ${join(dir, 'office.yaml')}`),
       }),
     );
+    // A misspelt key is not sent to the office file.
+    company('gamma', 'c', 'conectors:\n  books:\n    import_dir: x\n');
+    expect(issuesOf(() => office())).toContainEqual(
+      expect.objectContaining({
+        file: join(dir, 'companies.d/gamma.yaml'),
+        path: 'conectors',
+        message: expect.stringMatching(/^unknown key "conectors" \(did you mean "connectors"\?\)/),
+      }),
+    );
     // The misplaced key does not hide the company's other mistakes.
     expect(issues).toContainEqual(
       expect.objectContaining({ file: betaFile, line: 9, path: 'mappings.accounts' }),

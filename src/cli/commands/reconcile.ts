@@ -11,7 +11,7 @@ import { runJournalReconcile, runOrdersReconcile } from '../reconcile/run.js';
 import type { StateStore } from '../../state/index.js';
 import { parseDuration } from '../../config/index.js';
 import { parseScope, ScopeError, type ReconcileReport, type Scope } from '../../flows/reconcile/index.js';
-import { globalOptions, loadCliConfig, loadCliConfigs, type CliContext } from '../context.js';
+import { globalOptions, loadCliConfig, loadCliCompanies, type CliContext } from '../context.js';
 import { reconcileCompanies, reportCompanies } from '../reconcile/companies.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from '../errors.js';
 import { buildPluginRegistry } from '../plugins.js';
@@ -101,11 +101,15 @@ async function reconcileJournal({ context, options, command }: Invocation<Journa
   const scope = scopeOf(options);
   const registry = await buildPluginRegistry();
   if (options.all === true) {
-    const companies = await loadCliConfigs(context, globalOptions(command));
-    const results = await reconcileCompanies(companies, (loaded) =>
+    const { configs, failed } = await loadCliCompanies(context, globalOptions(command));
+    const results = await reconcileCompanies(configs, (loaded) =>
       runJournalReconcile(loaded, registry, { scope, job: options.job }),
     );
-    return reportCompanies(context, results, options);
+    const unread = [...failed].map(([company, problems]) => ({
+      company,
+      error: `its config has mistakes:\n${problems}`,
+    }));
+    return reportCompanies(context, [...unread, ...results], options);
   }
   const loaded = await loadCliConfig(context, globalOptions(command));
   const result = await couldNotRun(() => runJournalReconcile(loaded, registry, { scope, job: options.job }));

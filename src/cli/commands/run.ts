@@ -153,13 +153,14 @@ async function runOfficeCommand(
     daemons = started.companies().flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon]));
     context.secrets.push(...started.secrets());
     const failed = started.companies().filter((entry) => entry.state === 'failed');
-    if (failed.length > 0)
+    if (failed.length > 0) {
+      const names = failed.map((entry) => entry.name).join(', ');
       context.output.note(
-        `companies that did not start: ${failed.map((entry) => entry.name).join(', ')}; the log says why`,
+        `companies that did not start: ${names}; the office status page and the log say why`,
       );
-    context.output.note(
-      `supply-sync office is running: ${daemons.length} companies; status at ${started.url}/status`,
-    );
+    }
+    const count = `${daemons.length} ${daemons.length === 1 ? 'company' : 'companies'}`;
+    context.output.note(`supply-sync office is running: ${count}; status at ${started.url}/status`);
   } catch (error) {
     signals.remove();
     process.off('SIGHUP', reload);

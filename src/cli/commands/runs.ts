@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import type { LoadedConfig } from '../../config/index.js';
 import type { RunRecord, StateStore } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
-import { globalOptions, loadCliConfig, loadCliConfigs } from '../context.js';
+import { globalOptions, loadCliConfig, loadCliCompanies } from '../context.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { openStateForReading, withState } from '../state-access.js';
 
@@ -65,7 +65,7 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
   const since = sinceMs(options.since, Date.now());
   const global = globalOptions(command);
   const configs = options.all
-    ? await loadCliConfigs(context, global)
+    ? (await loadCliCompanies(context, global)).configs
     : [await loadCliConfig(context, global)];
   if (options.job !== undefined) requireJob(configs, options.job);
   const filter = {

@@ -14,7 +14,7 @@ import {
 import {
   globalOptions,
   loadCliConfig,
-  loadCliConfigs,
+  loadCliCompanies,
   type CliContext,
   type GlobalOptions,
 } from '../context.js';
@@ -134,7 +134,7 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
 async function showAll(context: CliContext, global: GlobalOptions, json: boolean): Promise<void> {
   const now = Date.now();
   const companies = await Promise.all(
-    (await loadCliConfigs(context, global)).map(async (loaded) => ({
+    (await loadCliCompanies(context, global)).configs.map(async (loaded) => ({
       loaded,
       read:
         existsSync(loaded.config.state.path) || loaded.config.state.url !== undefined

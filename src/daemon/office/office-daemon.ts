@@ -94,6 +94,9 @@ export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
   await eachBounded(configs, START_CONCURRENCY, (loaded) =>
     startCompany(entries.get(loaded.company?.name ?? loaded.file) as MutableEntry, loaded, options, shared),
   );
+  for (const [company, problems] of office.failed) {
+    logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
+  }
   const running = [...entries.values()].filter((entry) => entry.state === 'running').length;
   logger.info({ url: host.url, companies: entries.size, running }, 'office started');
   let stopping: Promise<{ unfinished: string[] }> | undefined;

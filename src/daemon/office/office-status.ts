@@ -76,12 +76,18 @@ function jobCell(row: CompanyRow): string {
     .join('<br>');
 }
 
+/** A running company links to its own page; one that did not start has none. */
+function companyCell(row: CompanyRow): string {
+  if (row.state !== 'running') return esc(row.company);
+  return `<a href="companies/${encodeURIComponent(row.company)}/status">${esc(row.company)}</a>`;
+}
+
 /** The office page: no script, no style, so its policy stays `default-src 'none'`. */
 export function renderOfficeHtml(rows: readonly CompanyRow[]): string {
   const body = rows
     .map(
       (row) =>
-        `<tr><td><a href="companies/${encodeURIComponent(row.company)}/status">${esc(row.company)}</a></td>` +
+        `<tr><td>${companyCell(row)}</td>` +
         `<td>${esc(row.state)}</td><td>${row.ready ? 'ready' : 'not ready'}</td><td>${esc(row.headline)}</td>` +
         `<td>${jobCell(row)}</td><td>${row.openDeadLetters}</td></tr>`,
     )
