@@ -6,12 +6,12 @@
  * idempotent upsert) and then left alone, a change undone meanwhile is undone in the API too. On both state
  * backends: a SQLite file and a PostgreSQL database.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runChild } from '../documents/crash-process.js';
 import { sandboxCatalog, startSupplierHarness, type SupplierHarness } from '../documents/supplier-harness.js';
 import type { SendLogEntry } from './child.js';
+import { readSendLog } from './send-log.js';
 import { addParts, erpSql } from './catalog-support.js';
 import { createTempDatabase, postgresProbe, type TempDatabase } from '../../ha/support/postgres.js';
 import { stateBackends } from '../../support/state-backends.js';
@@ -78,11 +78,9 @@ async function killAfterAnswer(setup: Setup, sku: string): Promise<void> {
 }
 
 function productSends(sendLog: string, sku: string): SendLogEntry[] {
-  return readFileSync(sendLog, 'utf8')
-    .split('\n')
-    .filter((line) => line.endsWith('}'))
-    .map((line) => JSON.parse(line) as SendLogEntry)
-    .filter((entry) => entry.key === sku && (entry.op === 'product' || entry.op === 'delete'));
+  return readSendLog(sendLog).filter(
+    (entry) => entry.key === sku && (entry.op === 'product' || entry.op === 'delete'),
+  );
 }
 
 async function apiProduct(harness: SupplierHarness, sku: string) {

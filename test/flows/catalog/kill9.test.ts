@@ -10,7 +10,6 @@
  * parts and its child kills itself right after the API answered their batch; before the next round the ERP drops
  * them again, and in the end the API must show them deleted.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runChild } from '../documents/crash-process.js';
@@ -20,7 +19,7 @@ import {
   startSupplierHarness,
   type SupplierHarness,
 } from '../documents/supplier-harness.js';
-import type { SendLogEntry } from './child.js';
+import { readSendLog } from './send-log.js';
 import { addParts, erpSql, expectCatalogMatches } from './catalog-support.js';
 
 const KILL_POINTS = Number(process.env['CATALOG_KILL_POINTS'] ?? 50);
@@ -71,20 +70,6 @@ async function dropParts(harness: SupplierHarness, pattern: string): Promise<str
   );
   await erpSql(harness, `UPDATE PARTS SET INACTIVE = 'Y' WHERE PARTNAME LIKE :pattern`, { pattern });
   return rows.map((row) => String(row['PARTNAME']));
-}
-
-function readSendLog(file: string): SendLogEntry[] {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  // A SIGKILL can cut the last line short; only whole lines count.
-  return text
-    .split('\n')
-    .filter((line) => line.endsWith('}'))
-    .map((line) => JSON.parse(line) as SendLogEntry);
 }
 
 async function scenario(seed: number, points: number): Promise<void> {
