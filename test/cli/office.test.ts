@@ -200,6 +200,7 @@ describe('an office of two companies through the CLI', () => {
       ).json()) as {
         companies: { company: string; state: string }[];
       };
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
       expect(status.companies.map((row) => [row.company, row.state]).sort()).toEqual([
         ['north', 'running'],
         ['south', 'running'],

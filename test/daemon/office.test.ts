@@ -159,6 +159,10 @@ describe('an office of companies in one process', () => {
     expect((await fetch(`${office.url}/companies/nobody/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/companies/%E0/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/healthz`)).status).toBe(200);
+    // Not ready while a company is not: one did not start, one's key is refused by the API.
+    const readiness = await fetch(`${office.url}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(((await readiness.json()) as { status: string }).status).toBe('not_ready');
   });
 
   it("exports each company's journal into its own books; a company with a bad key fails alone", async () => {

@@ -12,7 +12,7 @@ import { processMetrics, type RequestHandler } from '../../ops/index.js';
 import { listenerUrl } from '../../ops/listen-url.js';
 import { setSecurityHeaders } from '../../ops/security-headers.js';
 import type { OpsMount } from '../services/ops-server-service.js';
-import { officeRows, renderOfficeHtml, type CompanyEntry } from './office-status.js';
+import { officeRows, renderOfficeHtml, type CompanyEntry, type CompanyRow } from './office-status.js';
 
 export interface OfficeHostOptions {
   readonly host: string;
@@ -25,9 +25,11 @@ export interface OfficeHostOptions {
 }
 
 const COMPANY_PATH = /^\/companies\/([^/]+)(\/.*)?$/;
+const ROWS_MAX_AGE_MS = 2_000;
 
 export class OfficeHost {
   readonly #handlers = new Map<string, RequestHandler>();
+  #rows: { readonly at: number; readonly rows: Promise<CompanyRow[]> } | undefined;
   /** The process's own metrics (CPU, memory, event loop), once for the office, without a company. */
   readonly #process = new Registry();
   readonly #server: Server;
@@ -116,20 +118,29 @@ export class OfficeHost {
     handler(req, res);
   }
 
-  #readiness(req: IncomingMessage, res: ServerResponse): void {
-    const waiting = this.options.companies().filter((entry) => entry.state !== 'running');
-    const ready = waiting.length === 0;
-    const status = ready ? 'ready' : 'not_ready';
+  /** Ready when every company runs and is ready itself; a signed-in caller sees which are not, and why. */
+  async #readiness(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const notReady = (await this.#recentRows()).filter((row) => !row.ready);
+    const ready = notReady.length === 0;
     const detail = this.options.details(req)
       ? {
-          companies: waiting.map((entry) => ({
-            company: entry.name,
-            state: entry.state,
-            error: entry.error,
+          companies: notReady.map((row) => ({
+            company: row.company,
+            state: row.state,
+            reason: row.headline,
           })),
         }
       : {};
-    json(res, ready ? 200 : 503, { status, ...detail });
+    json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', ...detail });
+  }
+
+  /** The companies' rows, at most ROWS_MAX_AGE_MS old: a prober's calls do not each read every company. */
+  #recentRows(): Promise<CompanyRow[]> {
+    const now = Date.now();
+    if (this.#rows === undefined || now - this.#rows.at > ROWS_MAX_AGE_MS) {
+      this.#rows = { at: now, rows: officeRows(this.options.companies()) };
+    }
+    return this.#rows.rows;
   }
 
   async #metrics(res: ServerResponse): Promise<void> {
