@@ -11,6 +11,7 @@ import { CURSOR_COMMANDS } from './commands/cursor.js';
 import { DEAD_LETTER_COMMANDS } from './commands/dead-letters.js';
 import { DEMO_COMMAND } from './commands/demo.js';
 import { DOCTOR_COMMAND } from './commands/doctor.js';
+import { COMPANY_COMMANDS } from './commands/companies.js';
 import { JOB_COMMANDS } from './commands/jobs.js';
 import { JOURNAL_COMMANDS } from './commands/journal.js';
 import { NOTIFY_COMMANDS } from './commands/notify.js';
@@ -41,6 +42,7 @@ export const CLI_COMMANDS: readonly CommandSpec[] = [
   JOURNAL_COMMANDS,
   RECONCILE_COMMANDS,
   JOB_COMMANDS,
+  COMPANY_COMMANDS,
   RUNS_COMMAND,
   COMMAND_QUEUE_COMMANDS,
   WEBHOOK_COMMANDS,

@@ -218,6 +218,47 @@ describe('an office of two companies through the CLI', () => {
     }
   });
 
+  it('pauses and resumes every job of one company in the running office, the other company untouched', async () => {
+    const office = spawnCli(['--config', officeFile, 'run', '--port', '0', '--no-catch-up'], {
+      SOUTH_KEY: keys['south'] ?? '',
+    });
+    const pausedJobs = async (url: string): Promise<string[]> => {
+      const status = (await (
+        await fetch(`${url}/status`, { headers: { accept: 'application/json' } })
+      ).json()) as { companies: { company: string; jobs: { name: string; paused: boolean }[] }[] };
+      return status.companies.flatMap((row) =>
+        row.jobs.filter((job) => job.paused).map((job) => `${row.company}/${job.name}`),
+      );
+    };
+    try {
+      const url = await office.ready;
+      expect(url, office.output()).not.toBeNull();
+      const paused = await cli('companies', 'pause', 'north', '--reason', 'month-end close');
+      expect(paused.code, paused.stderr).toBe(0);
+      expect(paused.stdout).toBe('north: paused: journal\n');
+      expect(await pausedJobs(url as string)).toEqual(['north/journal']);
+      const again = await cli('companies', 'pause', 'north');
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('north: no job paused; paused already: journal\n');
+      const commands = await cli('--company', 'north', 'commands', 'list', '--all');
+      expect(commands.stdout).toMatch(/jobs\.pause .*cli:/);
+
+      const conflicting = await cli('--company', 'south', 'jobs', 'resume', 'north/journal');
+      expect(conflicting.code).toBe(2);
+      expect(conflicting.stderr).toContain('"north/journal" names company north, but --company');
+      const resumed = await cli('jobs', 'resume', 'north/journal');
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout).toBe('north/journal resumed\n');
+      expect(await pausedJobs(url as string)).toEqual([]);
+      const notPaused = await cli('companies', 'resume', 'north', '--json');
+      expect(JSON.parse(notPaused.stdout)).toEqual({ company: 'north', changed: [], unchanged: ['journal'] });
+      office.kill('SIGTERM');
+      expect((await office.exited).code, office.output()).toBe(0);
+    } finally {
+      await killAndWait(office);
+    }
+  });
+
   it('leaves a company with a config mistake out of --all with a warning, and shows the others', async () => {
     const broken = join(dir, 'companies.d', 'zbroken.yaml');
     writeFileSync(broken, "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n");
