@@ -82,8 +82,13 @@ function anchorOfficePaths(office: Data, officeFile: string): Data {
 
 /** The folder of the office's state.path: the office's own control token, and companies/ under it. */
 export function officeStateDir(office: Data, officeFile: string): string {
+  return dirname(officeStatePath(office, officeFile));
+}
+
+/** The office file's own `state.path`: the office's command queue (companies keep theirs under its folder). */
+export function officeStatePath(office: Data, officeFile: string): string {
   const state = valueAt(office, ['state', 'path']);
-  return dirname(resolve(dirname(officeFile), typeof state === 'string' ? state : DEFAULT_STATE_PATH));
+  return resolve(dirname(officeFile), typeof state === 'string' ? state : DEFAULT_STATE_PATH);
 }
 
 /** Where a company keeps what is its own by default: `<the office's state folder>/companies/<company>/`. */

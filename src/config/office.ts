@@ -5,7 +5,14 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { COMPANY_KEYS, COMPANY_NAME, companiesSchema } from './companies-schema.js';
-import { companyFolder, companySource, mergeOver, officePart, officeStateDir } from './company-source.js';
+import {
+  companyFolder,
+  companySource,
+  mergeOver,
+  officePart,
+  officeStateDir,
+  officeStatePath,
+} from './company-source.js';
 import { ConfigError, formatIssue, formatPath, type ConfigIssue } from './errors.js';
 import {
   isOffice,
@@ -26,6 +33,8 @@ export interface OfficeConfig {
   readonly dir: string;
   /** The office's own state folder (the folder of its state.path): its control token; companies/ under it. */
   readonly stateDir: string;
+  /** The office file's `state.path`: the office's own state file (its command queue). */
+  readonly statePath: string;
   /** The office's bound on runs going at once (companies.max_concurrent_runs). */
   readonly maxConcurrentRuns: number;
   /** Read for `run` only: the companies set aside for a mistake in their config, each with its problems. */
@@ -108,7 +117,8 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
     issues.push({ issue, company: companyName(issue.file), file: issue.file });
   }
   const stateDir = officeStateDir(officeData, source.file);
-  const office = { file: source.file, dir, stateDir, maxConcurrentRuns, companies, warnings };
+  const statePath = officeStatePath(officeData, source.file);
+  const office = { file: source.file, dir, stateDir, statePath, maxConcurrentRuns, companies, warnings };
   if (issues.length === 0) return { ...office, failed: new Map() };
   if (read.tolerant !== true) throw new ConfigError(merged(issues, chosen.length));
   return { ...office, failed: setAside(companies, issues) };

@@ -1,5 +1,6 @@
 export { runDaemon, type Daemon, type DaemonOptions } from './start/run-daemon.js';
 export { runOffice, type OfficeDaemon, type OfficeOptions } from './office/office-daemon.js';
+export type { OfficeReload } from './office/office-reload.js';
 export type { Service, StopOptions } from './services/service.js';
 export {
   Lifecycle,

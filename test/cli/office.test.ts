@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { openStateStore } from '../../src/state/index.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
 import { killAndWait, spawnCli } from '../crash/harness/child.js';
@@ -27,6 +29,13 @@ async function cli(...args: string[]): Promise<CliResult> {
   const result = await runCli(['--config', officeFile, ...args], { SOUTH_KEY: keys['south'] ?? '' });
   outputs.push(result);
   return result;
+}
+
+/** Waits (bounded) until the office process has printed what the check looks for. */
+async function waitFor(check: () => boolean, output: () => string): Promise<void> {
+  for (let round = 0; round < 100 && !check(); round++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  if (!check()) throw new Error(`not seen within 10 s; the office printed:\n${output()}`);
 }
 
 async function linesOf(company: string): Promise<ReadoutLine[]> {
@@ -257,6 +266,64 @@ describe('an office of two companies through the CLI', () => {
     } finally {
       await killAndWait(office);
     }
+  });
+
+  it('starts a company whose file is added and stops one whose file is removed, on SIGHUP or `config reload`', async () => {
+    const west = await sandbox.control.createAccount({ type: 'buyer', name: 'west ltd', plan: 'Pro' });
+    const westFile = join(dir, 'companies.d', 'west.yaml');
+    const office = spawnCli(['--config', officeFile, 'run', '--port', '0', '--no-catch-up'], {
+      SOUTH_KEY: keys['south'] ?? '',
+    });
+    const companiesOf = async (url: string): Promise<string[]> => {
+      const status = (await (
+        await fetch(`${url}/status`, { headers: { accept: 'application/json' } })
+      ).json()) as { companies: { company: string; state: string }[] };
+      return status.companies.map((row) => `${row.company}:${row.state}`).sort();
+    };
+    try {
+      const url = (await office.ready) as string;
+      expect(url, office.output()).not.toBeNull();
+      writeFileSync(
+        westFile,
+        `api:\n  api_key: ${west.key}\nconnectors:\n  books:\n    import_dir: books/west\n`,
+      );
+      office.kill('SIGHUP');
+      await waitFor(() => office.output().includes('office config reloaded'), office.output);
+      expect(office.output()).toContain('  started: west');
+      expect(await companiesOf(url)).toEqual(['north:running', 'south:running', 'west:running']);
+
+      rmSync(westFile);
+      const reloaded = await cli('config', 'reload');
+      expect(reloaded.code, reloaded.stderr).toBe(0);
+      // Carried out by the office from its own state file's queue, recorded with who asked.
+      const officeState = openStateStore({
+        file: join(dir, 'state', 'office.db'),
+        clock: systemClock,
+        readOnly: true,
+      });
+      try {
+        const [command] = officeState.commands.list({ limit: 1 });
+        expect(command).toMatchObject({ kind: 'config.reload', status: 'done' });
+        expect(command?.requestedBy).toMatch(/^cli:/);
+      } finally {
+        officeState.close();
+      }
+      expect(reloaded.stdout).toBe(
+        `office config reloaded from ${officeFile}\n  stopped (file removed): west\n  unchanged: north, south\n`,
+      );
+      expect(await companiesOf(url)).toEqual(['north:running', 'south:running']);
+      expect((await fetch(`${url}/companies/west/status`)).status).toBe(404);
+      office.kill('SIGTERM');
+      expect((await office.exited).code, office.output()).toBe(0);
+    } finally {
+      rmSync(westFile, { force: true });
+      await killAndWait(office);
+    }
+    const idle = await cli('config', 'reload');
+    expect(idle.code, idle.stderr).toBe(0);
+    expect(idle.stdout).toBe(
+      `no office is running: ${officeFile} and its 2 companies are read when it starts\n`,
+    );
   });
 
   it('leaves a company with a config mistake out of --all with a warning, and shows the others', async () => {

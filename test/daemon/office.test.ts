@@ -3,7 +3,15 @@
  * own state, key, books and webhook secret, all behind one port. Real parts: the sandbox over HTTP with a buyer
  * account per company, real SQLite state files, real Hashavshevet folders, signed webhooks over HTTP.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,7 +129,7 @@ beforeAll(async () => {
   }
   // A third company whose key the API does not know (revoked, mistyped): its runs fail, the others' do not.
   keys['revoked'] = 'svc_test_not_a_key_of_this_sandbox_000000';
-  office = await runOffice({ office: writeOffice(keys), registry, catchUp: false });
+  office = await runOffice({ office: writeOffice(keys), registry, catchUp: false, env: {} });
 });
 
 afterAll(async () => {
@@ -219,6 +227,75 @@ describe('an office of companies in one process', () => {
     for (const name of ['north', 'south', 'revoked']) expect(text).toContain(`company="${name}"`);
     const help = text.split('\n').filter((line) => line.startsWith('# TYPE supply_sync_outbox_depth '));
     expect(help).toHaveLength(1);
+  });
+
+  it('takes companies added, changed and removed on a reload while the others run on', async () => {
+    const northBefore = office.company('north');
+    const southBefore = office.company('south');
+    const west = await sandbox.control.createAccount({ type: 'buyer', name: 'west ltd', plan: 'Pro' });
+    accounts['west'] = west.id;
+    await sandbox.control.action('approve_journal_lines', { count: 3 }, west.id);
+    const companyFile = (name: string): string => join(dir, 'companies.d', `${name}.yaml`);
+    const original = (name: string): string => readFileSync(companyFile(name), 'utf8');
+    // A client added, one removed, the broken file removed, one's mappings and another's books folder changed.
+    writeFileSync(
+      companyFile('west'),
+      `api:\n  api_key: ${west.key}\nconnectors:\n  books:\n    import_dir: books/west\n`,
+    );
+    rmSync(companyFile('revoked'));
+    rmSync(companyFile('broken'));
+    writeFileSync(companyFile('south'), `${original('south')}mappings:\n  accounts:\n    '6100': '61000'\n`);
+    writeFileSync(companyFile('north'), original('north').replace('books/north', 'books/north-2027'));
+
+    const result = await office.reload('test:reload');
+    expect(result).toEqual({
+      file: join(dir, 'office.yaml'),
+      started: ['west'],
+      stopped: ['broken', 'revoked'],
+      restarted: ['north'],
+      reloaded: ['south'],
+      unchanged: [],
+      refused: [],
+    });
+    expect(office.companies().map((entry) => [entry.name, entry.state])).toEqual([
+      ['north', 'running'],
+      ['south', 'running'],
+      ['west', 'running'],
+    ]);
+    // South kept its daemon (new mappings from its next run); north runs a new one with its new folder.
+    expect(office.company('south')).toBe(southBefore);
+    expect(office.company('north')).not.toBe(northBefore);
+    expect((await fetch(`${office.url}/companies/revoked/status`)).status).toBe(404);
+    expect((await fetch(`${office.url}/companies/west/status`)).status).toBe(200);
+    await office.company('west')?.runNow('journal', 'operator');
+    expect(dataFiles('west').length).toBeGreaterThan(0);
+    // North's new lines go into its new books folder.
+    await sandbox.control.action('approve_journal_lines', { count: 3 }, accounts['north']);
+    await office.company('north')?.runNow('journal', 'operator');
+    expect(dataFiles('north-2027').length).toBeGreaterThan(0);
+
+    // A mistake in a running company's file: it keeps running with the config it has.
+    const westDaemon = office.company('west');
+    writeFileSync(companyFile('west'), `${original('west')}jobs:\n  journal:\n    schedule: 'nightly'\n`);
+    const mistaken = await office.reload('test:reload');
+    expect(mistaken.refused.map((refusal) => refusal.company)).toEqual(['west']);
+    expect(mistaken.refused[0]?.reason).toContain('jobs.journal.schedule');
+    expect(mistaken.refused[0]?.reason).toContain('it keeps running with the config it has');
+    expect(mistaken.unchanged).toEqual(['north', 'south']);
+    expect(office.company('west')).toBe(westDaemon);
+
+    // A change to the office's own settings needs a restart: refused, nothing changes.
+    const officeFile = join(dir, 'office.yaml');
+    const officeText = readFileSync(officeFile, 'utf8');
+    writeFileSync(officeFile, officeText.replace('  level: fatal', '  level: error'));
+    try {
+      await expect(office.reload('test:reload')).rejects.toThrow(
+        /log changed, which the office cannot apply/,
+      );
+      expect(office.company('west')).toBe(westDaemon);
+    } finally {
+      writeFileSync(officeFile, officeText);
+    }
   });
 
   it('stops every company and the port', async () => {

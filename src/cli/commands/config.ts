@@ -1,9 +1,16 @@
 /** `supply-sync config validate|schema`. */
 import type { CommandSpec, Invocation } from '../command-spec.js';
 import { configJsonSchema, redactConfig } from '../../config/index.js';
-import type { Config } from '../../config/index.js';
+import type { Config, OfficeConfig } from '../../config/index.js';
 import { describePreflightProblem } from '../../daemon/services/preflight-service.js';
-import { globalOptions, loadCliConfig, loadCliConfigs } from '../context.js';
+import {
+  type CliContext,
+  globalOptions,
+  loadCliConfig,
+  loadCliConfigSet,
+  loadCliConfigs,
+} from '../context.js';
+import { describeOfficeReload, reloadRunningOffice } from '../office-reload.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { giveCommand } from '../control.js';
 import { withStateChange } from '../state-access.js';
@@ -63,9 +70,15 @@ function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-async function reload({ context, options, command }: Invocation<{ json?: boolean }>): Promise<void> {
+async function reload(invocation: Invocation<{ json?: boolean }>): Promise<void> {
+  const { context, options, command } = invocation;
+  const global = globalOptions(command);
+  if (global.company === undefined) {
+    const set = await loadCliConfigSet(context, global);
+    if (set.kind === 'office') return reloadOffice(context, set.office, options.json === true);
+  }
   // The file given is checked here first: an invalid one is refused with the usual error, nothing is queued.
-  const loaded = await loadCliConfig(context, globalOptions(command));
+  const loaded = await loadCliConfig(context, global);
   const given = await giveCommand(context, {
     loaded,
     action: { kind: 'config.reload' },
@@ -89,6 +102,23 @@ async function reload({ context, options, command }: Invocation<{ json?: boolean
       : `config reloaded from ${result.file}: mappings ${result.changed.join(', ')} changed; ` +
           'the jobs use them from their next run',
   );
+}
+
+/** The whole office: companies added, removed or changed are taken up by the running office process. */
+async function reloadOffice(context: CliContext, office: OfficeConfig, json: boolean): Promise<void> {
+  for (const [name] of office.failed) {
+    context.output.note(
+      `warning: company ${name} has mistakes in its config (\`supply-sync config validate\` lists them)`,
+    );
+  }
+  const result = await reloadRunningOffice(context, office);
+  if (json) return context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
+  if (result === null) {
+    return context.output.line(
+      `no office is running: ${office.file} and its ${office.companies.size} companies are read when it starts`,
+    );
+  }
+  context.output.line(describeOfficeReload(result));
 }
 
 async function printSchema({ context }: Invocation): Promise<void> {
@@ -115,7 +145,8 @@ export const CONFIG_COMMANDS: CommandSpec = {
       name: 'reload',
       description:
         "have the running daemon read the config file again, without a stop: new mappings apply from each job's " +
-        'next run; any other change is refused, naming the keys that need a restart, and nothing changes',
+        'next run; any other change is refused, naming the keys that need a restart, and nothing changes. On an ' +
+        'office without --company: companies added are started, removed ones stopped, changed ones restarted alone',
       options: [{ flags: '--json', description: 'print JSON' }],
       run: reload,
     },

@@ -3,7 +3,8 @@
  * signal while the daemon starts (a slow API, a slow connector) stops what has started and ends the process.
  */
 import type { CommandSpec, Invocation } from '../command-spec.js';
-import type { Daemon } from '../../daemon/index.js';
+import type { Daemon, OfficeDaemon } from '../../daemon/index.js';
+import { describeOfficeReload } from '../office-reload.js';
 import { handleShutdownSignals } from '../../scheduler/index.js';
 import { globalOptions, loadCliConfigSet, type CliContext } from '../context.js';
 import type { OfficeConfig } from '../../config/index.js';
@@ -87,6 +88,27 @@ function sighupReload(context: CliContext, started: () => readonly Daemon[] | un
   };
 }
 
+/** SIGHUP to an office: its files read again (companies added, removed, changed), the outcome noted. */
+function officeSighup(context: CliContext, started: () => OfficeDaemon | undefined): () => void {
+  return () => {
+    const office = started();
+    if (office === undefined) {
+      context.output.note('SIGHUP ignored: the office is still starting');
+      return;
+    }
+    office.reload('signal:SIGHUP').then(
+      (result) => {
+        context.secrets.push(...office.secrets());
+        context.output.note(describeOfficeReload(result));
+      },
+      (error: unknown) =>
+        context.output.note(
+          `config reload refused: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    );
+  };
+}
+
 async function runDaemonCommand(invocation: Invocation<RunOptions>): Promise<void> {
   const { context, command } = invocation;
   const set = await loadCliConfigSet(context, globalOptions(command));
@@ -124,7 +146,7 @@ async function runDaemonCommand(invocation: Invocation<RunOptions>): Promise<voi
   process.off('SIGHUP', reload);
 }
 
-/** Every company of an office in this process, until SIGTERM or SIGINT; SIGHUP reloads each company's mappings. */
+/** Every company of an office in this process, until SIGTERM or SIGINT; SIGHUP reads the office's files again. */
 async function runOfficeCommand(
   context: CliContext,
   office: OfficeConfig,
@@ -145,12 +167,12 @@ async function runOfficeCommand(
     const { unfinished } = await (await starting).stop(SHUTDOWN_TIMEOUT_MS);
     if (unfinished.length > 0) context.output.note(`stopped with unfinished jobs: ${unfinished.join(', ')}`);
   });
-  let daemons: Daemon[] | undefined;
-  const reload = sighupReload(context, () => daemons);
+  let running: OfficeDaemon | undefined;
+  const reload = officeSighup(context, () => running);
   process.on('SIGHUP', reload);
   try {
     const started = await starting;
-    daemons = started.companies().flatMap((entry) => (entry.daemon === undefined ? [] : [entry.daemon]));
+    running = started;
     context.secrets.push(...started.secrets());
     const failed = started.companies().filter((entry) => entry.state === 'failed');
     if (failed.length > 0) {
@@ -159,8 +181,10 @@ async function runOfficeCommand(
         `companies that did not start: ${names}; the office status page and the log say why`,
       );
     }
-    const count = `${daemons.length} ${daemons.length === 1 ? 'company' : 'companies'}`;
-    context.output.note(`supply-sync office is running: ${count}; status at ${started.url}/status`);
+    const count = started.companies().filter((entry) => entry.state === 'running').length;
+    context.output.note(
+      `supply-sync office is running: ${count} ${count === 1 ? 'company' : 'companies'}; status at ${started.url}/status`,
+    );
   } catch (error) {
     signals.remove();
     process.off('SIGHUP', reload);

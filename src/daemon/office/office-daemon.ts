@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { secretValues, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
 import { DEFAULT_LOCAL_TOKEN_NAME } from '../../config/control-schema.js';
-import { scrubSecrets } from '../../log/index.js';
 import { configuredLogger } from '../services/environment-service.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
@@ -17,17 +16,27 @@ import { createLoginThrottle, type LoginThrottle } from '../../ops/login-throttl
 import { RunSlots } from '../jobs/run-slots.js';
 import type { PluginRegistry } from '../plugins/builtin.js';
 import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
-import { runDaemon, type Daemon } from '../start/run-daemon.js';
+import type { Daemon } from '../start/run-daemon.js';
+import { systemClock } from '../../shared/clock.js';
+import { ControlError } from '../control/actions.js';
+import { queueLimits } from '../control/command-queue.js';
+import { startOfficeCommands } from './office-commands.js';
+import {
+  companyName,
+  startCompany,
+  stopCompany,
+  type MutableEntry,
+  type OfficeShared,
+} from './office-companies.js';
 import { OfficeHost } from './office-host.js';
+import { reloadOffice, type OfficeReload, type OfficeRunning } from './office-reload.js';
 import type { CompanyEntry } from './office-status.js';
 
 /** Companies starting at once: each opens its state, checks its connectors and catches up. */
 const START_CONCURRENCY = 8;
-/**
- * How often each company's operator command queue is read: a CLI command waits up to this long more than with a
- * daemon of its own (250 ms), and 300 idle companies poll 300 times a second, not 1,200.
- */
-const OFFICE_COMMAND_POLL_MS = 1_000;
+/** How often the office's own command queue is read (`config reload` of the office). */
+const OFFICE_QUEUE_POLL_MS = 500;
+const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 export interface OfficeOptions {
   readonly office: OfficeConfig;
@@ -38,6 +47,8 @@ export interface OfficeOptions {
   readonly logger?: Logger | undefined;
   /** Gives up the start (SIGTERM while starting): companies not started yet are not started. */
   readonly signal?: AbortSignal | undefined;
+  /** The environment the office's files are read again with on a reload (the process's own by default). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
 export interface OfficeDaemon {
@@ -47,111 +58,116 @@ export interface OfficeDaemon {
   companies(): readonly CompanyEntry[];
   /** Every secret of every company, for scrubbing text shown to people. */
   secrets(): readonly string[];
+  /**
+   * Reads the office file and the company files again (office-reload.ts): companies added, removed or changed
+   * take effect without a stop of the others. Reloads run one at a time; a refusal rejects with a ControlError.
+   */
+  reload(by: string): Promise<OfficeReload>;
   /** Stops every company (running jobs reach a checkpoint within timeoutMs), then the server. */
   stop(timeoutMs?: number): Promise<{ unfinished: string[] }>;
 }
-
-type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
 
 export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
   const { office } = options;
   const configs = [...office.companies.values()];
   const first = officeSettings(office);
-  const settings = first.config;
   const entries = new Map<string, MutableEntry>([
     ...configs.map((loaded) => {
-      const name = loaded.company?.name ?? loaded.file;
+      const name = companyName(loaded);
       return [name, { name, state: 'starting', error: null, daemon: undefined }] as const;
     }),
     ...[...office.failed].map(
       ([name, error]) => [name, { name, state: 'failed', error, daemon: undefined }] as const,
     ),
   ]);
-  const configSecrets = configs.flatMap((loaded) => secretValues(loaded.config, options.registry));
-  const secrets = (): readonly string[] => [
-    ...configSecrets,
-    ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
-  ];
+  // The companies' configs as last read: the reload below replaces them.
+  const current: { running?: OfficeRunning } = {};
+  const secrets = officeSecrets(entries, options.registry, () => current.running?.office ?? office);
   // One log for the office, in its level, form and time zone; each company's lines carry `company`.
   const logger = options.logger ?? configuredLogger(first, options.registry, secrets);
   const throttle = createLoginThrottle();
   const host = officeHost(
     office,
-    settings.server,
+    first.config.server,
     options.port,
     () => [...entries.values()],
     logger,
     throttle,
   );
   await host.listen();
-  const shared = {
+  const shared: OfficeShared = {
+    registry: options.registry,
     slots: new RunSlots(office.maxConcurrentRuns),
     throttle,
     host,
     logger,
     secrets,
+    catchUp: options.catchUp,
+    signal: options.signal,
   };
+  const running: OfficeRunning = {
+    office,
+    entries,
+    shared,
+    env: options.env ?? process.env,
+    stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS,
+  };
+  current.running = running;
   await eachBounded(configs, START_CONCURRENCY, (loaded) =>
-    startCompany(entries.get(loaded.company?.name ?? loaded.file) as MutableEntry, loaded, options, shared),
+    startCompany(entries.get(companyName(loaded)) as MutableEntry, loaded, shared),
   );
   for (const [company, problems] of office.failed) {
     logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
   }
-  const running = [...entries.values()].filter((entry) => entry.state === 'running').length;
-  logger.info({ url: host.url, companies: entries.size, running }, 'office started');
+  return officeDaemon(running, first, logger);
+}
+
+function officeDaemon(running: OfficeRunning, first: LoadedConfig, logger: Logger): OfficeDaemon {
+  const { entries, shared } = running;
+  let reloading: Promise<unknown> = Promise.resolve();
+  const reload = (by: string): Promise<OfficeReload> => {
+    const next = reloading.then(() => reloadOffice(running, by));
+    reloading = next.catch(() => undefined);
+    return next;
+  };
+  const commands = startOfficeCommands({
+    file: running.office.statePath,
+    clock: systemClock,
+    logger,
+    limits: queueLimits(first.config),
+    pollMs: OFFICE_QUEUE_POLL_MS,
+    carryOut: (kind, by) => {
+      if (kind === 'config.reload') return reload(by);
+      return Promise.reject(new ControlError('unknown_command', `"${kind}" is not a command of the office`));
+    },
+  });
+  const count = [...entries.values()].filter((entry) => entry.state === 'running').length;
+  logger.info({ url: shared.host.url, companies: entries.size, running: count }, 'office started');
   let stopping: Promise<{ unfinished: string[] }> | undefined;
   return {
-    url: host.url,
+    url: shared.host.url,
     company: (name) => entries.get(name)?.daemon,
     companies: () => [...entries.values()],
-    secrets,
-    stop: (timeoutMs = 30_000) => (stopping ??= stopOffice([...entries.values()], host, timeoutMs)),
+    secrets: shared.secrets,
+    reload,
+    stop: (timeoutMs = DEFAULT_STOP_TIMEOUT_MS) =>
+      (stopping ??= reloading.then(async () => {
+        await commands.close();
+        return stopOffice([...entries.values()], shared.host, timeoutMs);
+      })),
   };
 }
 
-interface Shared {
-  readonly slots: RunSlots;
-  readonly throttle: LoginThrottle;
-  readonly host: OfficeHost;
-  readonly logger: Logger;
-  readonly secrets: () => readonly string[];
-}
-
-/** Starts one company's daemon on the office's port; a failed start is the company's alone. */
-async function startCompany(
-  entry: MutableEntry,
-  loaded: LoadedConfig,
-  options: OfficeOptions,
-  shared: Shared,
-): Promise<void> {
-  const aborted = (): boolean => options.signal?.aborted === true;
-  if (aborted()) {
-    entry.state = 'stopped';
-    return;
-  }
-  try {
-    entry.daemon = await runDaemon({
-      loaded,
-      registry: options.registry,
-      logger: shared.logger.child({ company: entry.name }),
-      ...(options.catchUp === undefined ? {} : { catchUp: options.catchUp }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      mount: shared.host.mountFor(entry.name),
-      runSlots: shared.slots,
-      commandPollMs: OFFICE_COMMAND_POLL_MS,
-      loginThrottle: shared.throttle,
-    });
-    entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
-    entry.state = 'running';
-  } catch (error) {
-    if (aborted()) {
-      entry.state = 'stopped';
-      return;
-    }
-    entry.state = 'failed';
-    entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), shared.secrets());
-    shared.logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
-  }
+/** Every secret of the companies' configs (as last read) and of their running daemons. */
+function officeSecrets(
+  entries: ReadonlyMap<string, MutableEntry>,
+  registry: PluginRegistry,
+  office: () => OfficeConfig,
+): () => readonly string[] {
+  return () => [
+    ...[...office().companies.values()].flatMap((loaded) => secretValues(loaded.config, registry)),
+    ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
+  ];
 }
 
 /** The first company's config: it holds the settings every company shares (server, log, time zone). */
@@ -232,15 +248,7 @@ async function stopOffice(
   host: OfficeHost,
   timeoutMs: number,
 ): Promise<{ unfinished: string[] }> {
-  const stopped = await Promise.allSettled(
-    entries.map(async (entry) => {
-      const daemon = entry.daemon;
-      entry.state = 'stopped';
-      if (daemon === undefined) return [];
-      const { unfinished } = await daemon.stop(timeoutMs);
-      return unfinished.map((job) => `${entry.name}/${job}`);
-    }),
-  );
+  const stopped = await Promise.allSettled(entries.map((entry) => stopCompany(entry, timeoutMs)));
   await host.close();
   const failed = stopped.filter((outcome) => outcome.status === 'rejected');
   if (failed.length > 0) throw (failed[0] as PromiseRejectedResult).reason;

@@ -1,0 +1,84 @@
+/** The office's companies as it runs them: each one's entry, and starting or stopping one without the others. */
+import type { Logger } from 'pino';
+import type { LoadedConfig } from '../../config/index.js';
+import { scrubSecrets } from '../../log/index.js';
+import type { LoginThrottle } from '../../ops/login-throttle.js';
+import type { RunSlots } from '../jobs/run-slots.js';
+import type { PluginRegistry } from '../plugins/builtin.js';
+import { runDaemon } from '../start/run-daemon.js';
+import type { OfficeHost } from './office-host.js';
+import type { CompanyEntry } from './office-status.js';
+
+/**
+ * How often each company's operator command queue is read: a CLI command waits up to this long more than with a
+ * daemon of its own (250 ms), and 300 idle companies poll 300 times a second, not 1,200.
+ */
+export const OFFICE_COMMAND_POLL_MS = 1_000;
+
+export type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
+
+/** What every company of the office shares, and how each one is started. */
+export interface OfficeShared {
+  readonly registry: PluginRegistry;
+  readonly slots: RunSlots;
+  readonly throttle: LoginThrottle;
+  readonly host: OfficeHost;
+  readonly logger: Logger;
+  readonly secrets: () => readonly string[];
+  readonly catchUp?: boolean | undefined;
+  /** Gives up starts (SIGTERM while starting). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export function companyName(loaded: LoadedConfig): string {
+  return loaded.company?.name ?? loaded.file;
+}
+
+/** Starts one company's daemon on the office's port; a failed start is the company's alone. */
+export async function startCompany(
+  entry: MutableEntry,
+  loaded: LoadedConfig,
+  shared: OfficeShared,
+): Promise<void> {
+  const aborted = (): boolean => shared.signal?.aborted === true;
+  if (aborted()) {
+    entry.state = 'stopped';
+    return;
+  }
+  entry.state = 'starting';
+  entry.error = null;
+  try {
+    entry.daemon = await runDaemon({
+      loaded,
+      registry: shared.registry,
+      logger: shared.logger.child({ company: entry.name }),
+      ...(shared.catchUp === undefined ? {} : { catchUp: shared.catchUp }),
+      ...(shared.signal === undefined ? {} : { signal: shared.signal }),
+      mount: shared.host.mountFor(entry.name),
+      runSlots: shared.slots,
+      commandPollMs: OFFICE_COMMAND_POLL_MS,
+      loginThrottle: shared.throttle,
+    });
+    entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
+    entry.state = 'running';
+  } catch (error) {
+    entry.daemon = undefined;
+    if (aborted()) {
+      entry.state = 'stopped';
+      return;
+    }
+    entry.state = 'failed';
+    entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), shared.secrets());
+    shared.logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
+  }
+}
+
+/** Stops one company: its running jobs reach a checkpoint within timeoutMs; returns those that did not. */
+export async function stopCompany(entry: MutableEntry, timeoutMs: number): Promise<string[]> {
+  const daemon = entry.daemon;
+  entry.state = 'stopped';
+  if (daemon === undefined) return [];
+  const { unfinished } = await daemon.stop(timeoutMs);
+  entry.daemon = undefined;
+  return unfinished.map((job) => `${entry.name}/${job}`);
+}
