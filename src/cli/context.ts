@@ -5,6 +5,7 @@ import {
   loadCompany,
   loadConfigSet,
   loadOfficeToRun,
+  NotAnOfficeError,
   secretValues,
   type ConfigSet,
   type LoadedConfig,
@@ -20,6 +21,11 @@ export interface GlobalOptions {
   config: string;
   /** The company of an office config (`--company`). */
   company?: string | undefined;
+  /**
+   * Where the company came from when a command's argument named it (`companies pause north`, `jobs pause
+   * north/journal`), and what to do instead with a config of one company; `--company` when absent.
+   */
+  companyFrom?: { readonly label: string; readonly instead: string } | undefined;
   debug: boolean;
 }
 
@@ -50,7 +56,7 @@ export async function loadCliConfig(
   const options = { env: context.env, registry };
   const set = global.company === undefined ? loadConfigSet(global.config, options) : undefined;
   if (set?.kind === 'office') throw chooseCompany(set.office, officeHint);
-  const loaded = set?.loaded ?? companyNamed(global.config, global.company as string, options);
+  const loaded = set?.loaded ?? companyNamed(global, options);
   context.secrets.push(...secretValues(loaded.config, registry));
   return loaded;
 }
@@ -118,10 +124,19 @@ export async function loadCliCompanies(
 }
 
 /** A company of the office; a name the office does not have is a usage mistake, not a broken config. */
-function companyNamed(file: string, name: string, options: Parameters<typeof loadCompany>[2]): LoadedConfig {
+function companyNamed(global: GlobalOptions, options: Parameters<typeof loadCompany>[2]): LoadedConfig {
+  const name = global.company as string;
   try {
-    return loadCompany(file, name, options);
+    return loadCompany(global.config, name, options);
   } catch (error) {
+    if (error instanceof NotAnOfficeError && global.companyFrom !== undefined) {
+      throw new CliError(
+        `${global.companyFrom.label}: ${error.file} is the config of one company, not an office (it has no ` +
+          `companies: block): ${global.companyFrom.instead}`,
+        'usage',
+        EXIT_USAGE,
+      );
+    }
     const [issue, ...more] = error instanceof ConfigError ? error.issues : [];
     if (issue === undefined || more.length > 0 || issue.path !== 'companies') throw error;
     throw new CliError(`--company ${name}: ${issue.message}`, 'usage', EXIT_USAGE);

@@ -23,6 +23,8 @@ export interface WaitOptions {
   readonly takeOver?: ((id: number) => Promise<{ result: unknown } | undefined>) | undefined;
   /** Turns a refusal into the CLI's error. */
   readonly asCliError: (error: unknown) => unknown;
+  /** What becomes of a command the CLI stops waiting for, when its taker is not a company's daemon (the office). */
+  readonly fate?: (command: QueuedCommand | null, id: number) => string;
 }
 
 export async function waitForCommand(state: StateStore, id: number, options: WaitOptions): Promise<unknown> {
@@ -48,7 +50,8 @@ async function poll(
 ): Promise<unknown> {
   let goneBefore = false;
   for (let round = 1; ; round++) {
-    if (stop.aborted) throw stoppedWaiting(state, id, `${String(stop.reason)}: stopped waiting`);
+    if (stop.aborted)
+      throw stoppedWaiting(state, id, `${String(stop.reason)}: stopped waiting`, options.fate);
     const check = round % CHECK_EVERY === 1;
     if (check) expireStale(state, options.limits);
     const command = state.commands.get(id);
@@ -61,7 +64,7 @@ async function poll(
         const done = await options.takeOver(id);
         if (done !== undefined) return done.result;
       } else if (!presence.held && goneBefore) {
-        throw stoppedWaiting(state, id, presence.why);
+        throw stoppedWaiting(state, id, presence.why, options.fate);
       }
       goneBefore = !presence.held;
     }
@@ -76,8 +79,10 @@ function refusalOf(command: QueuedCommand): ControlError {
 }
 
 /** The CLI stops waiting: what becomes of the command, and how to follow it. */
-function stoppedWaiting(state: StateStore, id: number, why: string): CliError {
+function stoppedWaiting(state: StateStore, id: number, why: string, fateOf?: WaitOptions['fate']): CliError {
   const command = state.commands.get(id);
+  if (fateOf !== undefined)
+    return new CliError(`${why}: ${fateOf(command, id)}`, 'command_queued', EXIT_QUEUED);
   const follow = `follow it with \`supply-sync commands show ${id}\``;
   const fate =
     command?.status === 'running'

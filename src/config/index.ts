@@ -23,6 +23,7 @@ export {
   configFiles,
   loadConfigSet,
   loadCompany,
+  NotAnOfficeError,
   loadOfficeToRun,
   readAgain,
   type ConfigSet,

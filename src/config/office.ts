@@ -35,6 +35,11 @@ export interface OfficeConfig {
   readonly stateDir: string;
   /** The office file's `state.path`: the office's own state file (its command queue). */
   readonly statePath: string;
+  /**
+   * What the office file itself sets of the keys only it may set (`server`, `log`, `timezone`, `ha`, `health`...)
+   * and of `state`, as written: a running office cannot take a change to them.
+   */
+  readonly settings: Readonly<Record<string, unknown>>;
   /** The office's bound on runs going at once (companies.max_concurrent_runs). */
   readonly maxConcurrentRuns: number;
   /** Read for `run` only: the companies set aside for a mistake in their config, each with its problems. */
@@ -69,19 +74,27 @@ export function loadOfficeToRun(file: string, options: LoadOptions = {}): Config
   return { kind: 'office', office: loadOffice(source, options, { tolerant: true }) };
 }
 
+/** A company was asked of a config of one company (no `companies:` block). */
+export class NotAnOfficeError extends ConfigError {
+  constructor(
+    readonly file: string,
+    readonly company: string,
+  ) {
+    super([
+      {
+        file,
+        path: 'companies',
+        message: `has no companies: block, so no company "${company}": leave --company out (and unset SUPPLY_SYNC_COMPANY)`,
+      },
+    ]);
+  }
+}
+
 /** One company of an office, read afresh (a company daemon's config reload): other companies are not read. */
 export function loadCompany(officeFile: string, name: string, options: LoadOptions = {}): LoadedConfig {
   const source = readConfigSource(officeFile, readConfigText(officeFile, options), sourceOptions(options));
   if (source.data === undefined) throw new ConfigError(source.issues);
-  if (!isOffice(source.data)) {
-    throw new ConfigError([
-      {
-        file: officeFile,
-        path: 'companies',
-        message: `has no companies: block, so no company "${name}": leave --company out (and unset SUPPLY_SYNC_COMPANY)`,
-      },
-    ]);
-  }
+  if (!isOffice(source.data)) throw new NotAnOfficeError(officeFile, name);
   return loadOffice(source, options, { only: name }).companies.get(name) as LoadedConfig;
 }
 
@@ -118,7 +131,20 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
   }
   const stateDir = officeStateDir(officeData, source.file);
   const statePath = officeStatePath(officeData, source.file);
-  const office = { file: source.file, dir, stateDir, statePath, maxConcurrentRuns, companies, warnings };
+  const companyKeys: readonly string[] = COMPANY_KEYS;
+  const settings = Object.fromEntries(
+    Object.entries(officeData).filter(([key]) => key === 'state' || !companyKeys.includes(key)),
+  );
+  const office = {
+    file: source.file,
+    dir,
+    stateDir,
+    statePath,
+    settings,
+    maxConcurrentRuns,
+    companies,
+    warnings,
+  };
   if (issues.length === 0) return { ...office, failed: new Map() };
   if (read.tolerant !== true) throw new ConfigError(merged(issues, chosen.length));
   return { ...office, failed: setAside(companies, issues) };

@@ -95,6 +95,17 @@ describe('an office of two companies through the CLI', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no company "west"');
     expect(unknown.stderr).toContain('(companies: north, south)');
+    // A company named in an argument, of a config of one company: what to do instead.
+    const single = join(dir, 'single.yaml');
+    writeFileSync(single, journalOfficeYaml(sandbox.baseUrl));
+    const pause = await runCli(['--config', single, 'companies', 'pause', 'north']);
+    expect(pause.code).toBe(2);
+    expect(pause.stderr).toContain(
+      `companies pause north: ${single} is the config of one company, not an office (it has no companies: block): use \`supply-sync jobs pause <job>\` for each job`,
+    );
+    const job = await runCli(['--config', single, 'jobs', 'pause', 'north/journal']);
+    expect(job.code).toBe(2);
+    expect(job.stderr).toContain('name the job without a company: `journal`');
   });
 
   it("exports one company's journal into its own books and state only", async () => {
@@ -260,7 +271,12 @@ describe('an office of two companies through the CLI', () => {
       expect(resumed.stdout).toBe('north/journal resumed\n');
       expect(await pausedJobs(url as string)).toEqual([]);
       const notPaused = await cli('companies', 'resume', 'north', '--json');
-      expect(JSON.parse(notPaused.stdout)).toEqual({ company: 'north', changed: [], unchanged: ['journal'] });
+      expect(JSON.parse(notPaused.stdout)).toEqual({
+        company: 'north',
+        changed: [],
+        unchanged: ['journal'],
+        failed: [],
+      });
       office.kill('SIGTERM');
       expect((await office.exited).code, office.output()).toBe(0);
     } finally {

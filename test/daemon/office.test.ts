@@ -230,67 +230,94 @@ describe('an office of companies in one process', () => {
   });
 
   it('takes companies added, changed and removed on a reload while the others run on', async () => {
-    const northBefore = office.company('north');
+    const revokedBefore = office.company('revoked');
     const southBefore = office.company('south');
     const west = await sandbox.control.createAccount({ type: 'buyer', name: 'west ltd', plan: 'Pro' });
     accounts['west'] = west.id;
     await sandbox.control.action('approve_journal_lines', { count: 3 }, west.id);
     const companyFile = (name: string): string => join(dir, 'companies.d', `${name}.yaml`);
     const original = (name: string): string => readFileSync(companyFile(name), 'utf8');
-    // A client added, one removed, the broken file removed, one's mappings and another's books folder changed.
+    // A client added; the first company by name and the broken file removed; one company's mappings and another's
+    // books folder changed.
     writeFileSync(
       companyFile('west'),
       `api:\n  api_key: ${west.key}\nconnectors:\n  books:\n    import_dir: books/west\n`,
     );
-    rmSync(companyFile('revoked'));
+    rmSync(companyFile('north'));
     rmSync(companyFile('broken'));
-    writeFileSync(companyFile('south'), `${original('south')}mappings:\n  accounts:\n    '6100': '61000'\n`);
-    writeFileSync(companyFile('north'), original('north').replace('books/north', 'books/north-2027'));
+    writeFileSync(
+      companyFile('revoked'),
+      `${original('revoked')}mappings:\n  accounts:\n    '6100': '61000'\n`,
+    );
+    writeFileSync(companyFile('south'), original('south').replace('books/south', 'books/south-2027'));
 
     const result = await office.reload('test:reload');
     expect(result).toEqual({
       file: join(dir, 'office.yaml'),
       started: ['west'],
-      stopped: ['broken', 'revoked'],
-      restarted: ['north'],
-      reloaded: ['south'],
+      stopped: ['broken', 'north'],
+      restarted: ['south'],
+      reloaded: ['revoked'],
       unchanged: [],
       refused: [],
+      failed: [],
     });
     expect(office.companies().map((entry) => [entry.name, entry.state])).toEqual([
-      ['north', 'running'],
+      ['revoked', 'running'],
       ['south', 'running'],
       ['west', 'running'],
     ]);
-    // South kept its daemon (new mappings from its next run); north runs a new one with its new folder.
-    expect(office.company('south')).toBe(southBefore);
-    expect(office.company('north')).not.toBe(northBefore);
-    expect((await fetch(`${office.url}/companies/revoked/status`)).status).toBe(404);
+    // Revoked kept its daemon (new mappings from its next run); south runs a new one with its new folder.
+    expect(office.company('revoked')).toBe(revokedBefore);
+    expect(office.company('south')).not.toBe(southBefore);
+    expect((await fetch(`${office.url}/companies/north/status`)).status).toBe(404);
+    expect((await fetch(`${office.url}/companies/south/status`)).status).toBe(200);
     expect((await fetch(`${office.url}/companies/west/status`)).status).toBe(200);
     await office.company('west')?.runNow('journal', 'operator');
     expect(dataFiles('west').length).toBeGreaterThan(0);
-    // North's new lines go into its new books folder.
-    await sandbox.control.action('approve_journal_lines', { count: 3 }, accounts['north']);
-    await office.company('north')?.runNow('journal', 'operator');
-    expect(dataFiles('north-2027').length).toBeGreaterThan(0);
+    // South's new lines go into its new books folder.
+    await sandbox.control.action('approve_journal_lines', { count: 3 }, accounts['south']);
+    await office.company('south')?.runNow('journal', 'operator');
+    expect(dataFiles('south-2027').length).toBeGreaterThan(0);
+  });
 
-    // A mistake in a running company's file: it keeps running with the config it has.
+  it('keeps a running company as it is when its file has a mistake or would move its state', async () => {
+    const companyFile = join(dir, 'companies.d', 'west.yaml');
+    const original = readFileSync(companyFile, 'utf8');
     const westDaemon = office.company('west');
-    writeFileSync(companyFile('west'), `${original('west')}jobs:\n  journal:\n    schedule: 'nightly'\n`);
-    const mistaken = await office.reload('test:reload');
-    expect(mistaken.refused.map((refusal) => refusal.company)).toEqual(['west']);
-    expect(mistaken.refused[0]?.reason).toContain('jobs.journal.schedule');
-    expect(mistaken.refused[0]?.reason).toContain('it keeps running with the config it has');
-    expect(mistaken.unchanged).toEqual(['north', 'south']);
-    expect(office.company('west')).toBe(westDaemon);
+    try {
+      writeFileSync(companyFile, `${original}jobs:\n  journal:\n    schedule: 'nightly'\n`);
+      const mistaken = await office.reload('test:reload');
+      expect(mistaken.refused.map((refusal) => refusal.company)).toEqual(['west']);
+      expect(mistaken.refused[0]?.reason).toContain('jobs.journal.schedule');
+      expect(mistaken.refused[0]?.reason).toContain('it keeps running with the config it has');
+      expect(mistaken.unchanged).toEqual(['revoked', 'south']);
+      expect(office.company('west')).toBe(westDaemon);
 
-    // A change to the office's own settings needs a restart: refused, nothing changes.
+      writeFileSync(companyFile, `${original}state:\n  path: elsewhere/west.db\n`);
+      const moved = await office.reload('test:reload');
+      expect(moved.refused).toEqual([
+        { company: 'west', reason: expect.stringContaining('state.path or state.url changed') as string },
+      ]);
+      expect(moved.restarted).toEqual([]);
+      expect(office.company('west')).toBe(westDaemon);
+    } finally {
+      writeFileSync(companyFile, original);
+    }
+  });
+
+  it("refuses a change to the office's own settings, changing nothing", async () => {
+    const westDaemon = office.company('west');
     const officeFile = join(dir, 'office.yaml');
     const officeText = readFileSync(officeFile, 'utf8');
-    writeFileSync(officeFile, officeText.replace('  level: fatal', '  level: error'));
     try {
+      writeFileSync(officeFile, officeText.replace('  level: fatal', '  level: error'));
       await expect(office.reload('test:reload')).rejects.toThrow(
-        /log changed, which the office cannot apply/,
+        /: log changed, which the office cannot apply/,
+      );
+      writeFileSync(officeFile, officeText.replace('path: state/office.db', 'path: data/office.db'));
+      await expect(office.reload('test:reload')).rejects.toThrow(
+        /: state changed, which the office cannot apply/,
       );
       expect(office.company('west')).toBe(westDaemon);
     } finally {
@@ -304,5 +331,8 @@ describe('an office of companies in one process', () => {
     expect(unfinished).toEqual([]);
     expect(office.companies().every((entry) => entry.state === 'stopped')).toBe(true);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    await expect(office.reload('test:after-stop')).rejects.toThrow(
+      'the office is stopping: nothing was reloaded',
+    );
   });
 });

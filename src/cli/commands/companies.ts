@@ -16,38 +16,41 @@ interface CompanyChange {
   changed: string[];
   /** The jobs that were paused already (or were not paused). */
   unchanged: string[];
+  /** The jobs that could not be changed, with why. */
+  failed: Array<{ job: string; error: string }>;
 }
 
 const NOTHING_TO_DO: Record<Change, string> = { pause: 'job_paused_already', resume: 'job_not_paused' };
 
 async function companyOf(context: CliContext, invocation: Invocation): Promise<LoadedConfig> {
   const company = requiredArgument(invocation.args, 0);
+  const verb = invocation.command.name();
   const global = globalOptions(invocation.command);
   if (global.company !== undefined && global.company !== company) {
     throw new CliError(
-      `companies ${invocation.command.name()} ${company}: --company (or SUPPLY_SYNC_COMPANY) says ${global.company}; give one of them`,
+      `companies ${verb} ${company}: --company (or SUPPLY_SYNC_COMPANY) says ${global.company}; give one of them`,
       'usage',
       EXIT_USAGE,
     );
   }
-  const loaded = await loadCliConfig(context, { ...global, company });
-  if (loaded.company === undefined) {
-    throw new CliError(
-      `${loaded.file} is the config of one company, not an office: use \`supply-sync jobs ${invocation.command.name()} <job>\``,
-      'usage',
-      EXIT_USAGE,
-    );
-  }
-  return loaded;
+  const companyFrom = {
+    label: `companies ${verb} ${company}`,
+    instead: `use \`supply-sync jobs ${verb} <job>\` for each job`,
+  };
+  return loadCliConfig(context, { ...global, company, companyFrom });
 }
 
+/** Each job in turn; one that cannot be changed is told and the others are still changed. */
 async function changeEvery(
   context: CliContext,
   loaded: LoadedConfig,
   change: Change,
   reason: string | null,
 ): Promise<CompanyChange> {
-  const result: CompanyChange = { company: loaded.company?.name ?? loaded.file, changed: [], unchanged: [] };
+  const result: CompanyChange = {
+    company: loaded.company?.name ?? loaded.file,
+    ...{ changed: [], unchanged: [], failed: [] },
+  };
   for (const job of Object.keys(loaded.config.jobs)) {
     const action =
       change === 'pause'
@@ -57,22 +60,34 @@ async function changeEvery(
       await giveStateCommand(context, loaded, action, `companies ${change}`);
       result.changed.push(job);
     } catch (error) {
-      if (!(error instanceof CliError && error.code === NOTHING_TO_DO[change])) throw error;
-      result.unchanged.push(job);
+      if (error instanceof CliError && error.code === NOTHING_TO_DO[change]) result.unchanged.push(job);
+      else result.failed.push({ job, error: error instanceof Error ? error.message : String(error) });
     }
   }
   return result;
 }
 
 function report(context: CliContext, change: Change, result: CompanyChange, json: boolean | undefined): void {
-  if (json) return context.output.line(JSON.stringify(result, null, 2));
+  if (json) context.output.line(JSON.stringify(result, null, 2));
+  else context.output.line(summaryLine(change, result));
+  for (const { job, error } of result.failed)
+    context.output.note(`${result.company}/${job}: not ${change}d: ${error}`);
+  if (result.failed.length > 0) {
+    throw new CliError(
+      `${result.failed.length} of the company's jobs could not be ${change}d (above); the others were`,
+      'partly_done',
+    );
+  }
+}
+
+function summaryLine(change: Change, result: CompanyChange): string {
   const done = change === 'pause' ? 'paused' : 'resumed';
   const already = change === 'pause' ? 'paused already' : 'not paused';
   const parts = [
     result.changed.length === 0 ? `no job ${done}` : `${done}: ${result.changed.join(', ')}`,
     ...(result.unchanged.length === 0 ? [] : [`${already}: ${result.unchanged.join(', ')}`]),
   ];
-  context.output.line(`${result.company}: ${parts.join('; ')}`);
+  return `${result.company}: ${parts.join('; ')}`;
 }
 
 function handler(change: Change) {

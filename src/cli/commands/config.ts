@@ -10,7 +10,7 @@ import {
   loadCliConfigSet,
   loadCliConfigs,
 } from '../context.js';
-import { describeOfficeReload, reloadRunningOffice } from '../office-reload.js';
+import { describeOfficeReload, reloadRunningOffice } from '../office-command.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { giveCommand } from '../control.js';
 import { withStateChange } from '../state-access.js';

@@ -23,7 +23,8 @@ export function jobTarget(arg: string, global: GlobalOptions): { global: GlobalO
       EXIT_USAGE,
     );
   }
-  return { global: { ...global, company }, job };
+  const companyFrom = { label: `"${arg}"`, instead: `name the job without a company: \`${job}\`` };
+  return { global: { ...global, company, companyFrom }, job };
 }
 
 async function pauseJob({

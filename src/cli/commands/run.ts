@@ -4,7 +4,8 @@
  */
 import type { CommandSpec, Invocation } from '../command-spec.js';
 import type { Daemon, OfficeDaemon } from '../../daemon/index.js';
-import { describeOfficeReload } from '../office-reload.js';
+import { describeOfficeReload } from '../office-command.js';
+import { ControlError } from '../../daemon/control/actions.js';
 import { handleShutdownSignals } from '../../scheduler/index.js';
 import { globalOptions, loadCliConfigSet, type CliContext } from '../context.js';
 import type { OfficeConfig } from '../../config/index.js';
@@ -65,7 +66,7 @@ function onShutdownSignals(stop: () => Promise<void>): { exited: Promise<void>; 
   return { exited, remove: () => remove() };
 }
 
-/** SIGHUP reloads the config's mappings (each company's, in an office); it never ends the process, also while starting. */
+/** SIGHUP reloads the config's mappings; it never ends the process, also while starting. */
 function sighupReload(context: CliContext, started: () => readonly Daemon[] | undefined): () => void {
   return () => {
     const daemons = started();
@@ -98,13 +99,18 @@ function officeSighup(context: CliContext, started: () => OfficeDaemon | undefin
     }
     office.reload('signal:SIGHUP').then(
       (result) => {
-        context.secrets.push(...office.secrets());
+        const known = new Set(context.secrets);
+        context.secrets.push(...office.secrets().filter((secret) => !known.has(secret)));
         context.output.note(describeOfficeReload(result));
       },
-      (error: unknown) =>
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
         context.output.note(
-          `config reload refused: ${error instanceof Error ? error.message : String(error)}`,
-        ),
+          error instanceof ControlError
+            ? `config reload refused: ${message}`
+            : `config reload failed: ${message}; the office log says more`,
+        );
+      },
     );
   };
 }
@@ -160,6 +166,7 @@ async function runOfficeCommand(
     catchUp: options.catchUp,
     port: options.port,
     signal: abort.signal,
+    env: context.env,
   });
   // A signal while the companies start gives up the starts under way and those not begun, then stops the others.
   const signals = onShutdownSignals(async () => {

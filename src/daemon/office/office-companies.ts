@@ -15,6 +15,9 @@ import type { CompanyEntry } from './office-status.js';
  */
 export const OFFICE_COMMAND_POLL_MS = 1_000;
 
+/** Companies starting (or stopping) at once: each opens its state, checks its connectors and catches up. */
+export const START_CONCURRENCY = 8;
+
 export type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
 
 /** What every company of the office shares, and how each one is started. */
@@ -30,7 +33,7 @@ export interface OfficeShared {
   readonly signal?: AbortSignal | undefined;
 }
 
-export function companyName(loaded: LoadedConfig): string {
+export function loadedCompanyName(loaded: LoadedConfig): string {
   return loaded.company?.name ?? loaded.file;
 }
 
@@ -81,4 +84,21 @@ export async function stopCompany(entry: MutableEntry, timeoutMs: number): Promi
   const { unfinished } = await daemon.stop(timeoutMs);
   entry.daemon = undefined;
   return unfinished.map((job) => `${entry.name}/${job}`);
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+export async function eachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

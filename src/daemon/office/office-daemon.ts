@@ -19,10 +19,12 @@ import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
 import type { Daemon } from '../start/run-daemon.js';
 import { systemClock } from '../../shared/clock.js';
 import { ControlError } from '../control/actions.js';
-import { queueLimits } from '../control/command-queue.js';
-import { startOfficeCommands } from './office-commands.js';
+import { queueLimits, type QueueLimits } from '../control/command-queue.js';
+import { openOfficeCommands, type OfficeCommands } from './office-commands.js';
 import {
-  companyName,
+  eachBounded,
+  loadedCompanyName,
+  START_CONCURRENCY,
   startCompany,
   stopCompany,
   type MutableEntry,
@@ -32,8 +34,6 @@ import { OfficeHost } from './office-host.js';
 import { reloadOffice, type OfficeReload, type OfficeRunning } from './office-reload.js';
 import type { CompanyEntry } from './office-status.js';
 
-/** Companies starting at once: each opens its state, checks its connectors and catches up. */
-const START_CONCURRENCY = 8;
 /** How often the office's own command queue is read (`config reload` of the office). */
 const OFFICE_QUEUE_POLL_MS = 500;
 const DEFAULT_STOP_TIMEOUT_MS = 30_000;
@@ -68,73 +68,82 @@ export interface OfficeDaemon {
 }
 
 export async function runOffice(options: OfficeOptions): Promise<OfficeDaemon> {
+  const first = officeSettings(options.office);
+  // The office's own state first: a second office on the same files is refused before anything starts.
+  const commands = openOfficeCommands(options.office.statePath, systemClock);
+  try {
+    return await startOffice(options, first, commands);
+  } catch (error) {
+    await commands.close();
+    throw error;
+  }
+}
+
+async function startOffice(
+  options: OfficeOptions,
+  first: LoadedConfig,
+  commands: OfficeCommands,
+): Promise<OfficeDaemon> {
   const { office } = options;
-  const configs = [...office.companies.values()];
-  const first = officeSettings(office);
-  const entries = new Map<string, MutableEntry>([
-    ...configs.map((loaded) => {
-      const name = companyName(loaded);
+  const entries = initialEntries(office);
+  // The companies' configs as last read: a reload replaces them.
+  const current: { running?: OfficeRunning } = {};
+  const secrets = officeSecrets(entries, options.registry, () => current.running?.office ?? office);
+  // One log for the office, in its level, form and time zone; each company's lines carry `company`.
+  const logger = options.logger ?? configuredLogger(first, options.registry, secrets);
+  const throttle = createLoginThrottle();
+  const listing = (): readonly CompanyEntry[] => [...entries.values()];
+  const host = officeHost(office, first.config.server, options.port, listing, logger, throttle);
+  await host.listen();
+  const shared: OfficeShared = {
+    registry: options.registry,
+    slots: new RunSlots(office.maxConcurrentRuns),
+    ...{ throttle, host, logger, secrets },
+    ...{ catchUp: options.catchUp, signal: options.signal },
+  };
+  const running: OfficeRunning = {
+    ...{ office, entries, shared },
+    ...{ env: options.env ?? process.env, stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS },
+  };
+  current.running = running;
+  await eachBounded([...office.companies.values()], START_CONCURRENCY, (loaded) =>
+    startCompany(entries.get(loadedCompanyName(loaded)) as MutableEntry, loaded, shared),
+  );
+  for (const [company, problems] of office.failed) {
+    logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
+  }
+  return officeDaemon(running, queueLimits(first.config), commands);
+}
+
+function initialEntries(office: OfficeConfig): Map<string, MutableEntry> {
+  return new Map<string, MutableEntry>([
+    ...[...office.companies.values()].map((loaded) => {
+      const name = loadedCompanyName(loaded);
       return [name, { name, state: 'starting', error: null, daemon: undefined }] as const;
     }),
     ...[...office.failed].map(
       ([name, error]) => [name, { name, state: 'failed', error, daemon: undefined }] as const,
     ),
   ]);
-  // The companies' configs as last read: the reload below replaces them.
-  const current: { running?: OfficeRunning } = {};
-  const secrets = officeSecrets(entries, options.registry, () => current.running?.office ?? office);
-  // One log for the office, in its level, form and time zone; each company's lines carry `company`.
-  const logger = options.logger ?? configuredLogger(first, options.registry, secrets);
-  const throttle = createLoginThrottle();
-  const host = officeHost(
-    office,
-    first.config.server,
-    options.port,
-    () => [...entries.values()],
-    logger,
-    throttle,
-  );
-  await host.listen();
-  const shared: OfficeShared = {
-    registry: options.registry,
-    slots: new RunSlots(office.maxConcurrentRuns),
-    throttle,
-    host,
-    logger,
-    secrets,
-    catchUp: options.catchUp,
-    signal: options.signal,
-  };
-  const running: OfficeRunning = {
-    office,
-    entries,
-    shared,
-    env: options.env ?? process.env,
-    stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS,
-  };
-  current.running = running;
-  await eachBounded(configs, START_CONCURRENCY, (loaded) =>
-    startCompany(entries.get(companyName(loaded)) as MutableEntry, loaded, shared),
-  );
-  for (const [company, problems] of office.failed) {
-    logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
-  }
-  return officeDaemon(running, first, logger);
 }
 
-function officeDaemon(running: OfficeRunning, first: LoadedConfig, logger: Logger): OfficeDaemon {
+function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: OfficeCommands): OfficeDaemon {
   const { entries, shared } = running;
   let reloading: Promise<unknown> = Promise.resolve();
+  let stopping: Promise<{ unfinished: string[] }> | undefined;
   const reload = (by: string): Promise<OfficeReload> => {
+    if (stopping !== undefined) {
+      return Promise.reject(
+        new ControlError('office_stopping', 'the office is stopping: nothing was reloaded'),
+      );
+    }
     const next = reloading.then(() => reloadOffice(running, by));
     reloading = next.catch(() => undefined);
     return next;
   };
-  const commands = startOfficeCommands({
-    file: running.office.statePath,
-    clock: systemClock,
-    logger,
-    limits: queueLimits(first.config),
+  commands.serve({
+    logger: shared.logger,
+    limits,
     pollMs: OFFICE_QUEUE_POLL_MS,
     carryOut: (kind, by) => {
       if (kind === 'config.reload') return reload(by);
@@ -142,8 +151,7 @@ function officeDaemon(running: OfficeRunning, first: LoadedConfig, logger: Logge
     },
   });
   const count = [...entries.values()].filter((entry) => entry.state === 'running').length;
-  logger.info({ url: shared.host.url, companies: entries.size, running: count }, 'office started');
-  let stopping: Promise<{ unfinished: string[] }> | undefined;
+  shared.logger.info({ url: shared.host.url, companies: entries.size, running: count }, 'office started');
   return {
     url: shared.host.url,
     company: (name) => entries.get(name)?.daemon,
@@ -158,14 +166,26 @@ function officeDaemon(running: OfficeRunning, first: LoadedConfig, logger: Logge
   };
 }
 
-/** Every secret of the companies' configs (as last read) and of their running daemons. */
+/**
+ * Every secret of the companies' configs (as last read, worked out once per reading) and of their running daemons:
+ * the logger asks for them at every line.
+ */
 function officeSecrets(
   entries: ReadonlyMap<string, MutableEntry>,
   registry: PluginRegistry,
   office: () => OfficeConfig,
 ): () => readonly string[] {
+  const byReading = new WeakMap<OfficeConfig, readonly string[]>();
+  const ofConfigs = (reading: OfficeConfig): readonly string[] => {
+    let found = byReading.get(reading);
+    if (found === undefined) {
+      found = [...reading.companies.values()].flatMap((loaded) => secretValues(loaded.config, registry));
+      byReading.set(reading, found);
+    }
+    return found;
+  };
   return () => [
-    ...[...office().companies.values()].flatMap((loaded) => secretValues(loaded.config, registry)),
+    ...ofConfigs(office()),
     ...[...entries.values()].flatMap((entry) => entry.daemon?.env.secrets() ?? []),
   ];
 }
@@ -224,23 +244,6 @@ function officeHost(
     companies,
     logger,
   });
-}
-
-/** Runs `work` on every item, at most `limit` at once. */
-async function eachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 async function stopOffice(

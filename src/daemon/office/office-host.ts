@@ -71,7 +71,10 @@ export class OfficeHost {
         this.#handlers.set(company, handler);
         return {
           url: `${this.url}/companies/${encodeURIComponent(company)}`,
-          detach: () => this.#handlers.delete(company),
+          // A company restarted by a reload has mounted its new handler already: only this one's is removed.
+          detach: () => {
+            if (this.#handlers.get(company) === handler) this.#handlers.delete(company);
+          },
         };
       },
     };

@@ -1,20 +1,28 @@
 /**
  * The office reads its config again without a stop (`config reload` on the office, or SIGHUP): a company file added
  * starts that company, one removed stops it once its running jobs reach a checkpoint, one changed is reloaded in
- * place when only its mappings changed and restarted alone otherwise. The other companies run on untouched. A
- * company whose file now has a mistake keeps running with the config it has; a change to the office's own settings
- * (its port, log, time zone, the companies block) needs a restart of the office and is refused, changing nothing.
+ * place when only its mappings changed and restarted alone otherwise (a change to the office file's shared parts
+ * restarts every company it touches). The other companies run on untouched. A company whose file now has a mistake,
+ * or whose state would move, keeps running with the config it has; a change to the office's own settings (its
+ * port, log, time zone, state, the companies block) needs a restart of the office and is refused, changing nothing.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, loadOfficeToRun, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
 import { ControlError } from '../control/actions.js';
 import {
-  companyName,
+  eachBounded,
+  loadedCompanyName,
+  START_CONCURRENCY,
   startCompany,
   stopCompany,
   type MutableEntry,
   type OfficeShared,
 } from './office-companies.js';
+
+export interface CompanyProblem {
+  readonly company: string;
+  readonly reason: string;
+}
 
 export interface OfficeReload {
   /** The office file read. */
@@ -28,12 +36,11 @@ export interface OfficeReload {
   /** Companies whose new mappings apply from each job's next run. */
   readonly reloaded: string[];
   readonly unchanged: string[];
-  /** Companies whose file has a mistake or whose start failed, with why; a running one keeps its config. */
-  readonly refused: Array<{ company: string; reason: string }>;
+  /** Companies left as they were, with why: a mistake in the file, a state that would move. */
+  readonly refused: CompanyProblem[];
+  /** Companies not running now that should: a start that failed, a stop whose jobs did not reach a checkpoint. */
+  readonly failed: CompanyProblem[];
 }
-
-/** The keys only the office file sets: a company file may not, and a reload cannot apply a change to them. */
-const OFFICE_KEYS = ['server', 'log', 'timezone', 'ha', 'health'] as const;
 
 export interface OfficeRunning {
   office: OfficeConfig;
@@ -47,24 +54,21 @@ export interface OfficeRunning {
 export async function reloadOffice(running: OfficeRunning, by: string): Promise<OfficeReload> {
   const fresh = readOffice(running);
   refuseOfficeChanges(running.office, fresh);
+  // From here on the companies' secrets are the new files': a start error is scrubbed of a new key too.
+  running.office = fresh;
   const result: OfficeReload = {
     file: fresh.file,
-    started: [],
-    stopped: [],
-    restarted: [],
-    reloaded: [],
-    unchanged: [],
-    refused: [],
+    ...{ started: [], stopped: [], restarted: [], reloaded: [], unchanged: [], refused: [], failed: [] },
   };
   const removed = [...running.entries.keys()].filter(
     (name) => !fresh.companies.has(name) && !fresh.failed.has(name),
   );
-  await Promise.all(removed.map((name) => removeCompany(running, name, result)));
+  await eachBounded(removed, START_CONCURRENCY, (name) => removeCompany(running, name, result));
   for (const [name, problems] of fresh.failed) keepOrFail(running, name, problems, result);
-  for (const loaded of fresh.companies.values()) await applyCompany(running, loaded, by, result);
-  running.office = fresh;
-  // Companies stop at once, each when its jobs reach a checkpoint: name order, not the order they finished in.
-  result.stopped.sort();
+  await eachBounded([...fresh.companies.values()], START_CONCURRENCY, (loaded) =>
+    applyCompany(running, loaded, by, result),
+  );
+  for (const list of Object.values(result)) if (Array.isArray(list)) list.sort(byCompany);
   running.shared.logger.info({ by, ...summary(result) }, 'office config reloaded');
   return result;
 }
@@ -91,10 +95,9 @@ function refuseOfficeChanges(before: OfficeConfig, after: OfficeConfig): void {
   const changed: string[] = [];
   if (before.dir !== after.dir) changed.push('companies.dir');
   if (before.maxConcurrentRuns !== after.maxConcurrentRuns) changed.push('companies.max_concurrent_runs');
-  const was = firstConfig(before);
-  const now = firstConfig(after);
-  if (was !== undefined && now !== undefined) {
-    for (const key of OFFICE_KEYS) if (!isDeepStrictEqual(was[key], now[key])) changed.push(key);
+  const keys = new Set([...Object.keys(before.settings), ...Object.keys(after.settings)]);
+  for (const key of [...keys].sort()) {
+    if (!isDeepStrictEqual(before.settings[key], after.settings[key])) changed.push(key);
   }
   if (changed.length === 0) return;
   throw new ControlError(
@@ -104,17 +107,18 @@ function refuseOfficeChanges(before: OfficeConfig, after: OfficeConfig): void {
   );
 }
 
-function firstConfig(office: OfficeConfig): LoadedConfig['config'] | undefined {
-  return office.companies.values().next().value?.config;
-}
-
 async function removeCompany(running: OfficeRunning, name: string, result: OfficeReload): Promise<void> {
   const entry = running.entries.get(name);
   if (entry === undefined) return;
-  const unfinished = await stopCompany(entry, running.stopTimeoutMs);
-  running.entries.delete(name);
-  result.stopped.push(name);
-  running.shared.logger.info({ company: name, unfinished }, 'company stopped: its file is gone');
+  try {
+    const unfinished = await stopCompany(entry, running.stopTimeoutMs);
+    running.entries.delete(name);
+    result.stopped.push(name);
+    if (unfinished.length > 0) result.failed.push({ company: name, reason: notAtCheckpoint(unfinished) });
+    running.shared.logger.info({ company: name, unfinished }, 'company stopped: its file is gone');
+  } catch (error) {
+    result.failed.push({ company: name, reason: `its stop failed: ${messageOf(error)}` });
+  }
 }
 
 /** A company whose file now has a mistake: a running one keeps its config, one not running shows the mistake. */
@@ -134,32 +138,81 @@ async function applyCompany(
   by: string,
   result: OfficeReload,
 ): Promise<void> {
-  const name = companyName(loaded);
+  const name = loadedCompanyName(loaded);
   const entry = running.entries.get(name);
   if (entry?.state !== 'running' || entry.daemon === undefined) {
     const starting: MutableEntry = entry ?? { name, state: 'starting', error: null, daemon: undefined };
     running.entries.set(name, starting);
     await startCompany(starting, loaded, running.shared);
     if (starting.state === 'running') result.started.push(name);
-    else result.refused.push({ company: name, reason: starting.error ?? starting.state });
+    else
+      result.failed.push({ company: name, reason: `its start failed: ${starting.error ?? starting.state}` });
     return;
   }
+  const moved = stateMoved(entry.daemon.env.loaded, loaded);
+  if (moved !== null) return void result.refused.push({ company: name, reason: moved });
   const outcome = entry.daemon.reloadConfig(by);
   if (outcome.ok) {
     (outcome.result.changed.length === 0 ? result.unchanged : result.reloaded).push(name);
-    return;
-  }
-  if (outcome.error.code !== 'restart_needed') {
+  } else if (outcome.error.code !== 'restart_needed') {
     result.refused.push({ company: name, reason: outcome.error.message });
-    return;
+  } else {
+    await restartCompany(running, entry, loaded, result);
   }
-  await stopCompany(entry, running.stopTimeoutMs);
+}
+
+/** A company's state must not move under it: its cursors and ledger stay where they are until the office restarts. */
+function stateMoved(before: LoadedConfig, after: LoadedConfig): string | null {
+  const was = before.config.state;
+  const now = after.config.state;
+  if (was.path === now.path && was.url === now.url) return null;
+  return (
+    `its state.path or state.url changed: a company's state moves only with a restart of the office (move the ` +
+    'state file first); it keeps running with the state it has'
+  );
+}
+
+async function restartCompany(
+  running: OfficeRunning,
+  entry: MutableEntry,
+  loaded: LoadedConfig,
+  result: OfficeReload,
+): Promise<void> {
+  let unfinished: string[];
+  try {
+    unfinished = await stopCompany(entry, running.stopTimeoutMs);
+  } catch (error) {
+    return void result.failed.push({ company: entry.name, reason: `its stop failed: ${messageOf(error)}` });
+  }
+  if (unfinished.length > 0) {
+    // A job still going would write beside the new daemon's run of it: not started again until it has ended.
+    entry.error = notAtCheckpoint(unfinished);
+    return void result.failed.push({
+      company: entry.name,
+      reason: `${entry.error}; reload again to start it`,
+    });
+  }
   await startCompany(entry, loaded, running.shared);
-  if (entry.state === 'running') result.restarted.push(name);
-  else result.refused.push({ company: name, reason: entry.error ?? entry.state });
+  if (entry.state === 'running') result.restarted.push(entry.name);
+  else result.failed.push({ company: entry.name, reason: `its start failed: ${entry.error ?? entry.state}` });
+}
+
+function notAtCheckpoint(unfinished: readonly string[]): string {
+  return `stopped; ${unfinished.join(', ')} had not reached a checkpoint when it stopped`;
+}
+
+function byCompany(a: unknown, b: unknown): number {
+  const key = (value: unknown): string =>
+    typeof value === 'string' ? value : String((value as CompanyProblem).company);
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function summary(result: OfficeReload): Record<string, unknown> {
-  const { file: _file, refused, ...lists } = result;
-  return { ...lists, refused: refused.map((refusal) => refusal.company) };
+  const { file: _file, refused, failed, ...lists } = result;
+  const names = (problems: readonly CompanyProblem[]): string[] => problems.map((problem) => problem.company);
+  return { ...lists, refused: names(refused), failed: names(failed) };
 }

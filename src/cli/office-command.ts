@@ -5,20 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import type { OfficeConfig } from '../config/index.js';
-import {
-  DEFAULT_COMMAND_TTL_MS,
-  DEFAULT_MAX_PENDING_PER_KIND,
-  askCommand,
-} from '../daemon/control/command-queue.js';
+import { askCommand, queueLimits } from '../daemon/control/command-queue.js';
 import type { OfficeReload } from '../daemon/office/office-reload.js';
 import { systemClock } from '../shared/clock.js';
-import { openStateStore } from '../state/index.js';
+import { openStateStore, type QueuedCommand } from '../state/index.js';
 import type { CliContext } from './context.js';
+import { CliError } from './errors.js';
 import { asCliError, requestedByCli } from './control.js';
 import { daemonPresence } from './daemon-presence.js';
 import { waitForCommand } from './wait-command.js';
-
-const OFFICE_LIMITS = { ttlMs: DEFAULT_COMMAND_TTL_MS, maxPendingPerKind: DEFAULT_MAX_PENDING_PER_KIND };
 
 /** The office's answer, or null when no office process runs. */
 export async function reloadRunningOffice(
@@ -27,23 +22,42 @@ export async function reloadRunningOffice(
 ): Promise<OfficeReload | null> {
   const file = office.statePath;
   if (!existsSync(file)) return null;
+  // The office reads its queue with the limits of its shared server.control settings, as every company does.
+  const first = office.companies.values().next().value;
+  const limits = queueLimits(first?.config ?? {});
   const state = openStateStore({ file, clock: systemClock, lock: false });
   try {
     if (!daemonPresence(state, false).held) return null;
     const { id, merged } = askCommand(
       state,
       { kind: 'config.reload', args: {}, fingerprint: '', requestedBy: requestedByCli() },
-      OFFICE_LIMITS,
+      limits,
     );
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
     context.output.progress(`the office is running: ${as} command #${id}, waiting...`);
-    const result = (await waitForCommand(state, id, { limits: OFFICE_LIMITS, shared: false, asCliError })) as
-      OfficeReload | undefined;
+    const result = await waitForCommand(state, id, { limits, shared: false, asCliError, fate: officeFate });
     context.output.done();
-    return result ?? null;
+    if (result === null || typeof result !== 'object') {
+      throw new CliError(
+        `the office answered command #${id} without an outcome; see the office log`,
+        'no_outcome',
+      );
+    }
+    return result as OfficeReload;
   } finally {
     state.close();
   }
+}
+
+/** What becomes of an office command the CLI stopped waiting for (the office queue has no `commands show`). */
+function officeFate(command: QueuedCommand | null, id: number): string {
+  if (command?.status === 'running') {
+    return (
+      `the office took command #${id} and had not finished it: its next start records it interrupted; see the ` +
+      'office status page for where each company is, and reload again'
+    );
+  }
+  return `command #${id} stays queued: the office carries it out when it runs again (before the command expires)`;
 }
 
 /** One line per kind of change, and each refusal with its reason. */
@@ -59,6 +73,9 @@ export function describeOfficeReload(result: OfficeReload): string {
   for (const [label, names] of parts) if (names.length > 0) lines.push(`  ${label}: ${names.join(', ')}`);
   for (const refusal of result.refused) {
     lines.push(`  ${refusal.company}: not changed: ${refusal.reason.replaceAll('\n', '\n    ')}`);
+  }
+  for (const failure of result.failed) {
+    lines.push(`  ${failure.company}: NOT RUNNING: ${failure.reason.replaceAll('\n', '\n    ')}`);
   }
   return lines.join('\n');
 }
