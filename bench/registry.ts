@@ -11,6 +11,7 @@ import { stateBackends } from './state-backends.js';
 import { failover } from './failover.js';
 import { failoverDaemon } from './failover-daemon.js';
 import { controlApi } from './control-api.js';
+import { office } from './office.js';
 import type { Benchmark } from './lib/types.js';
 
 export const benchmarks: readonly Benchmark[] = [
@@ -26,4 +27,5 @@ export const benchmarks: readonly Benchmark[] = [
   failover,
   failoverDaemon,
   controlApi,
+  office,
 ];

@@ -14,6 +14,8 @@ export interface DaemonProcessOptions {
   logFile: string;
   /** Options for node itself, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]. */
   nodeArgs?: readonly string[];
+  /** More options for the CLI, e.g. ['--no-catch-up'] or ['--company', 'c001']. */
+  cliArgs?: readonly string[];
   startTimeoutMs?: number;
 }
 
@@ -34,7 +36,12 @@ export function startDaemonProcess(options: DaemonProcessOptions): Promise<Daemo
   const spawnedAt = Date.now();
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), options.launcher, 'run', '--config', options.config, '--port', '0'],
+    [
+      ...(options.nodeArgs ?? []),
+      options.launcher,
+      ...['run', '--config', options.config, '--port', '0'],
+      ...(options.cliArgs ?? []),
+    ],
     { stdio: ['ignore', log, 'pipe'] },
   );
   closeSync(log);

@@ -15,6 +15,7 @@ import type { CliContext } from './context.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { withStateChange } from './state-access.js';
 import { waitForCommand } from './wait-command.js';
+import { wakeOffice } from './office-wake.js';
 
 export type Given<R> =
   { readonly via: 'direct' | 'daemon'; readonly result: R } | { readonly via: 'queued'; readonly id: number };
@@ -65,6 +66,7 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
   const state = openForQueue(options.loaded);
   try {
     const { id, merged } = askFromCli(state, options);
+    wakeOffice(options.loaded, requestedByCli());
     if (options.wait === false) return { via: 'queued', id };
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
     context.output.progress(`a daemon holds the state: ${as} command #${id}, waiting...`);

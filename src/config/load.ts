@@ -34,7 +34,8 @@ export interface LoadedConfig {
    */
   readonly parsedBy: PluginSchemas;
   /** Set for one company of an office: its name and the office file its config was merged from. */
-  readonly company?: { readonly name: string; readonly office: string };
+  /** The company of an office: its name, the office file, and the office's own state file (its command queue). */
+  readonly company?: { readonly name: string; readonly office: string; readonly officeState: string };
 }
 
 export interface LoadOptions {

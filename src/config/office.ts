@@ -282,7 +282,8 @@ function loadOne(
   try {
     const loaded = validateSource(merged, options);
     if (misplaced.length > 0) throw new ConfigError(misplaced);
-    return { loaded: { ...loaded, company: { name, office: office.file } }, own };
+    const company = { name, office: office.file, officeState: officeStatePath(officeData, office.file) };
+    return { loaded: { ...loaded, company }, own };
   } catch (error) {
     if (!(error instanceof ConfigError) || misplaced.length === 0) throw error;
     throw new ConfigError([...misplaced, ...error.issues.filter((issue) => !misplaced.includes(issue))]);

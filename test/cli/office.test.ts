@@ -262,6 +262,21 @@ describe('an office of two companies through the CLI', () => {
       expect(again.stdout).toBe('north: no job paused; paused already: journal\n');
       const commands = await cli('--company', 'north', 'commands', 'list', '--all');
       expect(commands.stdout).toMatch(/jobs\.pause .*cli:/);
+      // Each command rang the office, which read north's queue at once (its own poll is every 10 s).
+      const officeState = openStateStore({
+        file: join(dir, 'state', 'office.db'),
+        clock: systemClock,
+        readOnly: true,
+      });
+      try {
+        const wakes = officeState.commands
+          .list({ limit: 50 })
+          .filter((c) => c.kind === 'company.wake' && c.args['company'] === 'north');
+        expect(wakes.length).toBeGreaterThanOrEqual(2);
+        for (const wake of wakes) expect(wake).toMatchObject({ status: 'done', result: { woken: true } });
+      } finally {
+        officeState.close();
+      }
 
       const conflicting = await cli('--company', 'south', 'jobs', 'resume', 'north/journal');
       expect(conflicting.code).toBe(2);

@@ -100,7 +100,11 @@ describe('an office config', () => {
     expect(beta?.jobs['journal']?.flow).toBe('journal-export');
     expect(Object.keys(beta?.jobs ?? {})).toEqual(['journal']);
     expect(Object.keys(acme?.jobs ?? {})).toEqual(['journal', 'spare']);
-    expect(companies.get('acme')?.company).toEqual({ name: 'acme', office: join(dir, 'office.yaml') });
+    expect(companies.get('acme')?.company).toEqual({
+      name: 'acme',
+      office: join(dir, 'office.yaml'),
+      officeState: join(dir, 'state', 'office.db'),
+    });
   });
 
   it('gives every company a state file and control token of its own; paths start at the file that wrote them', () => {

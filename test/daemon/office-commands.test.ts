@@ -73,8 +73,8 @@ describe("the office's command queue", () => {
       logger: pino({ level: 'silent' }),
       limits: { ttlMs: 60_000, maxPendingPerKind: 10 },
       pollMs: 20,
-      carryOut: (kind, by) => {
-        carriedOut.push(`${kind} by ${by}`);
+      carryOut: ({ kind, requestedBy }) => {
+        carriedOut.push(`${kind} by ${requestedBy}`);
         if (kind === 'config.reload') return Promise.resolve({ started: ['west'] });
         if (kind === 'broken') return Promise.reject(new Error('disk on fire'));
         return Promise.reject(

@@ -10,12 +10,18 @@ import { openStateStore, type QueuedCommand, type SqliteStateStore } from '../..
 import { ControlError } from '../control/actions.js';
 import { expireStale, type QueueLimits } from '../control/command-queue.js';
 
+/** The kind the CLI rings with, `args.company` naming the company whose queue it wrote to. */
+export const OFFICE_WAKE = 'company.wake';
+
+/** Finished commands are kept this long (a wake per CLI command adds up). */
+const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+
 export interface OfficeQueueOptions {
   readonly logger: Logger;
   readonly limits: QueueLimits;
   readonly pollMs: number;
   /** Carries out a command of the office; rejects with a ControlError for a refusal. */
-  readonly carryOut: (kind: string, requestedBy: string) => Promise<unknown>;
+  readonly carryOut: (command: QueuedCommand) => Promise<unknown>;
 }
 
 export interface OfficeCommands {
@@ -32,6 +38,7 @@ export interface OfficeCommands {
 export function openOfficeCommands(file: string, clock: Clock): OfficeCommands {
   const state = openStateStore({ file, clock, holder: 'daemon' });
   failInterrupted(state);
+  state.commands.pruneFinished(FINISHED_RETENTION_MS);
   const queue: Queue = { state, unrecorded: new Map() };
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -93,7 +100,7 @@ async function drain(queue: Queue, options: OfficeQueueOptions, closed: () => bo
 
 async function outcomeOf(command: QueuedCommand, options: OfficeQueueOptions): Promise<Outcome> {
   try {
-    return { ok: true, result: await options.carryOut(command.kind, command.requestedBy) };
+    return { ok: true, result: await options.carryOut(command) };
   } catch (error) {
     if (!(error instanceof ControlError)) {
       options.logger.error({ err: error, command: command.id }, 'office command failed');

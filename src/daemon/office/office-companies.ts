@@ -10,10 +10,11 @@ import type { OfficeHost } from './office-host.js';
 import type { CompanyEntry } from './office-status.js';
 
 /**
- * How often each company's operator command queue is read: a CLI command waits up to this long more than with a
- * daemon of its own (250 ms), and 300 idle companies poll 300 times a second, not 1,200.
+ * How often each company's operator command queue is read when nobody rings: the CLI rings the office after it
+ * queues a command for a company (office-commands.ts), so this is the bound for a command queued while the office's
+ * own state could not be written. 300 idle companies poll 30 times a second, not 1,200.
  */
-export const OFFICE_COMMAND_POLL_MS = 1_000;
+export const OFFICE_COMMAND_POLL_MS = 10_000;
 
 /** Companies starting (or stopping) at once: each opens its state, checks its connectors and catches up. */
 export const START_CONCURRENCY = 8;

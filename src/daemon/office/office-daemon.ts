@@ -20,7 +20,7 @@ import type { Daemon } from '../start/run-daemon.js';
 import { systemClock } from '../../shared/clock.js';
 import { ControlError } from '../control/actions.js';
 import { queueLimits, type QueueLimits } from '../control/command-queue.js';
-import { openOfficeCommands, type OfficeCommands } from './office-commands.js';
+import { OFFICE_WAKE, openOfficeCommands, type OfficeCommands } from './office-commands.js';
 import {
   eachBounded,
   loadedCompanyName,
@@ -145,9 +145,12 @@ function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: Off
     logger: shared.logger,
     limits,
     pollMs: OFFICE_QUEUE_POLL_MS,
-    carryOut: (kind, by) => {
-      if (kind === 'config.reload') return reload(by);
-      return Promise.reject(new ControlError('unknown_command', `"${kind}" is not a command of the office`));
+    carryOut: (command) => {
+      if (command.kind === 'config.reload') return reload(command.requestedBy);
+      if (command.kind === OFFICE_WAKE) return Promise.resolve(wake(entries, command.args['company']));
+      return Promise.reject(
+        new ControlError('unknown_command', `"${command.kind}" is not a command of the office`),
+      );
     },
   });
   const count = [...entries.values()].filter((entry) => entry.state === 'running').length;
@@ -164,6 +167,13 @@ function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: Off
         return stopOffice([...entries.values()], shared.host, timeoutMs);
       })),
   };
+}
+
+/** A company's queue was written to by the CLI: read it now. */
+function wake(entries: ReadonlyMap<string, MutableEntry>, company: unknown): { woken: boolean } {
+  const daemon = typeof company === 'string' ? entries.get(company)?.daemon : undefined;
+  daemon?.readCommands();
+  return { woken: daemon !== undefined };
 }
 
 /**

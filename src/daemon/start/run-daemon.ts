@@ -101,6 +101,8 @@ export interface Daemon {
    * commands table with `by` and logged.
    */
   reloadConfig(by: string): RecordedReload;
+  /** Reads the operator command queue now (a command was queued for it), not at the next poll. */
+  readCommands(): void;
   /**
    * Stops taking work, lets running jobs reach a checkpoint (up to timeoutMs), then closes everything; rejects with a
    * ServicesStopError naming the services that failed to stop (the others are stopped).
@@ -247,6 +249,7 @@ function daemonHandle(
         },
         by,
       ),
+    readCommands: () => work.commands.drain(),
     stop: (timeoutMs = 30_000) => stopDaemon(start.lifecycle, env, work.scheduler, timeoutMs),
   };
 }
