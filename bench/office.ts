@@ -16,6 +16,7 @@ import { startSandboxProcess, type SandboxProcess } from './lib/sandbox-process.
 import { formatNumber } from './lib/stats.js';
 import { withTempDir } from './lib/temp.js';
 import type { BenchOptions, BenchResult, Benchmark } from './lib/types.js';
+import { journalOfficeYaml } from '../test/support/office.js';
 
 export const office: Benchmark = {
   name: 'office',
@@ -41,27 +42,7 @@ export async function writeOffice(dir: string, sandbox: SandboxProcess, count: n
   const officeFile = join(dir, 'office.yaml');
   await writeFile(
     officeFile,
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      'state:',
-      '  path: state/office.db',
-      'log:',
-      '  level: warn',
-      'companies:',
-      '  dir: companies.d',
-      'connectors:',
-      '  books:',
-      '    type: hashavshevet',
-      '    long_references: sequence',
-      '    details_overflow: truncate',
-      'jobs:',
-      '  journal:',
-      '    flow: journal-export',
-      '    connector: books',
-      "    schedule: '30 2 * * *'",
-      '',
-    ].join('\n'),
+    journalOfficeYaml(sandbox.baseUrl, ['log:', '  level: warn', 'companies:', '  dir: companies.d']),
   );
   await mkdir(join(dir, 'companies.d'), { recursive: true });
   for (let i = 1; i <= count; i++) {

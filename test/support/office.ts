@@ -1,4 +1,4 @@
-/** The office file the office tests share: journal exports into each company's own Hashavshevet folder. */
+/** The office file the office tests and bench/office.ts share: journal exports into each company's own Hashavshevet folder. */
 export function journalOfficeYaml(baseUrl: string, extra: readonly string[] = []): string {
   return [
     'api:',
