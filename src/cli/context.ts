@@ -139,7 +139,11 @@ function companyNamed(global: GlobalOptions, options: Parameters<typeof loadComp
     }
     const [issue, ...more] = error instanceof ConfigError ? error.issues : [];
     if (issue === undefined || more.length > 0 || issue.path !== 'companies') throw error;
-    throw new CliError(`--company ${name}: ${issue.message}`, 'usage', EXIT_USAGE);
+    throw new CliError(
+      `${global.companyFrom?.label ?? `--company ${name}`}: ${issue.message}`,
+      'usage',
+      EXIT_USAGE,
+    );
   }
 }
 

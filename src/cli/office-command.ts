@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { OfficeConfig } from '../config/index.js';
-import { askCommand, queueLimits } from '../daemon/control/command-queue.js';
+import { askCommand } from '../daemon/control/command-queue.js';
+import { officeQueueLimits } from '../daemon/office/office-commands.js';
 import type { OfficeReload } from '../daemon/office/office-reload.js';
 import { systemClock } from '../shared/clock.js';
 import { openStateStore, type QueuedCommand } from '../state/index.js';
@@ -22,9 +23,7 @@ export async function reloadRunningOffice(
 ): Promise<OfficeReload | null> {
   const file = office.statePath;
   if (!existsSync(file)) return null;
-  // The office reads its queue with the limits of its shared server.control settings, as every company does.
-  const first = office.companies.values().next().value;
-  const limits = queueLimits(first?.config ?? {});
+  const limits = officeQueueLimits(office);
   const state = openStateStore({ file, clock: systemClock, lock: false });
   try {
     if (!daemonPresence(state, false).held) return null;

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { LoadedConfig } from '../config/index.js';
 import { askCommand, queueLimits } from '../daemon/control/command-queue.js';
-import { OFFICE_WAKE } from '../daemon/office/office-commands.js';
+import { OFFICE_WAKE, wakeLimits } from '../daemon/office/office-commands.js';
 import { systemClock } from '../shared/clock.js';
 import { openStateStore } from '../state/index.js';
 import { daemonPresence } from './daemon-presence.js';
@@ -19,7 +19,7 @@ export function wakeOffice(loaded: LoadedConfig, requestedBy: string): void {
     try {
       if (!daemonPresence(state, false).held) return;
       const command = { kind: OFFICE_WAKE, args: { company: company.name }, fingerprint: '', requestedBy };
-      askCommand(state, command, queueLimits(loaded.config));
+      askCommand(state, command, wakeLimits(queueLimits(loaded.config)));
     } finally {
       state.close();
     }

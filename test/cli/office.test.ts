@@ -274,6 +274,23 @@ describe('an office of two companies through the CLI', () => {
           .filter((c) => c.kind === 'company.wake' && c.args['company'] === 'north');
         expect(wakes.length).toBeGreaterThanOrEqual(2);
         for (const wake of wakes) expect(wake).toMatchObject({ status: 'done', result: { woken: true } });
+        // The ring is what took them: each of north's commands (carried out in the state, at once) was finished
+        // before a ring was answered; had its own poll (every 10 s) taken it, every ring would have been answered first.
+        const north = openStateStore({
+          file: join(dir, 'state', 'companies', 'north', 'state.db'),
+          clock: systemClock,
+          readOnly: true,
+        });
+        try {
+          const pauses = north.commands.list({ limit: 50 }).filter((c) => c.kind === 'jobs.pause');
+          expect(pauses.length).toBeGreaterThan(0);
+          for (const pause of pauses) {
+            const rung = wakes.filter((wake) => (wake.finishedAt ?? 0) >= (pause.finishedAt ?? Infinity));
+            expect(rung.length, `command #${pause.id} was finished after every ring`).toBeGreaterThan(0);
+          }
+        } finally {
+          north.close();
+        }
       } finally {
         officeState.close();
       }

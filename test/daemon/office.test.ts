@@ -313,12 +313,15 @@ describe('an office of companies in one process', () => {
     try {
       writeFileSync(officeFile, officeText.replace('  level: fatal', '  level: error'));
       await expect(office.reload('test:reload')).rejects.toThrow(
-        /: log changed, which the office cannot apply/,
+        /: log\.level changed, which the office cannot apply while it runs: restart the office for that/,
       );
       writeFileSync(officeFile, officeText.replace('path: state/office.db', 'path: data/office.db'));
-      await expect(office.reload('test:reload')).rejects.toThrow(
-        /: state changed, which the office cannot apply/,
-      );
+      await expect(office.reload('test:reload')).rejects.toThrow(/: state\.path changed, which the office/);
+      // A mistake in the office's shared part: refused once, not as every company's.
+      writeFileSync(officeFile, officeText.replace("schedule: '30 2 * * *'", "schedule: 'nightly'"));
+      const broken = office.reload('test:reload');
+      await expect(broken).rejects.toThrow(/^no company of .*office\.yaml could be read:\n/);
+      await expect(broken).rejects.toThrow(/the office keeps running with the companies it has/);
       expect(office.company('west')).toBe(westDaemon);
     } finally {
       writeFileSync(officeFile, officeText);

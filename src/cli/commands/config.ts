@@ -106,19 +106,28 @@ async function reload(invocation: Invocation<{ json?: boolean }>): Promise<void>
 
 /** The whole office: companies added, removed or changed are taken up by the running office process. */
 async function reloadOffice(context: CliContext, office: OfficeConfig, json: boolean): Promise<void> {
-  for (const [name] of office.failed) {
-    context.output.note(
-      `warning: company ${name} has mistakes in its config (\`supply-sync config validate\` lists them)`,
-    );
-  }
+  // Told by the office with each company's problem when one runs; without one, here.
   const result = await reloadRunningOffice(context, office);
-  if (json) return context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
+  if (json) context.output.line(JSON.stringify(result ?? { reloaded: false, daemon: false }, null, 2));
   if (result === null) {
-    return context.output.line(
-      `no office is running: ${office.file} and its ${office.companies.size} companies are read when it starts`,
+    for (const [name] of office.failed) {
+      context.output.note(
+        `warning: company ${name} has mistakes in its config (\`supply-sync config validate\` lists them)`,
+      );
+    }
+    const counted = `${office.companies.size + office.failed.size} companies`;
+    if (!json)
+      context.output.line(`no office is running: ${office.file} and its ${counted} are read when it starts`);
+    return;
+  }
+  if (!json) context.output.line(describeOfficeReload(result));
+  const left = result.refused.length + result.failed.length;
+  if (left > 0) {
+    throw new CliError(
+      `${left} ${left === 1 ? 'company was' : 'companies were'} not reloaded as the files say (above); the others were`,
+      'partly_done',
     );
   }
-  context.output.line(describeOfficeReload(result));
 }
 
 async function printSchema({ context }: Invocation): Promise<void> {

@@ -72,10 +72,15 @@ export function planReload(sources: ReloadSources): PlannedReload {
   if (needRestart.length > 0) {
     const named = needRestart.slice(0, NAMED_KEYS).join(', ');
     const more = needRestart.length > NAMED_KEYS ? ` and ${needRestart.length - NAMED_KEYS} more` : '';
+    const restart =
+      loaded.company === undefined
+        ? `restart the daemon for ${needRestart.length === 1 ? 'it' : 'them'}`
+        : `\`supply-sync --config ${loaded.company.office} config reload\` (without --company) restarts ` +
+          'this company alone in the running office';
     throw new ControlError(
       'restart_needed',
-      `${configFiles(loaded)}: ${named}${more} changed, which a reload cannot apply: restart the daemon for ` +
-        `${needRestart.length === 1 ? 'it' : 'them'} (nothing was reloaded; only mappings reload without a stop)`,
+      `${configFiles(loaded)}: ${named}${more} changed, which a reload cannot apply: ${restart} ` +
+        '(nothing was reloaded; only mappings reload without a stop)',
     );
   }
   const next = fresh.config.mappings as Mappings;
@@ -113,7 +118,7 @@ function unfitMappings(file: string, problems: readonly MappingsProblem[]): Cont
 }
 
 /** The dotted keys whose values differ; a key present on one side only counts as changed. Values never leave here. */
-function differences(before: unknown, after: unknown, path: readonly string[]): string[] {
+export function differences(before: unknown, after: unknown, path: readonly string[]): string[] {
   if (Object.is(before, after)) return [];
   const key = path.join('.') || '(the whole file)';
   if (!isRecord(before) || !isRecord(after)) {

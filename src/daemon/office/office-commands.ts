@@ -8,10 +8,24 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../shared/clock.js';
 import { openStateStore, type QueuedCommand, type SqliteStateStore } from '../../state/index.js';
 import { ControlError } from '../control/actions.js';
-import { expireStale, type QueueLimits } from '../control/command-queue.js';
+import type { OfficeConfig } from '../../config/index.js';
+import { expireStale, queueLimits, type QueueLimits } from '../control/command-queue.js';
 
 /** The kind the CLI rings with, `args.company` naming the company whose queue it wrote to. */
 export const OFFICE_WAKE = 'company.wake';
+
+/** The office's queue limits: its shared `server.control` settings, as every company reads them. */
+export function officeQueueLimits(office: OfficeConfig): QueueLimits {
+  return queueLimits(office.companies.values().next().value?.config ?? {});
+}
+
+/**
+ * A ring is merged with one already waiting for the same company, so the waiting rings are bounded by the number of
+ * companies: the per-kind bound of operator commands does not apply to them.
+ */
+export function wakeLimits(limits: QueueLimits): QueueLimits {
+  return { ...limits, maxPendingPerKind: Number.MAX_SAFE_INTEGER };
+}
 
 /** Finished commands are kept this long (a wake per CLI command adds up). */
 const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
@@ -39,14 +53,13 @@ export function openOfficeCommands(file: string, clock: Clock): OfficeCommands {
   const state = openStateStore({ file, clock, holder: 'daemon' });
   failInterrupted(state);
   state.commands.pruneFinished(FINISHED_RETENTION_MS);
-  const queue: Queue = { state, unrecorded: new Map() };
+  const queue: Queue = { state, unrecorded: new Map(), inFlight: new Set() };
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
   return {
     serve: (options) => {
       timer = setInterval(() => {
-        current = current.then(() => drain(queue, options, () => closed));
+        drain(queue, options, () => closed);
       }, options.pollMs);
       timer.unref();
     },
@@ -54,7 +67,7 @@ export function openOfficeCommands(file: string, clock: Clock): OfficeCommands {
       if (closed) return;
       closed = true;
       clearInterval(timer);
-      await current;
+      await Promise.all(queue.inFlight);
       state.close();
     },
   };
@@ -77,9 +90,15 @@ type Outcome = { ok: true; result: unknown } | { ok: false; code: string; messag
 interface Queue {
   readonly state: SqliteStateStore;
   readonly unrecorded: Map<number, Outcome>;
+  /** Commands being carried out: closing waits for them. */
+  readonly inFlight: Set<Promise<void>>;
 }
 
-async function drain(queue: Queue, options: OfficeQueueOptions, closed: () => boolean): Promise<void> {
+/**
+ * Takes every pending command; a long one (a reload, which the office itself runs one at a time) is not waited for
+ * here, so the rings behind it are still answered at once.
+ */
+function drain(queue: Queue, options: OfficeQueueOptions, closed: () => boolean): void {
   const { state } = queue;
   try {
     if (closed()) return;
@@ -88,7 +107,11 @@ async function drain(queue: Queue, options: OfficeQueueOptions, closed: () => bo
     for (const command of state.commands.unfinished()) {
       if (closed()) return;
       if (command.status !== 'pending' || !state.commands.claim(command.id)) continue;
-      record(queue, command.id, await outcomeOf(command, options), options.logger);
+      const done = outcomeOf(command, options).then((outcome) =>
+        record(queue, command.id, outcome, options.logger),
+      );
+      queue.inFlight.add(done);
+      void done.finally(() => queue.inFlight.delete(done));
     }
   } catch (error) {
     options.logger.error(

@@ -19,8 +19,13 @@ import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
 import type { Daemon } from '../start/run-daemon.js';
 import { systemClock } from '../../shared/clock.js';
 import { ControlError } from '../control/actions.js';
-import { queueLimits, type QueueLimits } from '../control/command-queue.js';
-import { OFFICE_WAKE, openOfficeCommands, type OfficeCommands } from './office-commands.js';
+import type { QueueLimits } from '../control/command-queue.js';
+import {
+  OFFICE_WAKE,
+  officeQueueLimits,
+  openOfficeCommands,
+  type OfficeCommands,
+} from './office-commands.js';
 import {
   eachBounded,
   loadedCompanyName,
@@ -103,7 +108,7 @@ async function startOffice(
   };
   const running: OfficeRunning = {
     ...{ office, entries, shared },
-    ...{ env: options.env ?? process.env, stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS },
+    ...{ env: options.env ?? process.env, stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS, held: new Map() },
   };
   current.running = running;
   await eachBounded([...office.companies.values()], START_CONCURRENCY, (loaded) =>
@@ -112,7 +117,7 @@ async function startOffice(
   for (const [company, problems] of office.failed) {
     logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
   }
-  return officeDaemon(running, queueLimits(first.config), commands);
+  return officeDaemon(running, officeQueueLimits(office), commands);
 }
 
 function initialEntries(office: OfficeConfig): Map<string, MutableEntry> {
@@ -138,7 +143,13 @@ function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: Off
       );
     }
     const next = reloading.then(() => reloadOffice(running, by));
-    reloading = next.catch(() => undefined);
+    reloading = next.catch((error: unknown) => {
+      const refused = error instanceof ControlError;
+      shared.logger[refused ? 'warn' : 'error'](
+        { by, err: error },
+        `office config reload ${refused ? 'refused' : 'failed'}`,
+      );
+    });
     return next;
   };
   commands.serve({

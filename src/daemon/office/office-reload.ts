@@ -6,9 +6,10 @@
  * or whose state would move, keeps running with the config it has; a change to the office's own settings (its
  * port, log, time zone, state, the companies block) needs a restart of the office and is refused, changing nothing.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { ConfigError, loadOfficeToRun, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
 import { ControlError } from '../control/actions.js';
+import { differences, planReload } from '../control/config-reload.js';
+import { errorMessage } from '../../engine/outcome.js';
 import {
   eachBounded,
   loadedCompanyName,
@@ -49,11 +50,14 @@ export interface OfficeRunning {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** How long a stopping company's running jobs have to reach a checkpoint. */
   readonly stopTimeoutMs: number;
+  /** Companies not started again in this process (a job of theirs was left running at a stop), with why. */
+  readonly held: Map<string, string>;
 }
 
 export async function reloadOffice(running: OfficeRunning, by: string): Promise<OfficeReload> {
   const fresh = readOffice(running);
   refuseOfficeChanges(running.office, fresh);
+  refuseBrokenOffice(running, fresh);
   // From here on the companies' secrets are the new files': a start error is scrubbed of a new key too.
   running.office = fresh;
   const result: OfficeReload = {
@@ -95,15 +99,23 @@ function refuseOfficeChanges(before: OfficeConfig, after: OfficeConfig): void {
   const changed: string[] = [];
   if (before.dir !== after.dir) changed.push('companies.dir');
   if (before.maxConcurrentRuns !== after.maxConcurrentRuns) changed.push('companies.max_concurrent_runs');
-  const keys = new Set([...Object.keys(before.settings), ...Object.keys(after.settings)]);
-  for (const key of [...keys].sort()) {
-    if (!isDeepStrictEqual(before.settings[key], after.settings[key])) changed.push(key);
-  }
+  changed.push(...differences(before.settings, after.settings, []));
   if (changed.length === 0) return;
   throw new ControlError(
     'restart_needed',
-    `${after.file}: ${changed.join(', ')} changed, which the office cannot apply while it runs: restart it for ` +
-      `${changed.length === 1 ? 'it' : 'them'} (nothing was reloaded)`,
+    `${after.file}: ${changed.join(', ')} changed, which the office cannot apply while it runs: restart the ` +
+      'office for that, or undo the change to reload the companies (nothing was reloaded)',
+  );
+}
+
+/** The office part itself has a mistake: every company is refused for it, so the reload is refused once. */
+function refuseBrokenOffice(running: OfficeRunning, fresh: OfficeConfig): void {
+  if (fresh.companies.size > 0 || fresh.failed.size === 0 || running.office.companies.size === 0) return;
+  const problems = [...new Set(fresh.failed.values())];
+  throw new ControlError(
+    'config_invalid',
+    `no company of ${fresh.file} could be read:\n${problems.join('\n')}\nthe office keeps running with the ` +
+      'companies it has; fix the file and reload again',
   );
 }
 
@@ -114,22 +126,35 @@ async function removeCompany(running: OfficeRunning, name: string, result: Offic
     const unfinished = await stopCompany(entry, running.stopTimeoutMs);
     running.entries.delete(name);
     result.stopped.push(name);
-    if (unfinished.length > 0) result.failed.push({ company: name, reason: notAtCheckpoint(unfinished) });
-    running.shared.logger.info({ company: name, unfinished }, 'company stopped: its file is gone');
+    const level = unfinished.length > 0 ? 'warn' : 'info';
+    running.shared.logger[level]({ company: name, unfinished }, 'company stopped: its file is gone');
   } catch (error) {
-    result.failed.push({ company: name, reason: `its stop failed: ${messageOf(error)}` });
+    result.failed.push({ company: name, reason: `its stop failed: ${errorMessage(error)}` });
   }
 }
 
-/** A company whose file now has a mistake: a running one keeps its config, one not running shows the mistake. */
+/**
+ * A company whose file now has a mistake: a running one keeps its config (its row says the file is not applied),
+ * one not running shows the mistake and is not running.
+ */
 function keepOrFail(running: OfficeRunning, name: string, problems: string, result: OfficeReload): void {
   const entry = running.entries.get(name);
   if (entry?.state === 'running') {
+    entry.error = `its file has mistakes and is not applied: ${problems}`;
     result.refused.push({ company: name, reason: `${problems}\nit keeps running with the config it has` });
     return;
   }
   running.entries.set(name, { name, state: 'failed', error: problems, daemon: undefined });
-  result.refused.push({ company: name, reason: problems });
+  result.failed.push({ company: name, reason: `${problems}${environmentHint(problems)}` });
+}
+
+/** The office reads `${ENV}` references in the environment it was started with, not the caller's. */
+function environmentHint(problems: string): string {
+  if (!problems.includes('environment variable')) return '';
+  return (
+    '\nthe running office reads the environment it was started with: give the value in a file (api_key_file) ' +
+    'or restart the office with the variable set'
+  );
 }
 
 async function applyCompany(
@@ -139,7 +164,24 @@ async function applyCompany(
   result: OfficeReload,
 ): Promise<void> {
   const name = loadedCompanyName(loaded);
+  try {
+    await applyOne(running, name, loaded, by, result);
+  } catch (error) {
+    result.failed.push({ company: name, reason: `the reload failed for it: ${errorMessage(error)}` });
+    running.shared.logger.error({ company: name, err: error }, 'company reload failed');
+  }
+}
+
+async function applyOne(
+  running: OfficeRunning,
+  name: string,
+  loaded: LoadedConfig,
+  by: string,
+  result: OfficeReload,
+): Promise<void> {
   const entry = running.entries.get(name);
+  const held = running.held.get(name);
+  if (held !== undefined) return void result.failed.push({ company: name, reason: held });
   if (entry?.state !== 'running' || entry.daemon === undefined) {
     const starting: MutableEntry = entry ?? { name, state: 'starting', error: null, daemon: undefined };
     running.entries.set(name, starting);
@@ -151,13 +193,22 @@ async function applyCompany(
   }
   const moved = stateMoved(entry.daemon.env.loaded, loaded);
   if (moved !== null) return void result.refused.push({ company: name, reason: moved });
+  entry.error = null;
+  // Worked out first without a record: a change the office restarts the company for is not the company's refusal.
+  if (needsRestart(running, entry)) return restartCompany(running, entry, loaded, result);
   const outcome = entry.daemon.reloadConfig(by);
-  if (outcome.ok) {
-    (outcome.result.changed.length === 0 ? result.unchanged : result.reloaded).push(name);
-  } else if (outcome.error.code !== 'restart_needed') {
-    result.refused.push({ company: name, reason: outcome.error.message });
-  } else {
-    await restartCompany(running, entry, loaded, result);
+  if (!outcome.ok) result.refused.push({ company: name, reason: outcome.error.message });
+  else (outcome.result.changed.length === 0 ? result.unchanged : result.reloaded).push(name);
+}
+
+function needsRestart(running: OfficeRunning, entry: MutableEntry): boolean {
+  const daemon = entry.daemon;
+  if (daemon === undefined) return false;
+  try {
+    planReload({ loaded: daemon.env.loaded, mappings: daemon.env.mappings, env: running.env });
+    return false;
+  } catch (error) {
+    return error instanceof ControlError && error.code === 'restart_needed';
   }
 }
 
@@ -182,15 +233,18 @@ async function restartCompany(
   try {
     unfinished = await stopCompany(entry, running.stopTimeoutMs);
   } catch (error) {
-    return void result.failed.push({ company: entry.name, reason: `its stop failed: ${messageOf(error)}` });
-  }
-  if (unfinished.length > 0) {
-    // A job still going would write beside the new daemon's run of it: not started again until it has ended.
-    entry.error = notAtCheckpoint(unfinished);
     return void result.failed.push({
       company: entry.name,
-      reason: `${entry.error}; reload again to start it`,
+      reason: `its stop failed: ${errorMessage(error)}`,
     });
+  }
+  if (unfinished.length > 0) {
+    // A job still going would write beside the new daemon's run of it: not started again in this process.
+    const reason = `${notAtCheckpoint(unfinished)}; restart the office to start it again`;
+    entry.state = 'failed';
+    entry.error = reason;
+    running.held.set(entry.name, reason);
+    return void result.failed.push({ company: entry.name, reason });
   }
   await startCompany(entry, loaded, running.shared);
   if (entry.state === 'running') result.restarted.push(entry.name);
@@ -205,10 +259,6 @@ function byCompany(a: unknown, b: unknown): number {
   const key = (value: unknown): string =>
     typeof value === 'string' ? value : String((value as CompanyProblem).company);
   return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function summary(result: OfficeReload): Record<string, unknown> {
