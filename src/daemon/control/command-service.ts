@@ -27,7 +27,7 @@ import { carryOutInState, jobOfStream } from './state-actions.js';
 /** How often the queue is read; the control API also wakes the drain at once. */
 export const COMMAND_POLL_MS = 250;
 /** Finished commands are kept this long, for the CLI that waits on them and for `runs`. */
-const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
+export const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
 /** Claims of one command before it is recorded failed: a command that kills or stalls every leader ends. */
 export const MAX_COMMAND_ATTEMPTS = 5;
 /**

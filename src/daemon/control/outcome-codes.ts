@@ -27,6 +27,7 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   command_failed: 500,
   run_failed: 502,
   too_many_attempts: 503,
+  office_stopping: 503,
 };
 
 /** The status of a code; a code missing from the table is a fault of ours, answered 500. */

@@ -10,6 +10,7 @@ import { openStateStore, type QueuedCommand, type SqliteStateStore } from '../..
 import { ControlError } from '../control/actions.js';
 import type { OfficeConfig } from '../../config/index.js';
 import { expireStale, queueLimits, type QueueLimits } from '../control/command-queue.js';
+import { FINISHED_RETENTION_MS } from '../control/command-service.js';
 
 /** The kind the CLI rings with, `args.company` naming the company whose queue it wrote to. */
 export const OFFICE_WAKE = 'company.wake';
@@ -26,9 +27,6 @@ export function officeQueueLimits(office: OfficeConfig): QueueLimits {
 export function wakeLimits(limits: QueueLimits): QueueLimits {
   return { ...limits, maxPendingPerKind: Number.MAX_SAFE_INTEGER };
 }
-
-/** Finished commands are kept this long (a wake per CLI command adds up). */
-const FINISHED_RETENTION_MS = 7 * 24 * 60 * 60_000;
 
 export interface OfficeQueueOptions {
   readonly logger: Logger;
@@ -52,8 +50,7 @@ export interface OfficeCommands {
 export function openOfficeCommands(file: string, clock: Clock): OfficeCommands {
   const state = openStateStore({ file, clock, holder: 'daemon' });
   failInterrupted(state);
-  state.commands.pruneFinished(FINISHED_RETENTION_MS);
-  const queue: Queue = { state, unrecorded: new Map(), inFlight: new Set() };
+  const queue: Queue = { state, unrecorded: new Map(), inFlight: new Set(), prunedAt: 0 };
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   return {
@@ -92,7 +89,10 @@ interface Queue {
   readonly unrecorded: Map<number, Outcome>;
   /** Commands being carried out: closing waits for them. */
   readonly inFlight: Set<Promise<void>>;
+  prunedAt: number;
 }
+
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
  * Takes every pending command; a long one (a reload, which the office itself runs one at a time) is not waited for
@@ -104,6 +104,11 @@ function drain(queue: Queue, options: OfficeQueueOptions, closed: () => boolean)
     if (closed()) return;
     for (const [id, outcome] of queue.unrecorded) record(queue, id, outcome, options.logger);
     expireStale(state, options.limits);
+    // A ring per CLI command adds up in an office that runs for months.
+    if (Date.now() - queue.prunedAt > PRUNE_EVERY_MS) {
+      state.commands.pruneFinished(FINISHED_RETENTION_MS);
+      queue.prunedAt = Date.now();
+    }
     for (const command of state.commands.unfinished()) {
       if (closed()) return;
       if (command.status !== 'pending' || !state.commands.claim(command.id)) continue;
