@@ -36,6 +36,11 @@ export interface OfficeConfig {
   /** The office file's `state.path`: the office's own state file (its command queue). */
   readonly statePath: string;
   /**
+   * The office file's `state.url` (resolved): the office's own PostgreSQL database, where several office processes
+   * sharing the companies see each other. Undefined when the office file sets none.
+   */
+  readonly stateUrl: string | undefined;
+  /**
    * What the office file itself sets of the keys only it may set (`server`, `log`, `timezone`, `ha`, `health`...)
    * and of `state`, as written: a running office cannot take a change to them.
    */
@@ -135,11 +140,13 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
   const settings = Object.fromEntries(
     Object.entries(officeData).filter(([key]) => key === 'state' || !companyKeys.includes(key)),
   );
+  const url = ((officeData.state ?? {}) as Data).url;
   const office = {
     file: source.file,
     dir,
     stateDir,
     statePath,
+    stateUrl: typeof url === 'string' ? url : undefined,
     settings,
     maxConcurrentRuns,
     companies,

@@ -55,6 +55,14 @@ export interface ElectorOptions {
   /** The term ended (taken over, deadline passed, stopped): stop the jobs at once. */
   readonly onLost?: (reason: string) => void;
   readonly log?: ElectorLog;
+  /**
+   * Whether this instance should take a free lease at once (the default). When it answers false (an office instance
+   * the company is not assigned to), a lease is taken only once it has been free for `orphanGraceMs`: the assigned
+   * instance takes it first, and a company nobody claims is still run.
+   */
+  readonly claim?: () => boolean;
+  /** How long a lease must have been free before an unclaimed one is taken; the lease by default. */
+  readonly orphanGraceMs?: number;
 }
 
 const silentLog: ElectorLog = { info: () => undefined, warn: () => undefined };
@@ -80,6 +88,8 @@ export class Elector {
   #deadlineTimer: NodeJS.Timeout | undefined;
   #inFlight: Promise<void> | null = null;
   #tickAgain = false;
+  /** When this process last began to stand by (monotonic): an unclaimed first term waits the grace from here. */
+  #standbySince = performance.now();
 
   constructor(options: ElectorOptions) {
     this.#options = options;
@@ -135,6 +145,30 @@ export class Elector {
    */
   stepDown(reason: string): void {
     this.#lose(reason);
+  }
+
+  /**
+   * Ends the term and releases the lease at once while this elector keeps running as a standby, so that the
+   * instance a company is assigned to takes it (woken by the release). The caller stops the term's jobs first.
+   * True when the lease was released; false when there was no term, or the release failed (it then expires).
+   */
+  async handOver(reason: string): Promise<boolean> {
+    const term = this.#term;
+    if (term === null || !this.#running) return false;
+    this.#lose(reason);
+    try {
+      await this.#connection.query(RELEASE_SQL, [term.epoch, term.holder]);
+      this.#log.info({ epoch: term.epoch, reason }, 'leader lease handed over');
+      return true;
+    } catch (error) {
+      this.#log.warn({ err: messageOf(error) }, 'leader lease not handed over; it expires on its own');
+      return false;
+    }
+  }
+
+  /** The claim changed (see ElectorOptions.claim): a standby tries at once instead of at its next poll. */
+  retry(): void {
+    this.#wake();
   }
 
   /** The term this instance holds now, or null. */
@@ -202,12 +236,11 @@ export class Elector {
       pid: process.pid,
       ...this.#options.info,
     });
-    const taken = await this.#acquire([
-      this.#settings.instance,
-      this.#processId,
-      info,
-      this.#settings.leaseMs,
-    ]);
+    const graceMs = this.#claimed() ? 0 : (this.#options.orphanGraceMs ?? this.#settings.leaseMs);
+    const taken = await this.#acquire(
+      [this.#settings.instance, this.#processId, info, this.#settings.leaseMs],
+      graceMs,
+    );
     if (taken === undefined) return;
     if (!this.#running) {
       // stop() began while the statement ran: hand the term straight back.
@@ -223,11 +256,11 @@ export class Elector {
   }
 
   /** The lease row when this process took it; else the standby's view of who leads is refreshed. */
-  async #acquire(params: readonly unknown[]): Promise<LeaseRow | undefined> {
-    const [taken] = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, params);
+  async #acquire(params: readonly unknown[], graceMs: number): Promise<LeaseRow | undefined> {
+    const [taken] = await this.#connection.query<LeaseRow>(ACQUIRE_SQL, [...params, graceMs]);
     if (taken !== undefined) return taken;
     const [current] = await this.#connection.query<LeaseRow>(READ_LEASE_SQL);
-    if (current === undefined) {
+    if (current === undefined && performance.now() - this.#standbySince >= graceMs) {
       // No row yet: the first term ever (another instance's first term may win the insert).
       const [first] = await this.#connection.query<LeaseRow>(ACQUIRE_FIRST_SQL, params);
       if (first !== undefined) return first;
@@ -278,6 +311,7 @@ export class Elector {
     if (term === null) return;
     this.#term = null;
     this.#leader = null;
+    this.#standbySince = performance.now();
     clearTimeout(this.#deadlineTimer);
     this.#log.warn({ epoch: term.epoch, reason }, 'leadership lost');
     this.#notify(() => this.#options.onLost?.(reason));
@@ -292,6 +326,14 @@ export class Elector {
     if (!this.#running || this.#term !== null) return;
     clearTimeout(this.#tickTimer);
     void this.#runTick();
+  }
+
+  #claimed(): boolean {
+    try {
+      return this.#options.claim?.() ?? true;
+    } catch {
+      return true;
+    }
   }
 
   #notify(callback: () => void): void {

@@ -38,4 +38,5 @@ export {
   type WriteFence,
 } from './fence.js';
 export { boundTerm, runInTerm } from './job-term.js';
+export { Membership, MEMBERS_TABLE, type MembershipOptions } from './membership.js';
 export { CREATE_LEASE_TABLE_SQL, FENCE_SQL, LEASE_TABLE, RELEASE_CHANNEL } from './lease-sql.js';

@@ -16,6 +16,8 @@ export interface LeaseConnectionOptions {
   readonly applicationName: string;
   /** A leader released its lease (LISTEN on the release channel). */
   readonly onRelease: () => void;
+  /** The channel listened to; the lease's release channel by default. */
+  readonly channel?: string;
 }
 
 export class LeaseConnection {
@@ -103,11 +105,11 @@ export class LeaseConnection {
     client.on('error', () => this.#drop(client));
     client.on('end', () => this.#drop(client));
     client.on('notification', (message) => {
-      if (message.channel === RELEASE_CHANNEL) this.#options.onRelease();
+      if (message.channel === this.#channel()) this.#options.onRelease();
     });
     try {
       await client.connect();
-      await this.#withDeadline(client, client.query(`LISTEN ${RELEASE_CHANNEL}`));
+      await this.#withDeadline(client, client.query(`LISTEN ${this.#channel()}`));
     } catch (error) {
       this.#drop(client);
       throw error;
@@ -118,6 +120,10 @@ export class LeaseConnection {
     }
     this.#client = client;
     return client;
+  }
+
+  #channel(): string {
+    return this.#options.channel ?? RELEASE_CHANNEL;
   }
 
   #withDeadline<T>(client: pg.Client, work: Promise<T>): Promise<T> {

@@ -41,8 +41,10 @@ const ROW = `epoch::text AS epoch, holder, holder_info, acquired_at, expires_at,
 /**
  * Takes the lease when it is expired, or already held by this very process, and starts a new term (epoch + 1)
  * every time. Returns a row only when taken. $1 holder (the instance name), $2 this process's random id, $3
- * holder_info, $4 the lease in milliseconds. A same-named instance in another process (a duplicate name, or a
- * restart) waits for expiry, so two processes never share a term.
+ * holder_info, $4 the lease in milliseconds, $5 how long the lease must have been expired already (0: at once; an
+ * office instance that is not the company's assigned one waits, see ElectorOptions.claim, and does not take back
+ * the lease it has just handed over as its own). A same-named instance in
+ * another process (a duplicate name, or a restart) waits for expiry, so two processes never share a term.
  *
  * The takeover locks the row FOR UPDATE first, which conflicts with the fence's FOR KEY SHARE (FENCE_SQL): it waits
  * until every transaction that passed the old term's fence has committed or rolled back. Only a takeable row is
@@ -57,7 +59,11 @@ const ROW = `epoch::text AS epoch, holder, holder_info, acquired_at, expires_at,
 export const ACQUIRE_SQL = `
   WITH takeable AS (
     SELECT id FROM ${LEASE_TABLE}
-    WHERE id = 1 AND (expires_at <= now() OR (holder = $1 AND holder_process = $2))
+    WHERE id = 1
+      AND (
+        expires_at <= now() - $5::bigint * interval '1 millisecond'
+        OR (holder = $1 AND holder_process = $2 AND $5::bigint = 0)
+      )
     FOR UPDATE
   )
   UPDATE ${LEASE_TABLE} AS lease SET
@@ -70,10 +76,13 @@ export const ACQUIRE_SQL = `
     expires_at = now() + $4::bigint * interval '1 millisecond'
   FROM takeable
   WHERE lease.id = takeable.id
-    AND (lease.expires_at <= now() OR (lease.holder = $1 AND lease.holder_process = $2))
+    AND (
+      lease.expires_at <= now() - $5::bigint * interval '1 millisecond'
+      OR (lease.holder = $1 AND lease.holder_process = $2 AND $5::bigint = 0)
+    )
   RETURNING ${ROW}`;
 
-/** The first term ever, when the table has no row yet. Same parameters as ACQUIRE_SQL; a row only when taken. */
+/** The first term ever, when the table has no row yet. $1 to $4 of ACQUIRE_SQL; a row only when taken. */
 export const ACQUIRE_FIRST_SQL = `
   INSERT INTO ${LEASE_TABLE}
     (id, epoch, holder, holder_process, holder_info, acquired_at, renewed_at, expires_at)

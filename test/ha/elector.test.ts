@@ -133,6 +133,40 @@ describe.skipIf(!probe.available)(
       expect(await leaseFacts(database.url)).toMatchObject({ epoch: '2', holder: 'b' });
     });
 
+    it('hands the lease to the instance that claims it; the one that handed it over does not take it back', async () => {
+      const claims = { a: true, b: false };
+      const a = electors.make('a', database.url, {}, { claim: () => claims.a });
+      await a.start();
+      // Only the release notification can make b lead in time: its poll is far beyond the test's wait. a polls
+      // every 200 ms and is woken by its own release too.
+      const b = electors.make('b', database.url, { pollIntervalMs: 120_000 }, { claim: () => claims.b });
+      await b.start();
+      expect(b.isLeader()).toBe(false);
+      claims.a = false;
+      claims.b = true;
+      expect(await a.handOver('assigned to b')).toBe(true);
+      await waitFor('b to lead after the hand-over', () => b.isLeader(), 10_000);
+      expect(await leaseFacts(database.url)).toMatchObject({ epoch: '2', holder: 'b' });
+      expect(electors.events).toContainEqual({ instance: 'a', event: 'lost', detail: 'assigned to b' });
+      expect(
+        electors.events.filter((event) => event.event === 'elected').map((event) => event.instance),
+      ).toEqual(['a', 'b']);
+    });
+
+    it('lets an instance that does not claim a free lease take it only once it has stayed free for the grace', async () => {
+      const a = electors.make('a', database.url);
+      await a.start();
+      await a.stop();
+      const freedAt = Date.now();
+      // Nobody claims the company (its assigned instance is gone or does not have it): b runs it all the same.
+      const b = electors.make('b', database.url, {}, { claim: () => false, orphanGraceMs: 1_000 });
+      await b.start();
+      expect(b.isLeader()).toBe(false);
+      await waitFor('b to take the lease left free', () => b.isLeader(), 10_000);
+      expect(Date.now() - freedAt).toBeGreaterThanOrEqual(1_000);
+      expect(await leaseFacts(database.url)).toMatchObject({ epoch: '2', holder: 'b' });
+    });
+
     it('lets a standby take an expired lease in a new term', async () => {
       // A lease row left behind by an instance that died: expired by the database clock.
       const a = electors.make('a', database.url);

@@ -19,6 +19,12 @@ export const OFFICE_COMMAND_POLL_MS = 10_000;
 /** Companies starting (or stopping) at once: each opens its state, checks its connectors and catches up. */
 export const START_CONCURRENCY = 8;
 
+/** Why a company on a SQLite file is not run by an office whose instances share the companies. */
+const UNSHARED_STATE =
+  "not run: the office's instances share their companies through PostgreSQL (state.url in the office file), and " +
+  'a company on a SQLite file would be run by every instance at once; give it a database of its own (state.url in ' +
+  'its file), or run it in an office of its own';
+
 export type MutableEntry = { -readonly [K in keyof CompanyEntry]: CompanyEntry[K] };
 
 /** What every company of the office shares, and how each one is started. */
@@ -32,6 +38,8 @@ export interface OfficeShared {
   readonly catchUp?: boolean | undefined;
   /** Gives up starts (SIGTERM while starting). */
   readonly signal?: AbortSignal | undefined;
+  /** With several office instances (office-balance.ts): whether this one takes the company's lease at once. */
+  readonly claim?: ((company: string) => boolean) | undefined;
 }
 
 export function loadedCompanyName(loaded: LoadedConfig): string {
@@ -51,6 +59,12 @@ export async function startCompany(
   }
   entry.state = 'starting';
   entry.error = null;
+  if (shared.claim !== undefined && loaded.config.state.url === undefined) {
+    entry.state = 'failed';
+    entry.error = UNSHARED_STATE;
+    shared.logger.error({ company: entry.name }, UNSHARED_STATE);
+    return;
+  }
   try {
     entry.daemon = await runDaemon({
       loaded,
@@ -62,6 +76,7 @@ export async function startCompany(
       runSlots: shared.slots,
       commandPollMs: OFFICE_COMMAND_POLL_MS,
       loginThrottle: shared.throttle,
+      ...(shared.claim === undefined ? {} : { claim: () => shared.claim?.(entry.name) ?? true }),
     });
     entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
     entry.state = 'running';

@@ -16,6 +16,7 @@ import { createLoginThrottle, type LoginThrottle } from '../../ops/login-throttl
 import { RunSlots } from '../jobs/run-slots.js';
 import type { PluginRegistry } from '../plugins/builtin.js';
 import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
+import { haConfigSchema, haSettings } from '../../ha/index.js';
 import type { Daemon } from '../start/run-daemon.js';
 import { systemClock } from '../../shared/clock.js';
 import { ControlError } from '../control/actions.js';
@@ -35,6 +36,7 @@ import {
   type MutableEntry,
   type OfficeShared,
 } from './office-companies.js';
+import { OfficeBalance } from './office-balance.js';
 import { OfficeHost } from './office-host.js';
 import { reloadOffice, type OfficeReload, type OfficeRunning } from './office-reload.js';
 import type { CompanyEntry } from './office-status.js';
@@ -100,11 +102,13 @@ async function startOffice(
   const listing = (): readonly CompanyEntry[] => [...entries.values()];
   const host = officeHost(office, first.config.server, options.port, listing, logger, throttle);
   await host.listen();
+  const balance = officeBalance(office, first, () => entries.values(), logger);
   const shared: OfficeShared = {
     registry: options.registry,
     slots: new RunSlots(office.maxConcurrentRuns),
     ...{ throttle, host, logger, secrets },
     ...{ catchUp: options.catchUp, signal: options.signal },
+    claim: balance === undefined ? undefined : (company) => balance.claims(company),
   };
   const running: OfficeRunning = {
     ...{ office, entries, shared },
@@ -117,7 +121,21 @@ async function startOffice(
   for (const [company, problems] of office.failed) {
     logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
   }
-  return officeDaemon(running, officeQueueLimits(office), commands);
+  // Joined once every company has started: the others hand this one its share only when it can take it.
+  await balance?.start();
+  return officeDaemon(running, officeQueueLimits(office), commands, balance);
+}
+
+/** With the office's own PostgreSQL database (state.url in the office file), its instances share the companies. */
+function officeBalance(
+  office: OfficeConfig,
+  first: LoadedConfig,
+  entries: () => Iterable<MutableEntry>,
+  logger: Logger,
+): OfficeBalance | undefined {
+  if (office.stateUrl === undefined) return undefined;
+  const settings = haSettings(first.config.ha ?? haConfigSchema.parse({}));
+  return new OfficeBalance({ url: office.stateUrl, settings, entries, logger });
 }
 
 function initialEntries(office: OfficeConfig): Map<string, MutableEntry> {
@@ -132,7 +150,12 @@ function initialEntries(office: OfficeConfig): Map<string, MutableEntry> {
   ]);
 }
 
-function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: OfficeCommands): OfficeDaemon {
+function officeDaemon(
+  running: OfficeRunning,
+  limits: QueueLimits,
+  commands: OfficeCommands,
+  balance: OfficeBalance | undefined,
+): OfficeDaemon {
   const { entries, shared } = running;
   let reloading: Promise<unknown> = Promise.resolve();
   let stopping: Promise<{ unfinished: string[] }> | undefined;
@@ -142,7 +165,11 @@ function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: Off
         new ControlError('office_stopping', 'the office is stopping: nothing was reloaded'),
       );
     }
-    const next = reloading.then(() => reloadOffice(running, by));
+    const next = reloading.then(async () => {
+      const done = await reloadOffice(running, by);
+      balance?.rebalance();
+      return done;
+    });
     reloading = next.catch((error: unknown) => {
       const refused = error instanceof ControlError;
       shared.logger[refused ? 'warn' : 'error'](
@@ -175,6 +202,7 @@ function officeDaemon(running: OfficeRunning, limits: QueueLimits, commands: Off
     stop: (timeoutMs = DEFAULT_STOP_TIMEOUT_MS) =>
       (stopping ??= reloading.then(async () => {
         await commands.close();
+        await balance?.stop();
         return stopOffice([...entries.values()], shared.host, timeoutMs);
       })),
   };

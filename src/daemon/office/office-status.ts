@@ -17,6 +17,12 @@ export interface CompanyRow {
   readonly ready: boolean;
   readonly headline: string;
   readonly openDeadLetters: number;
+  /**
+   * With several office instances sharing the companies (a state on PostgreSQL): the instance that runs this
+   * company's jobs, as this one last saw it, or null while none does; `here` tells whether it is this instance.
+   * Absent for a company on a SQLite file, which this process always runs.
+   */
+  readonly runsOn?: { readonly instance: string | null; readonly here: boolean };
   readonly jobs: ReadonlyArray<{
     readonly name: string;
     readonly lastOutcome: string | null;
@@ -42,8 +48,19 @@ function rowOf(entry: CompanyEntry, snapshot: StatusSnapshot | null): CompanyRow
     headline:
       snapshot?.headline.text ?? (entry.error === null ? entry.state : `${entry.state}: ${entry.error}`),
     openDeadLetters: snapshot?.jobs.reduce((sum, job) => sum + (job.openDeadLetters ?? 0), 0) ?? 0,
+    ...(snapshot?.instance == null ? {} : { runsOn: runsOn(snapshot) }),
     jobs,
   };
+}
+
+function runsOn(snapshot: StatusSnapshot): NonNullable<CompanyRow['runsOn']> {
+  return { instance: snapshot.leader?.instance ?? null, here: snapshot.role === 'leader' };
+}
+
+function runsOnCell(row: CompanyRow): string {
+  if (row.runsOn === undefined) return 'this process';
+  if (row.runsOn.here) return `${esc(row.runsOn.instance)} (this instance)`;
+  return row.runsOn.instance === null ? 'no instance yet' : esc(row.runsOn.instance);
 }
 
 /** Failed companies first, then those not ready, then those with dead letters; by name within each. */
@@ -89,12 +106,12 @@ export function renderOfficeHtml(rows: readonly CompanyRow[]): string {
       (row) =>
         `<tr><td>${companyCell(row)}</td>` +
         `<td>${esc(row.state)}</td><td>${row.ready ? 'ready' : 'not ready'}</td><td>${esc(row.headline)}</td>` +
-        `<td>${jobCell(row)}</td><td>${row.openDeadLetters}</td></tr>`,
+        `<td>${jobCell(row)}</td><td>${row.openDeadLetters}</td><td>${runsOnCell(row)}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>supply-sync office</title></head>
 <body><h1>supply-sync office: ${rows.length} companies</h1>
-<table><thead><tr><th>Company</th><th>State</th><th>Readiness</th><th>Headline</th><th>Jobs (last run)</th><th>Dead letters</th></tr></thead>
+<table><thead><tr><th>Company</th><th>State</th><th>Readiness</th><th>Headline</th><th>Jobs (last run)</th><th>Dead letters</th><th>Runs on</th></tr></thead>
 <tbody>
 ${body}
 </tbody></table></body></html>`;

@@ -15,6 +15,8 @@ import type { Service, StopOptions } from './service.js';
 
 /** How long the jobs of a lost term get to end: their writes are refused already, so only reads can be under way. */
 const STOP_AFTER_LOSS = { timeoutMs: 5_000 };
+/** How long the jobs get to reach a checkpoint when the term is handed to another instance. */
+const STOP_FOR_HANDOVER = { timeoutMs: 30_000 };
 
 export interface LeadershipOptions {
   readonly env: Environment;
@@ -28,9 +30,21 @@ export interface LeadershipOptions {
    * on an earlier leader reach this one's runs. Its errors are logged; the jobs start all the same.
    */
   readonly onTerm?: () => void;
+  /** Whether this instance should take a free lease at once (see ElectorOptions.claim); always by default. */
+  readonly claim?: () => boolean;
 }
 
-export class LeadershipService implements Service {
+/** What an office steers of one company's leadership. */
+export interface CompanyLead {
+  /** Whether this instance runs the company's jobs now. */
+  leads(): boolean;
+  /** Lets the jobs reach a checkpoint, then releases the lease for the instance the company is assigned to. */
+  handOver(reason: string): Promise<void>;
+  /** The company became this instance's: try for its lease now. */
+  claimed(): void;
+}
+
+export class LeadershipService implements Service, CompanyLead {
   readonly name = 'leader election';
   #elector: Elector | undefined;
   /** The term this instance holds; null refuses every write. */
@@ -49,6 +63,7 @@ export class LeadershipService implements Service {
       log: env.logger,
       onElected: () => this.#elected(elector),
       onLost: (reason) => this.#lost(reason),
+      ...(this.options.claim === undefined ? {} : { claim: this.options.claim }),
     });
     this.#elector = elector;
     try {
@@ -80,6 +95,28 @@ export class LeadershipService implements Service {
     const bound = boundTerm();
     if (bound !== undefined && !sameTerm(bound, this.#term)) return;
     if (this.#elector?.isLeader() === true) this.#elector.stepDown(reason);
+  }
+
+  leads(): boolean {
+    return this.#elector?.isLeader() === true;
+  }
+
+  async handOver(reason: string): Promise<void> {
+    const elector = this.#elector;
+    if (elector?.isLeader() !== true) return;
+    const { env, jobs } = this.options;
+    env.logger.info(
+      { reason },
+      'handing the jobs over: they stop at a checkpoint, then the lease is released',
+    );
+    await jobs.stop(STOP_FOR_HANDOVER).catch((error: unknown) => {
+      env.logger.error({ err: error }, 'the jobs did not all stop before the hand-over');
+    });
+    await elector.handOver(reason);
+  }
+
+  claimed(): void {
+    this.#elector?.retry();
   }
 
   /** Runs `work` bound to the term held now (see src/ha job-term.ts); work already bound keeps its own term. */

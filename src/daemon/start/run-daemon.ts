@@ -37,7 +37,7 @@ import type { Environment } from '../services/environment.js';
 import { DAEMON_LOCK_WAIT_MS } from '../services/lock-wait.js';
 import { HousekeepingService } from '../services/housekeeping-service.js';
 import { InboxService } from '../services/inbox-service.js';
-import { LeadershipService } from '../services/leadership-service.js';
+import { LeadershipService, type CompanyLead } from '../services/leadership-service.js';
 import {
   Lifecycle,
   startServices,
@@ -85,6 +85,11 @@ export interface DaemonOptions {
   commandPollMs?: number;
   /** Failed logins counted with the other daemons of the process (an office's companies share its users). */
   loginThrottle?: LoginThrottle;
+  /**
+   * On a shared PostgreSQL state, whether this instance should take a free lease at once: an office's instances
+   * share their companies out (office-balance.ts). Always by default.
+   */
+  claim?: () => boolean;
 }
 
 export interface Daemon {
@@ -101,6 +106,8 @@ export interface Daemon {
    * commands table with `by` and logged.
    */
   reloadConfig(by: string): RecordedReload;
+  /** On a shared PostgreSQL state, this instance's hold on the jobs; undefined on a SQLite file (it always runs them). */
+  readonly leadership: CompanyLead | undefined;
   /** Reads the operator command queue now (a command was queued for it), not at the next poll. */
   readCommands(): void;
   /**
@@ -250,6 +257,7 @@ function daemonHandle(
         by,
       ),
     readCommands: () => work.commands.drain(),
+    leadership: work.leadership,
     stop: (timeoutMs = 30_000) => stopDaemon(start.lifecycle, env, work.scheduler, timeoutMs),
   };
 }
@@ -329,7 +337,8 @@ function jobServices(
         logger: env.logger,
       });
     };
-    leadership = new LeadershipService({ env, url, settings: election, jobs, onTerm });
+    const claim = options.claim === undefined ? {} : { claim: options.claim };
+    leadership = new LeadershipService({ env, url, settings: election, jobs, onTerm, ...claim });
   }
   return { scheduler, dispatch, commands, notifications, jobs, leadership };
 }

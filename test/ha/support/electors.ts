@@ -1,5 +1,5 @@
 /** Electors with short leases for the in-process tests, recording their callbacks in order. */
-import { Elector, type HaSettings } from '../../../src/ha/index.js';
+import { Elector, type ElectorOptions, type HaSettings } from '../../../src/ha/index.js';
 
 export const FAST: Omit<HaSettings, 'instance'> = {
   leaseMs: 1_500,
@@ -18,7 +18,12 @@ export interface RecordedEvent {
 export interface TestElectors {
   readonly events: RecordedEvent[];
   readonly warnings: string[];
-  make(instance: string, url: string, settings?: Partial<HaSettings>): Elector;
+  make(
+    instance: string,
+    url: string,
+    settings?: Partial<HaSettings>,
+    steering?: Pick<ElectorOptions, 'claim' | 'orphanGraceMs'>,
+  ): Elector;
   stopAll(): Promise<void>;
 }
 
@@ -29,11 +34,12 @@ export function testElectors(): TestElectors {
   return {
     events,
     warnings,
-    make(instance, url, settings = {}) {
+    make(instance, url, settings = {}, steering = {}) {
       const elector = new Elector({
         url,
         settings: { ...FAST, instance, ...settings },
         info: { test: true },
+        ...steering,
         onElected: (epoch) => events.push({ instance, event: 'elected', detail: String(epoch) }),
         onLost: (reason) => events.push({ instance, event: 'lost', detail: reason }),
         log: {

@@ -1,0 +1,146 @@
+/**
+ * The live instances of an office sharing one set of companies, kept in a table of the office's own PostgreSQL
+ * database: each instance writes a row that expires one lease after its last heartbeat, and reads who else is alive.
+ * Membership only steers which instance tries for which company (see the office's assignment); the company's own
+ * lease and fence decide who runs it, so two instances that briefly disagree on the members cannot both run one.
+ * Expiry is judged by the database clock, as the lease's is.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { HaSettings } from './config-schema.js';
+import { leaseDatabaseError } from './errors.js';
+import { LeaseConnection } from './lease-connection.js';
+
+export const MEMBERS_TABLE = 'supply_sync_members';
+/** Notified when an instance joins or leaves, so the others rebalance at once instead of at their next poll. */
+export const MEMBERS_CHANNEL = 'supply_sync_members_changed';
+
+const CREATE_MEMBERS_TABLE_SQL = [
+  `SELECT pg_advisory_xact_lock(hashtext('${MEMBERS_TABLE}'))`,
+  `CREATE TABLE IF NOT EXISTS ${MEMBERS_TABLE} (
+    process text PRIMARY KEY,
+    instance text NOT NULL,
+    info jsonb NOT NULL DEFAULT '{}',
+    joined_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+  )`,
+] as const;
+const MEMBERS_TABLE_PRESENT_SQL = `SELECT to_regclass('${MEMBERS_TABLE}') IS NOT NULL AS present`;
+
+/** $1 process, $2 instance, $3 info, $4 the lease in ms. Returns whether the row is new (a join). */
+const HEARTBEAT_SQL = `
+  INSERT INTO ${MEMBERS_TABLE} (process, instance, info, joined_at, expires_at)
+  VALUES ($1, $2, $3::jsonb, now(), now() + $4::bigint * interval '1 millisecond')
+  ON CONFLICT (process) DO UPDATE SET expires_at = EXCLUDED.expires_at
+  RETURNING (xmax = 0) AS joined`;
+
+const LIVE_SQL = `SELECT DISTINCT instance FROM ${MEMBERS_TABLE} WHERE expires_at > now() ORDER BY instance`;
+/** Rows of instances gone for a day are only history: removed so the table stays small. */
+const PRUNE_SQL = `DELETE FROM ${MEMBERS_TABLE} WHERE expires_at < now() - interval '1 day'`;
+const LEAVE_SQL = `WITH gone AS (DELETE FROM ${MEMBERS_TABLE} WHERE process = $1 RETURNING 1)
+  SELECT pg_notify('${MEMBERS_CHANNEL}', 'left') FROM gone`;
+
+export interface MembershipOptions {
+  /** The office's state.url, password resolved. */
+  readonly url: string;
+  readonly settings: HaSettings;
+  /** The live members changed (names, sorted); also called with the first reading. */
+  readonly onChange: (members: readonly string[]) => void;
+  readonly log: { warn(fields: object, message: string): void };
+}
+
+export class Membership {
+  readonly #options: MembershipOptions;
+  readonly #process = randomUUID();
+  readonly #connection: LeaseConnection;
+  #members: readonly string[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #tableReady = false;
+  #lastError: string | null = null;
+  #beat: Promise<void> | null = null;
+
+  constructor(options: MembershipOptions) {
+    this.#options = options;
+    this.#connection = new LeaseConnection({
+      url: options.url,
+      timeoutMs: Math.max(250, Math.floor(options.settings.leaseMs / 4)),
+      applicationName: `supply-sync office ${options.settings.instance}`.slice(0, 63),
+      channel: MEMBERS_CHANNEL,
+      onRelease: () => void this.#tick(),
+    });
+  }
+
+  /** Joins (a first heartbeat); an unreachable database is retried every poll, with the reason in lastError. */
+  async start(): Promise<void> {
+    this.#running = true;
+    await this.#tick();
+  }
+
+  /** Leaves at once (the others rebalance without waiting for the row to expire) and closes the session. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    await this.#beat?.catch(() => undefined);
+    await this.#connection.query(LEAVE_SQL, [this.#process]).catch(() => undefined);
+    await this.#connection.close();
+  }
+
+  /** The live members as last read, this instance included once it has joined. */
+  members(): readonly string[] {
+    return this.#members;
+  }
+
+  lastError(): string | null {
+    return this.#lastError;
+  }
+
+  #tick(): Promise<void> {
+    if (!this.#running) return Promise.resolve();
+    this.#beat ??= this.#heartbeat().finally(() => {
+      this.#beat = null;
+      clearTimeout(this.#timer);
+      if (this.#running)
+        this.#timer = setTimeout(() => void this.#tick(), this.#options.settings.pollIntervalMs);
+    });
+    return this.#beat;
+  }
+
+  async #heartbeat(): Promise<void> {
+    const { settings, url } = this.#options;
+    try {
+      if (!this.#tableReady) await this.#createTable();
+      const info = JSON.stringify({ hostname: hostname(), pid: process.pid });
+      const [row] = await this.#connection.query<{ joined: boolean }>(HEARTBEAT_SQL, [
+        this.#process,
+        settings.instance,
+        info,
+        settings.leaseMs,
+      ]);
+      if (row?.joined === true) {
+        await this.#connection.query(`SELECT pg_notify('${MEMBERS_CHANNEL}', 'joined')`);
+        await this.#connection.query(PRUNE_SQL);
+      }
+      const live = await this.#connection.query<{ instance: string }>(LIVE_SQL);
+      this.#lastError = null;
+      this.#publish(live.map((member) => member.instance));
+    } catch (error) {
+      const failure = leaseDatabaseError(url, error);
+      if (this.#lastError !== failure.message)
+        this.#options.log.warn({ code: failure.code }, failure.message);
+      this.#lastError = failure.message;
+    }
+  }
+
+  async #createTable(): Promise<void> {
+    const [table] = await this.#connection.query<{ present: boolean }>(MEMBERS_TABLE_PRESENT_SQL);
+    if (table?.present !== true) await this.#connection.transaction(CREATE_MEMBERS_TABLE_SQL);
+    this.#tableReady = true;
+  }
+
+  #publish(members: readonly string[]): void {
+    if (members.join('\n') === this.#members.join('\n')) return;
+    this.#members = members;
+    this.#options.onChange(members);
+  }
+}

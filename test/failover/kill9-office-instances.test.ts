@@ -1,0 +1,299 @@
+/**
+ * Several office processes sharing one set of companies on PostgreSQL, as an accounting office would run them on two
+ * or three machines: the compiled CLI's `run` on one office config, each process an instance named through
+ * SUPPLY_SYNC_HA_INSTANCE with a state file of its own for its office queue. Each company keeps its state in a
+ * database of its own (its lease and fence are there); the office's own database holds who is alive.
+ *
+ * What must hold, read from the companies' databases and the books, not from the instances' word:
+ * - every company is led by exactly one live instance, and the companies are shared out fairly (2 instances: 3 + 3;
+ *   3 instances: 2 + 2 + 2): an instance that joins takes its share;
+ * - an instance killed with SIGKILL, or frozen with SIGSTOP for longer than the lease, has its companies led by the
+ *   others within the failover bound (lease + poll, plus the time to notice it gone, one poll); a frozen one that
+ *   wakes takes its share back;
+ * - through all of it, every approved journal line of every company reaches that company's own books exactly once
+ *   (read with the tests' reader of the published Hashavshevet layout) and is marked exported.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDomain } from '../../src/sandbox/domain/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
+import type { ReadoutLine } from '../flows/journal-export/harness.js';
+import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
+import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
+import { runCli } from '../cli/run-cli.js';
+import { journalOfficeYaml } from '../support/office.js';
+
+const COMPANIES = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+const LEASE_MS = 2_000;
+const POLL_MS = 250;
+/** lease + poll for the company's lease, one poll more for the members' table to show the instance gone. */
+const BOUND_MS = LEASE_MS + 2 * POLL_MS;
+// The bound runs from the death to the lease taken in the database; on a loaded 2-core machine either process's
+// timers can fire late. Not a speed claim.
+const SLACK_MS = 2_500;
+
+const probe = await postgresProbe();
+
+const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-instances-'));
+const officeFile = join(dir, 'office.yaml');
+let sandbox: RunningSandbox;
+let officeDb: TempDatabase;
+const companyDbs = new Map<string, TempDatabase>();
+const accounts = new Map<string, string>();
+const approved = new Map<string, Set<string>>(COMPANIES.map((company) => [company, new Set<string>()]));
+const instances = new Map<string, CliChild>();
+const urls = new Map<string, string>();
+
+const books = (company: string): string => join(dir, 'companies.d', 'books', company);
+
+function instanceEnv(name: string): Record<string, string> {
+  return {
+    SUPPLY_SYNC_HA_INSTANCE: name,
+    OFFICE_STATE: join(dir, name, 'office.db'),
+    OFFICE_DB: officeDb.url,
+    ...Object.fromEntries(
+      COMPANIES.map((company) => [`DB_${company.toUpperCase()}`, companyDbs.get(company)?.url ?? '']),
+    ),
+    ...Object.fromEntries(COMPANIES.map((company) => [`KEY_${company.toUpperCase()}`, keyOf(company)])),
+  };
+}
+
+const keys = new Map<string, string>();
+const keyOf = (company: string): string => keys.get(company) ?? '';
+
+async function startInstance(name: string): Promise<void> {
+  const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], instanceEnv(name));
+  instances.set(name, child);
+  const url = await child.ready;
+  if (url === null) throw new Error(`instance ${name} did not start:\n${child.output()}`);
+  urls.set(name, url);
+}
+
+interface OfficeRow {
+  company: string;
+  runsOn?: { instance: string | null; here: boolean };
+}
+
+/** What an instance's office page says runs where, as `company: instance (here)`. */
+async function officeView(name: string): Promise<string[]> {
+  const response = await fetch(`${urls.get(name)}/status`, { headers: { accept: 'application/json' } });
+  const { companies } = (await response.json()) as { companies: OfficeRow[] };
+  return companies
+    .map(
+      (row) => `${row.company}: ${row.runsOn?.instance ?? '-'}${row.runsOn?.here === true ? ' (here)' : ''}`,
+    )
+    .sort();
+}
+
+/** Who holds each company's lease now, by the database clock; undefined where none holds a live one. */
+async function holders(): Promise<Map<string, string | undefined>> {
+  const out = new Map<string, string | undefined>();
+  for (const company of COMPANIES) {
+    const rows = await withClient(companyDbs.get(company)?.url ?? '', (client) =>
+      client
+        .query<{ holder: string; live: boolean }>(
+          'SELECT holder, expires_at > now() AS live FROM supply_sync_leader WHERE id = 1',
+        )
+        .catch(() => ({ rows: [] })),
+    );
+    const row = rows.rows[0];
+    out.set(company, row?.live === true ? row.holder : undefined);
+  }
+  return out;
+}
+
+function shares(held: ReadonlyMap<string, string | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const holder of held.values()) if (holder !== undefined) out[holder] = (out[holder] ?? 0) + 1;
+  return out;
+}
+
+/** Polls the leases until every company is led and the shares are `expected`; returns how long it took. */
+async function settles(expected: Record<string, number>, limitMs: number): Promise<number> {
+  const started = performance.now();
+  let last = new Map<string, string | undefined>();
+  while (performance.now() - started < limitMs) {
+    last = await holders();
+    const everyLed = [...last.values()].every((holder) => holder !== undefined);
+    if (everyLed && JSON.stringify(sortKeys(shares(last))) === JSON.stringify(sortKeys(expected))) {
+      return performance.now() - started;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const output = [...instances].map(
+    ([name, child]) =>
+      `--- ${name}:\n${child
+        .output()
+        .split('\n')
+        .filter((l) => /elected|handed|lost|assigned|hand/.test(l))
+        .join('\n')}`,
+  );
+  throw new Error(
+    `not settled to ${JSON.stringify(expected)} within ${limitMs} ms: ${JSON.stringify([...last])}\n${output.join('\n')}`,
+  );
+}
+
+function sortKeys(record: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The sandbox's other users: more lines approved in every company, remembered to check the books against. */
+async function approveMore(count: number): Promise<void> {
+  for (const company of COMPANIES) {
+    await sandbox.control.action('approve_journal_lines', { count }, accounts.get(company));
+    for (const line of await linesOf(company)) {
+      if (line.status === 'approved_for_export') approved.get(company)?.add(line.id);
+    }
+  }
+}
+
+async function linesOf(company: string): Promise<ReadoutLine[]> {
+  const readout = await sandbox.control.state(accounts.get(company));
+  return Object.values(readout['journalLines'] as Record<string, ReadoutLine>);
+}
+
+/** Each company's journal run once more through the CLI (queued for whichever instance leads it). */
+async function exportAll(via: string): Promise<void> {
+  await Promise.all(
+    COMPANIES.map(async (company) => {
+      const result = await runCli(
+        ['--config', officeFile, '--company', company, 'sync', 'journal'],
+        instanceEnv(via),
+      );
+      expect(result.code, `${company}: ${result.stdout}${result.stderr}`).toBe(0);
+    }),
+  );
+}
+
+beforeAll(async () => {
+  if (!probe.available) return;
+  sandbox = await startSandbox({ createDomain });
+  officeDb = await createTempDatabase();
+  for (const company of COMPANIES) {
+    companyDbs.set(company, await createTempDatabase());
+    const created = await sandbox.control.createAccount({
+      type: 'buyer',
+      name: `${company} ltd`,
+      plan: 'Pro',
+    });
+    accounts.set(company, created.id);
+    keys.set(company, created.key);
+    mkdirSync(books(company), { recursive: true });
+    const upper = company.toUpperCase();
+    writeFileSync(
+      join(dir, 'companies.d', `${company}.yaml`),
+      [
+        'api:',
+        `  api_key: \${KEY_${upper}}`,
+        'state:',
+        `  url: \${DB_${upper}}`,
+        'connectors:',
+        '  books:',
+        `    import_dir: books/${company}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const office = journalOfficeYaml(sandbox.baseUrl, [
+    '  url: ${OFFICE_DB}',
+    'companies:',
+    '  dir: companies.d',
+    'ha:',
+    '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
+    `  lease: ${LEASE_MS}ms`,
+    `  poll_interval: ${POLL_MS}ms`,
+  ])
+    .replace('  path: state/office.db', '  path: ${OFFICE_STATE}')
+    .replace("schedule: '30 2 * * *'", "schedule: '* * * * *'");
+  writeFileSync(officeFile, office);
+  await approveMore(4);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([...instances.values()].map((child) => killAndWait(child)));
+  await sandbox?.close();
+  for (const db of [officeDb, ...companyDbs.values()]) await db?.drop().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!probe.available)(
+  `office instances sharing companies on PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it('shares the companies fairly, moves a killed or frozen instance’s within the bound, and exports every line once', async () => {
+      await startInstance('east');
+      await startInstance('west');
+      const held = await holders();
+      await settles({ east: 3, west: 3 }, 30_000);
+      // Each instance's office page names where every company runs, and marks its own (a standby's view of who
+      // leads is refreshed at its next poll).
+      const seen = [...(await holders())].map(([company, holder]) => [company, holder as string] as const);
+      for (const name of ['east', 'west']) {
+        const expected = seen
+          .map(([company, holder]) => `${company}: ${holder}${holder === name ? ' (here)' : ''}`)
+          .sort();
+        let view: string[] = [];
+        for (let round = 0; round < 40; round += 1) {
+          view = await officeView(name);
+          if (JSON.stringify(view) === JSON.stringify(expected)) break;
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        }
+        expect(view, name).toEqual(expected);
+      }
+      // Both instances are ready: a company another instance runs is not a company that is down.
+      for (const name of ['east', 'west'])
+        expect((await fetch(`${urls.get(name)}/readyz`)).status, name).toBe(200);
+      expect(held.size).toBe(COMPANIES.length);
+
+      await approveMore(3);
+      await startInstance('north');
+      await settles({ east: 2, west: 2, north: 2 }, 30_000);
+      await exportAll('east');
+
+      // SIGKILL: north's two companies go to the others, who now hold three each.
+      await approveMore(3);
+      const killed = instances.get('north') as CliChild;
+      killed.kill('SIGKILL');
+      await killed.exited;
+      const afterKill = await settles({ east: 3, west: 3 }, BOUND_MS + SLACK_MS + 10_000);
+      expect(afterKill, 'companies of the killed instance led by the others').toBeLessThan(
+        BOUND_MS + SLACK_MS,
+      );
+
+      // SIGSTOP longer than the lease: east leads every company; woken, west steps down and takes its share back.
+      await approveMore(3);
+      const frozen = instances.get('west') as CliChild;
+      frozen.kill('SIGSTOP');
+      let afterFreeze = Number.NaN;
+      try {
+        afterFreeze = await settles({ east: 6 }, BOUND_MS + SLACK_MS + 10_000);
+        expect(afterFreeze, 'companies of the frozen instance led by the other').toBeLessThan(
+          BOUND_MS + SLACK_MS,
+        );
+        await approveMore(3);
+        await exportAll('east');
+      } finally {
+        frozen.kill('SIGCONT');
+      }
+      await settles({ east: 3, west: 3 }, 30_000);
+      expect(frozen.output()).toMatch(/leadership lost/);
+      console.log(
+        `office instances: the killed instance's companies led again after ${Math.round(afterKill)} ms, the ` +
+          `frozen one's after ${Math.round(afterFreeze)} ms (bound ${BOUND_MS} ms + ${SLACK_MS} ms slack)`,
+      );
+
+      // Every line approved along the way is in its company's own books once, and marked exported.
+      await exportAll('west');
+      for (const company of COMPANIES) {
+        const lines = await linesOf(company);
+        const ids = approved.get(company) as Set<string>;
+        const exported = lines.filter((line) => ids.has(line.id) && line.status === 'exported');
+        expect(exported.map((line) => line.id).sort(), company).toEqual([...ids].sort());
+        expectBooksMatchLines(hashavshevetTotals(books(company)), exported, { references: 'sequence' });
+      }
+    }, 240_000);
+  },
+);
