@@ -5,6 +5,8 @@ import * as z from 'zod';
 export const COMPANY_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** The top-level keys a company file may set; everything else is set once for the whole office. */
+const TIME_HINT = 'expected a time of day like "07:00"';
+
 export const COMPANY_KEYS = ['api', 'state', 'connectors', 'jobs', 'mappings', 'notifications'] as const;
 
 export const companiesSchema = z
@@ -28,6 +30,25 @@ export const companiesSchema = z
           "Runs going at once over every company in one office daemon: a company's slow or failing runs hold at most the slots they use",
       })
       .default(4),
+    report: z
+      .strictObject({
+        at: z
+          .string({ error: TIME_HINT })
+          .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: TIME_HINT })
+          .meta({ description: 'When the report is sent, in the top-level timezone', examples: ['07:00'] }),
+        channels: z
+          .array(z.string().min(1))
+          .min(1, { error: 'expected at least one channel name' })
+          .meta({
+            description: "Channels of this file's notifications block the report goes to (not a company's)",
+            examples: [['office']],
+          }),
+      })
+      .meta({
+        description:
+          "The office's morning report: one table of every company's last 24 hours (lines exported and their ILS, held back, failed runs, not yet run)",
+      })
+      .optional(),
   })
   .meta({
     description:

@@ -28,6 +28,7 @@ export {
   readAgain,
   type ConfigSet,
   type OfficeConfig,
+  type OfficeReportConfig,
 } from './office.js';
 export { COMPANY_KEYS } from './companies-schema.js';
 export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';

@@ -26,6 +26,15 @@ import {
 import { readConfigSource, type ConfigSource } from './source.js';
 import { coreConfigSchema } from './schema.js';
 import { closestMatch } from './did-you-mean.js';
+import { notificationsSchema, type NotificationsConfig } from './notifications-schema.js';
+
+/** The office's morning report (companies.report), with the office file's own notifications it is sent through. */
+export interface OfficeReportConfig {
+  readonly at: string;
+  readonly channels: readonly string[];
+  /** The office file's `notifications` block as written there, without any company's changes. */
+  readonly notifications: NotificationsConfig;
+}
 
 export interface OfficeConfig {
   readonly file: string;
@@ -47,6 +56,8 @@ export interface OfficeConfig {
   readonly settings: Readonly<Record<string, unknown>>;
   /** The office's bound on runs going at once (companies.max_concurrent_runs). */
   readonly maxConcurrentRuns: number;
+  /** companies.report: the office's morning report; undefined when not set. */
+  readonly report: OfficeReportConfig | undefined;
   /** Read for `run` only: the companies set aside for a mistake in their config, each with its problems. */
   readonly failed: ReadonlyMap<string, string>;
   /** Every company's config by name, in name order. */
@@ -111,7 +122,7 @@ interface OfficeRead {
 }
 
 function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead = {}): OfficeConfig {
-  const { dir, maxConcurrentRuns } = companiesBlock(source);
+  const { dir, maxConcurrentRuns, report } = companiesBlock(source);
   const { files, warnings } = companyFiles(source, dir);
   const { only } = read;
   const chosen = only === undefined ? files : files.filter((file) => companyName(file) === only);
@@ -140,7 +151,7 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
   const settings = Object.fromEntries(
     Object.entries(officeData).filter(([key]) => key === 'state' || !companyKeys.includes(key)),
   );
-  const url = ((officeData.state ?? {}) as Data).url;
+  const url = officeStateUrl(source, officeData);
   const office = {
     file: source.file,
     dir,
@@ -149,6 +160,7 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
     stateUrl: typeof url === 'string' ? url : undefined,
     settings,
     maxConcurrentRuns,
+    report,
     companies,
     warnings,
   };
@@ -168,21 +180,77 @@ function setAside(companies: Map<string, LoadedConfig>, issues: readonly FoundIs
   return failed;
 }
 
-function companiesBlock(source: ConfigSource): { dir: string; maxConcurrentRuns: number } {
+function companiesBlock(source: ConfigSource): {
+  dir: string;
+  maxConcurrentRuns: number;
+  report: OfficeReportConfig | undefined;
+} {
   const raw = (source.data as Data).companies ?? {};
   const block = companiesSchema.safeParse(raw);
-  if (!block.success) {
-    throw new ConfigError(
-      block.error.issues.map((issue) => {
-        const path = ['companies', ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
-        return { file: source.file, ...source.locate(path), path: formatPath(path), message: issue.message };
-      }),
-    );
-  }
+  if (!block.success) throw new ConfigError(located(source, 'companies', block.error.issues));
+  const report = block.data.report;
   return {
     dir: resolve(dirname(source.file), block.data.dir),
     maxConcurrentRuns: block.data.max_concurrent_runs,
+    report:
+      report === undefined ? undefined : { ...report, notifications: officeNotifications(source, report) },
   };
+}
+
+/** The office file's own notifications block, which must define every channel the office report names. */
+function officeNotifications(
+  source: ConfigSource,
+  report: { channels: readonly string[] },
+): NotificationsConfig {
+  const raw = (source.data as Data).notifications;
+  const parsed = notificationsSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new ConfigError(located(source, 'notifications', parsed.error.issues));
+  const defined = Object.keys(parsed.data.channels);
+  const unknown = report.channels.flatMap((name, index) => (defined.includes(name) ? [] : [{ name, index }]));
+  if (unknown.length === 0) return parsed.data;
+  throw new ConfigError(
+    unknown.map(({ name, index }) => {
+      const path = ['companies', 'report', 'channels', index];
+      return {
+        file: source.file,
+        ...source.locate(path),
+        path: formatPath(path),
+        message: `no channel named "${name}" under notifications.channels of this file (defined: ${defined.join(', ') || 'none'}); the office report is sent through the office file's own channels`,
+      };
+    }),
+  );
+}
+
+function located(
+  source: ConfigSource,
+  key: string,
+  issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>,
+): ConfigIssue[] {
+  return issues.map((issue) => {
+    const path = [key, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))];
+    return { file: source.file, ...source.locate(path), path: formatPath(path), message: issue.message };
+  });
+}
+
+/**
+ * The office's own database: with several office processes, where they see each other. Every company sets its own
+ * state.url, so nothing else reads the office's: checked here, or a variable left unset would turn the sharing off
+ * without a word.
+ */
+function officeStateUrl(source: ConfigSource, officeData: Data): string | undefined {
+  const url = ((officeData.state ?? {}) as Data).url;
+  if (url === undefined || url === null) return undefined;
+  if (typeof url === 'string' && /^postgres(ql)?:\/\/[^/$]/.test(url)) return url;
+  const unset =
+    typeof url === 'string' && url.includes('${') ? ' (the environment variable it names is not set)' : '';
+  throw new ConfigError([
+    {
+      file: source.file,
+      ...source.locate(['state', 'url']),
+      path: 'state.url',
+      message: `expected a PostgreSQL URL, postgres://user:password@host:port/database${unset}: the office's own database, where its processes see each other`,
+    },
+  ]);
 }
 
 function companyName(file: string): string {

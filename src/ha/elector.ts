@@ -150,11 +150,14 @@ export class Elector {
   /**
    * Ends the term and releases the lease at once while this elector keeps running as a standby, so that the
    * instance a company is assigned to takes it (woken by the release). The caller stops the term's jobs first.
-   * True when the lease was released; false when there was no term, or the release failed (it then expires).
+   * True when the lease was released; false when there was no term, the term is no longer `expected` (lost and
+   * won again while the caller stopped the jobs: that term's jobs did not reach a checkpoint for it), or the
+   * release failed (the lease then expires).
    */
-  async handOver(reason: string): Promise<boolean> {
+  async handOver(reason: string, expected?: Term): Promise<boolean> {
     const term = this.#term;
     if (term === null || !this.#running) return false;
+    if (expected !== undefined && term !== expected) return false;
     this.#lose(reason);
     try {
       await this.#connection.query(RELEASE_SQL, [term.epoch, term.holder]);

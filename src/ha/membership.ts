@@ -46,6 +46,8 @@ export interface MembershipOptions {
   readonly settings: HaSettings;
   /** The live members changed (names, sorted); also called with the first reading. */
   readonly onChange: (members: readonly string[]) => void;
+  /** After every reading of the members, changed or not. */
+  readonly onReading?: () => void;
   readonly log: { warn(fields: object, message: string): void };
 }
 
@@ -59,6 +61,8 @@ export class Membership {
   #tableReady = false;
   #lastError: string | null = null;
   #beat: Promise<void> | null = null;
+  /** A notification came while a heartbeat ran: read again right after it, not one poll later. */
+  #again = false;
 
   constructor(options: MembershipOptions) {
     this.#options = options;
@@ -97,11 +101,16 @@ export class Membership {
 
   #tick(): Promise<void> {
     if (!this.#running) return Promise.resolve();
-    this.#beat ??= this.#heartbeat().finally(() => {
+    if (this.#beat !== null) {
+      this.#again = true;
+      return this.#beat;
+    }
+    this.#beat = this.#heartbeat().finally(() => {
       this.#beat = null;
       clearTimeout(this.#timer);
-      if (this.#running)
-        this.#timer = setTimeout(() => void this.#tick(), this.#options.settings.pollIntervalMs);
+      const delay = this.#again ? 0 : this.#options.settings.pollIntervalMs;
+      this.#again = false;
+      if (this.#running) this.#timer = setTimeout(() => void this.#tick(), delay);
     });
     return this.#beat;
   }
@@ -124,11 +133,11 @@ export class Membership {
       const live = await this.#connection.query<{ instance: string }>(LIVE_SQL);
       this.#lastError = null;
       this.#publish(live.map((member) => member.instance));
+      this.#options.onReading?.();
     } catch (error) {
-      const failure = leaseDatabaseError(url, error);
-      if (this.#lastError !== failure.message)
-        this.#options.log.warn({ code: failure.code }, failure.message);
-      this.#lastError = failure.message;
+      const message = officeWording(leaseDatabaseError(url, error).message);
+      if (this.#lastError !== message) this.#options.log.warn({}, message);
+      this.#lastError = message;
     }
   }
 
@@ -143,4 +152,17 @@ export class Membership {
     this.#members = members;
     this.#options.onChange(members);
   }
+}
+
+/** The lease's wording names state.url and the leader: said of the office's own database instead. */
+function officeWording(message: string): string {
+  const detail = message
+    .replace(/^state\.url: /, '')
+    .replace(
+      /; no instance leads until it is back$/,
+      '; until it is back, each office process takes only the companies whose lease stayed free for a whole lease',
+    )
+    .replace(/leader lease table/g, `office instances table (${MEMBERS_TABLE})`)
+    .replace(/supply_sync_leader\b/g, MEMBERS_TABLE);
+  return `office instances, in the office file's state.url: ${detail}`;
 }

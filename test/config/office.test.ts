@@ -172,6 +172,47 @@ describe('an office config', () => {
     expect(found[0]?.message).toMatch(/\(found for company acme, gamma\)$/);
   });
 
+  it("reads the office report and names a channel the office file's notifications do not define", () => {
+    const notifications =
+      'notifications:\n  channels:\n    office:\n      type: email\n      host: smtp.example.com\n' +
+      '      from: a@example.com\n      to: [partners@example.com]\n';
+    const report = (channel: string) =>
+      OFFICE.replace(
+        '  dir: companies.d\n',
+        `  dir: companies.d\n  report:\n    at: "07:00"\n    channels: [${channel}]\n`,
+      );
+    write('office.yaml', report('office') + notifications);
+    company('acme', 'a');
+    expect(office().report).toMatchObject({ at: '07:00', channels: ['office'] });
+    expect(office().report?.notifications.channels['office']).toMatchObject({ to: ['partners@example.com'] });
+
+    write('office.yaml', report('partners') + notifications);
+    expect(issuesOf(office)).toEqual([
+      expect.objectContaining({
+        file: join(dir, 'office.yaml'),
+        path: 'companies.report.channels[0]',
+        message: expect.stringContaining(
+          'no channel named "partners" under notifications.channels of this file (defined: office)',
+        ),
+      }),
+    ]);
+  });
+
+  it('refuses an office state.url that is not a PostgreSQL URL, naming an unset variable', () => {
+    write(
+      'office.yaml',
+      OFFICE.replace('  path: state/office.db', '  path: state/office.db\n  url: ${OFFICE_DB}'),
+    );
+    company('acme', 'a', 'state:\n  url: postgres://acme@db/acme\n');
+    expect(issuesOf(office)).toEqual([
+      expect.objectContaining({
+        file: join(dir, 'office.yaml'),
+        path: 'state.url',
+        message: expect.stringContaining('(the environment variable it names is not set)'),
+      }),
+    ]);
+  });
+
   it('names the company file of a key the company must give (an API key with base_url)', () => {
     write('office.yaml', OFFICE);
     write('companies.d/acme.yaml', 'connectors:\n  books:\n    import_dir: books/acme\n');

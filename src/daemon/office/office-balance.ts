@@ -6,6 +6,7 @@
  * others to their assigned instance, taking one only when its lease has stayed free for a whole lease (its assigned
  * instance does not have it, or is gone and not yet noticed).
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Membership, type HaSettings } from '../../ha/index.js';
 import { assignCompanies } from './company-assignment.js';
@@ -28,6 +29,13 @@ export class OfficeBalance {
   #members: readonly string[] = [];
   readonly #handingOver = new Set<string>();
   #handovers: Promise<void> = Promise.resolve();
+  /** When the members last changed (monotonic ms); the assignment is corrected once it has held for a while. */
+  #changedAt = 0;
+  /**
+   * Companies handed over by a correction: one taken back after it (its lease stayed free: its assigned process
+   * does not run it) stays here until the members change, so that it is not handed back and forth.
+   */
+  readonly #corrected = new Set<string>();
 
   constructor(options: OfficeBalanceOptions) {
     this.#options = options;
@@ -36,6 +44,7 @@ export class OfficeBalance {
       settings: options.settings,
       log: options.logger,
       onChange: (members) => this.#membersChanged(members),
+      onReading: () => this.#correct(),
     });
   }
 
@@ -44,15 +53,23 @@ export class OfficeBalance {
     return this.#options.settings.instance;
   }
 
-  /** Whether this instance should take the company's lease at once: it is assigned here, or nobody is known yet. */
+  /**
+   * Whether this instance should take the company's lease at once: it is assigned here. Before the members are
+   * known (while the companies start, or the office's database cannot be read) none is: a lease is then taken only
+   * once it has stayed free for a whole lease, so a process that starts grabs nothing another should have.
+   */
   claims(company: string): boolean {
-    const owner = this.#assigned.get(company);
-    return owner === undefined || owner === this.instance;
+    return this.#assigned.get(company) === this.instance;
   }
 
   /** The instance the company is assigned to, as this one sees it; null before the members are known. */
   ownerOf(company: string): string | null {
     return this.#assigned.get(company) ?? null;
+  }
+
+  /** Whether this process does what one process of the office does for all (the office report): the first by name. */
+  leadsOffice(): boolean {
+    return this.#members.length === 0 || [...this.#members].sort()[0] === this.instance;
   }
 
   /** Joins the office's instances; called once the companies have started, so a new instance can take its share. */
@@ -71,9 +88,16 @@ export class OfficeBalance {
     if (this.#members.length > 0) this.#membersChanged(this.#members);
   }
 
+  /** The office's instances as this one sees them, and why they cannot be read now. */
+  status(): { instance: string; members: readonly string[]; error: string | null } {
+    return { instance: this.instance, members: this.#members, error: this.#membership.lastError() };
+  }
+
   #membersChanged(seen: readonly string[]): void {
     const members = seen.includes(this.instance) ? seen : [...seen, this.instance];
     this.#members = members;
+    this.#changedAt = performance.now();
+    this.#corrected.clear();
     const entries = [...this.#options.entries()];
     this.#assigned = assignCompanies(
       entries.map((entry) => entry.name),
@@ -87,6 +111,23 @@ export class OfficeBalance {
       if (this.claims(entry.name)) lead.claimed();
       else if (lead.leads() && !this.#handingOver.has(entry.name)) leaving.push(entry);
     }
+    if (leaving.length > 0) this.#handOver(leaving);
+  }
+
+  /**
+   * Between changes of the members: a company this process leads though it is assigned to another (taken while
+   * its process started, or taken back as free) is handed over, once the assignment has held for two leases.
+   */
+  #correct(): void {
+    if (performance.now() - this.#changedAt < 2 * this.#options.settings.leaseMs) return;
+    const leaving = [...this.#options.entries()].filter(
+      (entry) =>
+        entry.daemon?.leadership?.leads() === true &&
+        !this.claims(entry.name) &&
+        !this.#handingOver.has(entry.name) &&
+        !this.#corrected.has(entry.name),
+    );
+    for (const entry of leaving) this.#corrected.add(entry.name);
     if (leaving.length > 0) this.#handOver(leaving);
   }
 

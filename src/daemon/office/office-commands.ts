@@ -37,6 +37,8 @@ export interface OfficeQueueOptions {
 }
 
 export interface OfficeCommands {
+  /** The office's own state file, also where the office report waits to be sent. */
+  readonly state: SqliteStateStore;
   /** Reads the queue every pollMs from now on. */
   serve(options: OfficeQueueOptions): void;
   /** Stops reading (a command under way finishes first) and gives the state file up. */
@@ -54,6 +56,7 @@ export function openOfficeCommands(file: string, clock: Clock): OfficeCommands {
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   return {
+    state,
     serve: (options) => {
       timer = setInterval(() => {
         drain(queue, options, () => closed);

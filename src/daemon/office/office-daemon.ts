@@ -18,7 +18,7 @@ import type { PluginRegistry } from '../plugins/builtin.js';
 import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
 import { haConfigSchema, haSettings } from '../../ha/index.js';
 import type { Daemon } from '../start/run-daemon.js';
-import { systemClock } from '../../shared/clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { ControlError } from '../control/actions.js';
 import type { QueueLimits } from '../control/command-queue.js';
 import {
@@ -38,6 +38,7 @@ import {
 } from './office-companies.js';
 import { OfficeBalance } from './office-balance.js';
 import { OfficeHost } from './office-host.js';
+import { OfficeReportService } from './office-report-service.js';
 import { reloadOffice, type OfficeReload, type OfficeRunning } from './office-reload.js';
 import type { CompanyEntry } from './office-status.js';
 
@@ -54,6 +55,8 @@ export interface OfficeOptions {
   readonly logger?: Logger | undefined;
   /** Gives up the start (SIGTERM while starting): companies not started yet are not started. */
   readonly signal?: AbortSignal | undefined;
+  /** The office report's clock (the system's by default; tests move it to the report's time). */
+  readonly clock?: Clock | undefined;
   /** The environment the office's files are read again with on a reload (the process's own by default). */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
 }
@@ -100,9 +103,9 @@ async function startOffice(
   const logger = options.logger ?? configuredLogger(first, options.registry, secrets);
   const throttle = createLoginThrottle();
   const listing = (): readonly CompanyEntry[] => [...entries.values()];
-  const host = officeHost(office, first.config.server, options.port, listing, logger, throttle);
-  await host.listen();
   const balance = officeBalance(office, first, () => entries.values(), logger);
+  const host = officeHost(office, first.config.server, options.port, listing, logger, throttle, balance);
+  await host.listen();
   const shared: OfficeShared = {
     registry: options.registry,
     slots: new RunSlots(office.maxConcurrentRuns),
@@ -122,8 +125,40 @@ async function startOffice(
     logger.error({ company, problems }, 'company not started: its config has mistakes; the others run');
   }
   // Joined once every company has started: the others hand this one its share only when it can take it.
-  await balance?.start();
-  return officeDaemon(running, officeQueueLimits(office), commands, balance);
+  if (options.signal?.aborted !== true) await balance?.start();
+  const report = officeReportService({ options, first, commands, running, balance });
+  report?.start();
+  return officeDaemon(running, officeQueueLimits(office), commands, { balance, report });
+}
+
+function officeReportService(parts: {
+  options: OfficeOptions;
+  first: LoadedConfig;
+  commands: OfficeCommands;
+  running: OfficeRunning;
+  balance: OfficeBalance | undefined;
+}): OfficeReportService | undefined {
+  const { options, first, commands, running, balance } = parts;
+  const report = options.office.report;
+  if (report === undefined) return undefined;
+  return new OfficeReportService({
+    ...{ office: options.office, report, first, state: commands.state, clock: options.clock ?? systemClock },
+    logger: running.shared.logger,
+    secrets: running.shared.secrets,
+    companies: () =>
+      [...running.entries.values()].map((entry) => ({
+        name: entry.name,
+        running:
+          entry.daemon === undefined
+            ? null
+            : {
+                state: entry.daemon.env.state,
+                jobs: new Map([...entry.daemon.env.jobs].map(([name, built]) => [name, built.config])),
+              },
+        problem: entry.daemon === undefined ? (entry.error ?? entry.state) : null,
+      })),
+    sends: () => balance?.leadsOffice() ?? true,
+  });
 }
 
 /** With the office's own PostgreSQL database (state.url in the office file), its instances share the companies. */
@@ -154,7 +189,7 @@ function officeDaemon(
   running: OfficeRunning,
   limits: QueueLimits,
   commands: OfficeCommands,
-  balance: OfficeBalance | undefined,
+  { balance, report }: { balance: OfficeBalance | undefined; report: OfficeReportService | undefined },
 ): OfficeDaemon {
   const { entries, shared } = running;
   let reloading: Promise<unknown> = Promise.resolve();
@@ -201,6 +236,7 @@ function officeDaemon(
     reload,
     stop: (timeoutMs = DEFAULT_STOP_TIMEOUT_MS) =>
       (stopping ??= reloading.then(async () => {
+        await report?.stop();
         await commands.close();
         await balance?.stop();
         return stopOffice([...entries.values()], shared.host, timeoutMs);
@@ -276,6 +312,7 @@ function officeHost(
   companies: () => readonly CompanyEntry[],
   logger: Logger,
   throttle: LoginThrottle,
+  balance: OfficeBalance | undefined,
 ): OfficeHost {
   const local = newLocalTokenAt(join(office.stateDir, DEFAULT_LOCAL_TOKEN_NAME));
   writeLocalToken(local);
@@ -292,6 +329,7 @@ function officeHost(
     details: (req) => identity.identify(req).kind === 'user',
     companies,
     logger,
+    instances: balance === undefined ? undefined : () => balance.status(),
   });
 }
 

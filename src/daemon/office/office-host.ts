@@ -12,7 +12,13 @@ import { processMetrics, type RequestHandler } from '../../ops/index.js';
 import { listenerUrl } from '../../ops/listen-url.js';
 import { setSecurityHeaders } from '../../ops/security-headers.js';
 import type { OpsMount } from '../services/ops-server-service.js';
-import { officeRows, renderOfficeHtml, type CompanyEntry, type CompanyRow } from './office-status.js';
+import {
+  officeRows,
+  renderOfficeHtml,
+  type CompanyEntry,
+  type CompanyRow,
+  type OfficeInstances,
+} from './office-status.js';
 
 export interface OfficeHostOptions {
   readonly host: string;
@@ -22,6 +28,8 @@ export interface OfficeHostOptions {
   readonly details: (req: IncomingMessage) => boolean;
   readonly companies: () => readonly CompanyEntry[];
   readonly logger: Logger;
+  /** With several office processes sharing the companies: who they are as this one sees them. */
+  readonly instances?: (() => OfficeInstances) | undefined;
 }
 
 const COMPANY_PATH = /^\/companies\/([^/]+)(\/.*)?$/;
@@ -162,11 +170,13 @@ export class OfficeHost {
 
   async #status(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rows = await officeRows(this.options.companies());
+    const instances = this.options.instances?.();
     const accept = req.headers.accept ?? '';
     if (/\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept)) {
-      return json(res, 200, { generatedAt: new Date().toISOString(), companies: rows });
+      const shared = instances === undefined ? {} : { instances };
+      return json(res, 200, { generatedAt: new Date().toISOString(), ...shared, companies: rows });
     }
-    const html = renderOfficeHtml(rows);
+    const html = renderOfficeHtml(rows, instances);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(html);
   }

@@ -10,6 +10,21 @@ export interface CompanyEntry {
   readonly daemon: Daemon | undefined;
 }
 
+/** The office processes sharing the companies, as this one sees them; `error` when their table cannot be read. */
+export interface OfficeInstances {
+  readonly instance: string;
+  readonly members: readonly string[];
+  readonly error: string | null;
+}
+
+function instancesLine(instances: OfficeInstances | undefined): string {
+  if (instances === undefined) return '';
+  const names = instances.members.map((name) => (name === instances.instance ? `${name} (this one)` : name));
+  const seen = names.length === 0 ? `not known yet (this one: ${instances.instance})` : names.join(', ');
+  const error = instances.error === null ? '' : `<br>Cannot read them now: ${esc(instances.error)}`;
+  return `<p>Office processes sharing the companies: ${esc(seen)}${error}</p>\n`;
+}
+
 export interface CompanyRow {
   readonly company: string;
   readonly state: CompanyEntry['state'];
@@ -100,7 +115,7 @@ function companyCell(row: CompanyRow): string {
 }
 
 /** The office page: no script, no style, so its policy stays `default-src 'none'`. */
-export function renderOfficeHtml(rows: readonly CompanyRow[]): string {
+export function renderOfficeHtml(rows: readonly CompanyRow[], instances?: OfficeInstances): string {
   const body = rows
     .map(
       (row) =>
@@ -111,7 +126,7 @@ export function renderOfficeHtml(rows: readonly CompanyRow[]): string {
     .join('\n');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>supply-sync office</title></head>
 <body><h1>supply-sync office: ${rows.length} companies</h1>
-<table><thead><tr><th>Company</th><th>State</th><th>Readiness</th><th>Headline</th><th>Jobs (last run)</th><th>Dead letters</th><th>Runs on</th></tr></thead>
+${instancesLine(instances)}<table><thead><tr><th>Company</th><th>State</th><th>Readiness</th><th>Headline</th><th>Jobs (last run)</th><th>Dead letters</th><th>Runs on</th></tr></thead>
 <tbody>
 ${body}
 </tbody></table></body></html>`;

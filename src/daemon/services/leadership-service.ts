@@ -103,7 +103,8 @@ export class LeadershipService implements Service, CompanyLead {
 
   async handOver(reason: string): Promise<void> {
     const elector = this.#elector;
-    if (elector?.isLeader() !== true) return;
+    const term = elector?.term() ?? null;
+    if (elector === undefined || term === null) return;
     const { env, jobs } = this.options;
     env.logger.info(
       { reason },
@@ -112,7 +113,14 @@ export class LeadershipService implements Service, CompanyLead {
     await jobs.stop(STOP_FOR_HANDOVER).catch((error: unknown) => {
       env.logger.error({ err: error }, 'the jobs did not all stop before the hand-over');
     });
-    await elector.handOver(reason);
+    // Lost (and maybe won again) while the jobs stopped: a new term's jobs did not stop for this hand-over.
+    if (elector.term() !== term) return;
+    if (this.options.claim?.() === true) {
+      // Assigned here again while the jobs stopped: this term goes on.
+      runInTerm(term, () => this.#startTerm(term));
+      return;
+    }
+    await elector.handOver(reason, term);
   }
 
   claimed(): void {

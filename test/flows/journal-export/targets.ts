@@ -111,6 +111,16 @@ function isDebit(line: AmountLine): boolean {
   return line.amount.startsWith('-') ? !debit : debit;
 }
 
+/** What the lines put on the debit side of the books, as "1234.56": the amount of their balanced documents. */
+export function debitTotal(lines: readonly AmountLine[]): string {
+  let total = 0n;
+  for (const line of lines) {
+    const value = agorot(line.amount);
+    if (isDebit(line)) total += value < 0n ? -value : value;
+  }
+  return `${total / 100n}.${String(total % 100n).padStart(2, '0')}`;
+}
+
 /** A reference as the harness's `long_references: last_digits` rule writes it (nine digits at most). */
 function writtenReference(reference: string): string {
   return /^\d{1,9}$/.test(reference) ? reference : reference.replace(/\D/g, '').slice(-9);

@@ -1,0 +1,111 @@
+/**
+ * Sends the office's morning report (companies.report) once a day, after its time, through the office file's own
+ * channels. The report is queued in the office's own state file under the day's key, so it is queued once per day
+ * and delivered with the notifications' retries even across a restart; with several office processes, only the
+ * first live one by name queues it (office-balance.ts), so one report goes out.
+ */
+import { dirname } from 'node:path';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { apiNetworkOptions } from '../../api-access/index.js';
+import type { LoadedConfig, OfficeConfig, OfficeReportConfig } from '../../config/index.js';
+import { scrubSecrets } from '../../log/index.js';
+import {
+  buildChannels,
+  channelSecrets,
+  NotificationSender,
+  reportDue,
+  type Channel,
+} from '../../notify/index.js';
+import { officeReport, type ReportedCompany } from '../../notify/office-report.js';
+import { enqueue } from '../../notify/routing.js';
+import type { Clock } from '../../shared/clock.js';
+import type { StateStore } from '../../state/index.js';
+
+export interface OfficeReportOptions {
+  readonly office: OfficeConfig;
+  readonly report: OfficeReportConfig;
+  /** The settings every company shares (time zone, network, `ha` name): the first company's config. */
+  readonly first: LoadedConfig;
+  /** The office's own state file. */
+  readonly state: StateStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly secrets: () => readonly string[];
+  readonly companies: () => readonly ReportedCompany[];
+  /** Whether this process queues the report (with several office processes, one does). */
+  readonly sends: () => boolean;
+}
+
+export class OfficeReportService {
+  readonly #options: OfficeReportOptions;
+  readonly #channels: Map<string, Channel>;
+  readonly #sender: NotificationSender;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: OfficeReportOptions) {
+    this.#options = options;
+    const { report, first, state, clock, logger } = options;
+    this.#channels = buildChannels(report.notifications, {
+      origin: this.#origin(),
+      baseDir: dirname(options.office.file),
+      network: apiNetworkOptions(first.config),
+    });
+    this.#sender = new NotificationSender({
+      ...{ state, clock, logger, channels: this.#channels },
+      maxAttempts: report.notifications.max_attempts,
+      perMinute: report.notifications.per_minute,
+      scrub: (text) => this.#scrub(text),
+    });
+  }
+
+  start(): void {
+    // As often as the notifications look for news (notifications.poll_interval of the office file).
+    this.#timer = setInterval(() => this.pass(), this.#options.report.notifications.poll_interval);
+    this.pass();
+  }
+
+  /** Queues today's report once its time has passed (once per local day), then sends what waits. */
+  pass(): void {
+    const { report, first, state, clock, logger } = this.#options;
+    try {
+      const now = clock.now();
+      const timeZone = first.config.timezone;
+      const { due, day } = reportDue(now, report.at, timeZone);
+      const key = `office_report:${day}`;
+      if (now >= due && this.#options.sends() && !state.notifications.has(key)) {
+        const message = officeReport(this.#options.companies(), due, timeZone, this.#origin());
+        const scrub = (text: string): string => this.#scrub(text);
+        const routing = { state, config: report.notifications, scrub, timezone: timeZone };
+        state.transaction(() => enqueue(routing, report.channels, key, message));
+        logger.info({ day, channels: report.channels }, 'office report queued');
+      }
+      this.#sender.kick();
+    } catch (error) {
+      logger.warn({ err: error }, 'office report pass failed; trying again on the next one');
+    }
+  }
+
+  /** Stops checking; a report being sent goes again at the next start (it stays queued until sent). */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await Promise.race([this.#sender.idle(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    for (const channel of this.#channels.values()) channel.close();
+  }
+
+  #origin(): { instance: string; node: string; config: string } {
+    const { report, first, office } = this.#options;
+    return {
+      instance: report.notifications.instance ?? first.config.ha?.instance ?? hostname(),
+      node: first.config.ha?.instance ?? hostname(),
+      config: office.file,
+    };
+  }
+
+  #scrub(text: string): string {
+    return scrubSecrets(text, [
+      ...this.#options.secrets(),
+      ...channelSecrets(this.#options.report.notifications),
+    ]);
+  }
+}
