@@ -12,6 +12,7 @@ import { failover } from './failover.js';
 import { failoverDaemon } from './failover-daemon.js';
 import { controlApi } from './control-api.js';
 import { office } from './office.js';
+import { officeNight } from './office-night.js';
 import type { Benchmark } from './lib/types.js';
 
 export const benchmarks: readonly Benchmark[] = [
@@ -28,4 +29,5 @@ export const benchmarks: readonly Benchmark[] = [
   failoverDaemon,
   controlApi,
   office,
+  officeNight,
 ];

@@ -257,6 +257,9 @@ describe('an office of two companies through the CLI', () => {
       expect(paused.code, paused.stderr).toBe(0);
       expect(paused.stdout).toBe('north: paused: journal\n');
       expect(await pausedJobs(url as string)).toEqual(['north/journal']);
+      // The office page says why, as the operator gave it.
+      const page = await (await fetch(`${url as string}/status`)).text();
+      expect(page).toContain('journal: paused (month-end close)');
       const again = await cli('companies', 'pause', 'north');
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toBe('north: no job paused; paused already: journal\n');

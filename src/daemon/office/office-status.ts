@@ -44,6 +44,8 @@ export interface CompanyRow {
     readonly lastSuccessAt: string | null;
     readonly nextRunAt: string | null;
     readonly paused: boolean;
+    /** Why an operator paused it, as given with --reason; null when no reason was given or it runs. */
+    readonly pausedReason: string | null;
   }>;
 }
 
@@ -54,6 +56,7 @@ function rowOf(entry: CompanyEntry, snapshot: StatusSnapshot | null): CompanyRow
     lastSuccessAt: job.lastSuccessAt,
     nextRunAt: job.nextRunAt,
     paused: job.paused !== null,
+    pausedReason: job.paused?.reason ?? null,
   }));
   return {
     company: entry.name,
@@ -102,10 +105,13 @@ function esc(value: unknown): string {
   );
 }
 
+function jobState(job: CompanyRow['jobs'][number]): string {
+  if (!job.paused) return job.lastOutcome ?? 'no runs';
+  return job.pausedReason === null ? 'paused' : `paused (${job.pausedReason})`;
+}
+
 function jobCell(row: CompanyRow): string {
-  return row.jobs
-    .map((job) => `${esc(job.name)}: ${esc(job.paused ? 'paused' : (job.lastOutcome ?? 'no runs'))}`)
-    .join('<br>');
+  return row.jobs.map((job) => `${esc(job.name)}: ${esc(jobState(job))}`).join('<br>');
 }
 
 /** A running company links to its own page; one that did not start has none. */
