@@ -7,7 +7,7 @@
  *  - sequence:    a number from a counter kept in the import folder, the same number every time for the same
  *                 document number.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isNotFound, writeFileAtomic } from '../../src/kit/atomic-file.js';
 import { REFERENCE_DIGITS } from './layout.js';
@@ -36,9 +36,14 @@ export class ReferenceResolver {
     private readonly file: string,
   ) {}
 
-  static async open(rule: LongReferenceRule, folder: string, start: number): Promise<ReferenceResolver> {
+  static async open(
+    rule: LongReferenceRule,
+    folder: string,
+    start: number,
+    cache: SequenceCache = new SequenceCache(),
+  ): Promise<ReferenceResolver> {
     const file = join(folder, SEQUENCE_FILE);
-    const state = rule === 'sequence' ? await readSequence(file, start) : { next: start, assigned: {} };
+    const state = rule === 'sequence' ? await cache.read(file, start) : { next: start, assigned: {} };
     return new ReferenceResolver(rule, state, file);
   }
 
@@ -103,6 +108,35 @@ export class ReferenceResolver {
   }
 }
 
+/**
+ * The sequence file as last read, kept while the file stays the same (inode, size and modification time): the
+ * writer checks each document before a batch, and reading a file that grows with every document each time made a
+ * run over many lines slow down batch after batch. A change by anyone (a batch written, another process on the
+ * same folder) shows in the file's stat and is read again.
+ */
+export class SequenceCache {
+  #kept: { readonly key: string; readonly state: SequenceState } | undefined;
+
+  async read(file: string, start: number): Promise<SequenceState> {
+    const key = await statKey(file);
+    const kept = this.#kept;
+    if (kept !== undefined && key !== null && kept.key === key) return kept.state;
+    const state = await readSequence(file, start);
+    this.#kept = key === null ? undefined : { key, state };
+    return state;
+  }
+}
+
+async function statKey(file: string): Promise<string | null> {
+  try {
+    const info = await stat(file, { bigint: true });
+    return `${info.ino}:${info.size}:${info.mtimeNs}`;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
 async function readSequence(file: string, start: number): Promise<SequenceState> {
   let text: string;
   try {
@@ -113,7 +147,7 @@ async function readSequence(file: string, start: number): Promise<SequenceState>
   }
   const parsed: unknown = JSON.parse(text);
   if (!isSequenceState(parsed)) throw new Error(`${file} is not a reference sequence file`);
-  return { next: Math.max(parsed.next, start), assigned: { ...parsed.assigned } };
+  return { next: Math.max(parsed.next, start), assigned: parsed.assigned };
 }
 
 function isSequenceState(value: unknown): value is SequenceState {

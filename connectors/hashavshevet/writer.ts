@@ -20,7 +20,7 @@ import type { HashavshevetConfig } from './config.js';
 import { formatMovement, type RecordOptions } from './format-record.js';
 import { buildLayout, layoutFileText, type RecordLayout } from './layout.js';
 import { toMovements } from './records.js';
-import { ReferenceResolver } from './references.js';
+import { ReferenceResolver, SequenceCache } from './references.js';
 import { HashavshevetReadBack } from './read.js';
 
 export interface HashavshevetFiles {
@@ -45,6 +45,8 @@ export class HashavshevetWriter implements AccountingWriter {
   readonly layout: RecordLayout;
   readonly readBack: HashavshevetReadBack;
   readonly #recordOptions: RecordOptions;
+  /** The reference sequence file as last read (long_references: sequence), read again only when it changed. */
+  readonly #sequence = new SequenceCache();
 
   /** `config.import_dir` must already be absolute (the connector definition resolves it). */
   constructor(
@@ -166,6 +168,7 @@ export class HashavshevetWriter implements AccountingWriter {
       this.config.long_references,
       this.config.import_dir,
       this.config.sequence_start,
+      this.#sequence,
     );
   }
 

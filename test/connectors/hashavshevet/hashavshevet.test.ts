@@ -261,6 +261,25 @@ describe('hashavshevet references', () => {
     );
     expect(refs).toEqual(['500', '501', '500']);
   });
+
+  it('sees numbers another writer of the same folder gave since it last read the sequence', async () => {
+    // Two processes on one books folder over time (an office's company moved to another process): each keeps the
+    // sequence file as it last read it, and must read it again once the other has written it, or two documents
+    // would share a number.
+    const first = writer({ long_references: 'sequence', sequence_start: 500 });
+    const second = writer({ long_references: 'sequence', sequence_start: 500 });
+    await first.writeJournalBatch(longBatch('je-t1', 'INV-B-00000000001'));
+    expect(await first.precheckEntries(longBatch('je-t0', 'INV-B-00000000001').entries)).toBeNull();
+    await second.writeJournalBatch(longBatch('je-t2', 'INV-B-00000000002'));
+    await first.writeJournalBatch(longBatch('je-t3', 'INV-B-00000000003'));
+    await first.writeJournalBatch(longBatch('je-t4', 'INV-B-00000000002'));
+    const refs = await Promise.all(
+      ['je-t1', 'je-t2', 'je-t3', 'je-t4'].map(async (key) =>
+        field((await readBack(first, key)).records[0], 3).trim(),
+      ),
+    );
+    expect(refs).toEqual(['500', '501', '502', '501']);
+  });
 });
 
 describe('hashavshevet batches and files', () => {
