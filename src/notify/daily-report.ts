@@ -57,6 +57,11 @@ export interface ReportJob {
   readonly config: JobConfig;
 }
 
+/** The 24 hours a report due at `due` covers. */
+export function reportWindow(due: number): { from: number; to: number } {
+  return { from: due - DAY_MS, to: due };
+}
+
 /** The instant the report of the local day holding `now` is due, and that day as YYYY-MM-DD. */
 export function reportDue(now: number, at: string, timeZone: string): { due: number; day: string } {
   const wall = wallTimeAt(now, timeZone);
@@ -156,9 +161,9 @@ export function dailyReport(
   timeZone: string,
   origin: MessageOrigin,
 ): NotificationMessage {
-  const from = due - DAY_MS;
+  const window = reportWindow(due);
+  const { from } = window;
   const sources = new NotificationSources(state.db);
-  const window = { from, to: due };
   const sections = jobs.map((job) => jobSection(sources, state.kv, job, window, timeZone, origin.config));
   const period = `${localTime(from, timeZone)} to ${localTime(due, timeZone)} (${timeZone})`;
   const text = [

@@ -7,16 +7,10 @@
 import type { JobConfig } from '../config/index.js';
 import { sumMoney } from '../shared/decimal.js';
 import { NotificationSources, writtenBatchesBetween, type StateStore } from '../state/index.js';
+import { reportWindow } from './daily-report.js';
 import { ilsText } from './held-back.js';
-import {
-  escapeHtml,
-  localTime,
-  originLine,
-  type MessageOrigin,
-  type NotificationMessage,
-} from './message.js';
-
-const DAY_MS = 86_400_000;
+import { escapeHtml, localTime, originLine } from './message.js';
+import type { MessageOrigin, NotificationMessage } from './message.js';
 
 /** One company as the office holds it: its state and jobs while it runs, else why it does not. */
 export interface ReportedCompany {
@@ -139,7 +133,7 @@ export function officeReport(
   timeZone: string,
   origin: MessageOrigin,
 ): NotificationMessage {
-  const window = { from: due - DAY_MS, to: due };
+  const window = reportWindow(due);
   const nights = companies
     .map((company) => companyNight(company, window))
     .sort((a, b) => verdict(a).rank - verdict(b).rank || (a.company < b.company ? -1 : 1));

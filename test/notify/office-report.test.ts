@@ -17,7 +17,8 @@ import { systemClock, type Clock } from '../../src/shared/clock.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { debitTotal } from '../flows/journal-export/targets.js';
 import { journalOfficeYaml } from '../support/office.js';
-import { makeTestCa, SMTP_PASSWORD, SMTP_USER, startSmtpReceiver, type SmtpReceiver } from './receivers.js';
+import { mailedCompanyFile, officeMailBlock } from './office-mail.js';
+import { makeTestCa, SMTP_PASSWORD, startSmtpReceiver, type SmtpReceiver } from './receivers.js';
 
 const GUARD_MS = 30_000;
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-report-'));
@@ -47,21 +48,7 @@ afterAll(async () => {
 });
 
 function writeOfficeFiles(northKey: string, idleKey: string): void {
-  const notifications = [
-    'notifications:',
-    '  instance: books-office',
-    '  poll_interval: 200ms',
-    '  channels:',
-    '    office:',
-    '      type: email',
-    '      host: 127.0.0.1',
-    `      port: ${smtp.port}`,
-    `      username: ${SMTP_USER}`,
-    '      password: ${SMTP_PASSWORD}',
-    `      ca_file: ${ca.certFile}`,
-    '      from: supply-sync@example.com',
-    '      to: [partners@example.com]',
-  ];
+  const notifications = officeMailBlock(smtp, ca, 'office', 'partners@example.com');
   const office = [
     'timezone: UTC',
     'server:',
@@ -76,9 +63,7 @@ function writeOfficeFiles(northKey: string, idleKey: string): void {
   ];
   writeFileSync(join(dir, 'office.yaml'), journalOfficeYaml(sandbox.baseUrl, [...office, ...notifications]));
   mkdirSync(join(dir, 'companies.d'), { recursive: true });
-  const company = (key: string, name: string): string =>
-    `api:\n  api_key: ${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n` +
-    `notifications:\n  channels:\n    office:\n      to: [${name}-books@example.com]\n`;
+  const company = (key: string, name: string): string => mailedCompanyFile(key, name, 'office');
   writeFileSync(join(dir, 'companies.d', 'north.yaml'), company(northKey, 'north'));
   writeFileSync(join(dir, 'companies.d', 'idle.yaml'), company(idleKey, 'idle'));
   writeFileSync(

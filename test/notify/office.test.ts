@@ -13,7 +13,8 @@ import { buildPluginRegistry, runOffice, type OfficeDaemon } from '../../src/dae
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { journalOfficeYaml } from '../support/office.js';
-import { makeTestCa, SMTP_PASSWORD, SMTP_USER, startSmtpReceiver, type SmtpReceiver } from './receivers.js';
+import { mailedCompanyFile, officeMailBlock } from './office-mail.js';
+import { makeTestCa, SMTP_PASSWORD, startSmtpReceiver, type SmtpReceiver } from './receivers.js';
 
 /** A guard on waiting for a delivery, not a measure: past it the test fails saying what had arrived. */
 const GUARD_MS = 30_000;
@@ -38,30 +39,15 @@ afterAll(async () => {
 });
 
 function writeOfficeFiles(northKey: string): void {
-  const notifications = [
-    'notifications:',
-    '  instance: books-office',
-    '  poll_interval: 200ms',
-    '  channels:',
-    '    accountant:',
-    '      type: email',
-    '      host: 127.0.0.1',
-    `      port: ${smtp.port}`,
-    `      username: ${SMTP_USER}`,
-    '      password: ${SMTP_PASSWORD}',
-    `      ca_file: ${ca.certFile}`,
-    '      from: supply-sync@example.com',
-    '      to: [office@example.com]',
+  const notifications = officeMailBlock(smtp, ca, 'accountant', 'office@example.com', [
     '  rules:',
     '    - events: [job_failed]',
     '      channels: [accountant]',
-  ];
+  ]);
   const office = ['server:', '  port: 0', 'log:', '  level: fatal', 'companies:', '  dir: companies.d'];
   writeFileSync(join(dir, 'office.yaml'), journalOfficeYaml(sandbox.baseUrl, [...office, ...notifications]));
   mkdirSync(join(dir, 'companies.d'), { recursive: true });
-  const company = (key: string, name: string): string =>
-    `api:\n  api_key: ${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n` +
-    `notifications:\n  channels:\n    accountant:\n      to: [${name}-books@example.com]\n`;
+  const company = (key: string, name: string): string => mailedCompanyFile(key, name, 'accountant');
   writeFileSync(join(dir, 'companies.d', 'north.yaml'), company(northKey, 'north'));
   writeFileSync(
     join(dir, 'companies.d', 'revoked.yaml'),
