@@ -135,8 +135,9 @@ export class Membership {
       this.#publish(live.map((member) => member.instance));
       this.#options.onReading?.();
     } catch (error) {
-      const message = officeWording(leaseDatabaseError(url, error).message);
-      if (this.#lastError !== message) this.#options.log.warn({}, message);
+      const failure = leaseDatabaseError(url, error);
+      const message = officeWording(failure.message);
+      if (this.#lastError !== message) this.#options.log.warn({ code: failure.code }, message);
       this.#lastError = message;
     }
   }
@@ -163,6 +164,10 @@ function officeWording(message: string): string {
       '; until it is back, each office process takes only the companies whose lease stayed free for a whole lease',
     )
     .replace(/leader lease table/g, `office instances table (${MEMBERS_TABLE})`)
+    .replace(
+      /SELECT, INSERT and UPDATE on supply_sync_leader\b/g,
+      `SELECT, INSERT, UPDATE and DELETE on ${MEMBERS_TABLE}`,
+    )
     .replace(/supply_sync_leader\b/g, MEMBERS_TABLE);
   return `office instances, in the office file's state.url: ${detail}`;
 }

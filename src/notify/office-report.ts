@@ -50,16 +50,22 @@ export function companyNight(company: ReportedCompany, window: { from: number; t
   let linesExported = 0;
   let heldBack = 0;
   const held: string[] = [];
-  for (const [name, job] of jobs) {
+  // Each books connector once, however many journal jobs write to it.
+  const books = new Set(
+    [...jobs.values()].flatMap((job) =>
+      job.flow === 'journal-export' && job.connector !== undefined ? [job.connector] : [],
+    ),
+  );
+  for (const connector of books) {
+    for (const batch of writtenBatchesBetween(state.kv, connector, window.from, window.to)) {
+      linesExported += batch.rows;
+      exported.push(batch.debits['ILS'] ?? '0.00');
+    }
+  }
+  for (const name of jobs.keys()) {
     const done = sources.runsBetween(name, window.from, window.to);
     runs += done.length;
     failedRuns += done.filter((run) => run.outcome === 'failed').length;
-    if (job.flow === 'journal-export' && job.connector !== undefined) {
-      for (const batch of writtenBatchesBetween(state.kv, job.connector, window.from, window.to)) {
-        linesExported += batch.rows;
-        exported.push(batch.debits['ILS'] ?? '0.00');
-      }
-    }
     for (const group of sources.deadLettersSince(name, 0, true)) {
       heldBack += group.count;
       if (group.total !== null) held.push(group.total);
@@ -127,16 +133,17 @@ function htmlTable(rows: readonly string[][]): string {
   return `<table border="1" cellpadding="4"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
+/** The report of `due` from each company's night (companyNight over reportWindow(due)). */
 export function officeReport(
-  companies: readonly ReportedCompany[],
+  companies: readonly CompanyNight[],
   due: number,
   timeZone: string,
   origin: MessageOrigin,
 ): NotificationMessage {
   const window = reportWindow(due);
-  const nights = companies
-    .map((company) => companyNight(company, window))
-    .sort((a, b) => verdict(a).rank - verdict(b).rank || (a.company < b.company ? -1 : 1));
+  const nights = [...companies].sort(
+    (a, b) => verdict(a).rank - verdict(b).rank || (a.company < b.company ? -1 : 1),
+  );
   const rows = nights.map(cells);
   const count = (rank: number) => nights.filter((night) => verdict(night).rank === rank).length;
   const summary =

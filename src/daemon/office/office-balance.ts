@@ -69,7 +69,8 @@ export class OfficeBalance {
 
   /** Whether this process does what one process of the office does for all (the office report): the first by name. */
   leadsOffice(): boolean {
-    return this.#members.length === 0 || [...this.#members].sort()[0] === this.instance;
+    // Before the others are known, every process would think itself the first.
+    return this.#members.length > 0 && [...this.#members].sort()[0] === this.instance;
   }
 
   /** Joins the office's instances; called once the companies have started, so a new instance can take its share. */

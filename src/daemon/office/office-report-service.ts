@@ -17,7 +17,13 @@ import {
   reportDue,
   type Channel,
 } from '../../notify/index.js';
-import { officeReport, type ReportedCompany } from '../../notify/office-report.js';
+import {
+  companyNight,
+  officeReport,
+  type CompanyNight,
+  type ReportedCompany,
+} from '../../notify/office-report.js';
+import { reportWindow } from '../../notify/daily-report.js';
 import { enqueue } from '../../notify/routing.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';
@@ -42,6 +48,7 @@ export class OfficeReportService {
   readonly #channels: Map<string, Channel>;
   readonly #sender: NotificationSender;
   #timer: NodeJS.Timeout | undefined;
+  #passing = false;
 
   constructor(options: OfficeReportOptions) {
     this.#options = options;
@@ -61,12 +68,14 @@ export class OfficeReportService {
 
   start(): void {
     // As often as the notifications look for news (notifications.poll_interval of the office file).
-    this.#timer = setInterval(() => this.pass(), this.#options.report.notifications.poll_interval);
-    this.pass();
+    this.#timer = setInterval(() => void this.pass(), this.#options.report.notifications.poll_interval);
+    void this.pass();
   }
 
   /** Queues today's report once its time has passed (once per local day), then sends what waits. */
-  pass(): void {
+  async pass(): Promise<void> {
+    if (this.#passing) return;
+    this.#passing = true;
     const { report, first, state, clock, logger } = this.#options;
     try {
       const now = clock.now();
@@ -74,7 +83,7 @@ export class OfficeReportService {
       const { due, day } = reportDue(now, report.at, timeZone);
       const key = `office_report:${day}`;
       if (now >= due && this.#options.sends() && !state.notifications.has(key)) {
-        const message = officeReport(this.#options.companies(), due, timeZone, this.#origin());
+        const message = officeReport(await this.#nights(due), due, timeZone, this.#origin());
         const scrub = (text: string): string => this.#scrub(text);
         const routing = { state, config: report.notifications, scrub, timezone: timeZone };
         state.transaction(() => enqueue(routing, report.channels, key, message));
@@ -83,7 +92,23 @@ export class OfficeReportService {
       this.#sender.kick();
     } catch (error) {
       logger.warn({ err: error }, 'office report pass failed; trying again on the next one');
+    } finally {
+      this.#passing = false;
     }
+  }
+
+  /**
+   * Each company's night, one company per turn of the event loop: on a PostgreSQL state each read waits for the
+   * database, and 300 companies read in one go would hold up every company's lease renewals.
+   */
+  async #nights(due: number): Promise<CompanyNight[]> {
+    const window = reportWindow(due);
+    const nights: CompanyNight[] = [];
+    for (const company of this.#options.companies()) {
+      nights.push(companyNight(company, window));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return nights;
   }
 
   /** Stops checking; a report being sent goes again at the next start (it stays queued until sent). */

@@ -115,11 +115,8 @@ export class LeadershipService implements Service, CompanyLead {
     });
     // Lost (and maybe won again) while the jobs stopped: a new term's jobs did not stop for this hand-over.
     if (elector.term() !== term) return;
-    if (this.options.claim?.() === true) {
-      // Assigned here again while the jobs stopped: this term goes on.
-      runInTerm(term, () => this.#startTerm(term));
-      return;
-    }
+    // Released even when the company was assigned back meanwhile: a run the stop did not end stays bound to this
+    // term, so the jobs start again only in a new one (taken at once when claimed), where its writes are refused.
     await elector.handOver(reason, term);
   }
 
