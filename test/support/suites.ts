@@ -59,13 +59,19 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   the buyer pair's failover stays;
  * - the whole supplier daemon under kill -9: each of its flows is killed inside its runs by its own kill -9 test
  *   (test/flows/orders/crash.test.ts, order-confirm/crash, documents/kill9, catalog/kill9), and a whole daemon by
- *   test/crash/buyer.test.ts.
+ *   test/crash/buyer.test.ts;
+ * - three office processes sharing companies through SIGKILL and SIGSTOP: 88 s of the slowest test process in
+ *   `npm test`, and their elections and heartbeats slowed the others (`npm test` went from 236 s to 357 s). Its
+ *   parts keep their `npm test` representatives: the claim, the hand-over and the grace of the elector
+ *   (test/ha/elector.test.ts), the assignment (test/daemon/company-assignment.test.ts), and the failover of one
+ *   company's pair (test/failover/kill9-buyer.test.ts).
  */
 export const LONG_ONLY: readonly string[] = [
   'test/fault/**/*.test.ts',
   'test/soak/**/*.test.ts',
   'test/failover/kill9-supplier.test.ts',
   'test/crash/supplier.test.ts',
+  'test/failover/kill9-office-instances.test.ts',
 ];
 
 /**
