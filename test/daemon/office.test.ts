@@ -167,6 +167,12 @@ describe('an office of companies in one process', () => {
     expect((await fetch(`${office.url}/companies/nobody/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/companies/%E0/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/healthz`)).status).toBe(200);
+    // The companies' background loops wait on one clock, whose sleeps due in the same second end together.
+    const loopClocks = new Set(
+      ['north', 'south', 'revoked'].map((name) => office.company(name)?.env.loopClock),
+    );
+    expect(loopClocks.size).toBe(1);
+    expect([...loopClocks][0]).not.toBe(office.company('north')?.env.clock);
     // Not ready while a company is not: one did not start, one's key is refused by the API.
     const readiness = await fetch(`${office.url}/readyz`);
     expect(readiness.status).toBe(503);

@@ -87,7 +87,7 @@ export class CommandService implements Service {
     this.#runHeldWebhooks();
     this.drain();
     this.#loop = every(
-      env.clock,
+      env.loopClock,
       this.pollMs,
       () => this.drain(),
       (error) => env.logger.warn({ err: error }, 'the operator command queue could not be read'),

@@ -1,6 +1,7 @@
 /** The office's companies as it runs them: each one's entry, and starting or stopping one without the others. */
 import type { Logger } from 'pino';
 import type { LoadedConfig } from '../../config/index.js';
+import type { Clock } from '../../shared/clock.js';
 import { scrubSecrets } from '../../log/index.js';
 import type { LoginThrottle } from '../../ops/login-throttle.js';
 import type { RunSlots } from '../jobs/run-slots.js';
@@ -35,6 +36,8 @@ export interface OfficeShared {
   readonly host: OfficeHost;
   readonly logger: Logger;
   readonly secrets: () => readonly string[];
+  /** The companies' background loops wait on this one clock, so that those due in the same second wake once. */
+  readonly loopClock: Clock;
   readonly catchUp?: boolean | undefined;
   /** Gives up starts (SIGTERM while starting). */
   readonly signal?: AbortSignal | undefined;
@@ -70,6 +73,7 @@ export async function startCompany(
       loaded,
       registry: shared.registry,
       logger: shared.logger.child({ company: entry.name }),
+      loopClock: shared.loopClock,
       ...(shared.catchUp === undefined ? {} : { catchUp: shared.catchUp }),
       ...(shared.signal === undefined ? {} : { signal: shared.signal }),
       mount: shared.host.mountFor(entry.name),

@@ -19,6 +19,7 @@ import { newLocalTokenAt, writeLocalToken } from '../start/local-token.js';
 import { haConfigSchema, haSettings } from '../../ha/index.js';
 import type { Daemon } from '../start/run-daemon.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
+import { coalescingClock } from '../../shared/coalescing-clock.js';
 import { ControlError } from '../control/actions.js';
 import type { QueueLimits } from '../control/command-queue.js';
 import {
@@ -109,7 +110,7 @@ async function startOffice(
   const shared: OfficeShared = {
     registry: options.registry,
     slots: new RunSlots(office.maxConcurrentRuns),
-    ...{ throttle, host, logger, secrets },
+    ...{ throttle, host, logger, secrets, loopClock: coalescingClock(systemClock) },
     ...{ catchUp: options.catchUp, signal: options.signal },
     claim: balance === undefined ? undefined : (company) => balance.claims(company),
   };

@@ -23,6 +23,8 @@ export interface EnvironmentOptions {
   loaded: LoadedConfig;
   registry: PluginRegistry;
   clock?: Clock | undefined;
+  /** The background loops' clock (Environment.loopClock); the clock by default. */
+  loopClock?: Clock | undefined;
   logger?: Logger | undefined;
   hooks?: EnvironmentHooks | undefined;
   /** Set for a daemon: how long it waits for a one-shot command's hold on the state file. */
@@ -60,7 +62,8 @@ export async function buildEnvironment(options: EnvironmentOptions): Promise<Env
   const parts = await startServices(lifecycle, CLOSE_PARTS, () =>
     openParts(lifecycle, context, options.state),
   );
-  return { loaded, logger, clock, ...parts, secrets, close: () => closeParts(lifecycle) };
+  const loopClock = options.loopClock ?? clock;
+  return { loaded, logger, clock, loopClock, ...parts, secrets, close: () => closeParts(lifecycle) };
 }
 
 /** The logger a config asks for (level, form, time zone), scrubbing `secrets`; an office builds one for all. */
@@ -90,7 +93,15 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 export type EnvironmentServiceOptions = Pick<
   EnvironmentOptions,
-  'loaded' | 'registry' | 'clock' | 'logger' | 'hooks' | 'observer' | 'extraSecrets' | 'lockWaitMs'
+  | 'loaded'
+  | 'registry'
+  | 'clock'
+  | 'loopClock'
+  | 'logger'
+  | 'hooks'
+  | 'observer'
+  | 'extraSecrets'
+  | 'lockWaitMs'
 >;
 
 /**

@@ -25,6 +25,11 @@ export interface Environment {
   readonly loaded: LoadedConfig;
   readonly logger: Logger;
   readonly clock: Clock;
+  /**
+   * What the background loops (command queue, connector checks, API probe, notifications, housekeeping) wait on: the
+   * daemon's clock, or an office's clock whose sleeps end together on whole seconds (shared/coalescing-clock.ts).
+   */
+  readonly loopClock: Clock;
   readonly state: StateStore;
   readonly endpoint: ApiEndpoint;
   readonly apis: ReadonlyMap<ApiSide, ApiClient>;

@@ -22,7 +22,7 @@ export class HousekeepingService implements Service {
       env.logger.debug({ pruned }, 'state housekeeping');
     };
     housekeeping();
-    this.#loop = every(env.clock, HOUSEKEEPING_INTERVAL_MS, housekeeping, (error) =>
+    this.#loop = every(env.loopClock, HOUSEKEEPING_INTERVAL_MS, housekeeping, (error) =>
       env.logger.warn({ err: error }, 'state housekeeping failed'),
     );
   }

@@ -65,6 +65,8 @@ export interface DaemonOptions {
   loaded: LoadedConfig;
   registry: PluginRegistry;
   clock?: Clock;
+  /** The background loops' clock (Environment.loopClock): an office gives its companies one they share. */
+  loopClock?: Clock;
   logger?: Logger;
   /** Override of server.port (0 picks a free port; tests and the demo use it). */
   port?: number;
@@ -128,6 +130,7 @@ export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
     loaded: options.loaded,
     registry: options.registry,
     clock,
+    loopClock: options.loopClock,
     logger: options.logger,
     hooks: metrics.hooks(clock, log),
     observer: options.observer,
