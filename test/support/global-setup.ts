@@ -13,6 +13,7 @@ import {
   REPO_ROOT,
   writeManifest,
 } from './compiled-entry.js';
+import { COMPILED_STATE_WORKER_ENV } from '../../src/state/postgres/channel.js';
 
 export default function setup(): () => void {
   removeStaleBuilds();
@@ -24,5 +25,7 @@ export default function setup(): () => void {
   writeManifest(outdir, compiled);
   // The test processes are forked after this and inherit the environment.
   process.env[BUILD_DIR_ENV] = outdir;
+  // The PostgreSQL states the tests open in their own processes start this compiled worker (channel.ts).
+  process.env[COMPILED_STATE_WORKER_ENV] = path.join(outdir, 'state-worker.mjs');
   return () => rmSync(outdir, { recursive: true, force: true });
 }
