@@ -201,6 +201,10 @@ describe('an office of two companies through the CLI', () => {
     }
     const status = await cli('status', '--all');
     expect(status.code).toBe(0);
+    // No office process has run yet: said first, with what to do.
+    expect(status.stdout).toMatch(
+      /^office: not running here: no office has run with .*; start it with `supply-sync run`/,
+    );
     expect(status.stdout).toMatch(/^== north: /m);
     expect(status.stdout).toMatch(/^== south: /m);
     const one = await cli('--company', 'south', 'runs');
@@ -230,8 +234,14 @@ describe('an office of two companies through the CLI', () => {
       expect(queued.code, queued.stderr).toBe(0);
       const runs = await cli('--company', 'south', 'runs', '--limit', '1');
       expect(runs.stdout).toMatch(/^#\d+ journal .* operator by cli:/);
+      const all = JSON.parse((await cli('status', '--all', '--json')).stdout) as {
+        office: { running: boolean };
+      };
+      expect(all.office.running).toBe(true);
       office.kill('SIGTERM');
       expect((await office.exited).code, office.output()).toBe(0);
+      // Stopped, it lets its state file go: told so.
+      expect((await cli('status', '--all')).stdout).toMatch(/^office: not running here: no daemon holds/);
       outputs.push({ code: 0, stdout: office.output(), stderr: '' });
     } finally {
       await killAndWait(office);

@@ -18,6 +18,7 @@ import {
   type CliContext,
   type GlobalOptions,
 } from '../context.js';
+import { officePresence } from '../office-presence.js';
 import { openStateForReading, withState } from '../state-access.js';
 import { askedBy } from './runs.js';
 
@@ -145,14 +146,19 @@ async function showAll(context: CliContext, global: GlobalOptions, json: boolean
   const notReady = (read: StatusRead | undefined): number =>
     read === undefined ? 0 : [...read.health.values()].filter((check) => !check.ok).length;
   companies.sort((a, b) => notReady(b.read) - notReady(a.read));
+  const officeState = companies[0]?.loaded.company?.officeState;
+  const office = officeState === undefined ? undefined : officePresence(officeState);
   if (json) {
     const all = companies.map(({ loaded, read }) => ({
       company: loaded.company?.name ?? null,
       file: loaded.file,
       status: read === undefined ? null : statusJson(read),
     }));
-    return context.output.line(JSON.stringify(deepScrub({ companies: all }, context.secrets), null, 2));
+    return context.output.line(
+      JSON.stringify(deepScrub({ office, companies: all }, context.secrets), null, 2),
+    );
   }
+  if (office !== undefined) context.output.line(`office: ${office.detail}`);
   for (const { loaded, read } of companies) {
     const name = loaded.company?.name ?? loaded.file;
     const ready =
