@@ -45,6 +45,7 @@ describe('operator commands that cannot finish', () => {
     const env = {
       state,
       clock: systemClock,
+      loopClock: systemClock,
       logger: pino({ level: 'silent' }),
       loaded: { file: 'supply-sync.yaml', config },
       jobs: new Map([['orders', {}]]),

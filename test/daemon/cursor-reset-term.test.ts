@@ -50,6 +50,7 @@ describe('a cursor reset waiting for a run when the daemon stops and leads again
     const env = {
       state,
       clock: systemClock,
+      loopClock: systemClock,
       logger: pino({ level: 'silent' }),
       loaded: { file: 'supply-sync.yaml', config },
       jobs: new Map([['orders', {}]]),
