@@ -23,6 +23,14 @@ type SqliteValue = string | number | bigint | Buffer | null;
  * ERP users beside the connector, or any second driver on the file) it cannot commit meanwhile, so the wait always
  * ends in "database is locked". Waits for the write lock therefore happen here, between attempts, without blocking.
  */
+/**
+ * How long a statement waits for another connection's write lock by default. 5 s was once not enough for the demo's
+ * ERP users on a busy 2-core machine: their transaction, which writes a PDF, held the lock that long, and a job failed
+ * with "database is locked". The wait holds nothing up (see above), so a longer one costs nothing while the file is
+ * free.
+ */
+const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
+
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly #db: Database.Database;
@@ -36,7 +44,7 @@ export class SqliteDriver implements SqlDriver {
 
   constructor(file: string, options: { readonly busyTimeoutMs?: number; readonly name?: string } = {}) {
     this.#name = options.name ?? 'sqlite';
-    this.#busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     this.#db = new Database(file, { timeout: this.#busyTimeoutMs });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('foreign_keys = ON');
