@@ -108,15 +108,9 @@ function labelledGauge<L extends string>(
 const entriesOf = (record: Readonly<Record<string, number>> | undefined) =>
   record === undefined ? undefined : Object.entries(record);
 
-/**
- * How often the event-loop monitor samples the loop's delay. prom-client's default, 10 ms, wakes an idle process 100
- * times a second: most of an idle office's CPU. Every 100 ms still catches each block of the loop that long or longer.
- */
-const EVENT_LOOP_SAMPLE_MS = 100;
-
 /** Node's process metrics on a registry: one per process (each call starts an event-loop monitor of its own). */
 export function processMetrics(registry: Registry): void {
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics({ register: registry });
   // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the per-type gauge
   // of the same name without "_total" (nodejs_active_handles{type} and so on), which stays.
   for (const name of UNLINTABLE_DEFAULT_METRICS) registry.removeSingleMetric(name);

@@ -2,7 +2,9 @@
  * A clock whose sleeps end on the next whole slot (a second by default) after their time, and share one sleep of the
  * underlying clock per slot. An office's 300 companies each wait in a few background loops (the command queue every
  * 10 s, the connector check every 30 s...): on their own clocks that is a timer, and a wake of the process, every few
- * milliseconds; here the loops due in the same second wake once, together. A sleep lasts at most one slot longer.
+ * milliseconds; here the loops due in the same second wake once, together. A sleep lasts at most one slot longer
+ * (a sleep of 0 too: this clock is for background loops, not for waits that must end at once). Slots are whole
+ * seconds of the base clock's time: after a step back of the system's clock, a sleep may end early by that step.
  */
 import type { Clock } from './clock.js';
 
@@ -21,13 +23,14 @@ export function coalescingClock(base: Clock, slotMs = DEFAULT_SLOT_MS): Clock {
     if (existing !== undefined) return existing;
     const slot: Slot = { waiters: new Set(), cancel: new AbortController() };
     slots.set(end, slot);
-    base.sleep(Math.max(0, end - base.now()), slot.cancel.signal).then(
-      () => {
-        slots.delete(end);
-        for (const wake of slot.waiters) wake();
-      },
-      () => undefined, // every waiter gave up: nothing to wake
-    );
+    const wakeAll = (): void => {
+      if (slots.get(end) === slot) slots.delete(end);
+      for (const wake of slot.waiters) wake();
+    };
+    // A base sleep that fails for another reason than every waiter giving up wakes them early rather than never.
+    base
+      .sleep(Math.max(0, end - base.now()), slot.cancel.signal)
+      .then(wakeAll, () => (slot.cancel.signal.aborted ? undefined : wakeAll()));
     return slot;
   };
 

@@ -81,6 +81,12 @@ describe('a coalescing clock', () => {
     expect(later).toEqual([5_000]);
   });
 
+  it('wakes the sleepers of a second whose base sleep failed, rather than never', async () => {
+    const failing: Clock = { now: () => 1_500, sleep: () => Promise.reject(new Error('timer failed')) };
+    const clock = coalescingClock(failing, 1_000);
+    await expect(Promise.all([clock.sleep(100), clock.sleep(200)])).resolves.toEqual([undefined, undefined]);
+  });
+
   it('refuses a sleep whose signal has already aborted', async () => {
     const { base, sleeps } = countingBase(0);
     const clock = coalescingClock(base, 1_000);

@@ -87,10 +87,11 @@ export class CommandService implements Service {
     this.#runHeldWebhooks();
     this.drain();
     this.#loop = every(
-      env.loopClock,
+      env.clock,
       this.pollMs,
       () => this.drain(),
       (error) => env.logger.warn({ err: error }, 'the operator command queue could not be read'),
+      env.loopClock,
     );
   }
 

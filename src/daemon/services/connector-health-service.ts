@@ -83,10 +83,11 @@ export class ConnectorHealthService implements Service {
     if (this.#loop !== undefined) return;
     await this.health.checkAll(signal);
     this.#loop = every(
-      env.loopClock,
+      env.clock,
       env.loaded.config.health.connector_check_interval,
       (loopSignal) => this.health.checkAll(loopSignal),
       (error) => env.logger.warn({ err: error }, 'connector checks failed'),
+      env.loopClock,
     );
   }
 

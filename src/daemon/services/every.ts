@@ -11,19 +11,23 @@ export interface Loop {
   stop(timeoutMs: number): Promise<boolean>;
 }
 
-/** Runs `task` every `intervalMs` of the clock's time; a failing task is reported and the loop keeps its rhythm. */
+/**
+ * Runs `task` every `intervalMs` of the clock's time; a failing task is reported and the loop keeps its rhythm. The
+ * loop waits on `waitClock` (an office's coalescing clock, Environment.loopClock), its stop's deadline on `clock`.
+ */
 export function every(
   clock: Clock,
   intervalMs: number,
   task: (signal: AbortSignal) => unknown,
   onError: (error: unknown) => void,
+  waitClock: Clock = clock,
 ): Loop {
   const abort = new AbortController();
   const { signal } = abort;
   const loop = async (): Promise<void> => {
     while (!signal.aborted) {
       try {
-        await clock.sleep(intervalMs, signal);
+        await waitClock.sleep(intervalMs, signal);
       } catch {
         return; // stopped
       }

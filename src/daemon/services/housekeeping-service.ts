@@ -22,8 +22,12 @@ export class HousekeepingService implements Service {
       env.logger.debug({ pruned }, 'state housekeeping');
     };
     housekeeping();
-    this.#loop = every(env.loopClock, HOUSEKEEPING_INTERVAL_MS, housekeeping, (error) =>
-      env.logger.warn({ err: error }, 'state housekeeping failed'),
+    this.#loop = every(
+      env.clock,
+      HOUSEKEEPING_INTERVAL_MS,
+      housekeeping,
+      (error) => env.logger.warn({ err: error }, 'state housekeeping failed'),
+      env.loopClock,
     );
   }
 

@@ -42,8 +42,12 @@ export class MetricsService implements Service {
       const unhealthy = reached === undefined || apiHealth.credentialFailures().length > 0;
       if (unhealthy || env.clock.now() - reached >= API_PROBE_QUIET_MS) await this.probe(loopSignal);
     };
-    this.#loop = every(env.loopClock, API_PROBE_TICK_MS, probeIfDue, (error) =>
-      env.logger.warn({ err: error }, 'API probe failed'),
+    this.#loop = every(
+      env.clock,
+      API_PROBE_TICK_MS,
+      probeIfDue,
+      (error) => env.logger.warn({ err: error }, 'API probe failed'),
+      env.loopClock,
     );
   }
 

@@ -65,8 +65,12 @@ export class NotificationService implements Service {
       env.state.notifications.prune(now - KEEP_FINISHED_MS);
       prunedAt = now;
     };
-    this.#loop = every(env.loopClock, config.poll_interval, pass, (error) =>
-      env.logger.warn({ err: error }, 'notification pass failed; trying again on the next one'),
+    this.#loop = every(
+      env.clock,
+      config.poll_interval,
+      pass,
+      (error) => env.logger.warn({ err: error }, 'notification pass failed; trying again on the next one'),
+      env.loopClock,
     );
   }
 
