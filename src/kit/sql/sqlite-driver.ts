@@ -16,6 +16,16 @@ import { toConnectorError } from './sql-errors.js';
 type SqliteValue = string | number | bigint | Buffer | null;
 
 /**
+ * How long a statement waits for another connection's write lock by default. 5 s was once not enough for the demo's
+ * ERP users on a busy 2-core machine: their transaction, which writes a PDF, held the lock that long, and a job failed
+ * with "database is locked". These waits happen between attempts without blocking (see the class), so a longer one
+ * costs nothing while the file is free. Opening the file waits on SQLite's own busy timeout, which does block the
+ * process: for OPEN_BUSY_TIMEOUT_MS at most, as before.
+ */
+const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
+const OPEN_BUSY_TIMEOUT_MS = 5_000;
+
+/**
  * better-sqlite3 driver: one connection in WAL mode; statements are compiled once and cached.
  *
  * better-sqlite3 runs on the event loop: with SQLite's own busy timeout, a statement waiting for another
@@ -23,14 +33,6 @@ type SqliteValue = string | number | bigint | Buffer | null;
  * ERP users beside the connector, or any second driver on the file) it cannot commit meanwhile, so the wait always
  * ends in "database is locked". Waits for the write lock therefore happen here, between attempts, without blocking.
  */
-/**
- * How long a statement waits for another connection's write lock by default. 5 s was once not enough for the demo's
- * ERP users on a busy 2-core machine: their transaction, which writes a PDF, held the lock that long, and a job failed
- * with "database is locked". The wait holds nothing up (see above), so a longer one costs nothing while the file is
- * free.
- */
-const DEFAULT_BUSY_TIMEOUT_MS = 15_000;
-
 export class SqliteDriver implements SqlDriver {
   readonly dialect = 'sqlite' as const;
   readonly #db: Database.Database;
@@ -45,7 +47,7 @@ export class SqliteDriver implements SqlDriver {
   constructor(file: string, options: { readonly busyTimeoutMs?: number; readonly name?: string } = {}) {
     this.#name = options.name ?? 'sqlite';
     this.#busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-    this.#db = new Database(file, { timeout: this.#busyTimeoutMs });
+    this.#db = new Database(file, { timeout: Math.min(this.#busyTimeoutMs, OPEN_BUSY_TIMEOUT_MS) });
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('foreign_keys = ON');
     // From here on a busy file fails at once, and #whenFree waits without holding the event loop.
