@@ -77,7 +77,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('an office of two companies through the CLI', () => {
+// Each test starts a dozen CLI processes one after another (about 1.5 s each on a busy 2-core machine).
+describe('an office of two companies through the CLI', { timeout: 90_000 }, () => {
   it('validates every company and asks which one a command is for', async () => {
     const valid = await cli('config', 'validate');
     expect(valid.stderr).toBe('');

@@ -135,71 +135,76 @@ describe.skipIf(!probe.available)(
       expect(refused).toMatchObject({ code: 'lease_expired', epoch: 1 });
     });
 
-    it('keeps a live leader renewing while its own fenced transaction stays open past a whole lease', async () => {
-      electors.warnings.length = 0;
-      const a = electors.make('a', database.url);
-      await a.start();
-      const term = a.term() as Term;
-      const b = electors.make('b', database.url);
-      await b.start();
+    it(
+      'keeps a live leader renewing while its own fenced transaction stays open past a whole lease',
+      { timeout: 60_000 },
+      async () => {
+        electors.warnings.length = 0;
+        const a = electors.make('a', database.url);
+        await a.start();
+        const term = a.term() as Term;
+        const b = electors.make('b', database.url);
+        await b.start();
 
-      const [fencedAt] = await withClient(database.url, async (client) =>
-        (await client.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows.map((row) => row.now),
-      );
-      port.run('BEGIN');
-      a.fence.check(port);
-      port.run("INSERT INTO fenced_writes (note) VALUES ('term 1, a long transaction')");
-      const renewedPastALease = () =>
-        withClient(database.url, async (client) => {
-          const { rows: facts } = await client.query<{ renewed: boolean }>(
-            `SELECT renewed_at > $1::timestamptz + $2::bigint * interval '1 millisecond' AS renewed
-             FROM ${LEASE_TABLE}`,
-            [fencedAt, FAST.leaseMs],
-          );
-          return facts[0]?.renewed === true;
-        });
-      // The lease is renewed more than a whole lease after the transaction passed the fence, while it is still open.
-      await waitFor(
-        'a renewal a lease after the fence, the transaction still open',
-        renewedPastALease,
-        10_000,
-      );
-      expect(a.isLeader()).toBe(true);
-      expect(a.term()).toEqual(term);
-      expect(b.isLeader()).toBe(false);
-      expect(electors.events).toEqual([{ instance: 'a', event: 'elected', detail: String(term.epoch) }]);
-      expect(electors.warnings).toEqual([]);
-
-      // The renewals made new versions of the row; the transaction's lock still holds off a takeover once the lease
-      // runs out (ended here at once, by an update of expires_at that waits for nothing).
-      await withClient(database.url, (client) =>
-        client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
-      );
-      await waitFor(
-        "b's takeover to wait on the open transaction",
-        () =>
-          withClient(database.url, async (client) => {
-            const { rows: facts } = await client.query<{ waiting: boolean }>(
-              `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-                 WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
-            );
-            return facts[0]?.waiting === true;
-          }),
-        10_000,
-      );
-      expect(b.isLeader()).toBe(false);
-      port.run('COMMIT');
-      await waitFor('b to lead', () => b.isLeader(), 10_000);
-      expect(b.term()?.epoch).toBe(term.epoch + 1);
-      const [order] = await withClient(database.url, async (client) => {
-        const result = await client.query<{ before: boolean }>(
-          `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
+        const [fencedAt] = await withClient(database.url, async (client) =>
+          (await client.query<{ now: Date }>('SELECT clock_timestamp() AS now')).rows.map((row) => row.now),
         );
-        return result.rows;
-      });
-      expect(order?.before).toBe(true);
-      expect(await rows()).toEqual(['term 1, a long transaction']);
-    });
+        port.run('BEGIN');
+        a.fence.check(port);
+        port.run("INSERT INTO fenced_writes (note) VALUES ('term 1, a long transaction')");
+        const renewedPastALease = () =>
+          withClient(database.url, async (client) => {
+            const { rows: facts } = await client.query<{ renewed: boolean }>(
+              `SELECT renewed_at > $1::timestamptz + $2::bigint * interval '1 millisecond' AS renewed
+             FROM ${LEASE_TABLE}`,
+              [fencedAt, FAST.leaseMs],
+            );
+            return facts[0]?.renewed === true;
+          });
+        // The lease is renewed more than a whole lease after the transaction passed the fence, while it is still open.
+        await waitFor(
+          'a renewal a lease after the fence, the transaction still open',
+          renewedPastALease,
+          10_000,
+        );
+        expect(a.isLeader()).toBe(true);
+        expect(a.term()).toEqual(term);
+        expect(b.isLeader()).toBe(false);
+        expect(electors.events).toEqual([{ instance: 'a', event: 'elected', detail: String(term.epoch) }]);
+        expect(electors.warnings).toEqual([]);
+
+        // The renewals made new versions of the row; the transaction's lock still holds off a takeover once the lease
+        // runs out (ended here at once, by an update of expires_at that waits for nothing).
+        await withClient(database.url, (client) =>
+          client.query(`UPDATE ${LEASE_TABLE} SET expires_at = now()`),
+        );
+        await waitFor(
+          "b's takeover to wait on the open transaction",
+          () =>
+            withClient(database.url, async (client) => {
+              const { rows: facts } = await client.query<{ waiting: boolean }>(
+                `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+                 WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
+              );
+              return facts[0]?.waiting === true;
+            }),
+          10_000,
+        );
+        expect(b.isLeader()).toBe(false);
+        port.run('COMMIT');
+        // b acquires once the commit lets its waiting statement go; on a busy machine that took over 10 s once.
+        await waitFor('b to lead', () => b.isLeader(), 30_000);
+        expect(b.term()?.epoch).toBe(term.epoch + 1);
+        const [order] = await withClient(database.url, async (client) => {
+          const result = await client.query<{ before: boolean }>(
+            `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
+          );
+          return result.rows;
+        });
+        expect(order?.before).toBe(true);
+        expect(await rows()).toEqual(['term 1, a long transaction']);
+      },
+    );
 
     it('orders a write that passed the fence before the new term: the acquisition waits for its commit', async () => {
       const target = new URL(database.url);
