@@ -93,10 +93,14 @@ export const ACQUIRE_FIRST_SQL = `
 /**
  * Extends the current term. Only the term's own holder, and only while the lease has not run out: an expired lease
  * is never revived, since a standby may be taking it. $1 epoch, $2 holder, $3 the lease in milliseconds.
+ *
+ * The lease is judged by clock_timestamp(), the time the row is read, not now(), the time the statement's transaction
+ * began: a renewal delayed (or waiting on the row) past the expiry would otherwise still see the lease live and
+ * revive it. The new expiry counts from now(), the earlier of the two, so it errs short.
  */
 export const RENEW_SQL = `
   UPDATE ${LEASE_TABLE} SET renewed_at = now(), expires_at = now() + $3::bigint * interval '1 millisecond'
-  WHERE id = 1 AND epoch = $1::bigint AND holder = $2 AND expires_at > now()
+  WHERE id = 1 AND epoch = $1::bigint AND holder = $2 AND expires_at > clock_timestamp()
   RETURNING ${ROW}`;
 
 /** Ends the term at once and wakes the standbys. $1 epoch, $2 holder. */

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_TABLE, LeadershipLostError, termFence, type Term } from '../../src/ha/index.js';
+import { RENEW_SQL } from '../../src/ha/lease-sql.js';
 import { FAST, testElectors } from './support/electors.js';
 import {
   createTempDatabase,
@@ -19,6 +20,18 @@ import { SyncPgPort } from './support/sync-pg-port.js';
 import { CuttableProxy } from './support/tcp-proxy.js';
 
 const probe = await postgresProbe();
+
+/** True while a session of the test waits on a row lock (the renewal behind the expiring update). */
+async function renewalWaits(url: string): Promise<boolean> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ waiting: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%renewed_at = now()%')
+         AS waiting`,
+    );
+    return rows[0]?.waiting === true;
+  });
+}
 
 /** The error `work` throws, so its fields can be checked. */
 function thrownBy(work: () => unknown): unknown {
@@ -133,6 +146,40 @@ describe.skipIf(!probe.available)(
       const refused = thrownBy(() => termFence(paused).check(port));
       port.run('ROLLBACK');
       expect(refused).toMatchObject({ code: 'lease_expired', epoch: 1 });
+    });
+
+    it('never revives a lease that ran out while a renewal of it waited for the row', async () => {
+      const a = electors.make('a', database.url);
+      await a.start();
+      const term = a.term() as Term;
+      await a.stop();
+      await withClient(database.url, (client) =>
+        client.query(
+          `UPDATE ${LEASE_TABLE} SET epoch = $1, holder = $2, expires_at = now() + interval '1 hour'`,
+          [term.epoch, term.holder],
+        ),
+      );
+      await withClient(database.url, async (renewer) =>
+        withClient(database.url, async (expirer) => {
+          // The renewal's transaction begins while the lease is live; the lease then runs out under it.
+          await renewer.query('BEGIN');
+          await renewer.query('SELECT now()');
+          await expirer.query('BEGIN');
+          await expirer.query(`UPDATE ${LEASE_TABLE} SET expires_at = clock_timestamp()`);
+          const renewal = renewer.query(RENEW_SQL, [term.epoch, term.holder, FAST.leaseMs]);
+          await waitFor('the renewal to wait on the row', () => renewalWaits(database.url), 10_000);
+          await expirer.query('COMMIT');
+          expect((await renewal).rows).toEqual([]);
+          await renewer.query('COMMIT');
+        }),
+      );
+      const [lease] = await withClient(
+        database.url,
+        async (client) =>
+          (await client.query<{ live: boolean }>(`SELECT expires_at > now() AS live FROM ${LEASE_TABLE}`))
+            .rows,
+      );
+      expect(lease?.live).toBe(false);
     });
 
     it(
