@@ -9,6 +9,7 @@ import type { SerializedReply } from './respond.js';
 import { admitClient } from './admission.js';
 import { routedReply, tokenReply } from './api-call.js';
 import { auditRequest } from './api-audit.js';
+import { CLIENT_CLOSED_REQUEST } from './body.js';
 import type { ApiDeps, ApiRequest, RequestTrace } from './api-request.js';
 import type { ApiClient } from '../platform/state.js';
 
@@ -51,6 +52,8 @@ export async function handleApi(
   } catch (error) {
     reply = problemReply(deps, error, request);
   }
+  // Nobody is left to answer, and the request never arrived whole: no reply and no audit record.
+  if (reply.status === CLIENT_CLOSED_REQUEST) return;
   const responseBytes = writeReply(res, reply, { ...trace.rateHeaders, 'X-Request-Id': requestId });
   auditRequest(deps.ctx, request, reply, { started, responseBytes });
 }

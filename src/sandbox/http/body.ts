@@ -27,13 +27,32 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(multipart);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw tooLarge(multipart);
-    chunks.push(buffer);
+  try {
+    for await (const chunk of req) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limit) throw tooLarge(multipart);
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    throw req.destroyed && !(error instanceof ProblemError) ? clientClosed() : error;
   }
   return Buffer.concat(chunks);
+}
+
+/** Nginx's status for a request whose client went away: never sent, it only marks such a request. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * The client went away before its body arrived (a killed daemon, a dropped connection): nobody is left to answer, and
+ * it is no fault of the sandbox, so it is neither reported as an unexpected error nor answered.
+ */
+function clientClosed(): ProblemError {
+  return new ProblemError(
+    CLIENT_CLOSED_REQUEST,
+    'client_closed_request',
+    'The client closed the connection before its body arrived.',
+  );
 }
 
 export interface ParsedBody {

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/sandbox/index.js';
 import { call, field, withSandbox } from './fixtures.js';
@@ -138,6 +140,34 @@ describe('sandbox HTTP rules (contract parts 4, 7, 8)', () => {
       });
       expect(malformed.status).toBe(422);
       expect(field(malformed.json, 'code')).toBe('validation_error');
+    });
+  });
+
+  it('takes a client that closes its connection mid-body for no error of its own, and answers the next request', async () => {
+    const reported: unknown[] = [];
+    await withSandbox({ onError: (error) => reported.push(error) }, async (sandbox) => {
+      const { hostname, port } = new URL(sandbox.baseUrl);
+      const socket = connect(Number(port), hostname);
+      await once(socket, 'connect');
+      socket.write(
+        [
+          'POST /v2/webhooks HTTP/1.1',
+          `Host: ${hostname}:${port}`,
+          `Authorization: Bearer ${sandbox.keys.supplier}`,
+          'Content-Type: application/json',
+          'Content-Length: 1000',
+          '',
+          '{"url":"https://',
+        ].join('\r\n'),
+      );
+      socket.destroy();
+      await once(socket, 'close');
+      // The sandbox sees the close at once; a few whole requests after it leave it time to have handled it.
+      for (let round = 0; round < 5; round += 1) {
+        const after = await call(`${sandbox.baseUrl}/webhooks`, { key: sandbox.keys.supplier });
+        expect(after.status).toBe(200);
+      }
+      expect(reported).toEqual([]);
     });
   });
 
