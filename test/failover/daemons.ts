@@ -71,6 +71,29 @@ export class Instance {
     }
   }
 
+  /** What it says of its leadership and the end of its output, for a failure message. */
+  async diagnosis(): Promise<string> {
+    let said = 'no answer';
+    if (this.child?.isRunning() === true) {
+      try {
+        const response = await fetch(`${this.opsUrl}/status`, {
+          headers: { accept: 'application/json' },
+          signal: AbortSignal.timeout(5_000),
+        });
+        const body = (await response.json()) as Record<string, unknown>;
+        said = JSON.stringify({
+          role: body['role'],
+          leader: body['leader'],
+          leadershipError: body['leadershipError'],
+        });
+      } catch (error) {
+        said = `no answer: ${String(error)}`;
+      }
+    } else said = 'not running';
+    const tail = (this.child?.output() ?? '').split('\n').slice(-25).join('\n');
+    return `${this.name}'s /status: ${said}; its last output:\n${tail}`;
+  }
+
   signal(signal: NodeJS.Signals): void {
     this.child?.kill(signal);
   }

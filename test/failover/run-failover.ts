@@ -17,7 +17,7 @@
  * inbox), and before the convergence the scenario's minimumActivity is reached (an ERP confirmation, lines exported,
  * a mirrored line...). One time guard covers the whole run; a run that hits it fails with the counts it reached.
  */
-import { failoverBoundMs } from '../../src/ha/index.js';
+import { failoverBoundMs, LEASE_TABLE } from '../../src/ha/index.js';
 import { seededPrng } from '../crash/harness/prng.js';
 import type { CrashScenario, ScenarioCheck, ScenarioSession } from '../crash/harness/scenario.js';
 import { openCrashWorld, type CrashWorld } from '../crash/harness/world.js';
@@ -79,6 +79,20 @@ async function commandEnded(stateUrl: string, id: number): Promise<boolean> {
     ]);
     return rows[0]?.status === 'done' || rows[0]?.status === 'failed';
   });
+}
+
+/** The lease row as the database sees it now, and the sessions waiting on a lock, for a failure message. */
+async function leaseFacts(stateUrl: string): Promise<string> {
+  return withClient(stateUrl, async (client) => {
+    const lease = await client.query(
+      `SELECT epoch::text, holder, expires_at, renewed_at, clock_timestamp() AS now FROM ${LEASE_TABLE}`,
+    );
+    const waiting = await client.query(
+      `SELECT application_name, state, wait_event_type, wait_event, left(query, 80) AS query
+       FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return `lease ${JSON.stringify(lease.rows)}, waiting on locks ${JSON.stringify(waiting.rows)}`;
+  }).catch((error: unknown) => `lease unread: ${String(error)}`);
 }
 
 export interface FailoverReport {
@@ -275,9 +289,13 @@ export class FailoverRun {
         async () => (await standby.role()) === 'leader',
         BOUND_MS + DELIVERY_SLACK_MS,
       );
-      failovers.push(
-        await expectFound(tookMs, `failover ${point} (${fault}): ${standby.name} did not lead in time`),
-      );
+      if (tookMs === null) {
+        throw await stuck(
+          `failover ${point} (${fault}): ${standby.name} did not lead in time; ${await leaseFacts(database.url)}; ` +
+            (await standby.diagnosis()),
+        );
+      }
+      failovers.push(tookMs);
       if (fault === 'SIGKILL') {
         await leader.killed();
         await leader.start(remaining());
