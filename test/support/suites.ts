@@ -40,6 +40,10 @@ export const LONG_RUNS: readonly string[] = [
   // Every operator command given to a running daemon while orders arrive, on a state file and on a PostgreSQL state
   // with two instances.
   'test/daemon/operator-commands.test.ts',
+  // The demo's ERP users beside the daemon's ERP jobs, until enough of each happened.
+  'test/daemon/demo-erp-activity.test.ts',
+  // The benchmark runner, briefly: its report's shape, not its speed.
+  'test/bench/**/*.test.ts',
 ];
 
 /**
@@ -57,9 +61,12 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   `test:long` (two test processes) converged in 13 s after 30. Its flows' writes under a freeze keep their
  *   `npm test` representatives in test/ha/kill9-inflight-*.test.ts and test/failover/kill9-commands.test.ts, and
  *   the buyer pair's failover stays;
- * - the whole supplier daemon under kill -9: each of its flows is killed inside its runs by its own kill -9 test
- *   (test/flows/orders/crash.test.ts, order-confirm/crash, documents/kill9, catalog/kill9), and a whole daemon by
- *   test/crash/buyer.test.ts;
+ * - the whole daemon under kill -9, supplier and buyer: each of their flows is killed inside its runs by its own
+ *   kill -9 test (test/flows/orders/crash.test.ts, order-confirm/crash, documents/kill9, catalog/kill9,
+ *   journal-export/crash-injection, expenses/kill9), and a whole buyer daemon is killed with SIGKILL inside its runs
+ *   by the buyer pair's failover (test/failover/kill9-buyer.test.ts), which checks the same losses and duplicates;
+ * - the benchmark runner's smoke test: a bench keeps both cores busy for its windows by design, and it checks the
+ *   report's shape, not a guarantee of the daemon;
  * - three office processes sharing companies through SIGKILL and SIGSTOP: 88 s of the slowest test process in
  *   `npm test`, and their elections and heartbeats slowed the others (`npm test` went from 236 s to 357 s). Its
  *   parts keep their `npm test` representatives: the claim, the hand-over and the grace of the elector
@@ -71,7 +78,9 @@ export const LONG_ONLY: readonly string[] = [
   'test/soak/**/*.test.ts',
   'test/failover/kill9-supplier.test.ts',
   'test/crash/supplier.test.ts',
+  'test/crash/buyer.test.ts',
   'test/failover/kill9-office-instances.test.ts',
+  'test/bench/**/*.test.ts',
 ];
 
 /**
@@ -85,11 +94,6 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // order-confirm test decide 16 orders of all three kinds (full, partial, reject by round 4); in both the kill
   // delays already span the whole 0-400 ms range after the child is ready. Fewer rounds miss a scenario.
   SUPPLY_SYNC_CRASH_POINTS: '12',
-  // Whole-daemon crash tests (supplier, buyer): they go on until every flow has this many kill points and their
-  // scenario's minimum activity happened (an ERP confirmation, lines exported), however long a busy machine makes
-  // that (SUPPLY_SYNC_CRASH_GUARD_MS is a guard, not a size). Every step window of each flow is covered by its
-  // in-process crash-window tests; here each flow's runs are cut in the real daemon twice, `test:long` 50 times.
-  SUPPLY_SYNC_DAEMON_CRASH_POINTS: '2',
   // Per-flow kill -9 tests of two scenarios each: two kills in each scenario.
   BUYERS_KILL_POINTS: '4',
   CATALOG_KILL_POINTS: '4',
@@ -136,6 +140,10 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // (test/state/commands-postgres.test.ts) and commands across a failover (test/failover/kill9-commands.test.ts).
   CATALOG_WINDOW_BACKENDS: 'file',
   OPERATOR_COMMANDS_BACKENDS: 'file',
+  // The demo's ERP users beside the daemon's ERP jobs (test/daemon/demo-erp-activity.test.ts): invoice rounds of the
+  // users and runs of each ERP job; `test:long` runs 30 and 8.
+  DEMO_ERP_INVOICE_ROUNDS: '10',
+  DEMO_ERP_RUNS_PER_JOB: '3',
 };
 
 export function ciSizes(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
