@@ -20,16 +20,27 @@ function value(field: unknown): string {
   return JSON.stringify(field);
 }
 
+/** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it. */
+const clockFormats = new Map<string | undefined, Intl.DateTimeFormat>();
+
+function clockFormat(timeZone: string | undefined): Intl.DateTimeFormat {
+  let format = clockFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      ...(timeZone === undefined ? {} : { timeZone }),
+    });
+    clockFormats.set(timeZone, format);
+  }
+  return format;
+}
+
 function clockTime(ms: number, timeZone: string | undefined): string {
   const time = new Date(ms);
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-    ...(timeZone === undefined ? {} : { timeZone }),
-  }).format(time);
-  return `${parts}.${String(time.getMilliseconds()).padStart(3, '0')}`;
+  return `${clockFormat(timeZone).format(time)}.${String(time.getMilliseconds()).padStart(3, '0')}`;
 }
 
 /** One pino JSON line as a pretty line; lines that are not JSON objects pass unchanged. */
