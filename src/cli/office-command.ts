@@ -8,6 +8,7 @@ import type { OfficeConfig } from '../config/index.js';
 import { askCommand } from '../daemon/control/command-queue.js';
 import { officeQueueLimits } from '../daemon/office/office-commands.js';
 import type { OfficeReload } from '../daemon/office/office-reload.js';
+import type { OfficeReportChange } from '../daemon/office/office-report-service.js';
 import { systemClock } from '../shared/clock.js';
 import { openStateStore, type QueuedCommand } from '../state/index.js';
 import type { CliContext } from './context.js';
@@ -59,6 +60,12 @@ function officeFate(command: QueuedCommand | null, id: number): string {
   return `command #${id} stays queued: the office carries it out when it runs again (before the command expires)`;
 }
 
+const REPORT_CHANGES: Record<Exclude<OfficeReportChange, 'unchanged'>, string> = {
+  started: 'started (companies.report is new)',
+  stopped: 'stopped (companies.report is gone)',
+  reloaded: 'restarted with its new settings (companies.report or the notifications it is sent through)',
+};
+
 /** One line per kind of change, and each refusal with its reason. */
 export function describeOfficeReload(result: OfficeReload): string {
   const parts: Array<[string, string[]]> = [
@@ -70,6 +77,7 @@ export function describeOfficeReload(result: OfficeReload): string {
   ];
   const lines = [`office config reloaded from ${result.file}`];
   for (const [label, names] of parts) if (names.length > 0) lines.push(`  ${label}: ${names.join(', ')}`);
+  if (result.report !== 'unchanged') lines.push(`  office report: ${REPORT_CHANGES[result.report]}`);
   for (const refusal of result.refused) {
     lines.push(`  ${refusal.company}: not changed: ${refusal.reason.replaceAll('\n', '\n    ')}`);
   }

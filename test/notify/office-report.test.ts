@@ -27,6 +27,8 @@ const registry = buildPluginRegistry();
 let sandbox: RunningSandbox;
 let smtp: SmtpReceiver;
 let office: OfficeDaemon | undefined;
+/** The companies' keys, for the office files the reload writes. */
+let keys: { north: string; idle: string } | undefined;
 
 /** The report's time: two minutes from now, UTC, so that the runs below fall inside its 24 hours. */
 const reportAt = new Date(Date.now() + 120_000);
@@ -47,8 +49,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeOfficeFiles(northKey: string, idleKey: string): void {
-  const notifications = officeMailBlock(smtp, ca, 'office', 'partners@example.com');
+function writeOfficeFiles(northKey: string, idleKey: string, to = 'partners@example.com'): void {
+  const notifications = officeMailBlock(smtp, ca, 'office', to);
   const office = [
     'timezone: UTC',
     'server:',
@@ -135,5 +137,25 @@ describe("the office's morning report", () => {
     expect(mail?.parsed.html).toContain('<table');
     expect(mail?.raw).not.toContain(SMTP_PASSWORD);
     expect(mail?.raw).not.toContain(north.key);
+    keys = { north: north.key, idle: idle.key };
+  });
+
+  it("follows a reload of the office file: new recipients get the next day's report", async () => {
+    const running = office;
+    if (running === undefined || keys === undefined)
+      throw new Error('the office of the test above is not running');
+    expect((await running.reload('operator')).report).toBe('unchanged');
+    writeOfficeFiles(keys.north, keys.idle, 'controller@example.com');
+    const reloaded = await running.reload('operator');
+    expect(reloaded.report).toBe('reloaded');
+    // The companies name their own recipients on the channel, so only the report changed; broken's file still has
+    // its mistake.
+    expect(reloaded.unchanged).toEqual(['idle', 'north', 'revoked']);
+    expect(reloaded.failed.map((problem) => problem.company)).toEqual(['broken']);
+    // The next day's report, past its time, goes to the new recipients only.
+    ahead += 24 * 60 * 60_000;
+    await until(() => smtp.mails.length > 1, "the next day's office report");
+    expect(smtp.mails).toHaveLength(2);
+    expect(smtp.mails[1]?.parsed.to).toMatchObject({ text: 'controller@example.com' });
   });
 });

@@ -39,7 +39,7 @@ import {
 } from './office-companies.js';
 import { OfficeBalance } from './office-balance.js';
 import { OfficeHost } from './office-host.js';
-import { OfficeReportService } from './office-report-service.js';
+import { FollowedReport, OfficeReportService } from './office-report-service.js';
 import { reloadOffice, type OfficeReload, type OfficeRunning } from './office-reload.js';
 import type { CompanyEntry } from './office-status.js';
 
@@ -127,9 +127,11 @@ async function startOffice(
   }
   // Joined once every company has started: the others hand this one its share only when it can take it.
   if (options.signal?.aborted !== true) await balance?.start();
-  const report = officeReportService({ options, first, commands, running, balance });
-  report?.start();
-  return officeDaemon(running, officeQueueLimits(office), commands, { balance, report });
+  running.report = new FollowedReport(
+    () => officeReportService({ options, first, commands, running, balance }),
+    logger,
+  );
+  return officeDaemon(running, officeQueueLimits(office), commands, balance);
 }
 
 function officeReportService(parts: {
@@ -140,10 +142,12 @@ function officeReportService(parts: {
   balance: OfficeBalance | undefined;
 }): OfficeReportService | undefined {
   const { options, first, commands, running, balance } = parts;
-  const report = options.office.report;
+  // The office as last read: a reload that changed the report starts it again from here.
+  const { office } = running;
+  const report = office.report;
   if (report === undefined) return undefined;
   return new OfficeReportService({
-    ...{ office: options.office, report, first, state: commands.state, clock: options.clock ?? systemClock },
+    ...{ office, report, first, state: commands.state, clock: options.clock ?? systemClock },
     logger: running.shared.logger,
     secrets: running.shared.secrets,
     companies: () =>
@@ -190,7 +194,7 @@ function officeDaemon(
   running: OfficeRunning,
   limits: QueueLimits,
   commands: OfficeCommands,
-  { balance, report }: { balance: OfficeBalance | undefined; report: OfficeReportService | undefined },
+  balance: OfficeBalance | undefined,
 ): OfficeDaemon {
   const { entries, shared } = running;
   let reloading: Promise<unknown> = Promise.resolve();
@@ -237,7 +241,7 @@ function officeDaemon(
     reload,
     stop: (timeoutMs = DEFAULT_STOP_TIMEOUT_MS) =>
       (stopping ??= reloading.then(async () => {
-        await report?.stop();
+        await running.report?.stop();
         await commands.close();
         await balance?.stop();
         return stopOffice([...entries.values()], shared.host, timeoutMs);

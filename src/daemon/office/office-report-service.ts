@@ -6,6 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { apiNetworkOptions } from '../../api-access/index.js';
 import type { LoadedConfig, OfficeConfig, OfficeReportConfig } from '../../config/index.js';
@@ -132,5 +133,41 @@ export class OfficeReportService {
       ...this.#options.secrets(),
       ...channelSecrets(this.#options.report.notifications),
     ]);
+  }
+}
+
+/** What a reload did to the office report: its settings (companies.report, the office file's notifications). */
+export type OfficeReportChange = 'unchanged' | 'started' | 'stopped' | 'reloaded';
+
+/** The office report's service, started again with the new settings when a reload changed them. */
+export class FollowedReport {
+  readonly #make: () => OfficeReportService | undefined;
+  readonly #logger: Logger;
+  #service: OfficeReportService | undefined;
+
+  /** Starts the service `make` builds from the office's current config (none without companies.report). */
+  constructor(make: () => OfficeReportService | undefined, logger: Logger) {
+    this.#make = make;
+    this.#logger = logger;
+    this.#service = make();
+    this.#service?.start();
+  }
+
+  /** After a reload read `after` where `before` was: a changed report is stopped and started with `after`. */
+  async follow(
+    before: OfficeReportConfig | undefined,
+    after: OfficeReportConfig | undefined,
+  ): Promise<OfficeReportChange> {
+    if (isDeepStrictEqual(before, after)) return 'unchanged';
+    await this.#service?.stop();
+    this.#service = this.#make();
+    this.#service?.start();
+    const change = before === undefined ? 'started' : after === undefined ? 'stopped' : 'reloaded';
+    this.#logger.info({ change }, 'office report follows the reloaded office file');
+    return change;
+  }
+
+  async stop(): Promise<void> {
+    await this.#service?.stop();
   }
 }

@@ -105,9 +105,10 @@ export interface Daemon {
   /**
    * Reads the config file again on this instance (SIGHUP): new mappings apply from each job's next run; any other
    * change is refused naming its keys, and an invalid file is refused with the loader's error. Recorded in the
-   * commands table with `by` and logged.
+   * commands table with `by` and logged. `env` is what the file's `${VAR}` references are read from: the process's
+   * own by default, an office's where an office runs the daemon.
    */
-  reloadConfig(by: string): RecordedReload;
+  reloadConfig(by: string, env?: Readonly<Record<string, string | undefined>>): RecordedReload;
   /** On a shared PostgreSQL state, this instance's hold on the jobs; undefined on a SQLite file (it always runs them). */
   readonly leadership: CompanyLead | undefined;
   /** Reads the operator command queue now (a command was queued for it), not at the next poll. */
@@ -249,13 +250,14 @@ function daemonHandle(
       const readiness = await evaluateReadiness(providers, now, DEFAULT_READINESS_POLICY, env.secrets());
       return buildStatusSnapshot(providers, readiness, now, env.secrets());
     },
-    reloadConfig: (by) =>
+    reloadConfig: (by, variables) =>
       recordedReload(
         {
           loaded: env.loaded,
           mappings: env.mappings,
           queue: watching.inbox.unfencedState,
           logger: env.logger,
+          ...(variables === undefined ? {} : { env: variables }),
         },
         by,
       ),
