@@ -3,7 +3,8 @@
  * the CLI (a child process, as a user runs it) queues it, the daemon that holds the state carries it out and the CLI
  * prints the same lines and exits with the same code as without a daemon. Orders keep arriving in the sandbox and
  * reach the ERP once each while the commands are given, through the daemon's own webhook runs as well as the
- * operator's; the daemon is never stopped. OPERATOR_COMMANDS_BACKENDS picks the backends (`npm test`: the file).
+ * operator's; the daemon is never stopped. OPERATOR_COMMANDS_BACKENDS picks the backends (both by default);
+ * `npm run test:long` alone runs this file (test/support/suites.ts).
  */
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,7 +70,7 @@ const postgres: Backend = {
   dispose: async () => database?.drop(),
 };
 
-// OPERATOR_COMMANDS_BACKENDS (test/support/state-backends.ts): `npm test` runs the state file only.
+// OPERATOR_COMMANDS_BACKENDS (test/support/state-backends.ts): both backends unless it names one.
 const BACKENDS = stateBackends('OPERATOR_COMMANDS_BACKENDS');
 for (const backend of [sqlite, postgres].filter((b) => BACKENDS.includes(b.key))) {
   describe.skipIf(backend.skip !== null)(

@@ -65,6 +65,12 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   kill -9 test (test/flows/orders/crash.test.ts, order-confirm/crash, documents/kill9, catalog/kill9,
  *   journal-export/crash-injection, expenses/kill9), and a whole buyer daemon is killed with SIGKILL inside its runs
  *   by the buyer pair's failover (test/failover/kill9-buyer.test.ts), which checks the same losses and duplicates;
+ * - every operator command given to a running daemon while orders arrive (test/daemon/operator-commands.test.ts,
+ *   26 s of CPU at its smallest, nearly all of it CLI processes): each command reaches a running daemon in a test of
+ *   its own in `npm test` (pause and resume in test/cli/office.test.ts and test/daemon/console-chromium.test.ts, run
+ *   now in test/failover/kill9-commands.test.ts, cursor reset in test/daemon/cursor-reset-race.test.ts, catalog
+ *   removal in test/cli/catalog-remove.test.ts, config reload in test/daemon/config-reload.test.ts), and the command
+ *   queue on PostgreSQL in test/state/commands-postgres.test.ts;
  * - the benchmark runner's smoke test: a bench keeps both cores busy for its windows by design, and it checks the
  *   report's shape, not a guarantee of the daemon;
  * - three office processes sharing companies through SIGKILL and SIGSTOP: 88 s of the slowest test process in
@@ -80,6 +86,7 @@ export const LONG_ONLY: readonly string[] = [
   'test/crash/supplier.test.ts',
   'test/crash/buyer.test.ts',
   'test/failover/kill9-office-instances.test.ts',
+  'test/daemon/operator-commands.test.ts',
   'test/bench/**/*.test.ts',
 ];
 
@@ -133,13 +140,10 @@ const CI_SIZES: Readonly<Record<string, string>> = {
   // A waiting CLI never hangs (test/cli/waiting-never-hangs.test.ts): on the state file here; on PostgreSQL too in
   // `test:long`, where the killed daemon's lease must run out (20 s) before the CLI may say it is gone.
   NEVER_HANGS_BACKENDS: 'file',
-  // The catalog's crash window between the API's answer and the state commit (test/flows/catalog/kill9-window.test.ts)
-  // and the operator commands to a running daemon (test/daemon/operator-commands.test.ts): on the state file here;
-  // `test:long` repeats them on PostgreSQL (the latter with two instances), where other tests of `npm test` already
-  // cover the catalog's write-ahead intents (test/flows/catalog/write-ahead.test.ts), the command queue
-  // (test/state/commands-postgres.test.ts) and commands across a failover (test/failover/kill9-commands.test.ts).
+  // The catalog's crash window between the API's answer and the state commit (test/flows/catalog/kill9-window.test.ts):
+  // on the state file here; `test:long` repeats it on PostgreSQL, where other tests of `npm test` already cover the
+  // catalog's write-ahead intents (test/flows/catalog/write-ahead.test.ts).
   CATALOG_WINDOW_BACKENDS: 'file',
-  OPERATOR_COMMANDS_BACKENDS: 'file',
   // The demo's ERP users beside the daemon's ERP jobs (test/daemon/demo-erp-activity.test.ts): invoice rounds of the
   // users and runs of each ERP job; `test:long` runs 30 and 8.
   DEMO_ERP_INVOICE_ROUNDS: '10',
