@@ -64,6 +64,7 @@ const REPORT_CHANGES: Record<Exclude<OfficeReportChange, 'unchanged'>, string> =
   started: 'started (companies.report is new)',
   stopped: 'stopped (companies.report is gone)',
   reloaded: 'restarted with its new settings (companies.report or the notifications it is sent through)',
+  refused: 'NOT CHANGED',
 };
 
 /** One line per kind of change, and each refusal with its reason. */
@@ -77,7 +78,12 @@ export function describeOfficeReload(result: OfficeReload): string {
   ];
   const lines = [`office config reloaded from ${result.file}`];
   for (const [label, names] of parts) if (names.length > 0) lines.push(`  ${label}: ${names.join(', ')}`);
-  if (result.report !== 'unchanged') lines.push(`  office report: ${REPORT_CHANGES[result.report]}`);
+  const report = result.report ?? { change: 'unchanged' };
+  if (report.change !== 'unchanged') {
+    lines.push(
+      `  office report: ${REPORT_CHANGES[report.change]}${report.reason === undefined ? '' : `: ${report.reason}`}`,
+    );
+  }
   for (const refusal of result.refused) {
     lines.push(`  ${refusal.company}: not changed: ${refusal.reason.replaceAll('\n', '\n    ')}`);
   }

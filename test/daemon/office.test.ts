@@ -267,7 +267,7 @@ describe('an office of companies in one process', () => {
       unchanged: [],
       refused: [],
       failed: [],
-      report: 'unchanged',
+      report: { change: 'unchanged' },
     });
     expect(office.companies().map((entry) => [entry.name, entry.state])).toEqual([
       ['revoked', 'running'],

@@ -144,10 +144,10 @@ describe("the office's morning report", () => {
     const running = office;
     if (running === undefined || keys === undefined)
       throw new Error('the office of the test above is not running');
-    expect((await running.reload('operator')).report).toBe('unchanged');
+    expect((await running.reload('operator')).report).toEqual({ change: 'unchanged' });
     writeOfficeFiles(keys.north, keys.idle, 'controller@example.com');
     const reloaded = await running.reload('operator');
-    expect(reloaded.report).toBe('reloaded');
+    expect(reloaded.report).toEqual({ change: 'reloaded' });
     // The companies name their own recipients on the channel, so only the report changed; broken's file still has
     // its mistake.
     expect(reloaded.unchanged).toEqual(['idle', 'north', 'revoked']);

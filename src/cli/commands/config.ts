@@ -128,6 +128,9 @@ async function reloadOffice(context: CliContext, office: OfficeConfig, json: boo
       'partly_done',
     );
   }
+  if (result.report?.change === 'refused') {
+    throw new CliError('the office report was not reloaded as the office file says (above)', 'partly_done');
+  }
 }
 
 async function printSchema({ context }: Invocation): Promise<void> {

@@ -43,6 +43,8 @@ export interface OfficeShared {
   readonly signal?: AbortSignal | undefined;
   /** With several office instances (office-balance.ts): whether this one takes the company's lease at once. */
   readonly claim?: ((company: string) => boolean) | undefined;
+  /** The environment the office's files are read again with (a company's reload reads its `${VAR}`s there too). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export function loadedCompanyName(loaded: LoadedConfig): string {
@@ -81,6 +83,7 @@ export async function startCompany(
       commandPollMs: OFFICE_COMMAND_POLL_MS,
       loginThrottle: shared.throttle,
       ...(shared.claim === undefined ? {} : { claim: () => shared.claim?.(entry.name) ?? true }),
+      env: shared.env,
     });
     entry.daemon.metrics.registry.setDefaultLabels({ company: entry.name });
     entry.state = 'running';

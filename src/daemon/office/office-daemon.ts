@@ -6,7 +6,12 @@
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { secretValues, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
+import {
+  secretValues,
+  type LoadedConfig,
+  type OfficeConfig,
+  type OfficeReportConfig,
+} from '../../config/index.js';
 import { DEFAULT_LOCAL_TOKEN_NAME } from '../../config/control-schema.js';
 import { configuredLogger } from '../services/environment-service.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
@@ -113,10 +118,11 @@ async function startOffice(
     ...{ throttle, host, logger, secrets, loopClock: coalescingClock(systemClock) },
     ...{ catchUp: options.catchUp, signal: options.signal },
     claim: balance === undefined ? undefined : (company) => balance.claims(company),
+    env: options.env ?? process.env,
   };
   const running: OfficeRunning = {
     ...{ office, entries, shared },
-    ...{ env: options.env ?? process.env, stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS, held: new Map() },
+    ...{ env: shared.env, stopTimeoutMs: DEFAULT_STOP_TIMEOUT_MS, held: new Map() },
   };
   current.running = running;
   await eachBounded([...office.companies.values()], START_CONCURRENCY, (loaded) =>
@@ -128,24 +134,26 @@ async function startOffice(
   // Joined once every company has started: the others hand this one its share only when it can take it.
   if (options.signal?.aborted !== true) await balance?.start();
   running.report = new FollowedReport(
-    () => officeReportService({ options, first, commands, running, balance }),
+    (report) => officeReportService({ options, first, commands, running, balance }, report),
+    office.report,
     logger,
   );
   return officeDaemon(running, officeQueueLimits(office), commands, balance);
 }
 
-function officeReportService(parts: {
-  options: OfficeOptions;
-  first: LoadedConfig;
-  commands: OfficeCommands;
-  running: OfficeRunning;
-  balance: OfficeBalance | undefined;
-}): OfficeReportService | undefined {
+function officeReportService(
+  parts: {
+    options: OfficeOptions;
+    first: LoadedConfig;
+    commands: OfficeCommands;
+    running: OfficeRunning;
+    balance: OfficeBalance | undefined;
+  },
+  report: OfficeReportConfig,
+): OfficeReportService {
   const { options, first, commands, running, balance } = parts;
-  // The office as last read: a reload that changed the report starts it again from here.
+  // The office as last read (its file's folder, for the channels' files).
   const { office } = running;
-  const report = office.report;
-  if (report === undefined) return undefined;
   return new OfficeReportService({
     ...{ office, report, first, state: commands.state, clock: options.clock ?? systemClock },
     logger: running.shared.logger,

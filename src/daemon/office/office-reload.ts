@@ -4,9 +4,9 @@
  * place when only its mappings changed and restarted alone otherwise (a change to the office file's shared parts
  * restarts every company it touches). The other companies run on untouched. A company whose file now has a mistake,
  * or whose state would move, keeps running with the config it has; a change to the office's own settings (its
- * port, log, time zone, state, the companies block) needs a restart of the office and is refused, changing nothing.
- * The office report (companies.report, and the office file's notifications it is sent through) is started again with
- * its new settings.
+ * port, log, time zone, state, companies.dir and companies.max_concurrent_runs) needs a restart of the office and is
+ * refused, changing nothing. The office report (companies.report, and the office file's notifications it is sent
+ * through) is started again with its new settings.
  */
 import { ConfigError, loadOfficeToRun, type LoadedConfig, type OfficeConfig } from '../../config/index.js';
 import { ControlError } from '../control/actions.js';
@@ -21,7 +21,7 @@ import {
   type MutableEntry,
   type OfficeShared,
 } from './office-companies.js';
-import type { FollowedReport, OfficeReportChange } from './office-report-service.js';
+import type { FollowedReport, OfficeReportFollowed } from './office-report-service.js';
 
 export interface CompanyProblem {
   readonly company: string;
@@ -44,8 +44,11 @@ export interface OfficeReload {
   readonly refused: CompanyProblem[];
   /** Companies not running now that should: a start that failed, a stop whose jobs did not reach a checkpoint. */
   readonly failed: CompanyProblem[];
-  /** The office report, started again when companies.report or the office file's notifications changed. */
-  report: OfficeReportChange;
+  /**
+   * The office report, started again when companies.report or the office file's notifications changed. Absent from
+   * an office older than this field.
+   */
+  report?: OfficeReportFollowed;
 }
 
 export interface OfficeRunning {
@@ -66,12 +69,10 @@ export async function reloadOffice(running: OfficeRunning, by: string): Promise<
   refuseOfficeChanges(running.office, fresh);
   refuseBrokenOffice(running, fresh);
   // From here on the companies' secrets are the new files': a start error is scrubbed of a new key too.
-  const before = running.office;
   running.office = fresh;
   const result: OfficeReload = {
     file: fresh.file,
     ...{ started: [], stopped: [], restarted: [], reloaded: [], unchanged: [], refused: [], failed: [] },
-    report: 'unchanged',
   };
   const removed = [...running.entries.keys()].filter(
     (name) => !fresh.companies.has(name) && !fresh.failed.has(name),
@@ -81,7 +82,7 @@ export async function reloadOffice(running: OfficeRunning, by: string): Promise<
   await eachBounded([...fresh.companies.values()], START_CONCURRENCY, (loaded) =>
     applyCompany(running, loaded, by, result),
   );
-  result.report = (await running.report?.follow(before.report, fresh.report)) ?? 'unchanged';
+  result.report = (await running.report?.follow(fresh.report)) ?? { change: 'unchanged' };
   for (const list of Object.values(result)) if (Array.isArray(list)) list.sort(byCompany);
   running.shared.logger.info({ by, ...summary(result) }, 'office config reloaded');
   return result;
@@ -109,12 +110,7 @@ function refuseOfficeChanges(before: OfficeConfig, after: OfficeConfig): void {
   const changed: string[] = [];
   if (before.dir !== after.dir) changed.push('companies.dir');
   if (before.maxConcurrentRuns !== after.maxConcurrentRuns) changed.push('companies.max_concurrent_runs');
-  // companies.report is not among them: the report follows a reload (FollowedReport).
-  changed.push(
-    ...differences(before.settings, after.settings, []).filter(
-      (key) => key !== 'companies.report' && !key.startsWith('companies.report.'),
-    ),
-  );
+  changed.push(...differences(before.settings, after.settings, []));
   if (changed.length === 0) return;
   throw new ControlError(
     'restart_needed',
@@ -211,7 +207,7 @@ async function applyOne(
   entry.error = null;
   // Worked out first without a record: a change the office restarts the company for is not the company's refusal.
   if (needsRestart(running, entry)) return restartCompany(running, entry, loaded, result);
-  const outcome = entry.daemon.reloadConfig(by, running.env);
+  const outcome = entry.daemon.reloadConfig(by);
   if (!outcome.ok) result.refused.push({ company: name, reason: outcome.error.message });
   else (outcome.result.changed.length === 0 ? result.unchanged : result.reloaded).push(name);
 }

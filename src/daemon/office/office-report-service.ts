@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { apiNetworkOptions } from '../../api-access/index.js';
 import type { LoadedConfig, OfficeConfig, OfficeReportConfig } from '../../config/index.js';
 import { scrubSecrets } from '../../log/index.js';
+import { errorMessage } from '../../engine/outcome.js';
 import {
   buildChannels,
   channelSecrets,
@@ -49,7 +50,8 @@ export class OfficeReportService {
   readonly #channels: Map<string, Channel>;
   readonly #sender: NotificationSender;
   #timer: NodeJS.Timeout | undefined;
-  #passing = false;
+  /** The pass going on now, which a stop waits for. */
+  #passing: Promise<void> | null = null;
 
   constructor(options: OfficeReportOptions) {
     this.#options = options;
@@ -75,8 +77,16 @@ export class OfficeReportService {
 
   /** Queues today's report once its time has passed (once per local day), then sends what waits. */
   async pass(): Promise<void> {
-    if (this.#passing) return;
-    this.#passing = true;
+    if (this.#passing !== null) return;
+    this.#passing = this.#pass();
+    try {
+      await this.#passing;
+    } finally {
+      this.#passing = null;
+    }
+  }
+
+  async #pass(): Promise<void> {
     const { report, first, state, clock, logger } = this.#options;
     try {
       const now = clock.now();
@@ -93,8 +103,6 @@ export class OfficeReportService {
       this.#sender.kick();
     } catch (error) {
       logger.warn({ err: error }, 'office report pass failed; trying again on the next one');
-    } finally {
-      this.#passing = false;
     }
   }
 
@@ -115,6 +123,7 @@ export class OfficeReportService {
   /** Stops checking; a report being sent goes again at the next start (it stays queued until sent). */
   async stop(): Promise<void> {
     clearInterval(this.#timer);
+    await this.#passing;
     await Promise.race([this.#sender.idle(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
     for (const channel of this.#channels.values()) channel.close();
   }
@@ -137,37 +146,62 @@ export class OfficeReportService {
 }
 
 /** What a reload did to the office report: its settings (companies.report, the office file's notifications). */
-export type OfficeReportChange = 'unchanged' | 'started' | 'stopped' | 'reloaded';
+export type OfficeReportChange = 'unchanged' | 'started' | 'stopped' | 'reloaded' | 'refused';
+
+export interface OfficeReportFollowed {
+  readonly change: OfficeReportChange;
+  /** Why the new settings were not taken up (`refused`): the report goes on with those it has. */
+  readonly reason?: string;
+}
 
 /** The office report's service, started again with the new settings when a reload changed them. */
 export class FollowedReport {
-  readonly #make: () => OfficeReportService | undefined;
+  readonly #make: (report: OfficeReportConfig) => OfficeReportService;
   readonly #logger: Logger;
+  /** The settings the running service was built from (undefined: no report), whatever the file says since. */
+  #settings: OfficeReportConfig | undefined;
   #service: OfficeReportService | undefined;
 
-  /** Starts the service `make` builds from the office's current config (none without companies.report). */
-  constructor(make: () => OfficeReportService | undefined, logger: Logger) {
+  /** Starts the service `make` builds for `settings` (none without companies.report). */
+  constructor(
+    make: (report: OfficeReportConfig) => OfficeReportService,
+    settings: OfficeReportConfig | undefined,
+    logger: Logger,
+  ) {
     this.#make = make;
     this.#logger = logger;
-    this.#service = make();
+    this.#settings = settings;
+    this.#service = settings === undefined ? undefined : make(settings);
     this.#service?.start();
   }
 
-  /** After a reload read `after` where `before` was: a changed report is stopped and started with `after`. */
-  async follow(
-    before: OfficeReportConfig | undefined,
-    after: OfficeReportConfig | undefined,
-  ): Promise<OfficeReportChange> {
-    if (isDeepStrictEqual(before, after)) return 'unchanged';
+  /**
+   * A reload read `after`: when it differs from the settings the report runs with, the new service is built first
+   * (a channel it cannot build refuses the change and the report goes on as it was), then the old one is stopped.
+   */
+  async follow(after: OfficeReportConfig | undefined): Promise<OfficeReportFollowed> {
+    const before = this.#settings;
+    if (isDeepStrictEqual(before, after)) return { change: 'unchanged' };
+    let next: OfficeReportService | undefined;
+    try {
+      next = after === undefined ? undefined : this.#make(after);
+    } catch (error) {
+      const reason = `${errorMessage(error)}; the office report goes on with the settings it has`;
+      this.#logger.warn({ reason }, 'office report not reloaded');
+      return { change: 'refused', reason };
+    }
     await this.#service?.stop();
-    this.#service = this.#make();
-    this.#service?.start();
+    this.#service = next;
+    this.#settings = after;
+    next?.start();
     const change = before === undefined ? 'started' : after === undefined ? 'stopped' : 'reloaded';
     this.#logger.info({ change }, 'office report follows the reloaded office file');
-    return change;
+    return { change };
   }
 
   async stop(): Promise<void> {
-    await this.#service?.stop();
+    const service = this.#service;
+    this.#service = undefined;
+    await service?.stop();
   }
 }

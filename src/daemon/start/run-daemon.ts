@@ -92,6 +92,11 @@ export interface DaemonOptions {
    * share their companies out (office-balance.ts). Always by default.
    */
   claim?: () => boolean;
+  /**
+   * The environment the config's `${VAR}` references are read from when the file is read again (a reload, a term
+   * won): the process's own by default, an office's where an office runs the daemon.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Daemon {
@@ -105,10 +110,9 @@ export interface Daemon {
   /**
    * Reads the config file again on this instance (SIGHUP): new mappings apply from each job's next run; any other
    * change is refused naming its keys, and an invalid file is refused with the loader's error. Recorded in the
-   * commands table with `by` and logged. `env` is what the file's `${VAR}` references are read from: the process's
-   * own by default, an office's where an office runs the daemon.
+   * commands table with `by` and logged.
    */
-  reloadConfig(by: string, env?: Readonly<Record<string, string | undefined>>): RecordedReload;
+  reloadConfig(by: string): RecordedReload;
   /** On a shared PostgreSQL state, this instance's hold on the jobs; undefined on a SQLite file (it always runs them). */
   readonly leadership: CompanyLead | undefined;
   /** Reads the operator command queue now (a command was queued for it), not at the next poll. */
@@ -250,14 +254,14 @@ function daemonHandle(
       const readiness = await evaluateReadiness(providers, now, DEFAULT_READINESS_POLICY, env.secrets());
       return buildStatusSnapshot(providers, readiness, now, env.secrets());
     },
-    reloadConfig: (by, variables) =>
+    reloadConfig: (by) =>
       recordedReload(
         {
           loaded: env.loaded,
           mappings: env.mappings,
           queue: watching.inbox.unfencedState,
           logger: env.logger,
-          ...(variables === undefined ? {} : { env: variables }),
+          ...(start.options.env === undefined ? {} : { env: start.options.env }),
         },
         by,
       ),
@@ -340,6 +344,7 @@ function jobServices(
         mappings: env.mappings,
         queue: env.state,
         logger: env.logger,
+        ...(options.env === undefined ? {} : { env: options.env }),
       });
     };
     const claim = options.claim === undefined ? {} : { claim: options.claim };
