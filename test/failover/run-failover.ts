@@ -349,11 +349,12 @@ export class FailoverRun {
     const convergeGuard = Math.min(CONVERGE_MS, remaining());
     let converged: number | null = null;
     for (;;) {
-      if ((await within(() => session.settled(), 10_000, 250)) !== null) {
+      const left = convergeGuard - (performance.now() - convergeStarted);
+      if ((await within(() => session.settled(), Math.max(0, Math.min(10_000, left)), 250)) !== null) {
         converged = performance.now() - convergeStarted;
         break;
       }
-      if (performance.now() - convergeStarted > convergeGuard) break;
+      if (left <= 10_000) break;
       for (const job of scenario.jobs) await queueRun(world, database.url, job);
     }
     if (converged === null) throw await stuck(`not converged: ${await session.pending()}`);

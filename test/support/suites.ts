@@ -43,7 +43,7 @@ export const LONG_RUNS: readonly string[] = [
   // The demo's ERP users beside the daemon's ERP jobs, until enough of each happened.
   'test/daemon/demo-erp-activity.test.ts',
   // The benchmark runner, briefly: its report's shape, not its speed.
-  'test/bench/**/*.test.ts',
+  'test/bench/smoke.test.ts',
 ];
 
 /**
@@ -63,8 +63,10 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   the buyer pair's failover stays;
  * - the whole daemon under kill -9, supplier and buyer: each of their flows is killed inside its runs by its own
  *   kill -9 test (test/flows/orders/crash.test.ts, order-confirm/crash, documents/kill9, catalog/kill9,
- *   journal-export/crash-injection, expenses/kill9), and a whole buyer daemon is killed with SIGKILL inside its runs
- *   by the buyer pair's failover (test/failover/kill9-buyer.test.ts), which checks the same losses and duplicates;
+ *   journal-export/kill9-sql and kill9-hashavshevet, mirror/kill9, expenses/kill9), and the buyer pair's failover
+ *   (test/failover/kill9-buyer.test.ts) kills a whole buyer daemon with SIGKILL while its webhook and catch-up runs
+ *   go on, and checks the same losses and duplicates (on a PostgreSQL state; the kill -9 tests of the flows use state
+ *   files);
  * - every operator command given to a running daemon while orders arrive (test/daemon/operator-commands.test.ts,
  *   26 s of CPU at its smallest, nearly all of it CLI processes): each command reaches a running daemon in a test of
  *   its own in `npm test` (pause and resume in test/cli/office.test.ts and test/daemon/console-chromium.test.ts, run
@@ -87,7 +89,7 @@ export const LONG_ONLY: readonly string[] = [
   'test/crash/buyer.test.ts',
   'test/failover/kill9-office-instances.test.ts',
   'test/daemon/operator-commands.test.ts',
-  'test/bench/**/*.test.ts',
+  'test/bench/smoke.test.ts',
 ];
 
 /**
