@@ -21,15 +21,27 @@ import { CuttableProxy } from './support/tcp-proxy.js';
 
 const probe = await postgresProbe();
 
-/** True while a session of the test waits on a row lock (the renewal behind the expiring update). */
-async function renewalWaits(url: string): Promise<boolean> {
+/** True while a session of `url`'s database that matches `which` (SQL over pg_stat_activity) waits on a lock. */
+async function waitsOnLock(url: string, which: string): Promise<boolean> {
   return withClient(url, async (client) => {
     const { rows } = await client.query<{ waiting: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%renewed_at = now()%')
-         AS waiting`,
+         WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${which}) AS waiting`,
     );
     return rows[0]?.waiting === true;
+  });
+}
+
+/** The elector b's takeover, by its session's name. */
+const B_SESSION = "application_name = 'supply-sync ha b'";
+
+/** True when the last fenced write committed before the lease's current term began, by the database's clock. */
+async function lastWriteBeforeTerm(url: string): Promise<boolean> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ before: boolean }>(
+      `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
+    );
+    return rows[0]?.before === true;
   });
 }
 
@@ -167,7 +179,11 @@ describe.skipIf(!probe.available)(
           await expirer.query('BEGIN');
           await expirer.query(`UPDATE ${LEASE_TABLE} SET expires_at = clock_timestamp()`);
           const renewal = renewer.query(RENEW_SQL, [term.epoch, term.holder, FAST.leaseMs]);
-          await waitFor('the renewal to wait on the row', () => renewalWaits(database.url), 10_000);
+          await waitFor(
+            'the renewal to wait on the row',
+            () => waitsOnLock(database.url, "query LIKE '%renewed_at = now()%'"),
+            10_000,
+          );
           await expirer.query('COMMIT');
           expect((await renewal).rows).toEqual([]);
           await renewer.query('COMMIT');
@@ -227,14 +243,7 @@ describe.skipIf(!probe.available)(
         );
         await waitFor(
           "b's takeover to wait on the open transaction",
-          () =>
-            withClient(database.url, async (client) => {
-              const { rows: facts } = await client.query<{ waiting: boolean }>(
-                `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-                 WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
-              );
-              return facts[0]?.waiting === true;
-            }),
+          () => waitsOnLock(database.url, B_SESSION),
           10_000,
         );
         expect(b.isLeader()).toBe(false);
@@ -242,13 +251,7 @@ describe.skipIf(!probe.available)(
         // b acquires once the commit lets its waiting statement go; on a busy machine that took over 10 s once.
         await waitFor('b to lead', () => b.isLeader(), 30_000);
         expect(b.term()?.epoch).toBe(term.epoch + 1);
-        const [order] = await withClient(database.url, async (client) => {
-          const result = await client.query<{ before: boolean }>(
-            `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
-          );
-          return result.rows;
-        });
-        expect(order?.before).toBe(true);
+        expect(await lastWriteBeforeTerm(database.url)).toBe(true);
         expect(await rows()).toEqual(['term 1, a long transaction']);
       },
     );
@@ -271,15 +274,13 @@ describe.skipIf(!probe.available)(
 
         await waitFor(
           "the lease to expire and b's acquisition to wait on the fenced row",
-          () =>
-            withClient(database.url, async (client) => {
-              const { rows: facts } = await client.query<{ expired: boolean; waiting: boolean }>(
-                `SELECT (SELECT expires_at <= clock_timestamp() FROM ${LEASE_TABLE}) AS expired,
-                   EXISTS (SELECT 1 FROM pg_stat_activity
-                     WHERE application_name = 'supply-sync ha b' AND wait_event_type = 'Lock') AS waiting`,
+          async () =>
+            (await withClient(database.url, async (client) => {
+              const { rows: facts } = await client.query<{ expired: boolean }>(
+                `SELECT expires_at <= clock_timestamp() AS expired FROM ${LEASE_TABLE}`,
               );
-              return facts[0]?.expired === true && facts[0].waiting;
-            }),
+              return facts[0]?.expired === true;
+            })) && (await waitsOnLock(database.url, B_SESSION)),
           10_000,
         );
         // Expired by the clock, yet b cannot lead while term 1's write is open, and its status says so.
@@ -297,13 +298,7 @@ describe.skipIf(!probe.available)(
         await waitFor('b to lead', () => b.isLeader(), 10_000);
         expect(b.term()?.epoch).toBe(2);
         // term 1's write landed before term 2 began, by the database's own clock.
-        const [order] = await withClient(database.url, async (client) => {
-          const result = await client.query<{ before: boolean }>(
-            `SELECT (SELECT max(at) FROM fenced_writes) < (SELECT acquired_at FROM ${LEASE_TABLE}) AS before`,
-          );
-          return result.rows;
-        });
-        expect(order?.before).toBe(true);
+        expect(await lastWriteBeforeTerm(database.url)).toBe(true);
         expect(await rows()).toEqual(['term 1, in flight']);
 
         // And term 1's next transaction is refused.
