@@ -12,6 +12,9 @@ import { FollowedReport, type OfficeReportService } from '../../src/daemon/offic
 const settingsAt = (at: string): OfficeReportConfig =>
   ({ at, channels: ['office'] }) as unknown as OfficeReportConfig;
 
+/** A secret of the office that a channel's error might carry. */
+const OFFICE_SECRET = 'smtp-office-secret-9c1f4e';
+
 interface FakeService {
   readonly at: string;
   started: boolean;
@@ -21,7 +24,9 @@ interface FakeService {
 function follower(initial: OfficeReportConfig | undefined, unbuildable: ReadonlySet<string> = new Set()) {
   const built: FakeService[] = [];
   const make = (report: OfficeReportConfig): OfficeReportService => {
-    if (unbuildable.has(report.at)) throw new Error(`channel office: cannot build for ${report.at}`);
+    if (unbuildable.has(report.at)) {
+      throw new Error(`channel office: cannot build for ${report.at} (password ${OFFICE_SECRET})`);
+    }
     const service: FakeService = { at: report.at, started: false, stopped: false };
     built.push(service);
     const fake = {
@@ -30,7 +35,12 @@ function follower(initial: OfficeReportConfig | undefined, unbuildable: Readonly
     };
     return fake as unknown as OfficeReportService;
   };
-  const report = new FollowedReport(make, initial, pino({ level: 'silent' }));
+  const report = new FollowedReport({
+    make,
+    settings: initial,
+    logger: pino({ level: 'silent' }),
+    secrets: () => [OFFICE_SECRET],
+  });
   return { report, built };
 }
 
@@ -50,12 +60,15 @@ describe('the office report across reloads', () => {
     await report.stop();
   });
 
-  it('refuses settings it cannot build, keeps the running report, and takes them on a later reload', async () => {
+  it('refuses settings it cannot build with a reason free of secrets, keeps the running report, and takes them on a later reload', async () => {
     const unbuildable = new Set(['08:00']);
     const { report, built } = follower(settingsAt('06:00'), unbuildable);
     const refused = await report.follow(settingsAt('08:00'));
     expect(refused.change).toBe('refused');
-    expect(refused.reason).toMatch(/^channel office: cannot build for 08:00; the office report goes on/);
+    expect(refused.reason).toMatch(
+      /^channel office: cannot build for 08:00 \(password .+\); the office report goes on/,
+    );
+    expect(refused.reason).not.toContain(OFFICE_SECRET);
     expect(built.map((service) => [service.at, service.stopped])).toEqual([['06:00', false]]);
     // Fixed in the file (the channel can be built now): the next reload takes the same settings up.
     unbuildable.clear();

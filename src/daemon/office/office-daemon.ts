@@ -133,11 +133,12 @@ async function startOffice(
   }
   // Joined once every company has started: the others hand this one its share only when it can take it.
   if (options.signal?.aborted !== true) await balance?.start();
-  running.report = new FollowedReport(
-    (report) => officeReportService({ options, first, commands, running, balance }, report),
-    office.report,
+  running.report = new FollowedReport({
+    make: (report) => officeReportService({ options, first, commands, running, balance }, report),
+    settings: office.report,
     logger,
-  );
+    secrets,
+  });
   return officeDaemon(running, officeQueueLimits(office), commands, balance);
 }
 

@@ -158,20 +158,24 @@ export interface OfficeReportFollowed {
 export class FollowedReport {
   readonly #make: (report: OfficeReportConfig) => OfficeReportService;
   readonly #logger: Logger;
+  readonly #secrets: () => readonly string[];
   /** The settings the running service was built from (undefined: no report), whatever the file says since. */
   #settings: OfficeReportConfig | undefined;
   #service: OfficeReportService | undefined;
 
   /** Starts the service `make` builds for `settings` (none without companies.report). */
-  constructor(
-    make: (report: OfficeReportConfig) => OfficeReportService,
-    settings: OfficeReportConfig | undefined,
-    logger: Logger,
-  ) {
-    this.#make = make;
-    this.#logger = logger;
-    this.#settings = settings;
-    this.#service = settings === undefined ? undefined : make(settings);
+  constructor(options: {
+    readonly make: (report: OfficeReportConfig) => OfficeReportService;
+    readonly settings: OfficeReportConfig | undefined;
+    readonly logger: Logger;
+    /** The office's secrets, kept out of a refusal's reason (a channel's URL is one too). */
+    readonly secrets: () => readonly string[];
+  }) {
+    this.#make = options.make;
+    this.#logger = options.logger;
+    this.#secrets = options.secrets;
+    this.#settings = options.settings;
+    this.#service = options.settings === undefined ? undefined : options.make(options.settings);
     this.#service?.start();
   }
 
@@ -186,7 +190,8 @@ export class FollowedReport {
     try {
       next = after === undefined ? undefined : this.#make(after);
     } catch (error) {
-      const reason = `${errorMessage(error)}; the office report goes on with the settings it has`;
+      const secrets = [...this.#secrets(), ...channelSecrets(after?.notifications)];
+      const reason = `${scrubSecrets(errorMessage(error), secrets)}; the office report goes on with the settings it has`;
       this.#logger.warn({ reason }, 'office report not reloaded');
       return { change: 'refused', reason };
     }
