@@ -38,5 +38,7 @@ export {
   type WriteFence,
 } from './fence.js';
 export { boundTerm, runInTerm } from './job-term.js';
-export { Membership, MEMBERS_TABLE, type MembershipOptions } from './membership.js';
+export { Membership, type MembershipOptions } from './membership.js';
+export { MEMBERS_TABLE } from './membership-sql.js';
+export { DUTIES_TABLE, OfficeDuties, type DutyClaim } from './office-duties.js';
 export { CREATE_LEASE_TABLE_SQL, FENCE_SQL, LEASE_TABLE, RELEASE_CHANNEL } from './lease-sql.js';

@@ -10,35 +10,17 @@ import { hostname } from 'node:os';
 import type { HaSettings } from './config-schema.js';
 import { leaseDatabaseError } from './errors.js';
 import { LeaseConnection } from './lease-connection.js';
-
-export const MEMBERS_TABLE = 'supply_sync_members';
-/** Notified when an instance joins or leaves, so the others rebalance at once instead of at their next poll. */
-export const MEMBERS_CHANNEL = 'supply_sync_members_changed';
-
-const CREATE_MEMBERS_TABLE_SQL = [
-  `SELECT pg_advisory_xact_lock(hashtext('${MEMBERS_TABLE}'))`,
-  `CREATE TABLE IF NOT EXISTS ${MEMBERS_TABLE} (
-    process text PRIMARY KEY,
-    instance text NOT NULL,
-    info jsonb NOT NULL DEFAULT '{}',
-    joined_at timestamptz NOT NULL,
-    expires_at timestamptz NOT NULL
-  )`,
-] as const;
-const MEMBERS_TABLE_PRESENT_SQL = `SELECT to_regclass('${MEMBERS_TABLE}') IS NOT NULL AS present`;
-
-/** $1 process, $2 instance, $3 info, $4 the lease in ms. Returns whether the row is new (a join). */
-const HEARTBEAT_SQL = `
-  INSERT INTO ${MEMBERS_TABLE} (process, instance, info, joined_at, expires_at)
-  VALUES ($1, $2, $3::jsonb, now(), now() + $4::bigint * interval '1 millisecond')
-  ON CONFLICT (process) DO UPDATE SET expires_at = EXCLUDED.expires_at
-  RETURNING (xmax = 0) AS joined`;
-
-const LIVE_SQL = `SELECT DISTINCT instance FROM ${MEMBERS_TABLE} WHERE expires_at > now() ORDER BY instance`;
-/** Rows of instances gone for a day are only history: removed so the table stays small. */
-const PRUNE_SQL = `DELETE FROM ${MEMBERS_TABLE} WHERE expires_at < now() - interval '1 day'`;
-const LEAVE_SQL = `WITH gone AS (DELETE FROM ${MEMBERS_TABLE} WHERE process = $1 RETURNING 1)
-  SELECT pg_notify('${MEMBERS_CHANNEL}', 'left') FROM gone`;
+import {
+  CREATE_MEMBERS_TABLE_SQL,
+  HEARTBEAT_SQL,
+  LEAVE_SQL,
+  LIVE_SQL,
+  MEMBERS_CHANNEL,
+  MEMBERS_TABLE,
+  MEMBERS_TABLE_PRESENT_SQL,
+  PRUNE_MEMBERS_SQL,
+} from './membership-sql.js';
+import { OfficeDuties } from './office-duties.js';
 
 export interface MembershipOptions {
   /** The office's state.url, password resolved. */
@@ -56,6 +38,8 @@ export class Membership {
   readonly #process = randomUUID();
   readonly #connection: LeaseConnection;
   #members: readonly string[] = [];
+  /** What one instance does for all (the office report), claimed on the membership's session. */
+  readonly duties: OfficeDuties;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #tableReady = false;
@@ -73,6 +57,7 @@ export class Membership {
       channel: MEMBERS_CHANNEL,
       onRelease: () => void this.#tick(),
     });
+    this.duties = new OfficeDuties(this.#connection, options.settings.instance);
   }
 
   /** Joins (a first heartbeat); an unreachable database is retried every poll, with the reason in lastError. */
@@ -128,7 +113,7 @@ export class Membership {
       ]);
       if (row?.joined === true) {
         await this.#connection.query(`SELECT pg_notify('${MEMBERS_CHANNEL}', 'joined')`);
-        await this.#connection.query(PRUNE_SQL);
+        await this.#connection.query(PRUNE_MEMBERS_SQL);
       }
       const live = await this.#connection.query<{ instance: string }>(LIVE_SQL);
       this.#lastError = null;

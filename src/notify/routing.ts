@@ -11,6 +11,8 @@ export interface Routing {
   readonly scrub: (text: string) => string;
   /** The top-level timezone: every time in a message is given in it. */
   readonly timezone: string;
+  /** The Message-IDs' domain when several states send one message (the office report's claim); else the state's. */
+  readonly installation?: string | undefined;
 }
 
 /** The rules that send `event` for `job` (job events only name a job), optionally narrowed further. */
@@ -41,7 +43,7 @@ export function enqueue(
     text: routing.scrub(message.text),
     html: routing.scrub(message.html),
   };
-  const installation = installationId(routing);
+  const installation = routing.installation ?? installationId(routing);
   let queued = 0;
   for (const channel of new Set(channels)) {
     const json = JSON.stringify({ ...scrubbed, messageId: stableMessageId(dedupKey, channel, installation) });

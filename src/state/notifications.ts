@@ -102,6 +102,24 @@ export class NotificationQueue {
     return this.db.prepare('SELECT 1 AS found FROM notifications WHERE dedup_key = ? LIMIT 1').get(dedupKey) !== undefined;
   }
 
+  /** Whether messages are queued under the key and every one of them is sent or given up. */
+  settled(dedupKey: string): boolean {
+    const row = this.db
+      .prepare(
+        `SELECT COUNT(*) AS queued, SUM(CASE WHEN status IN ('pending', 'sending') THEN 1 ELSE 0 END) AS open
+         FROM notifications WHERE dedup_key = ?`,
+      )
+      .get(dedupKey) as { queued: number | string; open: number | string | null };
+    return Number(row.queued) > 0 && Number(row.open ?? 0) === 0;
+  }
+
+  /** Removes the key's messages not yet handed to a channel (another process sends them); returns how many. */
+  withdraw(dedupKey: string): number {
+    return this.db
+      .prepare(`DELETE FROM notifications WHERE dedup_key = ? AND status = 'pending'`)
+      .run(dedupKey).changes;
+  }
+
   /** Messages whose turn has come (a `sending` one was cut off by a crash and goes again), oldest first. */
   due(limit: number): QueuedNotification[] {
     const rows = this.db

@@ -11,7 +11,10 @@
  *   others within the failover bound (lease + poll, plus the time to notice it gone, one poll); a frozen one that
  *   wakes takes its share back;
  * - through all of it, every approved journal line of every company reaches that company's own books exactly once
- *   (read with the tests' reader of the published Hashavshevet layout) and is marked exported.
+ *   (read with the tests' reader of the published Hashavshevet layout) and is marked exported;
+ * - the office's morning report reaches the real SMTP test server once, however many instances run and though the
+ *   instance that sent it is the one killed (the others, each with an office queue of its own, must not send it
+ *   again).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,14 @@ import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-expo
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { runCli } from '../cli/run-cli.js';
 import { journalOfficeYaml } from '../support/office.js';
+import { officeMailBlock } from '../notify/office-mail.js';
+import {
+  makeTestCa,
+  SMTP_PASSWORD,
+  startSmtpReceiver,
+  type ReceivedMail,
+  type SmtpReceiver,
+} from '../notify/receivers.js';
 
 const COMPANIES = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
 const LEASE_MS = 2_000;
@@ -37,6 +48,13 @@ const BOUND_MS = LEASE_MS + 2 * POLL_MS;
 const SLACK_MS = 2_500;
 
 const probe = await postgresProbe();
+const ca = makeTestCa('Office Instances CA');
+let smtp: SmtpReceiver;
+/** The report's time: two minutes ago, UTC, so that it is due as soon as an instance starts. */
+const reportAt = new Date(Date.now() - 120_000);
+const reportTime = [reportAt.getUTCHours(), reportAt.getUTCMinutes()]
+  .map((n) => String(n).padStart(2, '0'))
+  .join(':');
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-instances-'));
 const officeFile = join(dir, 'office.yaml');
@@ -55,6 +73,7 @@ function instanceEnv(name: string): Record<string, string> {
     SUPPLY_SYNC_HA_INSTANCE: name,
     OFFICE_STATE: join(dir, name, 'office.db'),
     OFFICE_DB: officeDb.url,
+    SMTP_PASSWORD,
     ...Object.fromEntries(
       COMPANIES.map((company) => [`DB_${company.toUpperCase()}`, companyDbs.get(company)?.url ?? '']),
     ),
@@ -169,9 +188,39 @@ async function exportAll(via: string): Promise<void> {
   );
 }
 
+const officeReports = (): ReceivedMail[] =>
+  smtp.mails.filter((mail) => mail.parsed.subject?.includes('Office report') === true);
+let reportMessageId: string | undefined;
+
+/** Waits for the office report at the SMTP server and its day recorded done; returns the instance that sent it. */
+async function reportSent(): Promise<string> {
+  const guard = performance.now() + 30_000;
+  for (;;) {
+    const { rows } = await withClient(officeDb.url, (client) =>
+      client
+        .query<{ instance: string }>(
+          'SELECT instance FROM supply_sync_office_duties WHERE done_at IS NOT NULL',
+        )
+        .catch(() => ({ rows: [] as Array<{ instance: string }> })),
+    );
+    const [done] = rows;
+    if (done !== undefined && officeReports().length > 0) {
+      expect(rows, 'one day, one report').toHaveLength(1);
+      expect(officeReports()).toHaveLength(1);
+      reportMessageId = officeReports()[0]?.parsed.messageId;
+      return done.instance;
+    }
+    if (performance.now() > guard) {
+      throw new Error(`no office report sent and recorded within 30 s (${officeReports().length} mail(s))`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
 beforeAll(async () => {
   if (!probe.available) return;
   sandbox = await startSandbox({ createDomain });
+  smtp = await startSmtpReceiver(ca);
   officeDb = await createTempDatabase();
   for (const company of COMPANIES) {
     companyDbs.set(company, await createTempDatabase());
@@ -202,10 +251,15 @@ beforeAll(async () => {
     '  url: ${OFFICE_DB}',
     'companies:',
     '  dir: companies.d',
+    '  report:',
+    `    at: "${reportTime}"`,
+    '    channels: [office]',
+    'timezone: UTC',
     'ha:',
     '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
     `  lease: ${LEASE_MS}ms`,
     `  poll_interval: ${POLL_MS}ms`,
+    ...officeMailBlock(smtp, ca, 'office', 'partners@example.com'),
   ])
     .replace('  path: state/office.db', '  path: ${OFFICE_STATE}')
     .replace("schedule: '30 2 * * *'", "schedule: '* * * * *'");
@@ -216,6 +270,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...instances.values()].map((child) => killAndWait(child)));
   await sandbox?.close();
+  await smtp?.close();
   for (const db of [officeDb, ...companyDbs.values()]) await db?.drop().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -252,33 +307,41 @@ describe.skipIf(!probe.available)(
       await startInstance('north');
       await settles({ east: 2, west: 2, north: 2 }, 30_000);
       await exportAll('east');
+      // The office report went out once, and the instance that sent it recorded the day done.
+      const sender = await reportSent();
 
-      // SIGKILL: north's two companies go to the others, who now hold three each.
+      // SIGKILL of the report's sender: its two companies go to the others, who now hold three each, and neither
+      // sends the day's report again.
       await approveMore(3);
-      const killed = instances.get('north') as CliChild;
+      const [stayer, sleeper] = ['east', 'west', 'north'].filter((name) => name !== sender) as [
+        string,
+        string,
+      ];
+      const killed = instances.get(sender) as CliChild;
       killed.kill('SIGKILL');
       await killed.exited;
-      const afterKill = await settles({ east: 3, west: 3 }, BOUND_MS + SLACK_MS + 10_000);
+      const afterKill = await settles({ [stayer]: 3, [sleeper]: 3 }, BOUND_MS + SLACK_MS + 10_000);
       expect(afterKill, 'companies of the killed instance led by the others').toBeLessThan(
         BOUND_MS + SLACK_MS,
       );
 
-      // SIGSTOP longer than the lease: east leads every company; woken, west steps down and takes its share back.
+      // SIGSTOP longer than the lease: one instance leads every company; woken, the other steps down and takes its
+      // share back.
       await approveMore(3);
-      const frozen = instances.get('west') as CliChild;
+      const frozen = instances.get(sleeper) as CliChild;
       frozen.kill('SIGSTOP');
       let afterFreeze = Number.NaN;
       try {
-        afterFreeze = await settles({ east: 6 }, BOUND_MS + SLACK_MS + 10_000);
+        afterFreeze = await settles({ [stayer]: 6 }, BOUND_MS + SLACK_MS + 10_000);
         expect(afterFreeze, 'companies of the frozen instance led by the other').toBeLessThan(
           BOUND_MS + SLACK_MS,
         );
         await approveMore(3);
-        await exportAll('east');
+        await exportAll(stayer);
       } finally {
         frozen.kill('SIGCONT');
       }
-      await settles({ east: 3, west: 3 }, 30_000);
+      await settles({ [stayer]: 3, [sleeper]: 3 }, 30_000);
       expect(frozen.output()).toMatch(/leadership lost/);
       console.log(
         `office instances: the killed instance's companies led again after ${Math.round(afterKill)} ms, the ` +
@@ -286,7 +349,9 @@ describe.skipIf(!probe.available)(
       );
 
       // Every line approved along the way is in its company's own books once, and marked exported.
-      await exportAll('west');
+      await exportAll(sleeper);
+      // Both survivors have passed their report checks many times since the kill (every 200 ms): still one report.
+      expect(officeReports().map((mail) => mail.parsed.messageId)).toEqual([reportMessageId]);
       for (const company of COMPANIES) {
         const lines = await linesOf(company);
         const ids = approved.get(company) as Set<string>;

@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { Membership, type HaSettings } from '../../ha/index.js';
+import { Membership, type HaSettings, type OfficeDuties } from '../../ha/index.js';
 import { assignCompanies } from './company-assignment.js';
 import { eachBounded, START_CONCURRENCY, type MutableEntry } from './office-companies.js';
 
@@ -67,10 +67,9 @@ export class OfficeBalance {
     return this.#assigned.get(company) ?? null;
   }
 
-  /** Whether this process does what one process of the office does for all (the office report): the first by name. */
-  leadsOffice(): boolean {
-    // Before the others are known, every process would think itself the first.
-    return this.#members.length > 0 && [...this.#members].sort()[0] === this.instance;
+  /** What one process of the office does for all (the office report), claimed in the office's database. */
+  get duties(): OfficeDuties {
+    return this.#membership.duties;
   }
 
   /** Joins the office's instances; called once the companies have started, so a new instance can take its share. */

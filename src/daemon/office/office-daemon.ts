@@ -171,7 +171,7 @@ function officeReportService(
               },
         problem: entry.daemon === undefined ? (entry.error ?? entry.state) : null,
       })),
-    sends: () => balance?.leadsOffice() ?? true,
+    claims: balance?.duties,
   });
 }
 

@@ -1,8 +1,9 @@
 /**
  * Sends the office's morning report (companies.report) once a day, after its time, through the office file's own
  * channels. The report is queued in the office's own state file under the day's key, so it is queued once per day
- * and delivered with the notifications' retries even across a restart; with several office processes, only the
- * first live one by name queues it (office-balance.ts), so one report goes out.
+ * and delivered with the notifications' retries even across a restart. With several office processes, the process
+ * that claims the day in the office's database queues it (OfficeDuties, src/ha/office-duties.ts): one report goes
+ * out, and if its process dies before it went out, another takes the day over with the same Message-ID.
  */
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
@@ -41,20 +42,36 @@ export interface OfficeReportOptions {
   readonly logger: Logger;
   readonly secrets: () => readonly string[];
   readonly companies: () => readonly ReportedCompany[];
-  /** Whether this process queues the report (with several office processes, one does). */
-  readonly sends: () => boolean;
+  /** Who sends the day's report when several office processes share the office; without, this process does. */
+  readonly claims?: ReportClaims | undefined;
 }
+
+/** The day's report claimed for this process (OfficeDuties), or not: another live process has it, or it went out. */
+export interface ReportClaims {
+  /** `token`, when given, names the report's Message-IDs, the same whichever process sends it. */
+  claim(key: string): Promise<{ readonly token?: string } | null>;
+  /** The report has gone out (or was given up) on every channel: no process takes it over any more. */
+  done(key: string): Promise<unknown>;
+}
+
+const ALONE: ReportClaims = { claim: () => Promise.resolve({}), done: () => Promise.resolve() };
 
 export class OfficeReportService {
   readonly #options: OfficeReportOptions;
   readonly #channels: Map<string, Channel>;
   readonly #sender: NotificationSender;
+  readonly #claims: ReportClaims;
   #timer: NodeJS.Timeout | undefined;
   /** The pass going on now, which a stop waits for. */
   #passing: Promise<void> | null = null;
+  /** Days whose report this process has recorded done in the claims. */
+  readonly #recordedDone = new Set<string>();
+  /** The day last found claimed by another process (said once in the log). */
+  #leftToOthers: string | null = null;
 
   constructor(options: OfficeReportOptions) {
     this.#options = options;
+    this.#claims = options.claims ?? ALONE;
     const { report, first, state, clock, logger } = options;
     this.#channels = buildChannels(report.notifications, {
       origin: this.#origin(),
@@ -90,20 +107,60 @@ export class OfficeReportService {
     const { report, first, state, clock, logger } = this.#options;
     try {
       const now = clock.now();
-      const timeZone = first.config.timezone;
-      const { due, day } = reportDue(now, report.at, timeZone);
+      const { due, day } = reportDue(now, report.at, first.config.timezone);
       const key = `office_report:${day}`;
-      if (now >= due && this.#options.sends() && !state.notifications.has(key)) {
-        const message = officeReport(await this.#nights(due), due, timeZone, this.#origin());
-        const scrub = (text: string): string => this.#scrub(text);
-        const routing = { state, config: report.notifications, scrub, timezone: timeZone };
-        state.transaction(() => enqueue(routing, report.channels, key, message));
-        logger.info({ day, channels: report.channels }, 'office report queued');
-      }
+      if (now >= due && !state.notifications.has(key)) await this.#queue(key, due, day);
+      else if (!state.notifications.settled(key)) await this.#keepClaim(key, day);
       this.#sender.kick();
+      await this.#recordDone(key);
     } catch (error) {
       logger.warn({ err: error }, 'office report pass failed; trying again on the next one');
     }
+  }
+
+  /** Queues the day's report once this process holds the day's claim. */
+  async #queue(key: string, due: number, day: string): Promise<void> {
+    const { report, first, state, logger } = this.#options;
+    const claim = await this.#claims.claim(key);
+    if (claim === null) {
+      if (this.#leftToOthers !== day) logger.info({ day }, 'office report: another office process sends it');
+      this.#leftToOthers = day;
+      return;
+    }
+    const timeZone = first.config.timezone;
+    const message = officeReport(await this.#nights(due), due, timeZone, this.#origin());
+    const scrub = (text: string): string => this.#scrub(text);
+    const routing = {
+      state,
+      config: report.notifications,
+      scrub,
+      timezone: timeZone,
+      installation: claim.token,
+    };
+    state.transaction(() => enqueue(routing, report.channels, key, message));
+    logger.info({ day, channels: report.channels }, 'office report queued');
+  }
+
+  /**
+   * A report queued here and not yet sent goes only while this process still holds the day: after a freeze or a
+   * restart, another process may have taken it over (this one was not alive for a while), and then sends it itself.
+   */
+  async #keepClaim(key: string, day: string): Promise<void> {
+    if (!this.#options.state.notifications.has(key)) return;
+    if ((await this.#claims.claim(key)) !== null) return;
+    const withdrawn = this.#options.state.notifications.withdraw(key);
+    if (withdrawn === 0) return;
+    this.#options.logger.warn(
+      { day, withdrawn },
+      'office report: another office process took the day over while this one was away; it sends the report',
+    );
+  }
+
+  /** Once the day's report went out (or was given up) on every channel, no other process takes it over. */
+  async #recordDone(key: string): Promise<void> {
+    if (this.#recordedDone.has(key) || !this.#options.state.notifications.settled(key)) return;
+    await this.#claims.done(key);
+    this.#recordedDone.add(key);
   }
 
   /**

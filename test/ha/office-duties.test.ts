@@ -1,0 +1,118 @@
+/**
+ * The office's one-for-all duty (the morning report) claimed in the office's own PostgreSQL database, as several
+ * office processes would: real Membership sessions on a throw-away database. What must hold: of instances claiming
+ * one day at once, exactly one holds it; a claim holds while its instance is alive, even against an instance that
+ * does not see it; a dead claimant's duty that is not done is taken over with the same token; a done duty is never
+ * claimed again; an instance that is not a live member claims nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { haConfigSchema, haSettings, Membership } from '../../src/ha/index.js';
+import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from './support/postgres.js';
+
+const probe = await postgresProbe();
+
+const LEASE_MS = 2_000;
+const silent = pino({ level: 'silent' });
+
+describe.skipIf(!probe.available)(
+  `office duties on PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    let database: TempDatabase;
+    const started: Membership[] = [];
+
+    beforeAll(async () => {
+      database = await createTempDatabase();
+    });
+
+    afterAll(async () => {
+      await Promise.all(started.map((member) => member.stop()));
+      await database?.drop();
+    });
+
+    /** `pollMs`: how often it beats; a long one stands for a frozen process once its row is made to expire. */
+    function member(instance: string, pollMs = 250): Membership {
+      const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 250 }));
+      const settings = { ...parsed, pollIntervalMs: pollMs };
+      const membership = new Membership({
+        url: database.url,
+        settings,
+        log: silent,
+        onChange: () => undefined,
+      });
+      started.push(membership);
+      return membership;
+    }
+
+    async function joined(instance: string, pollMs?: number): Promise<Membership> {
+      const membership = member(instance, pollMs);
+      await membership.start();
+      expect(membership.lastError()).toBeNull();
+      return membership;
+    }
+
+    it('gives a day to exactly one of the instances claiming it at once, and keeps it with its claimant', async () => {
+      const [a, b, c] = await Promise.all([joined('a'), joined('b'), joined('c')]);
+      const claims = await Promise.all([a, b, c].map((m) => m.duties.claim('office_report:2026-11-30')));
+      const holders = claims.flatMap((claim, index) => (claim === null ? [] : [['a', 'b', 'c'][index]]));
+      expect(holders).toHaveLength(1);
+      const holder = [a, b, c][['a', 'b', 'c'].indexOf(holders[0] as string)] as Membership;
+      const token = claims.find((claim) => claim !== null)?.token;
+      // The claimant claiming again (a pass after a restart with the same name) holds it with the same token.
+      expect(await holder.duties.claim('office_report:2026-11-30')).toEqual({ token });
+      for (const other of [a, b, c].filter((m) => m !== holder)) {
+        expect(await other.duties.claim('office_report:2026-11-30')).toBeNull();
+        expect(await other.duties.done('office_report:2026-11-30')).toBe(false);
+      }
+      // Another day is a claim of its own.
+      expect(await a.duties.claim('office_report:2026-12-01')).not.toBeNull();
+    });
+
+    it("takes a gone claimant's unfinished duty over with its token, and never claims a done one", async () => {
+      const [d, e] = await Promise.all([joined('d'), joined('e')]);
+      const claim = await d.duties.claim('office_report:2026-11-29');
+      expect(claim).not.toBeNull();
+      expect(await e.duties.claim('office_report:2026-11-29')).toBeNull();
+      await d.stop();
+      // d left: its report, not recorded done, goes with the same token (the same Message-IDs) from e.
+      expect(await e.duties.claim('office_report:2026-11-29')).toEqual(claim);
+      expect(await e.duties.done('office_report:2026-11-29')).toBe(true);
+
+      const f = await joined('f');
+      expect(await f.duties.claim('office_report:2026-11-28')).not.toBeNull();
+      expect(await f.duties.done('office_report:2026-11-28')).toBe(true);
+      await f.stop();
+      // Done: no one claims it, not the instance that held it, not one that sees it gone.
+      expect(await e.duties.claim('office_report:2026-11-28')).toBeNull();
+      const rows = await withClient(database.url, (client) =>
+        client.query<{ duty: string; instance: string; done: boolean }>(
+          `SELECT duty, instance, done_at IS NOT NULL AS done FROM supply_sync_office_duties
+           WHERE duty IN ('office_report:2026-11-28', 'office_report:2026-11-29') ORDER BY duty`,
+        ),
+      );
+      expect(rows.rows).toEqual([
+        { duty: 'office_report:2026-11-28', instance: 'f', done: true },
+        { duty: 'office_report:2026-11-29', instance: 'e', done: true },
+      ]);
+    });
+
+    it('lets no instance claim while it is not a live member, and keeps a frozen claimant its claim until its row expires', async () => {
+      const g = await joined('g', 60_000);
+      const outsider = member('outsider');
+      // Never joined (its database session works, its heartbeat never ran): it claims nothing.
+      expect(await outsider.duties.claim('office_report:2026-11-27')).toBeNull();
+      const claim = await g.duties.claim('office_report:2026-11-27');
+      expect(claim).not.toBeNull();
+      // g's row made to expire as a frozen process's would (no heartbeat for a lease): h takes the day over.
+      const h = await joined('h');
+      expect(await h.duties.claim('office_report:2026-11-27')).toBeNull();
+      await withClient(database.url, (client) =>
+        client.query(
+          `UPDATE supply_sync_members SET expires_at = now() - interval '1 second' WHERE instance = 'g'`,
+        ),
+      );
+      expect(await h.duties.claim('office_report:2026-11-27')).toEqual(claim);
+      expect(await g.duties.done('office_report:2026-11-27')).toBe(false);
+    });
+  },
+);
