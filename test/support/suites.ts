@@ -78,8 +78,9 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  * - three office processes sharing companies through SIGKILL and SIGSTOP: 88 s of the slowest test process in
  *   `npm test`, and their elections and heartbeats slowed the others (`npm test` went from 236 s to 357 s). Its
  *   parts keep their `npm test` representatives: the claim, the hand-over and the grace of the elector
- *   (test/ha/elector.test.ts), the assignment (test/daemon/company-assignment.test.ts), and the failover of one
- *   company's pair (test/failover/kill9-buyer.test.ts).
+ *   (test/ha/elector.test.ts), the assignment (test/daemon/company-assignment.test.ts), the failover of one
+ *   company's pair (test/failover/kill9-buyer.test.ts), and the office report's claim of the day
+ *   (test/ha/office-duties.test.ts, test/notify/office-report-claims.test.ts).
  */
 export const LONG_ONLY: readonly string[] = [
   'test/fault/**/*.test.ts',
