@@ -4,7 +4,16 @@
  * Hashavshevet folder with a state file of its own. What one company's commands do must never touch the other's
  * lines, books or state. The books are read with the tests' own reader of the published layout.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -249,6 +258,25 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     }
   });
 
+  /**
+   * The office's /readyz once it says `status`, or as it last answered: it reads the companies at most every 2 s (a
+   * prober's calls do not each read every company), so a change shows within that.
+   */
+  async function readinessOnce(url: string, status: string, token?: string): Promise<unknown> {
+    const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    let body: unknown;
+    for (let tries = 0; tries < 50; tries++) {
+      const response = await fetch(`${url}/readyz`, { headers });
+      body = await response.json();
+      if ((body as { status?: string }).status === status) {
+        expect(response.status).toBe(200);
+        return body;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return body;
+  }
+
   it('pauses and resumes every job of one company in the running office, the other company untouched', async () => {
     const office = spawnCli(['--config', officeFile, 'run', '--port', '0', '--no-catch-up'], {
       SOUTH_KEY: keys['south'] ?? '',
@@ -271,6 +299,17 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
       // The office page says why, as the operator gave it.
       const page = await (await fetch(`${url as string}/status`)).text();
       expect(page).toContain('journal: paused (month-end close)');
+      // Still ready, and said to be paused, as a single daemon says it: on the page and at /readyz, where a signed-in
+      // caller (the local operator's token) sees which company's jobs are paused.
+      expect(page).toMatch(/<td>running<\/td><td>paused<\/td>/);
+      const token = readFileSync(join(dir, 'state', 'control-token'), 'utf8').trim();
+      expect(await readinessOnce(url as string, 'paused', token)).toEqual({
+        status: 'paused',
+        companies: [],
+        paused: [{ company: 'north', jobs: ['journal'] }],
+        runByNoInstance: [],
+      });
+      expect(await readinessOnce(url as string, 'paused')).toEqual({ status: 'paused' });
       const again = await cli('companies', 'pause', 'north');
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toBe('north: no job paused; paused already: journal\n');
@@ -316,6 +355,7 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stdout).toBe('north/journal resumed\n');
       expect(await pausedJobs(url as string)).toEqual([]);
+      expect(await readinessOnce(url as string, 'ready')).toEqual({ status: 'ready' });
       const notPaused = await cli('companies', 'resume', 'north', '--json');
       expect(JSON.parse(notPaused.stdout)).toEqual({
         company: 'north',

@@ -129,10 +129,16 @@ export class OfficeHost {
     handler(req, res);
   }
 
-  /** Ready when every company runs and is ready itself; a signed-in caller sees which are not, and why. */
+  /**
+   * Ready when every company runs and is ready itself; `paused` (still ready, as a single daemon says it) when an
+   * operator paused a job of one. A signed-in caller sees which companies are not ready and why, which have paused
+   * jobs, and which no office instance runs at the moment (between two instances, for at most a lease).
+   */
   async #readiness(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const notReady = (await this.#recentRows()).filter((row) => !row.ready);
-    const ready = notReady.length === 0;
+    const rows = await this.#recentRows();
+    const notReady = rows.filter((row) => !row.ready);
+    const paused = rows.filter((row) => row.ready && row.jobs.some((job) => job.paused));
+    const status = notReady.length > 0 ? 'not_ready' : paused.length > 0 ? 'paused' : 'ready';
     const detail = this.options.details(req)
       ? {
           companies: notReady.map((row) => ({
@@ -140,9 +146,14 @@ export class OfficeHost {
             state: row.state,
             reason: row.headline,
           })),
+          paused: paused.map((row) => ({
+            company: row.company,
+            jobs: row.jobs.filter((job) => job.paused).map((job) => job.name),
+          })),
+          runByNoInstance: rows.filter((row) => row.runsOn?.instance === null).map((row) => row.company),
         }
       : {};
-    json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', ...detail });
+    json(res, status === 'not_ready' ? 503 : 200, { status, ...detail });
   }
 
   /** The companies' rows, at most ROWS_MAX_AGE_MS old: a prober's calls do not each read every company. */

@@ -114,6 +114,12 @@ function jobCell(row: CompanyRow): string {
   return row.jobs.map((job) => `${esc(job.name)}: ${esc(jobState(job))}`).join('<br>');
 }
 
+/** `paused` (still ready) when an operator paused one of its jobs, as the office's /readyz says. */
+function readinessCell(row: CompanyRow): string {
+  if (!row.ready) return 'not ready';
+  return row.jobs.some((job) => job.paused) ? 'paused' : 'ready';
+}
+
 /** A running company links to its own page; one that did not start has none. */
 function companyCell(row: CompanyRow): string {
   if (row.state !== 'running') return esc(row.company);
@@ -126,7 +132,7 @@ export function renderOfficeHtml(rows: readonly CompanyRow[], instances?: Office
     .map(
       (row) =>
         `<tr><td>${companyCell(row)}</td>` +
-        `<td>${esc(row.state)}</td><td>${row.ready ? 'ready' : 'not ready'}</td><td>${esc(row.headline)}</td>` +
+        `<td>${esc(row.state)}</td><td>${readinessCell(row)}</td><td>${esc(row.headline)}</td>` +
         `<td>${jobCell(row)}</td><td>${row.openDeadLetters}</td><td>${runsOnCell(row)}</td></tr>`,
     )
     .join('\n');
