@@ -16,14 +16,19 @@ export const CREATE_MEMBERS_TABLE_SQL = [
 ] as const;
 export const MEMBERS_TABLE_PRESENT_SQL = `SELECT to_regclass('${MEMBERS_TABLE}') IS NOT NULL AS present`;
 
-/** $1 process, $2 instance, $3 info, $4 the lease in ms. Returns whether the row is new (a join). */
+/**
+ * $1 process, $2 instance, $3 info (host, pid and the companies it cannot run, kept current), $4 the lease in ms.
+ * Returns whether the row is new (a join).
+ */
 export const HEARTBEAT_SQL = `
   INSERT INTO ${MEMBERS_TABLE} (process, instance, info, joined_at, expires_at)
   VALUES ($1, $2, $3::jsonb, now(), now() + $4::bigint * interval '1 millisecond')
-  ON CONFLICT (process) DO UPDATE SET expires_at = EXCLUDED.expires_at
+  ON CONFLICT (process) DO UPDATE SET expires_at = EXCLUDED.expires_at, info = EXCLUDED.info
   RETURNING (xmax = 0) AS joined`;
 
-export const LIVE_SQL = `SELECT DISTINCT instance FROM ${MEMBERS_TABLE} WHERE expires_at > now() ORDER BY instance`;
+/** Every live process: its instance and the companies it said it cannot run (two processes may share a name). */
+export const LIVE_SQL = `SELECT instance, info->'cannot_run' AS cannot_run FROM ${MEMBERS_TABLE}
+  WHERE expires_at > now() ORDER BY instance`;
 /** Rows of instances gone for a day are only history: removed so the table stays small. */
 export const PRUNE_MEMBERS_SQL = `DELETE FROM ${MEMBERS_TABLE} WHERE expires_at < now() - interval '1 day'`;
 export const LEAVE_SQL = `WITH gone AS (DELETE FROM ${MEMBERS_TABLE} WHERE process = $1 RETURNING 1)

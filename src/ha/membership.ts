@@ -28,6 +28,11 @@ export interface MembershipOptions {
   readonly settings: HaSettings;
   /** The live members changed (names, sorted); also called with the first reading. */
   readonly onChange: (members: readonly string[]) => void;
+  /**
+   * The companies this process cannot run (their config failed here), published with each heartbeat so that the
+   * others assign them elsewhere.
+   */
+  readonly cannotRun?: () => readonly string[];
   /** After every reading of the members, changed or not. */
   readonly onReading?: () => void;
   readonly log: { warn(fields: object, message: string): void };
@@ -38,6 +43,7 @@ export class Membership {
   readonly #process = randomUUID();
   readonly #connection: LeaseConnection;
   #members: readonly string[] = [];
+  #cannotRun: ReadonlyMap<string, readonly string[]> = new Map();
   /** What one instance does for all (the office report), claimed on the membership's session. */
   readonly duties: OfficeDuties;
   #timer: NodeJS.Timeout | undefined;
@@ -104,7 +110,8 @@ export class Membership {
     const { settings, url } = this.#options;
     try {
       if (!this.#tableReady) await this.#createTable();
-      const info = JSON.stringify({ hostname: hostname(), pid: process.pid });
+      const cannotRun = [...new Set(this.#options.cannotRun?.() ?? [])].sort();
+      const info = JSON.stringify({ hostname: hostname(), pid: process.pid, cannot_run: cannotRun });
       const [row] = await this.#connection.query<{ joined: boolean }>(HEARTBEAT_SQL, [
         this.#process,
         settings.instance,
@@ -115,9 +122,9 @@ export class Membership {
         await this.#connection.query(`SELECT pg_notify('${MEMBERS_CHANNEL}', 'joined')`);
         await this.#connection.query(PRUNE_MEMBERS_SQL);
       }
-      const live = await this.#connection.query<{ instance: string }>(LIVE_SQL);
+      const live = await this.#connection.query<{ instance: string; cannot_run: unknown }>(LIVE_SQL);
       this.#lastError = null;
-      this.#publish(live.map((member) => member.instance));
+      this.#publish(live);
       this.#options.onReading?.();
     } catch (error) {
       const failure = leaseDatabaseError(url, error);
@@ -133,10 +140,29 @@ export class Membership {
     this.#tableReady = true;
   }
 
-  #publish(members: readonly string[]): void {
-    if (members.join('\n') === this.#members.join('\n')) return;
+  #publish(live: ReadonlyArray<{ instance: string; cannot_run: unknown }>): void {
+    const members = [...new Set(live.map((row) => row.instance))].sort();
+    const cannotRun = new Map<string, string[]>();
+    for (const row of live) {
+      const companies = Array.isArray(row.cannot_run)
+        ? row.cannot_run.filter((c) => typeof c === 'string')
+        : [];
+      if (companies.length === 0) continue;
+      cannotRun.set(
+        row.instance,
+        [...new Set([...(cannotRun.get(row.instance) ?? []), ...companies])].sort(),
+      );
+    }
+    const seen = JSON.stringify([members, [...cannotRun]]);
+    if (seen === JSON.stringify([this.#members, [...this.#cannotRun]])) return;
     this.#members = members;
+    this.#cannotRun = cannotRun;
     this.#options.onChange(members);
+  }
+
+  /** The companies each live instance said it cannot run (instances that can run all are absent). */
+  cannotRun(): ReadonlyMap<string, readonly string[]> {
+    return this.#cannotRun;
   }
 }
 

@@ -50,6 +50,24 @@ describe('assigning the companies to the live instances', () => {
     expect(kept.length / stayed.length).toBeGreaterThan(0.8);
   });
 
+  it('gives a company an instance cannot run to one that can, keeping the shares, and to any when none can', () => {
+    const list = companies(6);
+    const cannotRun = new Map([
+      ['a', ['company-000', 'company-001', 'company-002']],
+      ['b', ['company-000']],
+    ]);
+    const assigned = assignCompanies(list, ['a', 'b', 'c'], cannotRun);
+    expect(assigned.get('company-000')).toBe('c');
+    for (const company of ['company-001', 'company-002']) expect(assigned.get(company)).not.toBe('a');
+    expect([...loads(assigned).values()].sort()).toEqual([2, 2, 2]);
+    // The same answer whichever instance computes it: the map is read, not the order it came in.
+    const again = assignCompanies([...list].reverse(), ['c', 'a', 'b'], new Map([...cannotRun].reverse()));
+    expect([...again].sort()).toEqual([...assigned].sort());
+    // A company no instance can run still goes to one (its lease is then taken, and its failure shown, there).
+    const nobody = new Map(['a', 'b', 'c'].map((member) => [member, ['company-005']]));
+    expect(['a', 'b', 'c']).toContain(assignCompanies(list, ['a', 'b', 'c'], nobody).get('company-005'));
+  });
+
   it('assigns nothing when no instance is known', () => {
     expect(assignCompanies(companies(3), []).size).toBe(0);
   });

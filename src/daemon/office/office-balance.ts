@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { Membership, type HaSettings, type OfficeDuties } from '../../ha/index.js';
 import { assignCompanies } from './company-assignment.js';
 import { eachBounded, START_CONCURRENCY, type MutableEntry } from './office-companies.js';
+import type { OfficeInstances } from './office-status.js';
 
 export interface OfficeBalanceOptions {
   /** The office file's state.url, password resolved: where the instances see each other. */
@@ -44,6 +45,8 @@ export class OfficeBalance {
       settings: options.settings,
       log: options.logger,
       onChange: (members) => this.#membersChanged(members),
+      cannotRun: () =>
+        [...options.entries()].filter((entry) => entry.state === 'failed').map((entry) => entry.name),
       onReading: () => this.#correct(),
     });
   }
@@ -89,8 +92,14 @@ export class OfficeBalance {
   }
 
   /** The office's instances as this one sees them, and why they cannot be read now. */
-  status(): { instance: string; members: readonly string[]; error: string | null } {
-    return { instance: this.instance, members: this.#members, error: this.#membership.lastError() };
+  status(): OfficeInstances {
+    const cannotRun = Object.fromEntries(this.#membership.cannotRun());
+    return {
+      instance: this.instance,
+      members: this.#members,
+      cannotRun,
+      error: this.#membership.lastError(),
+    };
   }
 
   #membersChanged(seen: readonly string[]): void {
@@ -102,6 +111,7 @@ export class OfficeBalance {
     this.#assigned = assignCompanies(
       entries.map((entry) => entry.name),
       members,
+      this.#membership.cannotRun(),
     );
     this.#options.logger.info({ instances: members }, 'office instances changed: companies assigned again');
     const leaving: MutableEntry[] = [];

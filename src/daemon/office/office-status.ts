@@ -14,13 +14,19 @@ export interface CompanyEntry {
 export interface OfficeInstances {
   readonly instance: string;
   readonly members: readonly string[];
+  /** The companies each instance said it cannot run (their config failed there); they run elsewhere. */
+  readonly cannotRun: Readonly<Record<string, readonly string[]>>;
   readonly error: string | null;
 }
 
 function instancesLine(instances: OfficeInstances | undefined): string {
   if (instances === undefined) return '';
-  const names = instances.members.map((name) => (name === instances.instance ? `${name} (this one)` : name));
-  const seen = names.length === 0 ? `not known yet (this one: ${instances.instance})` : names.join(', ');
+  const names = instances.members.map((name) => {
+    const self = name === instances.instance ? `${name} (this one)` : name;
+    const cannot = instances.cannotRun[name] ?? [];
+    return cannot.length === 0 ? self : `${self} (cannot run ${cannot.join(', ')})`;
+  });
+  const seen = names.length === 0 ? `not known yet (this one: ${instances.instance})` : names.join('; ');
   const error = instances.error === null ? '' : `<br>Cannot read them now: ${esc(instances.error)}`;
   return `<p>Office processes sharing the companies: ${esc(seen)}${error}</p>\n`;
 }
