@@ -55,27 +55,43 @@ function workerScript(): { script: string | URL; eval: boolean } {
   throw new Error(`the PostgreSQL state worker (state-worker.js) is missing beside ${fileURLToPath(here)}`);
 }
 
+/**
+ * The one worker thread of the process (state-worker.ts), started at the first port and kept, unreferenced, for
+ * the next ones; a worker that exited (it failed to start, or was stopped) is replaced at the next port.
+ */
+let shared: Worker | null = null;
+
+function sharedWorker(): Worker {
+  if (shared !== null) return shared;
+  const entry = workerScript();
+  const worker = new Worker(entry.script, {
+    eval: entry.eval,
+    // The worker's own output would bypass the daemon's logger (and could carry the connection string).
+    stdout: true,
+    stderr: true,
+  });
+  worker.on('error', () => undefined);
+  worker.on('exit', () => {
+    if (shared === worker) shared = null;
+  });
+  // It does not keep the process alive: an exiting process must not wait for it.
+  worker.unref();
+  shared = worker;
+  return worker;
+}
+
+/** One synchronous connection: a session of its own in the shared worker, reached through a port of its own. */
 export class SyncWorkerChannel {
   readonly #signal = new Int32Array(new SharedArrayBuffer(4));
   readonly #port: MessagePort;
-  readonly #worker: Worker;
   #sequence = 0;
   #closed = false;
 
   constructor(setup: WorkerSetup) {
     const { port1, port2 } = new MessageChannel();
-    const entry = workerScript();
     this.#port = port1;
-    this.#worker = new Worker(entry.script, {
-      eval: entry.eval,
-      workerData: { port: port2, signal: this.#signal.buffer, setup },
-      transferList: [port2],
-      // The worker's own output would bypass the daemon's logger (and could carry the connection string).
-      stdout: true,
-      stderr: true,
-    });
-    // Neither keeps the process alive: the store closes them, and an exiting process must not wait for them.
-    this.#worker.unref();
+    sharedWorker().postMessage({ port: port2, signal: this.#signal.buffer, setup }, [port2]);
+    // The port does not keep the process alive either: the store closes it.
     this.#port.unref();
   }
 
@@ -113,12 +129,14 @@ export class SyncWorkerChannel {
     }
   }
 
-  /** Stops the worker at once, for a worker that no longer answers. */
+  /**
+   * Gives the connection up at once, for one that no longer answers: the port is closed, and the worker drops the
+   * session's connection when it sees that; the next call of the store opens a new session.
+   */
   terminate(): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#port.close();
-    void this.#worker.terminate();
   }
 
   close(timeoutMs: number): void {

@@ -1,9 +1,11 @@
 /**
- * The worker behind the synchronous PostgreSQL port: one pg client (one connection, so a transaction's statements
- * all go to the same session), answering one request at a time. After posting each answer it wakes the main
- * thread, which waits on the shared signal (see channel.ts).
+ * The worker behind the synchronous PostgreSQL ports: one thread for the whole process, holding one session per
+ * port (one pg client each, so a transaction's statements all go to the same connection), each answering one
+ * request at a time. After posting an answer it wakes the main thread, which waits on the session's own signal
+ * (see channel.ts). One thread serves every port because the main thread waits for each answer anyway: an office
+ * of many companies on PostgreSQL then holds one worker, not one per company.
  */
-import { type MessagePort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import type {
   QueryRequest,
@@ -15,52 +17,19 @@ import type {
   WorkerSetup,
 } from './protocol.js';
 
-interface WorkerData {
+/** What the main thread sends to open a session (SessionOpening): its own port, wake-up signal and settings. */
+interface SessionOpening {
   readonly port: MessagePort;
   readonly signal: SharedArrayBuffer;
   readonly setup: WorkerSetup;
 }
 
 const INT8_OID = 20;
-const { port, signal, setup } = workerData as WorkerData;
-const flag = new Int32Array(signal);
-let client: pg.Client | null = null;
-/** The last failed connection attempt, answered again to calls made within RECONNECT_AFTER_MS of it. */
-let lastFailure: { at: number; failure: WorkerFailure } | null = null;
 const RECONNECT_AFTER_MS = 2_000;
 
 /** Epoch milliseconds and counts fit a double exactly; pg would return int8 as a string. */
 function parseInt8(value: string): number {
   return Number(value);
-}
-
-async function connect(): Promise<pg.Client> {
-  const fresh = new pg.Client({
-    connectionString: setup.url,
-    connectionTimeoutMillis: setup.connectTimeoutMs,
-    statement_timeout: setup.statementTimeoutMs,
-    idle_in_transaction_session_timeout:
-      setup.idleInTransactionTimeoutMs ?? Math.max(setup.statementTimeoutMs * 2, 60_000),
-    ...(setup.lockTimeoutMs === null ? {} : { lock_timeout: setup.lockTimeoutMs }),
-    application_name: setup.applicationName,
-    ...(setup.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
-    // A peer that vanished without closing is found within about a minute instead of the system's two hours.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // A connection lost while idle must not kill the worker; the next request finds the client gone.
-  fresh.on('error', () => {
-    if (client === fresh) client = null;
-  });
-  fresh.on('end', () => {
-    if (client === fresh) client = null;
-  });
-  await fresh.connect();
-  return fresh;
 }
 
 /** Uint8Arrays arrive from the main thread without Buffer's prototype; pg sends only Buffers as bytea. */
@@ -82,64 +51,116 @@ function failure(error: unknown): WorkerFailure {
   return { message, code: text, connection };
 }
 
-async function query(request: QueryRequest): Promise<WorkerResponse> {
-  if (client === null) {
-    if (request.inTransaction) {
-      // The server rolled the transaction back when the connection went; so does the main thread.
-      if (/^ROLLBACK/i.test(request.sql)) return { ok: true, rows: [], rowCount: 0 };
-      return {
-        ok: false,
-        failure: { message: 'the connection to PostgreSQL was lost during a transaction', code: '08006', connection: true },
-      };
+/** One port's connection: its client, its last failed attempt, its answers. */
+class Session {
+  readonly #port: MessagePort;
+  readonly #flag: Int32Array;
+  readonly #setup: WorkerSetup;
+  #client: pg.Client | null = null;
+  /** The last failed connection attempt, answered again to calls made within RECONNECT_AFTER_MS of it. */
+  #lastFailure: { at: number; failure: WorkerFailure } | null = null;
+
+  constructor(opening: SessionOpening) {
+    this.#port = opening.port;
+    this.#flag = new Int32Array(opening.signal);
+    this.#setup = opening.setup;
+    this.#port.on('message', ({ id, request }: RequestEnvelope) => {
+      void this.#answer(request).then((response) => {
+        this.#port.postMessage({ id, response } satisfies ResponseEnvelope);
+        Atomics.store(this.#flag, 0, 1);
+        Atomics.notify(this.#flag, 0);
+        if (request.kind === 'close') this.#port.close();
+      });
+    });
+    // The main thread closed its end (closed, or gave up on an answer): the connection goes with it.
+    this.#port.on('close', () => this.#drop());
+  }
+
+  #drop(): void {
+    const client = this.#client;
+    this.#client = null;
+    void client?.end().catch(() => undefined);
+  }
+
+  async #connect(): Promise<pg.Client> {
+    const setup = this.#setup;
+    const fresh = new pg.Client({
+      connectionString: setup.url,
+      connectionTimeoutMillis: setup.connectTimeoutMs,
+      statement_timeout: setup.statementTimeoutMs,
+      idle_in_transaction_session_timeout:
+        setup.idleInTransactionTimeoutMs ?? Math.max(setup.statementTimeoutMs * 2, 60_000),
+      ...(setup.lockTimeoutMs === null ? {} : { lock_timeout: setup.lockTimeoutMs }),
+      application_name: setup.applicationName,
+      ...(setup.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+      // A peer that vanished without closing is found within about a minute instead of the system's two hours.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    // A connection lost while idle must not kill the worker; the next request finds the client gone.
+    fresh.on('error', () => {
+      if (this.#client === fresh) this.#client = null;
+    });
+    fresh.on('end', () => {
+      if (this.#client === fresh) this.#client = null;
+    });
+    await fresh.connect();
+    return fresh;
+  }
+
+  async #query(request: QueryRequest): Promise<WorkerResponse> {
+    if (this.#client === null) {
+      if (request.inTransaction) {
+        // The server rolled the transaction back when the connection went; so does the main thread.
+        if (/^ROLLBACK/i.test(request.sql)) return { ok: true, rows: [], rowCount: 0 };
+        return {
+          ok: false,
+          failure: { message: 'the connection to PostgreSQL was lost during a transaction', code: '08006', connection: true },
+        };
+      }
+      // Right after a failed attempt, fail at once: the main thread waits for every answer, and a server that does
+      // not answer would otherwise hold it for the whole connect timeout on every call (readiness checks included).
+      const last = this.#lastFailure;
+      if (last !== null && Date.now() - last.at < RECONNECT_AFTER_MS) return { ok: false, failure: last.failure };
+      try {
+        this.#client = await this.#connect();
+        this.#lastFailure = null;
+      } catch (error) {
+        this.#lastFailure = { at: Date.now(), failure: failure(error) };
+        throw error;
+      }
     }
-    // Right after a failed attempt, fail at once: the main thread waits for every answer, and a server that does
-    // not answer would otherwise hold it for the whole connect timeout on every call (readiness checks included).
-    if (lastFailure !== null && Date.now() - lastFailure.at < RECONNECT_AFTER_MS) return { ok: false, failure: lastFailure.failure };
+    // Without values or a name pg uses the simple protocol, which runs several statements (migrations) at once.
+    const result = await this.#client.query({
+      text: request.sql,
+      values: request.params.length === 0 ? undefined : request.params.map(asPgParam),
+      rowMode: request.rowMode === 'array' ? 'array' : undefined,
+      ...(request.name === undefined ? {} : { name: request.name }),
+    } as pg.QueryConfig);
+    // Several statements at once answer with one result each; the last one is the answer.
+    const answer = (Array.isArray(result) ? result.at(-1) : result) as pg.QueryResult | undefined;
+    return { ok: true, rows: (answer?.rows ?? []) as unknown[], rowCount: answer?.rowCount ?? 0 };
+  }
+
+  async #answer(request: WorkerRequest): Promise<WorkerResponse> {
+    if (request.kind === 'close') {
+      const closing = this.#client;
+      this.#client = null;
+      await closing?.end().catch(() => undefined);
+      return { ok: true, rows: [], rowCount: 0 };
+    }
     try {
-      client = await connect();
-      lastFailure = null;
+      return await this.#query(request);
     } catch (error) {
-      lastFailure = { at: Date.now(), failure: failure(error) };
-      throw error;
+      const reported = failure(error);
+      if (reported.connection && this.#client !== null) this.#drop();
+      return { ok: false, failure: reported };
     }
-  }
-  // Without values or a name pg uses the simple protocol, which runs several statements (migrations) at once.
-  const result = await client.query({
-    text: request.sql,
-    values: request.params.length === 0 ? undefined : request.params.map(asPgParam),
-    rowMode: request.rowMode === 'array' ? 'array' : undefined,
-    ...(request.name === undefined ? {} : { name: request.name }),
-  } as pg.QueryConfig);
-  // Several statements at once answer with one result each; the last one is the answer.
-  const last = (Array.isArray(result) ? result.at(-1) : result) as pg.QueryResult | undefined;
-  return { ok: true, rows: (last?.rows ?? []) as unknown[], rowCount: last?.rowCount ?? 0 };
-}
-
-async function answer(request: WorkerRequest): Promise<WorkerResponse> {
-  if (request.kind === 'close') {
-    const closing = client;
-    client = null;
-    await closing?.end().catch(() => undefined);
-    return { ok: true, rows: [], rowCount: 0 };
-  }
-  try {
-    return await query(request);
-  } catch (error) {
-    const reported = failure(error);
-    if (reported.connection && client !== null) {
-      const broken = client;
-      client = null;
-      void broken.end().catch(() => undefined);
-    }
-    return { ok: false, failure: reported };
   }
 }
 
-port.on('message', ({ id, request }: RequestEnvelope) => {
-  void answer(request).then((response) => {
-    port.postMessage({ id, response } satisfies ResponseEnvelope);
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
-    if (request.kind === 'close') port.close();
-  });
-});
+parentPort?.on('message', (opening: SessionOpening) => void new Session(opening));
