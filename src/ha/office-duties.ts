@@ -38,18 +38,25 @@ const CLAIM_SQL = `
   WHERE d.done_at IS NULL AND (d.instance = EXCLUDED.instance OR NOT ${LIVE_MEMBER('d.instance')})
   RETURNING token`;
 
-/** $1 duty, $2 instance. Marks the duty done when this instance holds it; returns the instance holding it. */
+/** $1 duty, $2 instance. Marks the duty done when this instance holds it: a row then, none otherwise. */
 const DONE_SQL = `
   UPDATE ${DUTIES_TABLE} SET done_at = coalesce(done_at, now()) WHERE duty = $1 AND instance = $2
   RETURNING instance`;
 
+/** $1 duty: who holds it and whether it is done, when a claim was not given. */
+const HOLDER_SQL = `SELECT instance, done_at IS NOT NULL AS done FROM ${DUTIES_TABLE} WHERE duty = $1`;
+
 /** A day's duty older than this is history: removed so the table stays small. */
 const PRUNE_SQL = `DELETE FROM ${DUTIES_TABLE} WHERE claimed_at < now() - interval '60 days'`;
 
-/** This instance holds the duty: `token` is the claim's, the same for whoever held it before. */
-export interface DutyClaim {
-  readonly token: string;
-}
+/**
+ * What a claim found. Held: this instance holds the duty, and `token` is the claim's, the same for whoever held it
+ * before. Not held: `holder` holds it (another live instance, or this one while it is not a live member itself:
+ * its heartbeats lapsed), or no one does while this one is not live; `done` once it is done.
+ */
+export type DutyClaim =
+  | { readonly held: true; readonly token: string }
+  | { readonly held: false; readonly holder: string | null; readonly done: boolean };
 
 export class OfficeDuties {
   readonly #connection: LeaseConnection;
@@ -62,15 +69,22 @@ export class OfficeDuties {
     this.#instance = instance;
   }
 
-  /** Claims `duty` for this instance; null while another live instance holds it or once it is done. */
-  async claim(duty: string): Promise<DutyClaim | null> {
+  /** This instance's name, as its claims are recorded. */
+  get instance(): string {
+    return this.#instance;
+  }
+
+  /** Claims `duty` for this instance; not held while another live instance holds it, or once it is done. */
+  async claim(duty: string): Promise<DutyClaim> {
     await this.#ready();
     const [row] = await this.#connection.query<{ token: string }>(CLAIM_SQL, [
       duty,
       this.#instance,
       randomUUID(),
     ]);
-    return row === undefined ? null : { token: row.token };
+    if (row !== undefined) return { held: true, token: row.token };
+    const [holder] = await this.#connection.query<{ instance: string; done: boolean }>(HOLDER_SQL, [duty]);
+    return { held: false, holder: holder?.instance ?? null, done: holder?.done === true };
   }
 
   /** Records the duty done (no one takes it over any more); false when this instance does not hold it. */

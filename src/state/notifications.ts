@@ -113,11 +113,25 @@ export class NotificationQueue {
     return Number(row.queued) > 0 && Number(row.open ?? 0) === 0;
   }
 
-  /** Removes the key's messages not yet handed to a channel (another process sends them); returns how many. */
+  /**
+   * Removes the key's messages not yet sent (another process sends them); returns how many. A message being sent
+   * at this moment may still go out.
+   */
   withdraw(dedupKey: string): number {
     return this.db
-      .prepare(`DELETE FROM notifications WHERE dedup_key = ? AND status = 'pending'`)
+      .prepare(`DELETE FROM notifications WHERE dedup_key = ? AND status IN ('pending', 'sending')`)
       .run(dedupKey).changes;
+  }
+
+  /** The keys starting with `prefix` that have messages not yet sent or given up. */
+  openKeys(prefix: string): string[] {
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT dedup_key FROM notifications WHERE status IN ('pending', 'sending')
+         AND substr(dedup_key, 1, length(?)) = ? ORDER BY dedup_key`,
+      )
+      .all(prefix, prefix) as Array<{ dedup_key: string }>;
+    return rows.map((row) => row.dedup_key);
   }
 
   /** Messages whose turn has come (a `sending` one was cut off by a crash and goes again), oldest first. */

@@ -12,9 +12,9 @@
  *   wakes takes its share back;
  * - through all of it, every approved journal line of every company reaches that company's own books exactly once
  *   (read with the tests' reader of the published Hashavshevet layout) and is marked exported;
- * - the office's morning report reaches the real SMTP test server once, however many instances run and though the
- *   instance that sent it is the one killed (the others, each with an office queue of its own, must not send it
- *   again).
+ * - the office's morning report reaches the real SMTP test server once, however many instances run: the instance
+ *   that claimed the day is killed before it could send it (the SMTP server is down until then), and another takes
+ *   the day over and sends it with the claim's Message-ID; no other sends it again.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,7 @@ import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-expo
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { runCli } from '../cli/run-cli.js';
 import { journalOfficeYaml } from '../support/office.js';
+import { stableMessageId } from '../../src/notify/index.js';
 import { officeMailBlock } from '../notify/office-mail.js';
 import {
   makeTestCa,
@@ -50,11 +51,10 @@ const SLACK_MS = 2_500;
 const probe = await postgresProbe();
 const ca = makeTestCa('Office Instances CA');
 let smtp: SmtpReceiver;
-/** The report's time: two minutes ago, UTC, so that it is due as soon as an instance starts. */
-const reportAt = new Date(Date.now() - 120_000);
-const reportTime = [reportAt.getUTCHours(), reportAt.getUTCMinutes()]
-  .map((n) => String(n).padStart(2, '0'))
-  .join(':');
+/** The report's time: midnight UTC, so that it is due as soon as an instance starts. */
+const reportTime = '00:00';
+/** The SMTP test server's port: the server is down until the report's first sender has been killed. */
+let smtpPort = 0;
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-instances-'));
 const officeFile = join(dir, 'office.yaml');
@@ -189,29 +189,36 @@ async function exportAll(via: string): Promise<void> {
 }
 
 const officeReports = (): ReceivedMail[] =>
-  smtp.mails.filter((mail) => mail.parsed.subject?.includes('Office report') === true);
-let reportMessageId: string | undefined;
+  (smtp?.mails ?? []).filter((mail) => mail.parsed.subject?.includes('Office report') === true);
 
-/** Waits for the office report at the SMTP server and its day recorded done; returns the instance that sent it. */
-async function reportSent(): Promise<string> {
+interface DayClaim {
+  duty: string;
+  instance: string;
+  token: string;
+  done: boolean;
+}
+
+async function dayClaims(): Promise<DayClaim[]> {
+  const { rows } = await withClient(officeDb.url, (client) =>
+    client
+      .query<DayClaim>(
+        'SELECT duty, instance, token, done_at IS NOT NULL AS done FROM supply_sync_office_duties ORDER BY duty',
+      )
+      .catch(() => ({ rows: [] as DayClaim[] })),
+  );
+  return rows;
+}
+
+/** Polls the office's database until `condition` holds of the days' claims; returns them. */
+async function claimsWhen(what: string, condition: (claims: DayClaim[]) => boolean): Promise<DayClaim[]> {
   const guard = performance.now() + 30_000;
   for (;;) {
-    const { rows } = await withClient(officeDb.url, (client) =>
-      client
-        .query<{ instance: string }>(
-          'SELECT instance FROM supply_sync_office_duties WHERE done_at IS NOT NULL',
-        )
-        .catch(() => ({ rows: [] as Array<{ instance: string }> })),
-    );
-    const [done] = rows;
-    if (done !== undefined && officeReports().length > 0) {
-      expect(rows, 'one day, one report').toHaveLength(1);
-      expect(officeReports()).toHaveLength(1);
-      reportMessageId = officeReports()[0]?.parsed.messageId;
-      return done.instance;
-    }
+    const claims = await dayClaims();
+    if (condition(claims)) return claims;
     if (performance.now() > guard) {
-      throw new Error(`no office report sent and recorded within 30 s (${officeReports().length} mail(s))`);
+      throw new Error(
+        `not within 30 s: ${what}: ${JSON.stringify(claims)}, ${officeReports().length} mail(s)`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
@@ -220,7 +227,10 @@ async function reportSent(): Promise<string> {
 beforeAll(async () => {
   if (!probe.available) return;
   sandbox = await startSandbox({ createDomain });
-  smtp = await startSmtpReceiver(ca);
+  // The port is taken, then left free: the instance that claims the day cannot send the report.
+  const reserved = await startSmtpReceiver(ca);
+  smtpPort = reserved.port;
+  await reserved.close();
   officeDb = await createTempDatabase();
   for (const company of COMPANIES) {
     companyDbs.set(company, await createTempDatabase());
@@ -259,7 +269,7 @@ beforeAll(async () => {
     '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
     `  lease: ${LEASE_MS}ms`,
     `  poll_interval: ${POLL_MS}ms`,
-    ...officeMailBlock(smtp, ca, 'office', 'partners@example.com'),
+    ...officeMailBlock({ port: smtpPort } as SmtpReceiver, ca, 'office', 'partners@example.com'),
   ])
     .replace('  path: state/office.db', '  path: ${OFFICE_STATE}')
     .replace("schedule: '30 2 * * *'", "schedule: '* * * * *'");
@@ -307,11 +317,13 @@ describe.skipIf(!probe.available)(
       await startInstance('north');
       await settles({ east: 2, west: 2, north: 2 }, 30_000);
       await exportAll('east');
-      // The office report went out once, and the instance that sent it recorded the day done.
-      const sender = await reportSent();
+      // The day's report is claimed by one instance, which cannot send it: the SMTP server is down.
+      const [claimed] = await claimsWhen('the day claimed', (claims) => claims.length === 1);
+      const sender = (claimed as DayClaim).instance;
+      expect(claimed?.done).toBe(false);
 
-      // SIGKILL of the report's sender: its two companies go to the others, who now hold three each, and neither
-      // sends the day's report again.
+      // SIGKILL of the report's claimant before it could send: its two companies go to the others, who now hold
+      // three each, and one of them takes the day over and sends the report, once, with the claim's Message-ID.
       await approveMore(3);
       const [stayer, sleeper] = ['east', 'west', 'north'].filter((name) => name !== sender) as [
         string,
@@ -320,10 +332,17 @@ describe.skipIf(!probe.available)(
       const killed = instances.get(sender) as CliChild;
       killed.kill('SIGKILL');
       await killed.exited;
+      // Up again at once: the others can take the day over only once the killed one's row has expired (a lease).
+      smtp = await startSmtpReceiver(ca, smtpPort);
       const afterKill = await settles({ [stayer]: 3, [sleeper]: 3 }, BOUND_MS + SLACK_MS + 10_000);
       expect(afterKill, 'companies of the killed instance led by the others').toBeLessThan(
         BOUND_MS + SLACK_MS,
       );
+      const [sent] = await claimsWhen('the day taken over and sent', (claims) => claims[0]?.done === true);
+      expect(sent?.instance).not.toBe(sender);
+      expect(sent?.token).toBe(claimed?.token);
+      const reportMessageId = stableMessageId(sent?.duty ?? '', 'office', sent?.token ?? '');
+      expect(officeReports().map((mail) => mail.parsed.messageId)).toEqual([reportMessageId]);
 
       // SIGSTOP longer than the lease: one instance leads every company; woken, the other steps down and takes its
       // share back.
@@ -350,8 +369,11 @@ describe.skipIf(!probe.available)(
 
       // Every line approved along the way is in its company's own books once, and marked exported.
       await exportAll(sleeper);
-      // Both survivors have passed their report checks many times since the kill (every 200 ms): still one report.
-      expect(officeReports().map((mail) => mail.parsed.messageId)).toEqual([reportMessageId]);
+      // Both survivors have passed their report checks many times since (every 200 ms): still one report for the
+      // day (a second day's would be one of its own, should the test cross midnight UTC).
+      expect(officeReports().map((mail) => mail.parsed.messageId)).toEqual(
+        (await dayClaims()).map((claim) => stableMessageId(claim.duty, 'office', claim.token)),
+      );
       for (const company of COMPANIES) {
         const lines = await linesOf(company);
         const ids = approved.get(company) as Set<string>;

@@ -30,10 +30,13 @@ describe.skipIf(!probe.available)(
       await database?.drop();
     });
 
-    /** `pollMs`: how often it beats; a long one stands for a frozen process once its row is made to expire. */
-    function member(instance: string, pollMs = 250): Membership {
+    /**
+     * `frozen`: it beats once at its start, with a lease long enough that its row stays live until the test makes it
+     * expire, as a frozen process's would.
+     */
+    function member(instance: string, frozen = false): Membership {
       const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 250 }));
-      const settings = { ...parsed, pollIntervalMs: pollMs };
+      const settings = frozen ? { ...parsed, leaseMs: 600_000, pollIntervalMs: 600_000 } : parsed;
       const membership = new Membership({
         url: database.url,
         settings,
@@ -44,8 +47,8 @@ describe.skipIf(!probe.available)(
       return membership;
     }
 
-    async function joined(instance: string, pollMs?: number): Promise<Membership> {
-      const membership = member(instance, pollMs);
+    async function joined(instance: string, frozen?: boolean): Promise<Membership> {
+      const membership = member(instance, frozen);
       await membership.start();
       expect(membership.lastError()).toBeNull();
       return membership;
@@ -54,36 +57,46 @@ describe.skipIf(!probe.available)(
     it('gives a day to exactly one of the instances claiming it at once, and keeps it with its claimant', async () => {
       const [a, b, c] = await Promise.all([joined('a'), joined('b'), joined('c')]);
       const claims = await Promise.all([a, b, c].map((m) => m.duties.claim('office_report:2026-11-30')));
-      const holders = claims.flatMap((claim, index) => (claim === null ? [] : [['a', 'b', 'c'][index]]));
+      const holders = claims.flatMap((claim, index) =>
+        claim.held ? [['a', 'b', 'c'][index] as string] : [],
+      );
       expect(holders).toHaveLength(1);
       const holder = [a, b, c][['a', 'b', 'c'].indexOf(holders[0] as string)] as Membership;
-      const token = claims.find((claim) => claim !== null)?.token;
+      const token = claims.flatMap((claim) => (claim.held ? [claim.token] : []))[0];
       // The claimant claiming again (a pass after a restart with the same name) holds it with the same token.
-      expect(await holder.duties.claim('office_report:2026-11-30')).toEqual({ token });
+      expect(await holder.duties.claim('office_report:2026-11-30')).toEqual({ held: true, token });
       for (const other of [a, b, c].filter((m) => m !== holder)) {
-        expect(await other.duties.claim('office_report:2026-11-30')).toBeNull();
+        expect(await other.duties.claim('office_report:2026-11-30')).toEqual({
+          held: false,
+          holder: holders[0],
+          done: false,
+        });
         expect(await other.duties.done('office_report:2026-11-30')).toBe(false);
       }
       // Another day is a claim of its own.
-      expect(await a.duties.claim('office_report:2026-12-01')).not.toBeNull();
+      expect((await a.duties.claim('office_report:2026-12-01')).held).toBe(true);
     });
 
     it("takes a gone claimant's unfinished duty over with its token, and never claims a done one", async () => {
       const [d, e] = await Promise.all([joined('d'), joined('e')]);
       const claim = await d.duties.claim('office_report:2026-11-29');
-      expect(claim).not.toBeNull();
-      expect(await e.duties.claim('office_report:2026-11-29')).toBeNull();
+      expect(claim.held).toBe(true);
+      expect((await e.duties.claim('office_report:2026-11-29')).held).toBe(false);
       await d.stop();
       // d left: its report, not recorded done, goes with the same token (the same Message-IDs) from e.
       expect(await e.duties.claim('office_report:2026-11-29')).toEqual(claim);
       expect(await e.duties.done('office_report:2026-11-29')).toBe(true);
 
       const f = await joined('f');
-      expect(await f.duties.claim('office_report:2026-11-28')).not.toBeNull();
+      expect((await f.duties.claim('office_report:2026-11-28')).held).toBe(true);
       expect(await f.duties.done('office_report:2026-11-28')).toBe(true);
       await f.stop();
       // Done: no one claims it, not the instance that held it, not one that sees it gone.
-      expect(await e.duties.claim('office_report:2026-11-28')).toBeNull();
+      expect(await e.duties.claim('office_report:2026-11-28')).toEqual({
+        held: false,
+        holder: 'f',
+        done: true,
+      });
       const rows = await withClient(database.url, (client) =>
         client.query<{ duty: string; instance: string; done: boolean }>(
           `SELECT duty, instance, done_at IS NOT NULL AS done FROM supply_sync_office_duties
@@ -97,22 +110,47 @@ describe.skipIf(!probe.available)(
     });
 
     it('lets no instance claim while it is not a live member, and keeps a frozen claimant its claim until its row expires', async () => {
-      const g = await joined('g', 60_000);
+      const g = await joined('g', true);
       const outsider = member('outsider');
       // Never joined (its database session works, its heartbeat never ran): it claims nothing.
-      expect(await outsider.duties.claim('office_report:2026-11-27')).toBeNull();
+      expect(await outsider.duties.claim('office_report:2026-11-27')).toEqual({
+        held: false,
+        holder: null,
+        done: false,
+      });
       const claim = await g.duties.claim('office_report:2026-11-27');
-      expect(claim).not.toBeNull();
+      expect(claim.held).toBe(true);
       // g's row made to expire as a frozen process's would (no heartbeat for a lease): h takes the day over.
       const h = await joined('h');
-      expect(await h.duties.claim('office_report:2026-11-27')).toBeNull();
+      expect((await h.duties.claim('office_report:2026-11-27')).held).toBe(false);
       await withClient(database.url, (client) =>
         client.query(
           `UPDATE supply_sync_members SET expires_at = now() - interval '1 second' WHERE instance = 'g'`,
         ),
       );
       expect(await h.duties.claim('office_report:2026-11-27')).toEqual(claim);
+      // g, no longer live and no longer holding it, is told who does, and cannot record it done.
+      expect(await g.duties.claim('office_report:2026-11-27')).toEqual({
+        held: false,
+        holder: 'h',
+        done: false,
+      });
       expect(await g.duties.done('office_report:2026-11-27')).toBe(false);
+    });
+
+    it('tells a claimant whose own row lapsed that it still holds the day, not that another does', async () => {
+      const k = await joined('k', true);
+      expect((await k.duties.claim('office_report:2026-11-26')).held).toBe(true);
+      await withClient(database.url, (client) =>
+        client.query(
+          `UPDATE supply_sync_members SET expires_at = now() - interval '1 second' WHERE instance = 'k'`,
+        ),
+      );
+      expect(await k.duties.claim('office_report:2026-11-26')).toEqual({
+        held: false,
+        holder: 'k',
+        done: false,
+      });
     });
   },
 );

@@ -20,7 +20,7 @@ export function assignCompanies(
   const load = new Map(live.map((member) => [member, 0]));
   const candidates = (company: string): string[] => {
     const able = live.filter((member) => cannotRun.get(member)?.includes(company) !== true);
-    return able.length > 0 ? able : live;
+    return able.length > 0 ? able : [...live];
   };
   // The companies with the fewest instances able to run them are placed first, while those have room.
   const ordered = [...new Set(companies)]

@@ -137,7 +137,7 @@ export class OfficeHost {
   async #readiness(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rows = await this.#recentRows();
     const notReady = rows.filter((row) => !row.ready);
-    const paused = rows.filter((row) => row.ready && row.jobs.some((job) => job.paused));
+    const paused = rows.filter((row) => row.jobs.some((job) => job.paused));
     const status = notReady.length > 0 ? 'not_ready' : paused.length > 0 ? 'paused' : 'ready';
     const detail = this.options.details(req)
       ? {

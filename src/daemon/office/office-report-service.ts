@@ -30,6 +30,7 @@ import { reportWindow } from '../../notify/daily-report.js';
 import { enqueue } from '../../notify/routing.js';
 import type { Clock } from '../../shared/clock.js';
 import type { StateStore } from '../../state/index.js';
+import { ALONE, ClaimedReports, REPORT_KEY_PREFIX, type ReportClaims } from './report-claims.js';
 
 export interface OfficeReportOptions {
   readonly office: OfficeConfig;
@@ -46,32 +47,24 @@ export interface OfficeReportOptions {
   readonly claims?: ReportClaims | undefined;
 }
 
-/** The day's report claimed for this process (OfficeDuties), or not: another live process has it, or it went out. */
-export interface ReportClaims {
-  /** `token`, when given, names the report's Message-IDs, the same whichever process sends it. */
-  claim(key: string): Promise<{ readonly token?: string } | null>;
-  /** The report has gone out (or was given up) on every channel: no process takes it over any more. */
-  done(key: string): Promise<unknown>;
-}
-
-const ALONE: ReportClaims = { claim: () => Promise.resolve({}), done: () => Promise.resolve() };
-
 export class OfficeReportService {
   readonly #options: OfficeReportOptions;
   readonly #channels: Map<string, Channel>;
   readonly #sender: NotificationSender;
-  readonly #claims: ReportClaims;
   #timer: NodeJS.Timeout | undefined;
   /** The pass going on now, which a stop waits for. */
   #passing: Promise<void> | null = null;
-  /** Days whose report this process has recorded done in the claims. */
-  readonly #recordedDone = new Set<string>();
-  /** The day last found claimed by another process (said once in the log). */
-  #leftToOthers: string | null = null;
+  readonly #days: ClaimedReports;
+  /** The last failure of a pass, said once until a pass succeeds again. */
+  #lastFailure: string | null = null;
 
   constructor(options: OfficeReportOptions) {
     this.#options = options;
-    this.#claims = options.claims ?? ALONE;
+    this.#days = new ClaimedReports({
+      claims: options.claims ?? ALONE,
+      queue: options.state.notifications,
+      logger: options.logger,
+    });
     const { report, first, state, clock, logger } = options;
     this.#channels = buildChannels(report.notifications, {
       origin: this.#origin(),
@@ -108,59 +101,35 @@ export class OfficeReportService {
     try {
       const now = clock.now();
       const { due, day } = reportDue(now, report.at, first.config.timezone);
-      const key = `office_report:${day}`;
+      const key = `${REPORT_KEY_PREFIX}${day}`;
       if (now >= due && !state.notifications.has(key)) await this.#queue(key, due, day);
-      else if (!state.notifications.settled(key)) await this.#keepClaim(key, day);
-      this.#sender.kick();
-      await this.#recordDone(key);
+      const open = state.notifications.openKeys(REPORT_KEY_PREFIX);
+      if (await this.#days.keepOpen()) this.#sender.kick();
+      for (const settling of new Set([key, ...open])) await this.#days.recordDone(settling);
+      this.#lastFailure = null;
     } catch (error) {
-      logger.warn({ err: error }, 'office report pass failed; trying again on the next one');
+      const said = errorMessage(error);
+      if (said !== this.#lastFailure) {
+        logger.warn({ err: error }, 'office report pass failed; trying again on every pass (said once)');
+      }
+      this.#lastFailure = said;
     }
   }
 
-  /** Queues the day's report once this process holds the day's claim. */
+  /** Queues the day's report once this process holds the day. */
   async #queue(key: string, due: number, day: string): Promise<void> {
     const { report, first, state, logger } = this.#options;
-    const claim = await this.#claims.claim(key);
-    if (claim === null) {
-      if (this.#leftToOthers !== day) logger.info({ day }, 'office report: another office process sends it');
-      this.#leftToOthers = day;
-      return;
-    }
+    const claim = await this.#days.toQueue(key);
+    if (claim === null) return;
     const timeZone = first.config.timezone;
     const message = officeReport(await this.#nights(due), due, timeZone, this.#origin());
     const scrub = (text: string): string => this.#scrub(text);
     const routing = {
-      state,
-      config: report.notifications,
-      scrub,
-      timezone: timeZone,
+      ...{ state, config: report.notifications, scrub, timezone: timeZone },
       installation: claim.token,
     };
     state.transaction(() => enqueue(routing, report.channels, key, message));
     logger.info({ day, channels: report.channels }, 'office report queued');
-  }
-
-  /**
-   * A report queued here and not yet sent goes only while this process still holds the day: after a freeze or a
-   * restart, another process may have taken it over (this one was not alive for a while), and then sends it itself.
-   */
-  async #keepClaim(key: string, day: string): Promise<void> {
-    if (!this.#options.state.notifications.has(key)) return;
-    if ((await this.#claims.claim(key)) !== null) return;
-    const withdrawn = this.#options.state.notifications.withdraw(key);
-    if (withdrawn === 0) return;
-    this.#options.logger.warn(
-      { day, withdrawn },
-      'office report: another office process took the day over while this one was away; it sends the report',
-    );
-  }
-
-  /** Once the day's report went out (or was given up) on every channel, no other process takes it over. */
-  async #recordDone(key: string): Promise<void> {
-    if (this.#recordedDone.has(key) || !this.#options.state.notifications.settled(key)) return;
-    await this.#claims.done(key);
-    this.#recordedDone.add(key);
   }
 
   /**
