@@ -32,17 +32,37 @@ const QUICK_IDLE_MS = 5_000;
 /** After "running", before the idle window: the companies' first connector checks settle. */
 const SETTLE_MS = 3_000;
 
-interface Idle {
+export interface Idle {
   startMs: number;
   rssMb: number;
   cpuPercent: number;
+  /** The process's threads after the start (the main thread, libuv's and V8's, workers). */
+  threads: number;
 }
 
-export async function writeOffice(dir: string, sandbox: SandboxProcess, count: number): Promise<string> {
+/** Where the office keeps its state: its files by default, or PostgreSQL databases (the office's, each company's). */
+export interface OfficeStateUrls {
+  readonly office: string;
+  readonly company: (name: string) => string;
+}
+
+export async function writeOffice(
+  dir: string,
+  sandbox: SandboxProcess,
+  count: number,
+  urls?: OfficeStateUrls,
+): Promise<string> {
   const officeFile = join(dir, 'office.yaml');
+  const shared = urls === undefined ? [] : [`  url: ${urls.office}`, 'ha:', '  instance: bench'];
   await writeFile(
     officeFile,
-    journalOfficeYaml(sandbox.baseUrl, ['log:', '  level: warn', 'companies:', '  dir: companies.d']),
+    journalOfficeYaml(sandbox.baseUrl, [
+      ...shared,
+      'log:',
+      '  level: warn',
+      'companies:',
+      '  dir: companies.d',
+    ]),
   );
   await mkdir(join(dir, 'companies.d'), { recursive: true });
   for (let i = 1; i <= count; i++) {
@@ -52,27 +72,29 @@ export async function writeOffice(dir: string, sandbox: SandboxProcess, count: n
       name: `client ${name}`,
       plan: 'Pro',
     });
+    const state = urls === undefined ? '' : `state:\n  url: ${urls.company(name)}\n`;
     await writeFile(
       join(dir, 'companies.d', `${name}.yaml`),
-      `api:\n  api_key: ${account.key}\nconnectors:\n  books:\n    import_dir: books/${name}\n`,
+      `api:\n  api_key: ${account.key}\n${state}connectors:\n  books:\n    import_dir: books/${name}\n`,
     );
   }
   return officeFile;
 }
 
-function rssMb(pid: number): Promise<number> {
-  return readFile(`/proc/${pid}/status`, 'utf8').then((text) => {
-    const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1]);
-    return kb / 1024;
-  });
+async function memoryAndThreads(pid: number): Promise<{ rssMb: number; threads: number }> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1]);
+  return { rssMb: kb / 1024, threads: Number(/^Threads:\s+(\d+)$/m.exec(text)?.[1]) };
 }
 
-async function measureIdle(
+export async function measureIdle(
   launcher: string,
   config: string,
   logFile: string,
   cliArgs: readonly string[],
   idleMs: number,
+  /** Called at the end of the idle window, while the office still runs. */
+  atIdle?: () => Promise<void>,
 ): Promise<Idle> {
   const started = performance.now();
   const daemon: DaemonProcess = await startDaemonProcess({
@@ -89,7 +111,8 @@ async function measureIdle(
     await new Promise((resolve) => setTimeout(resolve, idleMs));
     const after = processCpuMs(daemon.pid);
     const cpuPercent = before === undefined || after === undefined ? NaN : ((after - before) / idleMs) * 100;
-    return { startMs, rssMb: await rssMb(daemon.pid), cpuPercent };
+    await atIdle?.();
+    return { startMs, cpuPercent, ...(await memoryAndThreads(daemon.pid)) };
   } finally {
     await daemon.stop();
   }

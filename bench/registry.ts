@@ -13,6 +13,7 @@ import { failoverDaemon } from './failover-daemon.js';
 import { controlApi } from './control-api.js';
 import { office } from './office.js';
 import { officeNight } from './office-night.js';
+import { officePostgres } from './office-postgres.js';
 import type { Benchmark } from './lib/types.js';
 
 export const benchmarks: readonly Benchmark[] = [
@@ -30,4 +31,5 @@ export const benchmarks: readonly Benchmark[] = [
   controlApi,
   office,
   officeNight,
+  officePostgres,
 ];

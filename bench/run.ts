@@ -2,7 +2,7 @@
  * `npm run bench [-- --only <name>[,<name>]] [-- --quick] [-- --note "<run conditions>"]`: runs each benchmark in
  * turn and writes bench/results.md and bench/out/results.json. Every figure comes with a baseline measured in
  * the same run. Names: sandbox-serve, webhook-ingest, webhook-daemon, pull, journal-export, catalog, rate-limit,
- * latency, state-backends, failover, failover-daemon, control-api.
+ * latency, state-backends, failover, failover-daemon, control-api, office, office-night, office-postgres.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

@@ -282,9 +282,13 @@ function companyFiles(source: ConfigSource, dir: string): { files: string[]; war
     ]);
   }
   const paths = files.map((entry) => join(dir, entry.name));
-  const twice = paths.find(
-    (path, index) => paths.findIndex((other) => companyName(other) === companyName(path)) !== index,
-  );
+  const seen = new Set<string>();
+  const twice = paths.find((path) => {
+    const name = companyName(path);
+    if (seen.has(name)) return true;
+    seen.add(name);
+    return false;
+  });
   if (twice !== undefined) {
     throw new ConfigError([
       { file: twice, path: '', message: `company "${companyName(twice)}" has two files; keep one` },
