@@ -2,6 +2,7 @@
  * What only the PostgreSQL state has: the leadership fence seam, a connection lost in the middle of a
  * transaction, placeholder numbering, and migrations kept version for version with SQLite's.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LeadershipLostError, MIGRATIONS, type Fence, type SyncSqlPort } from '../../src/state/index.js';
 import { PG_MIGRATIONS } from '../../src/state/postgres/migrations.js';
@@ -134,5 +135,19 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
     expect(state.cursors.get('f')).toBeNull();
     state.kv.set('n', 'after', 1);
     expect(state.kv.get('n', 'after')).toBe(1);
+  });
+
+  it('serves many ports from one worker thread, each with a connection of its own', () => {
+    const threads = (): number => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    const before = threads();
+    const ports = Array.from({ length: 6 }, () => new PgSyncPort({ url }));
+    try {
+      const pids = ports.map((port) => port.query('SELECT pg_backend_pid() AS pid', [], undefined, 'object'));
+      expect(new Set(pids.map((result) => (result.rows[0] as { pid: number }).pid)).size).toBe(6);
+      // At most the shared worker itself is new (none when an earlier test of this process started it).
+      expect(threads() - before).toBeLessThanOrEqual(1);
+    } finally {
+      for (const port of ports) port.close();
+    }
   });
 });
