@@ -10,7 +10,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { buildDaemon } from './lib/daemon-build.js';
 import { startPrivatePostgres, type PrivatePostgres } from './lib/private-postgres.js';
 import { check, measured, notMeasured } from './lib/result.js';
@@ -18,7 +17,16 @@ import { startSandboxProcess, type SandboxProcess } from './lib/sandbox-process.
 import { formatNumber } from './lib/stats.js';
 import { withTempDir } from './lib/temp.js';
 import type { BenchOptions, BenchResult, Benchmark } from './lib/types.js';
-import { measureIdle, writeOffice, type Idle } from './office.js';
+import { withClient } from '../test/ha/support/postgres.js';
+import {
+  COMPANIES,
+  IDLE_MS,
+  measureIdle,
+  QUICK_COMPANIES,
+  QUICK_IDLE_MS,
+  writeOffice,
+  type Idle,
+} from './office.js';
 
 export const officePostgres: Benchmark = {
   name: 'office-postgres',
@@ -27,22 +35,8 @@ export const officePostgres: Benchmark = {
   run,
 };
 
-const COMPANIES = 300;
-const QUICK_COMPANIES = 30;
-const IDLE_MS = 20_000;
-const QUICK_IDLE_MS = 5_000;
 /** Connections each company holds on the server: its state, its inbox's own session, its lease. */
 const CONNECTIONS_PER_COMPANY = 3;
-
-async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Databases for the office and `count` companies on `server`. */
 async function createDatabases(
@@ -55,7 +49,7 @@ async function createDatabases(
     url.pathname = `/${name}`;
     return url.toString();
   };
-  await onServer(server, async (client) => {
+  await withClient(server, async (client) => {
     for (const name of names) await client.query(`CREATE DATABASE ${name}`);
   });
   return { office: urlOf('office'), company: urlOf };
@@ -81,7 +75,7 @@ async function measureOffice(
   let connections = 0;
   const countConnections = async (): Promise<void> => {
     if (server === undefined) return;
-    connections = await onServer(server.url, async (client) =>
+    connections = await withClient(server.url, async (client) =>
       Number(
         (await client.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname <> 'postgres'`)).rows[0]
           ?.n,

@@ -23,6 +23,7 @@ import { openStateStore } from '../../src/state/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { eventBody } from '../webhooks/support.js';
+import { freePort } from '../support/free-port.js';
 
 /** The environment's parts for the config below (one API side, one connector), opened as the group "environment". */
 const ENVIRONMENT_PARTS = [
@@ -83,15 +84,6 @@ let dir: string;
 let sandbox: RunningSandbox;
 let opsPort: number;
 let webhookPort: number;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function occupy(port: number): Promise<Server> {
   const server = createServer();

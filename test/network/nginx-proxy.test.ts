@@ -6,7 +6,6 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -17,6 +16,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { requireServices } from '../connectors/services.js';
 import { makeTestCa, type TestCa } from './helpers/pki.js';
+import { freePort } from '../support/free-port.js';
 
 const RECIPE = join(import.meta.dirname, '../../deploy/nginx/supply-sync.conf');
 const SECRET = 'whsec_nginx_test_secret_0123456789abcdef';
@@ -26,17 +26,6 @@ const NGINX = spawnSync('sh', ['-c', 'command -v nginx || ls /usr/sbin/nginx'], 
 const available = NGINX !== undefined && NGINX !== '';
 const reason = 'nginx is not installed (Debian package nginx-light or nginx)';
 requireServices({ service: 'nginx', available, reason });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 let sandbox: RunningSandbox;
 let daemon: Daemon;

@@ -80,7 +80,7 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   parts keep their `npm test` representatives: the claim, the hand-over and the grace of the elector
  *   (test/ha/elector.test.ts), the assignment (test/daemon/company-assignment.test.ts), the failover of one
  *   company's pair (test/failover/kill9-buyer.test.ts), and the office report's claim of the day
- *   (test/ha/office-duties.test.ts, test/notify/office-report-claims.test.ts).
+ *   (test/ha/office-members.test.ts, test/notify/office-report-claims.test.ts).
  */
 export const LONG_ONLY: readonly string[] = [
   'test/fault/**/*.test.ts',

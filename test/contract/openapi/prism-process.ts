@@ -1,24 +1,12 @@
 /** Runs Stoplight Prism as a validation proxy (`prism proxy <doc> <upstream> --errors`) on a free loopback port. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../support/free-port.js';
 
 export interface RunningPrism {
   url: string;
   /** Everything Prism printed, for failure messages. */
   log(): string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -1,6 +1,11 @@
 /**
- * The office's one-for-all duty (the morning report) claimed in the office's own PostgreSQL database, as several
- * office processes would: real Membership sessions on a throw-away database. What must hold: of instances claiming
+ * The office's live instances and its one-for-all duty (the morning report) in the office's own PostgreSQL
+ * database, as several office processes would: real Membership sessions on a throw-away database.
+ *
+ * Members: each sees the others and the companies each says it cannot run, kept current with its heartbeats; a
+ * change of either is told (onChange), the same reading again is not.
+ *
+ * Duties: of instances claiming
  * one day at once, exactly one holds it; a claim holds while its instance is alive, even against an instance that
  * does not see it; a dead claimant's duty that is not done is taken over with the same token; a done duty is never
  * claimed again; an instance that is not a live member claims nothing.
@@ -8,7 +13,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { haConfigSchema, haSettings, Membership } from '../../src/ha/index.js';
-import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from './support/postgres.js';
+import {
+  createTempDatabase,
+  postgresProbe,
+  waitFor,
+  withClient,
+  type TempDatabase,
+} from './support/postgres.js';
 
 const probe = await postgresProbe();
 
@@ -16,7 +27,7 @@ const LEASE_MS = 2_000;
 const silent = pino({ level: 'silent' });
 
 describe.skipIf(!probe.available)(
-  `office duties on PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  `office members and duties on PostgreSQL${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
   () => {
     let database: TempDatabase;
     const started: Membership[] = [];
@@ -32,16 +43,21 @@ describe.skipIf(!probe.available)(
 
     /**
      * `frozen`: it beats once at its start, with a lease long enough that its row stays live until the test makes it
-     * expire, as a frozen process's would.
+     * expire, as a frozen process's would. `cannotRun` and `changes`: what it publishes, and the changes it is told.
      */
-    function member(instance: string, frozen = false): Membership {
-      const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 250 }));
+    function member(
+      instance: string,
+      frozen = false,
+      more: { cannotRun?: () => readonly string[]; changes?: string[][] } = {},
+    ): Membership {
+      const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 100 }));
       const settings = frozen ? { ...parsed, leaseMs: 600_000, pollIntervalMs: 600_000 } : parsed;
       const membership = new Membership({
         url: database.url,
         settings,
         log: silent,
-        onChange: () => undefined,
+        onChange: (members) => void more.changes?.push([...members]),
+        ...(more.cannotRun === undefined ? {} : { cannotRun: more.cannotRun }),
       });
       started.push(membership);
       return membership;
@@ -53,6 +69,30 @@ describe.skipIf(!probe.available)(
       expect(membership.lastError()).toBeNull();
       return membership;
     }
+
+    // First: the other tests' instances stay live in the same database until the end.
+    it('publishes the companies each instance cannot run, and tells a change of them as a change of the members', async () => {
+      let eastCannot: readonly string[] = ['north'];
+      const westChanges: string[][] = [];
+      const east = member('east', false, { cannotRun: () => eastCannot });
+      const west = member('west', false, { changes: westChanges });
+      await east.start();
+      await west.start();
+      await waitFor(
+        'west to see east and what it cannot run',
+        () => west.cannotRun().get('east')?.[0] === 'north',
+        5_000,
+      );
+      expect(west.members()).toEqual(['east', 'west']);
+      expect([...west.cannotRun()]).toEqual([['east', ['north']]]);
+      const changesBefore = westChanges.length;
+
+      // east's north is fixed (a reload started it): its next heartbeat says so, and west is told.
+      eastCannot = [];
+      await waitFor('west to see east able to run every company', () => west.cannotRun().size === 0, 5_000);
+      expect(westChanges.length).toBe(changesBefore + 1);
+      expect(westChanges.at(-1)).toEqual(['east', 'west']);
+    });
 
     it('gives a day to exactly one of the instances claiming it at once, and keeps it with its claimant', async () => {
       const [a, b, c] = await Promise.all([joined('a'), joined('b'), joined('c')]);
