@@ -17,7 +17,7 @@ import { startSandboxProcess, type SandboxProcess } from './lib/sandbox-process.
 import { formatNumber } from './lib/stats.js';
 import { withTempDir } from './lib/temp.js';
 import type { BenchOptions, BenchResult, Benchmark } from './lib/types.js';
-import { withClient } from '../test/ha/support/postgres.js';
+import { withClient } from '../test/support/pg-client.js';
 import {
   COMPANIES,
   IDLE_MS,

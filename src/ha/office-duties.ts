@@ -44,7 +44,8 @@ const DONE_SQL = `
   RETURNING instance`;
 
 /** $1 duty: who holds it and whether it is done, when a claim was not given. */
-const HOLDER_SQL = `SELECT instance, done_at IS NOT NULL AS done FROM ${DUTIES_TABLE} WHERE duty = $1`;
+const HOLDER_SQL = `SELECT instance, done_at IS NOT NULL AS done, ${LIVE_MEMBER('d.instance')} AS live
+  FROM ${DUTIES_TABLE} d WHERE duty = $1`;
 
 /** A day's duty older than this is history: removed so the table stays small. */
 const PRUNE_SQL = `DELETE FROM ${DUTIES_TABLE} WHERE claimed_at < now() - interval '60 days'`;
@@ -56,7 +57,13 @@ const PRUNE_SQL = `DELETE FROM ${DUTIES_TABLE} WHERE claimed_at < now() - interv
  */
 export type DutyClaim =
   | { readonly held: true; readonly token: string }
-  | { readonly held: false; readonly holder: string | null; readonly done: boolean };
+  | {
+      readonly held: false;
+      readonly holder: string | null;
+      readonly done: boolean;
+      /** Whether the holder is a live member now (false for this instance while it is not live itself). */
+      readonly holderLive: boolean;
+    };
 
 export class OfficeDuties {
   readonly #connection: LeaseConnection;
@@ -83,8 +90,16 @@ export class OfficeDuties {
       randomUUID(),
     ]);
     if (row !== undefined) return { held: true, token: row.token };
-    const [holder] = await this.#connection.query<{ instance: string; done: boolean }>(HOLDER_SQL, [duty]);
-    return { held: false, holder: holder?.instance ?? null, done: holder?.done === true };
+    const [holder] = await this.#connection.query<{ instance: string; done: boolean; live: boolean }>(
+      HOLDER_SQL,
+      [duty],
+    );
+    return {
+      held: false,
+      holder: holder?.instance ?? null,
+      done: holder?.done === true,
+      holderLive: holder?.live === true,
+    };
   }
 
   /** Records the duty done (no one takes it over any more); false when this instance does not hold it. */

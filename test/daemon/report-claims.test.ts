@@ -2,8 +2,9 @@
  * The office report's queued copy against what the office's database says of the day (ClaimedReports), on a real
  * state file with the claims scripted: a copy goes out only while this process holds the day; another process
  * holding it now means the copy is withdrawn (a message left `sending` by a crash too) and the day is never recorded
- * done from here; this process's own lapsed heartbeats hold the copy back without withdrawing it; a held day whose
- * messages all went out is recorded done once.
+ * done from here; this process's own lapsed heartbeats hold the copy back without withdrawing it (also when the
+ * holder is gone too: no one else would send it); a held day whose messages all went out is recorded done once,
+ * a past day's too.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +41,7 @@ function setUp(claim: () => ReportClaim) {
   const claims: ReportClaims = {
     instance: 'here',
     claim: () => Promise.resolve(claim()),
-    done: (key) => Promise.resolve(void done.push(key)),
+    done: (key) => Promise.resolve(done.push(key) > 0),
   };
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
   const reports = new ClaimedReports({ claims, queue: state.notifications, logger });
@@ -52,11 +53,11 @@ describe("the office report's copy and the day's claim", () => {
   it('sends while it holds the day, and records the day done once every message went out', async () => {
     const { state, reports, done } = setUp(() => ({ held: true, token: 't' }));
     expect(await reports.keepOpen()).toBe(true);
-    await reports.recordDone(KEY);
+    await reports.recordSettled(KEY);
     expect(done).toEqual([]);
     for (const row of state.notifications.list()) state.notifications.markSent(row.id, '250 ok');
-    await reports.recordDone(KEY);
-    await reports.recordDone(KEY);
+    await reports.recordSettled(KEY);
+    await reports.recordSettled(KEY);
     expect(done).toEqual([KEY]);
   });
 
@@ -64,26 +65,51 @@ describe("the office report's copy and the day's claim", () => {
     const { state, reports, done, lines, statuses } = setUp(() => ({
       held: false,
       holder: 'there',
+      holderLive: true,
       done: false,
     }));
     const [first] = state.notifications.list();
     state.notifications.markSending(first?.id ?? 0);
     expect(await reports.keepOpen()).toBe(true);
     expect(statuses()).toEqual([]);
-    await reports.recordDone(KEY);
+    await reports.recordSettled(KEY);
     expect(done).toEqual([]);
     expect(lines.filter((line) => line.includes('took the day over'))).toHaveLength(1);
   });
 
   it('holds its copy back, without withdrawing it, while its own heartbeats have lapsed, and says so once', async () => {
-    const { reports, done, lines, statuses } = setUp(() => ({ held: false, holder: 'here', done: false }));
+    const { reports, done, lines, statuses } = setUp(() => ({
+      held: false,
+      holder: 'here',
+      done: false,
+      holderLive: false,
+    }));
     expect(await reports.keepOpen()).toBe(false);
     expect(await reports.keepOpen()).toBe(false);
     expect(statuses()).toEqual(['pending', 'pending']);
-    await reports.recordDone(KEY);
+    await reports.recordSettled(KEY);
     expect(done).toEqual([]);
     expect(lines.filter((line) => line.includes('held back while this process is not among'))).toHaveLength(
       1,
     );
+  });
+
+  it('holds its copy back, without withdrawing it, when the holder is gone too while this process is not live', async () => {
+    const { reports, statuses } = setUp(() => ({
+      held: false,
+      holder: 'there',
+      done: false,
+      holderLive: false,
+    }));
+    expect(await reports.keepOpen()).toBe(false);
+    expect(statuses()).toEqual(['pending', 'pending']);
+  });
+
+  it("records a past day done once its messages settle, though today's key has moved on", async () => {
+    const { state, reports, done } = setUp(() => ({ held: true, token: 't' }));
+    expect(await reports.keepOpen()).toBe(true);
+    for (const row of state.notifications.list()) state.notifications.markSent(row.id, '250 ok');
+    await reports.recordSettled('office_report:2026-12-01');
+    expect(done).toEqual([KEY]);
   });
 });

@@ -110,6 +110,7 @@ describe.skipIf(!probe.available)(
           held: false,
           holder: holders[0],
           done: false,
+          holderLive: true,
         });
         expect(await other.duties.done('office_report:2026-11-30')).toBe(false);
       }
@@ -136,6 +137,7 @@ describe.skipIf(!probe.available)(
         held: false,
         holder: 'f',
         done: true,
+        holderLive: false,
       });
       const rows = await withClient(database.url, (client) =>
         client.query<{ duty: string; instance: string; done: boolean }>(
@@ -157,6 +159,7 @@ describe.skipIf(!probe.available)(
         held: false,
         holder: null,
         done: false,
+        holderLive: false,
       });
       const claim = await g.duties.claim('office_report:2026-11-27');
       expect(claim.held).toBe(true);
@@ -174,6 +177,7 @@ describe.skipIf(!probe.available)(
         held: false,
         holder: 'h',
         done: false,
+        holderLive: true,
       });
       expect(await g.duties.done('office_report:2026-11-27')).toBe(false);
     });
@@ -190,6 +194,7 @@ describe.skipIf(!probe.available)(
         held: false,
         holder: 'k',
         done: false,
+        holderLive: false,
       });
     });
   },

@@ -103,9 +103,8 @@ export class OfficeReportService {
       const { due, day } = reportDue(now, report.at, first.config.timezone);
       const key = `${REPORT_KEY_PREFIX}${day}`;
       if (now >= due && !state.notifications.has(key)) await this.#queue(key, due, day);
-      const open = state.notifications.openKeys(REPORT_KEY_PREFIX);
       if (await this.#days.keepOpen()) this.#sender.kick();
-      for (const settling of new Set([key, ...open])) await this.#days.recordDone(settling);
+      await this.#days.recordSettled(key);
       this.#lastFailure = null;
     } catch (error) {
       const said = errorMessage(error);

@@ -11,14 +11,23 @@ import type { NotificationQueue } from '../../state/notifications.js';
 /** Held: this process holds the day (`token` names its Message-IDs). Not held: `holder` does, or no one yet. */
 export type ReportClaim =
   | { readonly held: true; readonly token?: string }
-  | { readonly held: false; readonly holder: string | null; readonly done: boolean };
+  | {
+      readonly held: false;
+      readonly holder: string | null;
+      readonly done: boolean;
+      /** Whether the holder is a live process now. */
+      readonly holderLive: boolean;
+    };
 
 export interface ReportClaims {
   /** This process's name, as a claim records it (absent when alone). */
   readonly instance?: string;
   claim(key: string): Promise<ReportClaim>;
-  /** The day's report has gone out (or was given up) on every channel: no process takes it over any more. */
-  done(key: string): Promise<unknown>;
+  /**
+   * The day's report has gone out (or was given up) on every channel: no process takes it over any more. False
+   * when this process does not hold the day.
+   */
+  done(key: string): Promise<boolean>;
 }
 
 export const ALONE: ReportClaims = {
@@ -34,8 +43,10 @@ export class ClaimedReports {
   readonly #logger: Logger;
   /** Days found done (by any process): not claimed again. */
   readonly #done = new Set<string>();
-  /** Keys whose copy this process withdrew: never recorded done from here. */
+  /** Keys whose copy this process withdrew: not recorded done from here unless it claims the day again. */
   readonly #withdrawn = new Set<string>();
+  /** Keys with messages queued here that are not yet recorded done: looked at until they are. */
+  readonly #watching = new Set<string>();
   /** What was last said of a day another process holds, so that it is said once. */
   readonly #said = new Map<string, string>();
 
@@ -49,7 +60,11 @@ export class ClaimedReports {
   async toQueue(key: string): Promise<{ token?: string } | null> {
     if (this.#done.has(key)) return null;
     const claim = await this.#claims.claim(key);
-    if (claim.held) return claim.token === undefined ? {} : { token: claim.token };
+    if (claim.held) {
+      this.#withdrawn.delete(key);
+      this.#watching.add(key);
+      return claim.token === undefined ? {} : { token: claim.token };
+    }
     this.#notHeld(key, claim);
     return null;
   }
@@ -61,10 +76,12 @@ export class ClaimedReports {
   async keepOpen(): Promise<boolean> {
     let sendable = true;
     for (const key of this.#queue.openKeys(REPORT_KEY_PREFIX)) {
+      this.#watching.add(key);
       const claim = await this.#claims.claim(key);
       if (claim.held) continue;
       this.#notHeld(key, claim);
-      const elsewhere = claim.done || (claim.holder !== null && claim.holder !== this.#claims.instance);
+      const elsewhere =
+        claim.done || (claim.holder !== null && claim.holder !== this.#claims.instance && claim.holderLive);
       if (elsewhere) this.#withdraw(key, claim);
       // Not a live process itself (its heartbeats lapsed): nothing goes until it holds the day again.
       else sendable = false;
@@ -72,16 +89,22 @@ export class ClaimedReports {
     return sendable;
   }
 
-  /** Records the day done once every message queued here under `key` went out or was given up. */
-  async recordDone(key: string): Promise<void> {
-    if (this.#done.has(key) || this.#withdrawn.has(key) || !this.#queue.settled(key)) return;
-    await this.#claims.done(key);
-    this.#done.add(key);
+  /**
+   * Records done each day whose messages queued here all went out or were given up: `today` and every day seen
+   * queued here before (a report still retried past midnight is recorded when it settles).
+   */
+  async recordSettled(today: string): Promise<void> {
+    for (const key of new Set([today, ...this.#watching])) {
+      if (this.#done.has(key) || this.#withdrawn.has(key) || !this.#queue.settled(key)) continue;
+      if (await this.#claims.done(key)) this.#done.add(key);
+      this.#watching.delete(key);
+    }
   }
 
   #withdraw(key: string, claim: Extract<ReportClaim, { held: false }>): void {
     const withdrawn = this.#queue.withdraw(key);
     this.#withdrawn.add(key);
+    this.#watching.delete(key);
     this.#logger.warn(
       { day: key.slice(REPORT_KEY_PREFIX.length), withdrawn, holder: claim.holder },
       'office report: another office process took the day over while this one was away; it sends the report',
@@ -90,12 +113,13 @@ export class ClaimedReports {
 
   #notHeld(key: string, claim: Extract<ReportClaim, { held: false }>): void {
     if (claim.done) this.#done.add(key);
-    const self = claim.holder !== null && claim.holder === this.#claims.instance;
+    const elsewhere = claim.holderLive && claim.holder !== this.#claims.instance;
+    // Not held though no live process holds it: this process itself is not live (its heartbeats lapsed).
     const said = claim.done
-      ? 'office report: another office process sent it'
-      : self || claim.holder === null
-        ? 'office report: held back while this process is not among the live office processes (its heartbeats lapsed)'
-        : 'office report: another office process sends it';
+      ? 'office report: sent already'
+      : elsewhere
+        ? 'office report: another office process sends it'
+        : 'office report: held back while this process is not among the live office processes (its heartbeats lapsed)';
     if (this.#said.get(key) === said) return;
     this.#said.set(key, said);
     this.#logger.info({ day: key.slice(REPORT_KEY_PREFIX.length), holder: claim.holder }, said);

@@ -57,9 +57,12 @@ function workerScript(): { script: string | URL; eval: boolean } {
 
 /**
  * The one worker thread of the process (state-worker.ts), started at the first port and kept, unreferenced, for
- * the next ones; a worker that exited (it failed to start, or was stopped) is replaced at the next port.
+ * the next ones. A worker that exits (it failed to start, or crashed) or stops answering is retired with every
+ * channel it served: their stores open new sessions on a new worker at their next call.
  */
 let shared: Worker | null = null;
+/** The channels of the shared worker still open, to be closed with it. */
+const open = new Set<SyncWorkerChannel>();
 
 function sharedWorker(): Worker {
   if (shared !== null) return shared;
@@ -70,29 +73,42 @@ function sharedWorker(): Worker {
     stdout: true,
     stderr: true,
   });
+  // An uncaught failure in the worker ends it: retired on 'exit', which follows.
   worker.on('error', () => undefined);
-  worker.on('exit', () => {
-    if (shared === worker) shared = null;
-  });
+  worker.on('exit', () => retire(worker));
   // It does not keep the process alive: an exiting process must not wait for it.
   worker.unref();
   shared = worker;
   return worker;
 }
 
+/** Closes every channel of `worker` and stops it; the next channel starts a new worker. */
+function retire(worker: Worker): void {
+  if (shared === worker) shared = null;
+  for (const channel of [...open]) if (channel.servedBy(worker)) channel.terminate();
+  void worker.terminate();
+}
+
 /** One synchronous connection: a session of its own in the shared worker, reached through a port of its own. */
 export class SyncWorkerChannel {
   readonly #signal = new Int32Array(new SharedArrayBuffer(4));
   readonly #port: MessagePort;
+  readonly #worker: Worker;
   #sequence = 0;
   #closed = false;
 
   constructor(setup: WorkerSetup) {
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
-    sharedWorker().postMessage({ port: port2, signal: this.#signal.buffer, setup }, [port2]);
+    this.#worker = sharedWorker();
+    this.#worker.postMessage({ port: port2, signal: this.#signal.buffer, setup }, [port2]);
     // The port does not keep the process alive either: the store closes it.
     this.#port.unref();
+    open.add(this);
+  }
+
+  servedBy(worker: Worker): boolean {
+    return this.#worker === worker;
   }
 
   get closed(): boolean {
@@ -121,7 +137,9 @@ export class SyncWorkerChannel {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        this.terminate();
+        // The server may hang this session only, or the worker may be stuck: it is replaced either way. No other
+        // session is inside a call or a transaction now (they are all made from this thread, one at a time).
+        retire(this.#worker);
         throw new WorkerTimeoutError(`PostgreSQL did not answer within ${Math.round(timeoutMs / 1000)} s`);
       }
       Atomics.wait(this.#signal, 0, 0, Math.min(left, RECHECK_MS));
@@ -136,6 +154,7 @@ export class SyncWorkerChannel {
   terminate(): void {
     if (this.#closed) return;
     this.#closed = true;
+    open.delete(this);
     this.#port.close();
   }
 

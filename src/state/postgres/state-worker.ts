@@ -59,21 +59,37 @@ class Session {
   #client: pg.Client | null = null;
   /** The last failed connection attempt, answered again to calls made within RECONNECT_AFTER_MS of it. */
   #lastFailure: { at: number; failure: WorkerFailure } | null = null;
+  /** The main thread closed its end: a connection that finishes after that is closed at once, never kept. */
+  #gone = false;
 
   constructor(opening: SessionOpening) {
     this.#port = opening.port;
     this.#flag = new Int32Array(opening.signal);
     this.#setup = opening.setup;
     this.#port.on('message', ({ id, request }: RequestEnvelope) => {
-      void this.#answer(request).then((response) => {
-        this.#port.postMessage({ id, response } satisfies ResponseEnvelope);
-        Atomics.store(this.#flag, 0, 1);
-        Atomics.notify(this.#flag, 0);
-        if (request.kind === 'close') this.#port.close();
-      });
+      void this.#answer(request)
+        .then((response) => this.#reply(id, response))
+        // An answer that cannot be posted (a row that cannot be copied) fails this call, not the worker.
+        .catch((error: unknown) => this.#reply(id, { ok: false, failure: failure(error) }))
+        .finally(() => {
+          if (request.kind === 'close') this.#port.close();
+        });
     });
     // The main thread closed its end (closed, or gave up on an answer): the connection goes with it.
-    this.#port.on('close', () => this.#drop());
+    this.#port.on('close', () => {
+      this.#gone = true;
+      this.#drop();
+    });
+  }
+
+  #reply(id: number, response: WorkerResponse): void {
+    try {
+      this.#port.postMessage({ id, response } satisfies ResponseEnvelope);
+    } catch (error) {
+      this.#port.postMessage({ id, response: { ok: false, failure: failure(error) } } satisfies ResponseEnvelope);
+    }
+    Atomics.store(this.#flag, 0, 1);
+    Atomics.notify(this.#flag, 0);
   }
 
   #drop(): void {
@@ -127,7 +143,12 @@ class Session {
       const last = this.#lastFailure;
       if (last !== null && Date.now() - last.at < RECONNECT_AFTER_MS) return { ok: false, failure: last.failure };
       try {
-        this.#client = await this.#connect();
+        const fresh = await this.#connect();
+        if (this.#gone) {
+          void fresh.end().catch(() => undefined);
+          return { ok: false, failure: { message: 'the state database connection is closed', code: null, connection: true } };
+        }
+        this.#client = fresh;
         this.#lastFailure = null;
       } catch (error) {
         this.#lastFailure = { at: Date.now(), failure: failure(error) };

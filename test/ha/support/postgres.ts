@@ -4,9 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { withClient } from '../../support/pg-client.js';
 import { PG_URL } from '../../support/postgres.js';
 
 export { PG_URL, postgresProbe } from '../../support/postgres.js';
+export { withClient };
 
 export interface TempDatabase {
   readonly url: string;
@@ -26,25 +28,8 @@ export async function createTempDatabase(): Promise<TempDatabase> {
   };
 }
 
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs `work` on a fresh session of `url` and closes it. */
-export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
+function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withClient(PG_URL, work);
 }
 
 /** Resolves when `condition` holds, polling every 25 ms; rejects after `timeoutMs` with `what`. */
