@@ -119,7 +119,8 @@ export class ClaimedReports {
       ? 'office report: sent already'
       : elsewhere
         ? 'office report: another office process sends it'
-        : 'office report: held back while this process is not among the live office processes (its heartbeats lapsed)';
+        : 'office report: held back while this process is not among the live office processes (its heartbeats lapsed); ' +
+          "it goes once they reach the office's database again: check state.url in the office file and the server";
     if (this.#said.get(key) === said) return;
     this.#said.set(key, said);
     this.#logger.info({ day: key.slice(REPORT_KEY_PREFIX.length), holder: claim.holder }, said);
