@@ -44,6 +44,9 @@ export const LONG_RUNS: readonly string[] = [
   'test/daemon/demo-erp-activity.test.ts',
   // The benchmark runner, briefly: its report's shape, not its speed.
   'test/bench/smoke.test.ts',
+  // Two office processes on PostgreSQL, one unable to run a company; its parts are in `npm test` (the assignment
+  // in test/daemon/company-assignment.test.ts, what each process publishes in test/ha/office-members.test.ts).
+  'test/ha/office-cannot-run.test.ts',
 ];
 
 /**

@@ -344,6 +344,7 @@ function officeHost(
     companies,
     logger,
     instances: balance === undefined ? undefined : () => balance.status(),
+    placement: balance,
   });
 }
 

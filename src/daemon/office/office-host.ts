@@ -16,6 +16,7 @@ import {
   officeRows,
   renderOfficeHtml,
   type CompanyEntry,
+  type CompanyPlacement,
   type CompanyRow,
   type OfficeInstances,
 } from './office-status.js';
@@ -30,6 +31,8 @@ export interface OfficeHostOptions {
   readonly logger: Logger;
   /** With several office processes sharing the companies: who they are as this one sees them. */
   readonly instances?: (() => OfficeInstances) | undefined;
+  /** With several office processes: where each company is assigned, for the companies that did not start here. */
+  readonly placement?: CompanyPlacement | undefined;
 }
 
 const COMPANY_PATH = /^\/companies\/([^/]+)(\/.*)?$/;
@@ -160,7 +163,7 @@ export class OfficeHost {
   #recentRows(): Promise<CompanyRow[]> {
     const now = Date.now();
     if (this.#rows === undefined || now - this.#rows.at > ROWS_MAX_AGE_MS) {
-      this.#rows = { at: now, rows: officeRows(this.options.companies()) };
+      this.#rows = { at: now, rows: officeRows(this.options.companies(), this.options.placement) };
     }
     return this.#rows.rows;
   }
@@ -180,7 +183,7 @@ export class OfficeHost {
   }
 
   async #status(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const rows = await officeRows(this.options.companies());
+    const rows = await officeRows(this.options.companies(), this.options.placement);
     const instances = this.options.instances?.();
     const accept = req.headers.accept ?? '';
     if (/\bapplication\/json\b/i.test(accept) && !/\btext\/html\b/i.test(accept)) {

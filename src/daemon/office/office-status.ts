@@ -41,6 +41,7 @@ export interface CompanyRow {
   /**
    * With several office instances sharing the companies (a state on PostgreSQL): the instance that runs this
    * company's jobs, as this one last saw it, or null while none does; `here` tells whether it is this instance.
+   * For a company that did not start here (its config failed in this process), the instance it is assigned to.
    * Absent for a company on a SQLite file, which this process always runs.
    */
   readonly runsOn?: { readonly instance: string | null; readonly here: boolean };
@@ -55,7 +56,23 @@ export interface CompanyRow {
   }>;
 }
 
-function rowOf(entry: CompanyEntry, snapshot: StatusSnapshot | null): CompanyRow {
+/** Where the office's instances place each company, as this one computed it (office-balance.ts). */
+export interface CompanyPlacement {
+  readonly instance: string;
+  ownerOf(company: string): string | null;
+}
+
+function rowOf(
+  entry: CompanyEntry,
+  snapshot: StatusSnapshot | null,
+  placement: CompanyPlacement | undefined,
+): CompanyRow {
+  const where =
+    snapshot?.instance != null
+      ? { runsOn: runsOn(snapshot) }
+      : placement === undefined
+        ? {}
+        : { runsOn: placedOn(entry.name, placement) };
   const jobs = (snapshot?.jobs ?? []).map((job) => ({
     name: job.name,
     lastOutcome: job.lastOutcome,
@@ -72,13 +89,19 @@ function rowOf(entry: CompanyEntry, snapshot: StatusSnapshot | null): CompanyRow
     headline:
       snapshot?.headline.text ?? (entry.error === null ? entry.state : `${entry.state}: ${entry.error}`),
     openDeadLetters: snapshot?.jobs.reduce((sum, job) => sum + (job.openDeadLetters ?? 0), 0) ?? 0,
-    ...(snapshot?.instance == null ? {} : { runsOn: runsOn(snapshot) }),
+    ...where,
     jobs,
   };
 }
 
 function runsOn(snapshot: StatusSnapshot): NonNullable<CompanyRow['runsOn']> {
   return { instance: snapshot.leader?.instance ?? null, here: snapshot.role === 'leader' };
+}
+
+/** A company that has no daemon here runs where it is assigned, unless that is here (no instance can run it). */
+function placedOn(company: string, placement: CompanyPlacement): NonNullable<CompanyRow['runsOn']> {
+  const owner = placement.ownerOf(company);
+  return { instance: owner === placement.instance ? null : owner, here: false };
 }
 
 function runsOnCell(row: CompanyRow): string {
@@ -94,11 +117,14 @@ function worstFirst(a: CompanyRow, b: CompanyRow): number {
   return rank(a) - rank(b) || (a.company < b.company ? -1 : a.company > b.company ? 1 : 0);
 }
 
-export async function officeRows(entries: readonly CompanyEntry[]): Promise<CompanyRow[]> {
+export async function officeRows(
+  entries: readonly CompanyEntry[],
+  placement?: CompanyPlacement,
+): Promise<CompanyRow[]> {
   const rows = await Promise.all(
     entries.map(async (entry) => {
       const snapshot = entry.daemon === undefined ? null : await entry.daemon.snapshot().catch(() => null);
-      return rowOf(entry, snapshot);
+      return rowOf(entry, snapshot, placement);
     }),
   );
   return rows.sort(worstFirst);

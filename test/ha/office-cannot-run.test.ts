@@ -1,0 +1,213 @@
+/**
+ * A company whose config fails on one office process only (here: its API key is an environment variable that one
+ * machine lacks), with two office processes sharing the companies on PostgreSQL: the compiled CLI's `run`, as on two
+ * machines.
+ *
+ * The plain assignment of these three companies to `east` and `west` gives `bravo` to `east` (checked below), so
+ * without the `cannot run` a process publishes with its heartbeat, `east` would be told to run a company it cannot
+ * start, and `west` would take it only after it had stayed free for a whole lease, and then hand it back as not its
+ * own. What must hold, read from the companies' databases and the processes' own words:
+ * - `bravo` is led by `west`, and never handed over by it while the two run;
+ * - the other two companies are led by `east`, so the shares stay fair;
+ * - `east`'s office page names `bravo` as a company it cannot run, and says `bravo` runs on `west`; `east` is not
+ *   ready (its machine needs the fix), `west` is;
+ * - `bravo`'s journal lines reach its own books through `west`.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assignCompanies } from '../../src/daemon/office/company-assignment.js';
+import { createDomain } from '../../src/sandbox/domain/index.js';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../cli/run-cli.js';
+import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
+import { journalOfficeYaml } from '../support/office.js';
+import {
+  createTempDatabase,
+  postgresProbe,
+  waitFor,
+  withClient,
+  type TempDatabase,
+} from './support/postgres.js';
+
+const COMPANIES = ['alpha', 'bravo', 'charlie'];
+const FAILING = 'bravo';
+const LEASE_MS = 2_000;
+const POLL_MS = 250;
+
+const probe = await postgresProbe();
+const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-cannot-run-'));
+const officeFile = join(dir, 'office.yaml');
+let sandbox: RunningSandbox;
+let officeDb: TempDatabase;
+const companyDbs = new Map<string, TempDatabase>();
+const keys = new Map<string, string>();
+const accounts = new Map<string, string>();
+const instances = new Map<string, CliChild>();
+const urls = new Map<string, string>();
+
+const books = (company: string): string => join(dir, 'companies.d', 'books', company);
+const upper = (company: string): string => company.toUpperCase();
+
+/** `east` lacks the failing company's key: its config cannot be read there. */
+function instanceEnv(name: string): Record<string, string> {
+  const env: Record<string, string> = {
+    SUPPLY_SYNC_HA_INSTANCE: name,
+    OFFICE_STATE: join(dir, name, 'office.db'),
+    OFFICE_DB: officeDb.url,
+  };
+  for (const company of COMPANIES) {
+    env[`DB_${upper(company)}`] = companyDbs.get(company)?.url ?? '';
+    if (name === 'east' && company === FAILING) continue;
+    env[`KEY_${upper(company)}`] = keys.get(company) ?? '';
+  }
+  return env;
+}
+
+async function startInstance(name: string): Promise<void> {
+  const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], instanceEnv(name));
+  instances.set(name, child);
+  const url = await child.ready;
+  if (url === null) throw new Error(`instance ${name} did not start:\n${child.output()}`);
+  urls.set(name, url);
+}
+
+/** Who holds each company's lease now, by the database clock; absent where none holds a live one. */
+async function holders(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const company of COMPANIES) {
+    const { rows } = await withClient(companyDbs.get(company)?.url ?? '', (client) =>
+      client
+        .query<{ holder: string; live: boolean }>(
+          'SELECT holder, expires_at > now() AS live FROM supply_sync_leader WHERE id = 1',
+        )
+        .catch(() => ({ rows: [] as Array<{ holder: string; live: boolean }> })),
+    );
+    if (rows[0]?.live === true) out[company] = rows[0].holder;
+  }
+  return out;
+}
+
+interface OfficeStatus {
+  instances?: { members: string[]; cannotRun: Record<string, string[]> };
+  companies: Array<{ company: string; state: string; runsOn?: { instance: string | null } }>;
+}
+
+async function journalLines(company: string): Promise<Array<{ id: string; status: string }>> {
+  const readout = await sandbox.control.state(accounts.get(company));
+  return Object.values(readout['journalLines'] as Record<string, { id: string; status: string }>);
+}
+
+async function officeStatus(name: string): Promise<OfficeStatus> {
+  const response = await fetch(`${urls.get(name)}/status`, { headers: { accept: 'application/json' } });
+  return (await response.json()) as OfficeStatus;
+}
+
+beforeAll(async () => {
+  if (!probe.available) return;
+  sandbox = await startSandbox({ createDomain });
+  officeDb = await createTempDatabase();
+  for (const company of COMPANIES) {
+    companyDbs.set(company, await createTempDatabase());
+    const created = await sandbox.control.createAccount({
+      type: 'buyer',
+      name: `${company} ltd`,
+      plan: 'Pro',
+    });
+    accounts.set(company, created.id);
+    keys.set(company, created.key);
+    mkdirSync(books(company), { recursive: true });
+    writeFileSync(
+      join(dir, 'companies.d', `${company}.yaml`),
+      [
+        'api:',
+        `  api_key: \${KEY_${upper(company)}}`,
+        'state:',
+        `  url: \${DB_${upper(company)}}`,
+        'connectors:',
+        '  books:',
+        `    import_dir: books/${company}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const office = journalOfficeYaml(sandbox.baseUrl, [
+    '  url: ${OFFICE_DB}',
+    'companies:',
+    '  dir: companies.d',
+    'timezone: UTC',
+    'ha:',
+    '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
+    `  lease: ${LEASE_MS}ms`,
+    `  poll_interval: ${POLL_MS}ms`,
+  ]).replace('  path: state/office.db', '  path: ${OFFICE_STATE}');
+  writeFileSync(officeFile, office);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([...instances.values()].map((child) => killAndWait(child)));
+  await sandbox?.close();
+  for (const db of [officeDb, ...companyDbs.values()]) await db?.drop().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!probe.available)(
+  `a company one office process cannot run${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it('runs on the process that can, named on the other’s page, and is never handed back and forth', async () => {
+      // Without the processes' word, the assignment would send the failing company to east.
+      expect(assignCompanies(COMPANIES, ['east', 'west']).get(FAILING)).toBe('east');
+
+      await startInstance('east');
+      await startInstance('west');
+      const expected = { alpha: 'east', bravo: 'west', charlie: 'east' };
+      await waitFor(
+        `leases held as ${JSON.stringify(expected)}`,
+        async () => JSON.stringify(await holders()) === JSON.stringify(expected),
+        30_000,
+      );
+
+      // East's page: bravo failed here, east cannot run it, west runs it.
+      await waitFor(
+        'east naming bravo as run by west',
+        async () => {
+          const status = await officeStatus('east');
+          return status.companies.find((row) => row.company === FAILING)?.runsOn?.instance === 'west';
+        },
+        10_000,
+      );
+      const status = await officeStatus('east');
+      expect(status.instances?.cannotRun).toEqual({ east: [FAILING] });
+      expect(status.companies.find((row) => row.company === FAILING)?.state).toBe('failed');
+      const page = await (
+        await fetch(`${urls.get('east')}/status`, { headers: { accept: 'text/html' } })
+      ).text();
+      expect(page).toContain('east (this one) (cannot run bravo)');
+      // East needs its machine fixed (it cannot serve bravo's webhooks); west runs everything it is given.
+      expect((await fetch(`${urls.get('east')}/readyz`)).status).toBe(503);
+      expect((await fetch(`${urls.get('west')}/readyz`)).status).toBe(200);
+
+      // Three more leases of both running: the shares hold, and no lease was handed over.
+      const watchedUntil = Date.now() + 3 * LEASE_MS;
+      while (Date.now() < watchedUntil) {
+        expect(await holders()).toEqual(expected);
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      for (const [name, child] of instances) expect(child.output(), name).not.toMatch(/lease handed over/);
+
+      // Bravo's lines reach bravo's own books through west (the CLI queues the run for whoever leads it).
+      await sandbox.control.action('approve_journal_lines', { count: 3 }, accounts.get(FAILING));
+      const approved = (await journalLines(FAILING)).filter((line) => line.status === 'approved_for_export');
+      expect(approved.length).toBeGreaterThan(0);
+      const result = await runCli(
+        ['--config', officeFile, '--company', FAILING, 'sync', 'journal'],
+        instanceEnv('west'),
+      );
+      expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
+      const after = new Map((await journalLines(FAILING)).map((line) => [line.id, line.status]));
+      expect(approved.map((line) => after.get(line.id))).toEqual(approved.map(() => 'exported'));
+      expect(readdirSync(books(FAILING)).length).toBeGreaterThan(0);
+    }, 90_000);
+  },
+);
