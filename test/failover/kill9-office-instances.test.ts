@@ -16,7 +16,7 @@
  *   that claimed the day is killed before it could send it (the SMTP server is down until then), and another takes
  *   the day over and sends it with the claim's Message-ID; no other sends it again.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +26,12 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
+import {
+  companyVariable,
+  createSharedCompanies,
+  leaseHolders,
+  type SharedCompany,
+} from '../ha/support/office-instances.js';
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { runCli } from '../cli/run-cli.js';
 import { journalOfficeYaml } from '../support/office.js';
@@ -60,13 +66,12 @@ const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-instances-'));
 const officeFile = join(dir, 'office.yaml');
 let sandbox: RunningSandbox;
 let officeDb: TempDatabase;
-const companyDbs = new Map<string, TempDatabase>();
-const accounts = new Map<string, string>();
+let companies = new Map<string, SharedCompany>();
 const approved = new Map<string, Set<string>>(COMPANIES.map((company) => [company, new Set<string>()]));
 const instances = new Map<string, CliChild>();
 const urls = new Map<string, string>();
 
-const books = (company: string): string => join(dir, 'companies.d', 'books', company);
+const shared = (company: string): SharedCompany => companies.get(company) as SharedCompany;
 
 function instanceEnv(name: string): Record<string, string> {
   return {
@@ -75,14 +80,13 @@ function instanceEnv(name: string): Record<string, string> {
     OFFICE_DB: officeDb.url,
     SMTP_PASSWORD,
     ...Object.fromEntries(
-      COMPANIES.map((company) => [`DB_${company.toUpperCase()}`, companyDbs.get(company)?.url ?? '']),
+      [...companies].flatMap(([company, { db, key }]) => [
+        [companyVariable('DB', company), db.url],
+        [companyVariable('KEY', company), key],
+      ]),
     ),
-    ...Object.fromEntries(COMPANIES.map((company) => [`KEY_${company.toUpperCase()}`, keyOf(company)])),
   };
 }
-
-const keys = new Map<string, string>();
-const keyOf = (company: string): string => keys.get(company) ?? '';
 
 async function startInstance(name: string): Promise<void> {
   const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], instanceEnv(name));
@@ -108,22 +112,7 @@ async function officeView(name: string): Promise<string[]> {
     .sort();
 }
 
-/** Who holds each company's lease now, by the database clock; undefined where none holds a live one. */
-async function holders(): Promise<Map<string, string | undefined>> {
-  const out = new Map<string, string | undefined>();
-  for (const company of COMPANIES) {
-    const rows = await withClient(companyDbs.get(company)?.url ?? '', (client) =>
-      client
-        .query<{ holder: string; live: boolean }>(
-          'SELECT holder, expires_at > now() AS live FROM supply_sync_leader WHERE id = 1',
-        )
-        .catch(() => ({ rows: [] })),
-    );
-    const row = rows.rows[0];
-    out.set(company, row?.live === true ? row.holder : undefined);
-  }
-  return out;
-}
+const holders = (): Promise<Map<string, string | undefined>> => leaseHolders(companies);
 
 function shares(held: ReadonlyMap<string, string | undefined>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -163,7 +152,7 @@ function sortKeys(record: Record<string, number>): Record<string, number> {
 /** The sandbox's other users: more lines approved in every company, remembered to check the books against. */
 async function approveMore(count: number): Promise<void> {
   for (const company of COMPANIES) {
-    await sandbox.control.action('approve_journal_lines', { count }, accounts.get(company));
+    await sandbox.control.action('approve_journal_lines', { count }, shared(company).account);
     for (const line of await linesOf(company)) {
       if (line.status === 'approved_for_export') approved.get(company)?.add(line.id);
     }
@@ -171,7 +160,7 @@ async function approveMore(count: number): Promise<void> {
 }
 
 async function linesOf(company: string): Promise<ReadoutLine[]> {
-  const readout = await sandbox.control.state(accounts.get(company));
+  const readout = await sandbox.control.state(shared(company).account);
   return Object.values(readout['journalLines'] as Record<string, ReadoutLine>);
 }
 
@@ -232,31 +221,7 @@ beforeAll(async () => {
   smtpPort = reserved.port;
   await reserved.close();
   officeDb = await createTempDatabase();
-  for (const company of COMPANIES) {
-    companyDbs.set(company, await createTempDatabase());
-    const created = await sandbox.control.createAccount({
-      type: 'buyer',
-      name: `${company} ltd`,
-      plan: 'Pro',
-    });
-    accounts.set(company, created.id);
-    keys.set(company, created.key);
-    mkdirSync(books(company), { recursive: true });
-    const upper = company.toUpperCase();
-    writeFileSync(
-      join(dir, 'companies.d', `${company}.yaml`),
-      [
-        'api:',
-        `  api_key: \${KEY_${upper}}`,
-        'state:',
-        `  url: \${DB_${upper}}`,
-        'connectors:',
-        '  books:',
-        `    import_dir: books/${company}`,
-        '',
-      ].join('\n'),
-    );
-  }
+  companies = await createSharedCompanies(sandbox, dir, COMPANIES);
   const office = journalOfficeYaml(sandbox.baseUrl, [
     '  url: ${OFFICE_DB}',
     'companies:',
@@ -281,7 +246,8 @@ afterAll(async () => {
   await Promise.all([...instances.values()].map((child) => killAndWait(child)));
   await sandbox?.close();
   await smtp?.close();
-  for (const db of [officeDb, ...companyDbs.values()]) await db?.drop().catch(() => undefined);
+  for (const db of [officeDb, ...[...companies.values()].map((each) => each.db)])
+    await db?.drop().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -379,7 +345,9 @@ describe.skipIf(!probe.available)(
         const ids = approved.get(company) as Set<string>;
         const exported = lines.filter((line) => ids.has(line.id) && line.status === 'exported');
         expect(exported.map((line) => line.id).sort(), company).toEqual([...ids].sort());
-        expectBooksMatchLines(hashavshevetTotals(books(company)), exported, { references: 'sequence' });
+        expectBooksMatchLines(hashavshevetTotals(shared(company).books), exported, {
+          references: 'sequence',
+        });
       }
     }, 240_000);
   },

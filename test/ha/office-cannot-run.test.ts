@@ -13,7 +13,7 @@
  *   ready (its machine needs the fix), `west` is;
  * - `bravo`'s journal lines reach its own books through `west`.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,12 +24,12 @@ import { runCli } from '../cli/run-cli.js';
 import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
 import { journalOfficeYaml } from '../support/office.js';
 import {
-  createTempDatabase,
-  postgresProbe,
-  waitFor,
-  withClient,
-  type TempDatabase,
-} from './support/postgres.js';
+  companyVariable,
+  createSharedCompanies,
+  leaseHolders,
+  type SharedCompany,
+} from './support/office-instances.js';
+import { createTempDatabase, postgresProbe, waitFor, type TempDatabase } from './support/postgres.js';
 
 const COMPANIES = ['alpha', 'bravo', 'charlie'];
 const FAILING = 'bravo';
@@ -41,14 +41,11 @@ const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-cannot-run-'));
 const officeFile = join(dir, 'office.yaml');
 let sandbox: RunningSandbox;
 let officeDb: TempDatabase;
-const companyDbs = new Map<string, TempDatabase>();
-const keys = new Map<string, string>();
-const accounts = new Map<string, string>();
+let companies = new Map<string, SharedCompany>();
 const instances = new Map<string, CliChild>();
 const urls = new Map<string, string>();
 
-const books = (company: string): string => join(dir, 'companies.d', 'books', company);
-const upper = (company: string): string => company.toUpperCase();
+const company = (name: string): SharedCompany => companies.get(name) as SharedCompany;
 
 /** `east` lacks the failing company's key: its config cannot be read there. */
 function instanceEnv(name: string): Record<string, string> {
@@ -57,10 +54,9 @@ function instanceEnv(name: string): Record<string, string> {
     OFFICE_STATE: join(dir, name, 'office.db'),
     OFFICE_DB: officeDb.url,
   };
-  for (const company of COMPANIES) {
-    env[`DB_${upper(company)}`] = companyDbs.get(company)?.url ?? '';
-    if (name === 'east' && company === FAILING) continue;
-    env[`KEY_${upper(company)}`] = keys.get(company) ?? '';
+  for (const [each, { db, key }] of companies) {
+    env[companyVariable('DB', each)] = db.url;
+    if (name !== 'east' || each !== FAILING) env[companyVariable('KEY', each)] = key;
   }
   return env;
 }
@@ -73,20 +69,10 @@ async function startInstance(name: string): Promise<void> {
   urls.set(name, url);
 }
 
-/** Who holds each company's lease now, by the database clock; absent where none holds a live one. */
+/** Who holds each company's lease now, as `company: instance`. */
 async function holders(): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const company of COMPANIES) {
-    const { rows } = await withClient(companyDbs.get(company)?.url ?? '', (client) =>
-      client
-        .query<{ holder: string; live: boolean }>(
-          'SELECT holder, expires_at > now() AS live FROM supply_sync_leader WHERE id = 1',
-        )
-        .catch(() => ({ rows: [] as Array<{ holder: string; live: boolean }> })),
-    );
-    if (rows[0]?.live === true) out[company] = rows[0].holder;
-  }
-  return out;
+  const held = [...(await leaseHolders(companies))].filter(([, holder]) => holder !== undefined);
+  return Object.fromEntries(held) as Record<string, string>;
 }
 
 interface OfficeStatus {
@@ -94,8 +80,8 @@ interface OfficeStatus {
   companies: Array<{ company: string; state: string; runsOn?: { instance: string | null } }>;
 }
 
-async function journalLines(company: string): Promise<Array<{ id: string; status: string }>> {
-  const readout = await sandbox.control.state(accounts.get(company));
+async function journalLines(name: string): Promise<Array<{ id: string; status: string }>> {
+  const readout = await sandbox.control.state(company(name).account);
   return Object.values(readout['journalLines'] as Record<string, { id: string; status: string }>);
 }
 
@@ -108,30 +94,7 @@ beforeAll(async () => {
   if (!probe.available) return;
   sandbox = await startSandbox({ createDomain });
   officeDb = await createTempDatabase();
-  for (const company of COMPANIES) {
-    companyDbs.set(company, await createTempDatabase());
-    const created = await sandbox.control.createAccount({
-      type: 'buyer',
-      name: `${company} ltd`,
-      plan: 'Pro',
-    });
-    accounts.set(company, created.id);
-    keys.set(company, created.key);
-    mkdirSync(books(company), { recursive: true });
-    writeFileSync(
-      join(dir, 'companies.d', `${company}.yaml`),
-      [
-        'api:',
-        `  api_key: \${KEY_${upper(company)}}`,
-        'state:',
-        `  url: \${DB_${upper(company)}}`,
-        'connectors:',
-        '  books:',
-        `    import_dir: books/${company}`,
-        '',
-      ].join('\n'),
-    );
-  }
+  companies = await createSharedCompanies(sandbox, dir, COMPANIES);
   const office = journalOfficeYaml(sandbox.baseUrl, [
     '  url: ${OFFICE_DB}',
     'companies:',
@@ -148,7 +111,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...instances.values()].map((child) => killAndWait(child)));
   await sandbox?.close();
-  for (const db of [officeDb, ...companyDbs.values()]) await db?.drop().catch(() => undefined);
+  for (const db of [officeDb, ...[...companies.values()].map((each) => each.db)])
+    await db?.drop().catch(() => undefined);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -197,7 +161,7 @@ describe.skipIf(!probe.available)(
       for (const [name, child] of instances) expect(child.output(), name).not.toMatch(/lease handed over/);
 
       // Bravo's lines reach bravo's own books through west (the CLI queues the run for whoever leads it).
-      await sandbox.control.action('approve_journal_lines', { count: 3 }, accounts.get(FAILING));
+      await sandbox.control.action('approve_journal_lines', { count: 3 }, company(FAILING).account);
       const approved = (await journalLines(FAILING)).filter((line) => line.status === 'approved_for_export');
       expect(approved.length).toBeGreaterThan(0);
       const result = await runCli(
@@ -207,7 +171,7 @@ describe.skipIf(!probe.available)(
       expect(result.code, `${result.stdout}${result.stderr}`).toBe(0);
       const after = new Map((await journalLines(FAILING)).map((line) => [line.id, line.status]));
       expect(approved.map((line) => after.get(line.id))).toEqual(approved.map(() => 'exported'));
-      expect(readdirSync(books(FAILING)).length).toBeGreaterThan(0);
+      expect(readdirSync(company(FAILING).books).length).toBeGreaterThan(0);
     }, 90_000);
   },
 );
