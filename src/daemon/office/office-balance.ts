@@ -70,6 +70,11 @@ export class OfficeBalance {
     return this.#assigned.get(company) ?? null;
   }
 
+  /** Whether the instance said, with its heartbeat, that it cannot run the company. */
+  cannotRun(instance: string, company: string): boolean {
+    return this.#membership.cannotRun().get(instance)?.includes(company) === true;
+  }
+
   /** What one process of the office does for all (the office report), claimed in the office's database. */
   get duties(): OfficeDuties {
     return this.#membership.duties;

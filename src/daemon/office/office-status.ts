@@ -60,6 +60,8 @@ export interface CompanyRow {
 export interface CompanyPlacement {
   readonly instance: string;
   ownerOf(company: string): string | null;
+  /** Whether the instance said it cannot run the company (its config failed there too). */
+  cannotRun(instance: string, company: string): boolean;
 }
 
 function rowOf(
@@ -70,7 +72,7 @@ function rowOf(
   const where =
     snapshot?.instance != null
       ? { runsOn: runsOn(snapshot) }
-      : placement === undefined
+      : placement === undefined || entry.daemon !== undefined
         ? {}
         : { runsOn: placedOn(entry.name, placement) };
   const jobs = (snapshot?.jobs ?? []).map((job) => ({
@@ -98,16 +100,21 @@ function runsOn(snapshot: StatusSnapshot): NonNullable<CompanyRow['runsOn']> {
   return { instance: snapshot.leader?.instance ?? null, here: snapshot.role === 'leader' };
 }
 
-/** A company that has no daemon here runs where it is assigned, unless that is here (no instance can run it). */
+/**
+ * A company that did not start here runs where it is assigned; nowhere when that is here, or an instance that said
+ * it cannot run it either (the assignment gives such a company to one that can, when there is one).
+ */
 function placedOn(company: string, placement: CompanyPlacement): NonNullable<CompanyRow['runsOn']> {
   const owner = placement.ownerOf(company);
-  return { instance: owner === placement.instance ? null : owner, here: false };
+  const runs = owner !== null && owner !== placement.instance && !placement.cannotRun(owner, company);
+  return { instance: runs ? owner : null, here: false };
 }
 
 function runsOnCell(row: CompanyRow): string {
   if (row.runsOn === undefined) return 'this process';
   if (row.runsOn.here) return `${esc(row.runsOn.instance)} (this instance)`;
-  return row.runsOn.instance === null ? 'no instance yet' : esc(row.runsOn.instance);
+  if (row.runsOn.instance !== null) return esc(row.runsOn.instance);
+  return row.state === 'failed' ? 'none: no instance can start it' : 'no instance yet';
 }
 
 /** Failed companies first, then those not ready, then those with dead letters; by name within each. */
