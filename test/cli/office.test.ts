@@ -118,6 +118,13 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     expect(job.stderr).toContain('name the job without a company: `journal`');
   });
 
+  it("checks a company's books folder where its daemon writes: beside the company's file", async () => {
+    const result = await cli('--company', 'north', 'doctor', '--offline');
+    expect(result.stdout).toContain(`import folder: ${books('north')} is writable`);
+    // Nothing made beside the office file, where a relative folder would have resolved before.
+    expect(existsSync(join(dir, 'books'))).toBe(false);
+  });
+
   it("exports one company's journal into its own books and state only", async () => {
     const demoBefore = (await sandbox.control.state())['journalLines'];
     const northBefore = await linesOf('north');

@@ -52,7 +52,8 @@ async function runDoctor({ context, options, command }: Invocation<{ offline?: b
     add(apiResults);
   }
   context.output.progress('checking connectors...');
-  const connectorResults = await connectorChecks(config, file, await buildPluginRegistry());
+  // A company's connector settings resolve from its own file's folder, as the daemon resolves them.
+  const connectorResults = await connectorChecks(config, loaded.file, await buildPluginRegistry());
   context.output.done();
   add(connectorResults);
   if (!options.offline) add(await notificationChecks(loaded, context.env, context.secrets));
