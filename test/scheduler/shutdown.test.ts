@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { handleShutdownSignals } from '../../src/scheduler/shutdown.js';
+import { handleShutdownSignals, REPEAT_WINDOW_MS } from '../../src/scheduler/shutdown.js';
 import { settle } from './fake-clock.js';
 
 function fakeProcess() {
@@ -40,17 +40,26 @@ describe('handleShutdownSignals', () => {
     expect(emitter.listenerCount('SIGINT')).toBe(0);
   });
 
-  it('exits at once with 130 on a second signal, and with 1 when shutdown fails', async () => {
+  it('exits at once with 130 on a later second signal, takes one at once as the same, and exits 1 when shutdown fails', async () => {
     const { target, emitter } = fakeProcess();
     const exits: number[] = [];
+    const repeats: string[] = [];
+    let at = 0;
     handleShutdownSignals({
       target,
       shutdown: () => new Promise<void>(() => undefined),
       exit: (code) => exits.push(code),
+      onRepeat: (signal, forced) => repeats.push(`${signal} ${forced ? 'forced' : 'same'}`),
+      now: () => at,
     });
     emitter.emit('SIGINT', 'SIGINT');
+    at = REPEAT_WINDOW_MS;
+    emitter.emit('SIGTERM', 'SIGTERM');
+    expect(exits).toEqual([]);
+    at = REPEAT_WINDOW_MS + 1;
     emitter.emit('SIGINT', 'SIGINT');
     expect(exits).toEqual([130]);
+    expect(repeats).toEqual(['SIGTERM same', 'SIGINT forced']);
     const second = fakeProcess();
     const failing: number[] = [];
     handleShutdownSignals({

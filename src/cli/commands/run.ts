@@ -53,6 +53,13 @@ function onShutdownSignals(stop: () => Promise<void>): { exited: Promise<void>; 
   const exited = new Promise<void>((resolve) => {
     remove = handleShutdownSignals({
       shutdown: stop,
+      onRepeat: (signal, forced) =>
+        process.stderr.write(
+          forced
+            ? `${signal} again: exiting now, before the stop finished; the leases this process holds expire on ` +
+                'their own (ha.lease), and a run cut off resumes from its last checkpoint\n'
+            : `${signal} again at once: taken as the same request; still stopping (send it again to exit now)\n`,
+        ),
       exit: (code) => {
         // A second signal means "now"; otherwise leave a moment for the last log lines, then make sure the
         // process ends even if a handle is still open.
