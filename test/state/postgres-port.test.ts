@@ -2,6 +2,8 @@
  * What only the PostgreSQL state has: the leadership fence seam, a connection lost in the middle of a
  * transaction, placeholder numbering, and migrations kept version for version with SQLite's.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LeadershipLostError, MIGRATIONS, type Fence, type SyncSqlPort } from '../../src/state/index.js';
@@ -137,6 +139,34 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
     expect(state.kv.get('n', 'after')).toBe(1);
   });
 
+  it('gives up only the session the server stops answering; the others keep their connections', async () => {
+    const proxy = await startFreezableProxy(new URL(url));
+    const direct = new PgSyncPort({ url });
+    const viaProxy = (): PgSyncPort => {
+      const through = new URL(url);
+      through.port = String(proxy.port);
+      return new PgSyncPort({ url: through.toString(), statementTimeoutMs: 1_000, connectTimeoutMs: 1_000 });
+    };
+    const closing = viaProxy();
+    const stuck = viaProxy();
+    try {
+      const pid = (): number =>
+        (direct.query('SELECT pg_backend_pid() AS pid', [], undefined, 'object').rows[0] as { pid: number }).pid;
+      const first = pid();
+      for (const port of [closing, stuck]) port.query('SELECT 1', [], undefined, 'object');
+      proxy.freeze();
+      // A close whose server does not answer, then a statement whose server does not answer: neither takes the
+      // other sessions of the worker with it.
+      closing.close();
+      expect(pid()).toBe(first);
+      expect(() => stuck.query('SELECT 1', [], undefined, 'object')).toThrow(/did not answer/);
+      expect(pid()).toBe(first);
+    } finally {
+      proxy.stop();
+      for (const port of [direct, closing, stuck]) port.close();
+    }
+  }, 30_000);
+
   it('serves many ports from one worker thread, each with a connection of its own', () => {
     const threads = (): number => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);
     const before = threads();
@@ -151,3 +181,29 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
     }
   });
 });
+
+/**
+ * A TCP proxy to the server in a process of its own (this thread blocks while a port waits for its answer), frozen
+ * with SIGSTOP: its connections stay open and nothing crosses them, as with a server or network that hangs.
+ */
+async function startFreezableProxy(target: URL): Promise<{ port: number; freeze(): void; stop(): void }> {
+  const script = `
+    const net = require('node:net');
+    const server = net.createServer((client) => {
+      const upstream = net.connect(${Number(target.port || 5432)}, ${JSON.stringify(target.hostname)});
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  return {
+    port: Number(line.toString().trim()),
+    freeze: () => child.kill('SIGSTOP'),
+    stop: () => {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    },
+  };
+}

@@ -9,7 +9,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
-import type { RequestEnvelope, ResponseEnvelope, WorkerRequest, WorkerResponse, WorkerSetup } from './protocol.js';
+import type {
+  RequestEnvelope,
+  ResponseEnvelope,
+  WorkerPing,
+  WorkerRequest,
+  WorkerResponse,
+  WorkerSetup,
+} from './protocol.js';
 
 /** How long an empty port is waited on before it is looked at again. */
 const RECHECK_MS = 20;
@@ -82,6 +89,15 @@ function sharedWorker(): Worker {
   return worker;
 }
 
+/** How long a worker has to show its thread still runs, once a session of it did not answer in time. */
+const PING_MS = 1_000;
+
+function workerAnswers(worker: Worker): boolean {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  worker.postMessage({ ping: flag.buffer } satisfies WorkerPing);
+  return Atomics.wait(flag, 0, 0, PING_MS) !== 'timed-out';
+}
+
 /** Closes every channel of `worker` and stops it; the next channel starts a new worker. */
 function retire(worker: Worker): void {
   if (shared === worker) shared = null;
@@ -137,9 +153,11 @@ export class SyncWorkerChannel {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        // The server may hang this session only, or the worker may be stuck: it is replaced either way. No other
-        // session is inside a call or a transaction now (they are all made from this thread, one at a time).
-        retire(this.#worker);
+        // Most often the server hangs this session only: the session is given up (the worker drops its
+        // connection), and the others keep theirs. A worker that does not answer a ping is stuck: it is replaced
+        // with every session it served (none is inside a call now: they are all made from this thread, in turn).
+        this.terminate();
+        if (!workerAnswers(this.#worker)) retire(this.#worker);
         throw new WorkerTimeoutError(`PostgreSQL did not answer within ${Math.round(timeoutMs / 1000)} s`);
       }
       Atomics.wait(this.#signal, 0, 0, Math.min(left, RECHECK_MS));

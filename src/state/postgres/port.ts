@@ -110,7 +110,7 @@ export class PgSyncPort implements SyncSqlPort {
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? null,
       lockTimeoutMs: options.lockTimeoutMs ?? null,
     };
-    // A statement may wait for a connection first; beyond both, the worker is stuck and is replaced.
+    // A statement may wait for a connection first; beyond both, the session is given up (channel.ts).
     this.#timeoutMs = statementTimeoutMs + connectTimeoutMs + 5_000;
   }
 

@@ -43,6 +43,11 @@ export interface ResponseEnvelope {
   readonly response: WorkerResponse;
 }
 
+/** Sent to the worker itself (not to a session): it raises the flag at once, showing that its thread still runs. */
+export interface WorkerPing {
+  readonly ping: SharedArrayBuffer;
+}
+
 export interface WorkerSetup {
   readonly url: string;
   readonly connectTimeoutMs: number;

@@ -12,6 +12,7 @@ import type {
   RequestEnvelope,
   ResponseEnvelope,
   WorkerFailure,
+  WorkerPing,
   WorkerRequest,
   WorkerResponse,
   WorkerSetup,
@@ -26,6 +27,24 @@ interface SessionOpening {
 
 const INT8_OID = 20;
 const RECONNECT_AFTER_MS = 2_000;
+/**
+ * How long a close waits for the server to see the connection end. pg's end() waits for the socket to close, which
+ * a server that stopped answering never does: after this the socket is destroyed.
+ */
+const END_GRACE_MS = 1_000;
+
+/** Ends the client's connection, within END_GRACE_MS whatever the server does. */
+function endWithin(client: pg.Client): Promise<void> {
+  const ended = client.end().catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const destroyed = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, END_GRACE_MS);
+  });
+  return Promise.race([ended, destroyed]).finally(() => clearTimeout(timer));
+}
 
 /** Epoch milliseconds and counts fit a double exactly; pg would return int8 as a string. */
 function parseInt8(value: string): number {
@@ -95,7 +114,7 @@ class Session {
   #drop(): void {
     const client = this.#client;
     this.#client = null;
-    void client?.end().catch(() => undefined);
+    if (client !== null) void endWithin(client);
   }
 
   async #connect(): Promise<pg.Client> {
@@ -171,7 +190,7 @@ class Session {
     if (request.kind === 'close') {
       const closing = this.#client;
       this.#client = null;
-      await closing?.end().catch(() => undefined);
+      if (closing !== null) await endWithin(closing);
       return { ok: true, rows: [], rowCount: 0 };
     }
     try {
@@ -184,4 +203,12 @@ class Session {
   }
 }
 
-parentPort?.on('message', (opening: SessionOpening) => void new Session(opening));
+parentPort?.on('message', (message: SessionOpening | WorkerPing) => {
+  if ('ping' in message) {
+    const flag = new Int32Array(message.ping);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+    return;
+  }
+  void new Session(message);
+});
