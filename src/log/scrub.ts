@@ -21,9 +21,13 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],
   // JSON members: "password": "value".
   [new RegExp(`("(?:${SECRET_KEY_NAMES})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi'), `$1"${REDACTED}"`],
-  // key=value pairs in connection strings and query strings: Password=x; client_secret=y&...
+  // key=value pairs in connection strings and query strings: Password=x; client_secret=y&... Not the last part of
+  // a config path (`api.api_key: environment variable ... is not set`): that is followed by a message, not a value.
   [
-    new RegExp(`\\b((?:${SECRET_KEY_NAMES})\\s*[=:]\\s*)("[^"]*"|'[^']*'|\\{[^}]*\\}|[^\\s;&,"']+)`, 'gi'),
+    new RegExp(
+      `(?<!\\.)\\b((?:${SECRET_KEY_NAMES})\\s*[=:]\\s*)("[^"]*"|'[^']*'|\\{[^}]*\\}|[^\\s;&,"']+)`,
+      'gi',
+    ),
     `$1${REDACTED}`,
   ],
 ];

@@ -89,5 +89,12 @@ describe('scrubSecrets', () => {
   it('leaves ordinary text alone and ignores very short known secrets', () => {
     const text = 'order 1234 acknowledged as ERP-77';
     expect(scrubSecrets(text, ['77', ''])).toBe(text);
+    // A config path ending in a secret's name is followed by what is wrong with it, not by the secret.
+    const issue =
+      'api.api_key: environment variable CAFE_EAST_KEY is not set (referenced as ${CAFE_EAST_KEY})';
+    expect(scrubSecrets(issue)).toBe(issue);
+    expect(scrubSecrets('api_key: abc123 and password=hunter2')).toBe(
+      'api_key: [REDACTED] and password=[REDACTED]',
+    );
   });
 });
