@@ -25,13 +25,33 @@ export class LeaseConnection {
   #client: pg.Client | null = null;
   #connecting: Promise<pg.Client> | null = null;
   #closed = false;
+  /**
+   * The statements given so far, in turn: pg queues each statement on the session, so one given while a
+   * transaction is open would run inside it (and be undone by its rollback).
+   */
+  #turn: Promise<unknown> = Promise.resolve();
 
   constructor(options: LeaseConnectionOptions) {
     this.#options = options;
   }
 
   /** Runs one statement; rejects with a LeaseDatabaseError (one line, no password). */
-  async query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+  query<Row>(sql: string, params: readonly unknown[] = []): Promise<Row[]> {
+    return this.#inTurn(() => this.#query<Row>(sql, params));
+  }
+
+  /** Runs statements in one transaction (the table's creation). */
+  transaction(statements: readonly string[]): Promise<void> {
+    return this.#inTurn(() => this.#transaction(statements));
+  }
+
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(work, work);
+    this.#turn = result.catch(() => undefined);
+    return result;
+  }
+
+  async #query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     let client: pg.Client | undefined;
     try {
       client = await this.#connected();
@@ -43,8 +63,7 @@ export class LeaseConnection {
     }
   }
 
-  /** Runs statements in one transaction (the table's creation). */
-  async transaction(statements: readonly string[]): Promise<void> {
+  async #transaction(statements: readonly string[]): Promise<void> {
     let client: pg.Client | undefined;
     try {
       client = await this.#connected();
