@@ -89,7 +89,7 @@ async function until(what: string, condition: () => boolean | Promise<boolean>):
 const logged = (message: string, day: string): boolean =>
   logLines.some((line) => line.includes(message) && line.includes(`"day":"${day}"`));
 
-async function startOffice(): Promise<OfficeDaemon> {
+async function startOffice(pollInterval?: string): Promise<OfficeDaemon> {
   const company = await sandbox.control.createAccount({ type: 'buyer', name: 'north ltd', plan: 'Pro' });
   mkdirSync(join(dir, 'companies.d'), { recursive: true });
   writeFileSync(
@@ -108,7 +108,11 @@ async function startOffice(): Promise<OfficeDaemon> {
     '    channels: [office]',
     'ha:',
     '  instance: here',
-    ...officeMailBlock(smtp, ca, 'office', 'partners@example.com'),
+    ...officeMailBlock(smtp, ca, 'office', 'partners@example.com').map((line) =>
+      pollInterval !== undefined && line.startsWith('  poll_interval:')
+        ? `  poll_interval: ${pollInterval}`
+        : line,
+    ),
   ];
   writeFileSync(join(dir, 'office.yaml'), journalOfficeYaml(sandbox.baseUrl, officeLines));
   const set = loadOfficeToRun(join(dir, 'office.yaml'), { registry, env: { SMTP_PASSWORD } });
@@ -177,6 +181,25 @@ describe.skipIf(!probe.available)(
         client.query('SELECT instance, done_at FROM supply_sync_office_duties WHERE duty = $1', [key]),
       );
       expect(rows).toEqual([{ instance: 'elsewhere', done_at: null }]);
+    });
+
+    it('records the day done as soon as its report went out, not a poll later', async () => {
+      await office?.stop(10_000);
+      smtp = await startSmtpReceiver(ca);
+      ahead += DAY_MS;
+      const key = reportKey();
+      // One pass at the start, the next an hour later: only the send itself can lead to the record.
+      office = await startOffice('1h');
+      await until('the office report', () => smtp.mails.length > 0);
+      await until('the day recorded done', async () => {
+        const { rows } = await withClient(officeDb.url, (client) =>
+          client.query('SELECT 1 FROM supply_sync_office_duties WHERE duty = $1 AND done_at IS NOT NULL', [
+            key,
+          ]),
+        );
+        return rows.length > 0;
+      });
+      expect(smtp.mails).toHaveLength(1);
     });
   },
 );

@@ -54,6 +54,8 @@ export class OfficeReportService {
   #timer: NodeJS.Timeout | undefined;
   /** The pass going on now, which a stop waits for. */
   #passing: Promise<void> | null = null;
+  #again = false;
+  #stopped = false;
   readonly #days: ClaimedReports;
   /** The last failure of a pass, said once until a pass succeeds again. */
   #lastFailure: string | null = null;
@@ -76,6 +78,9 @@ export class OfficeReportService {
       maxAttempts: report.notifications.max_attempts,
       perMinute: report.notifications.per_minute,
       scrub: (text) => this.#scrub(text),
+      // A message that went out (or was given up) may settle the day: recorded done at once, not a poll later, so
+      // that a process dying in between leaves as short a window as can be for another to send it again.
+      onOutcome: () => void this.pass(),
     });
   }
 
@@ -87,13 +92,21 @@ export class OfficeReportService {
 
   /** Queues today's report once its time has passed (once per local day), then sends what waits. */
   async pass(): Promise<void> {
-    if (this.#passing !== null) return;
-    this.#passing = this.#pass();
-    try {
-      await this.#passing;
-    } finally {
-      this.#passing = null;
+    if (this.#stopped) return;
+    if (this.#passing !== null) {
+      // What asked for it (a message's outcome) may have come after this pass looked: one more pass follows.
+      this.#again = true;
+      return;
     }
+    do {
+      this.#again = false;
+      this.#passing = this.#pass();
+      try {
+        await this.#passing;
+      } finally {
+        this.#passing = null;
+      }
+    } while (this.#again && !this.#stopped);
   }
 
   async #pass(): Promise<void> {
@@ -147,6 +160,7 @@ export class OfficeReportService {
 
   /** Stops checking; a report being sent goes again at the next start (it stays queued until sent). */
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
     await this.#passing;
     await Promise.race([this.#sender.idle(), new Promise((resolve) => setTimeout(resolve, 2_000))]);
