@@ -21,6 +21,8 @@ import {
 import { officePresence } from '../office-presence.js';
 import { openStateForReading, withState } from '../state-access.js';
 import { askedBy } from './runs.js';
+import { CliError } from '../errors.js';
+import { StateSchemaOutdatedError } from '../../state/index.js';
 
 function ago(ms: number | null, now: number): string {
   if (ms === null) return 'never';
@@ -131,45 +133,82 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
   printStatus(context, loaded.config, read, now);
 }
 
-/** Every company of an office: those with a job not ready first, each with its jobs as `status` shows them. */
+/** A company's state as `status --all` read it: not there yet (never run), unreadable (why), or read. */
+type CompanyRead =
+  { kind: 'not run' } | { kind: 'unreadable'; why: string } | { kind: 'read'; read: StatusRead };
+
+async function readCompany(context: CliContext, loaded: LoadedConfig, now: number): Promise<CompanyRead> {
+  const { state } = loaded.config;
+  if (state.url === undefined && !existsSync(state.path)) return { kind: 'not run' };
+  try {
+    return { kind: 'read', read: await readStatus(context, loaded, now) };
+  } catch (error) {
+    if (error instanceof StateSchemaOutdatedError && error.found === 0) return { kind: 'not run' };
+    return {
+      kind: 'unreadable',
+      why: scrubSecrets(error instanceof Error ? error.message : String(error), context.secrets),
+    };
+  }
+}
+
+function notReady(company: CompanyRead): number {
+  return company.kind === 'read' ? [...company.read.health.values()].filter((check) => !check.ok).length : 0;
+}
+
+function headline(company: CompanyRead): string {
+  if (company.kind === 'not run') return 'not run yet (no state yet)';
+  if (company.kind === 'unreadable') return `its state cannot be read: ${company.why}`;
+  const count = notReady(company);
+  return count === 0 ? 'ready' : `${count} job(s) not ready`;
+}
+
+/**
+ * Every company of an office: those whose state cannot be read first, then those with a job not ready, each with
+ * its jobs as `status` shows them. One company's unreadable state does not hide the others'; the command then
+ * ends in an error naming how many.
+ */
 async function showAll(context: CliContext, global: GlobalOptions, json: boolean): Promise<void> {
   const now = Date.now();
   const companies = await Promise.all(
     (await loadCliCompanies(context, global)).configs.map(async (loaded) => ({
       loaded,
-      read:
-        existsSync(loaded.config.state.path) || loaded.config.state.url !== undefined
-          ? await readStatus(context, loaded, now)
-          : undefined,
+      company: await readCompany(context, loaded, now),
     })),
   );
-  const notReady = (read: StatusRead | undefined): number =>
-    read === undefined ? 0 : [...read.health.values()].filter((check) => !check.ok).length;
-  companies.sort((a, b) => notReady(b.read) - notReady(a.read));
+  const rank = (company: CompanyRead): number =>
+    company.kind === 'unreadable' ? 1_000_000 : notReady(company);
+  companies.sort((a, b) => rank(b.company) - rank(a.company));
   const officeState = companies[0]?.loaded.company?.officeState;
   const office = officeState === undefined ? undefined : officePresence(officeState);
-  if (json) {
-    const all = companies.map(({ loaded, read }) => ({
-      company: loaded.company?.name ?? null,
-      file: loaded.file,
-      status: read === undefined ? null : statusJson(read),
-    }));
-    return context.output.line(
-      JSON.stringify(deepScrub({ office, companies: all }, context.secrets), null, 2),
+  if (json) printAllJson(context, office, companies);
+  else {
+    if (office !== undefined) context.output.line(`office: ${office.detail}`);
+    for (const { loaded, company } of companies) {
+      context.output.line(`== ${loaded.company?.name ?? loaded.file}: ${headline(company)}`);
+      if (company.kind === 'read') printStatus(context, loaded.config, company.read, now);
+    }
+  }
+  const unreadable = companies.filter(({ company }) => company.kind === 'unreadable').length;
+  if (unreadable > 0) {
+    throw new CliError(
+      `the state of ${unreadable} compan${unreadable === 1 ? 'y' : 'ies'} could not be read (see above)`,
+      'state_unreadable',
     );
   }
-  if (office !== undefined) context.output.line(`office: ${office.detail}`);
-  for (const { loaded, read } of companies) {
-    const name = loaded.company?.name ?? loaded.file;
-    const ready =
-      read === undefined
-        ? 'no state file yet (not run)'
-        : notReady(read) === 0
-          ? 'ready'
-          : `${notReady(read)} job(s) not ready`;
-    context.output.line(`== ${name}: ${ready}`);
-    if (read !== undefined) printStatus(context, loaded.config, read, now);
-  }
+}
+
+function printAllJson(
+  context: CliContext,
+  office: unknown,
+  companies: ReadonlyArray<{ loaded: LoadedConfig; company: CompanyRead }>,
+): void {
+  const all = companies.map(({ loaded, company }) => ({
+    company: loaded.company?.name ?? null,
+    file: loaded.file,
+    status: company.kind === 'read' ? statusJson(company.read) : null,
+    ...(company.kind === 'unreadable' ? { error: company.why } : {}),
+  }));
+  context.output.line(JSON.stringify(deepScrub({ office, companies: all }, context.secrets), null, 2));
 }
 
 export const STATUS_COMMAND: CommandSpec = {

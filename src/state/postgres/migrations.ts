@@ -182,7 +182,12 @@ export class StateSchemaTooNewError extends Error {
 /** A read-only open of a database the daemon has not migrated to this release yet. */
 export class StateSchemaOutdatedError extends Error {
   readonly code = 'state_schema_outdated';
-  constructor(found: number, expected: number, location: string) {
+  constructor(
+    /** 0: the database holds no state yet (no daemon has run on it). */
+    readonly found: number,
+    expected: number,
+    location: string,
+  ) {
     super(
       `state.url: the database ${location} has state schema version ${found}, this release expects ${expected}; ` +
         'start the daemon once to migrate it',

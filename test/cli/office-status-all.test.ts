@@ -1,0 +1,75 @@
+/**
+ * `status --all` of an office whose companies' state cannot all be read: a company whose database has no state
+ * yet is "not run yet", as one without a state file is; a company whose database cannot be reached is named with
+ * the reason (no password), after the others are shown, and the command ends in an error.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTempDatabase, postgresProbe, type TempDatabase } from '../ha/support/postgres.js';
+import { journalOfficeYaml } from '../support/office.js';
+import { runCli } from './run-cli.js';
+
+const PASSWORD = 'status-all-pw-51c0';
+const probe = await postgresProbe();
+const dir = mkdtempSync(join(tmpdir(), 'supply-sync-status-all-'));
+let fresh: TempDatabase | undefined;
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const companyFile = (name: string, state: string): void =>
+  writeFileSync(
+    join(dir, 'companies.d', `${name}.yaml`),
+    `api:\n  api_key: svc_test_${name}000000000000\n${state}connectors:\n  books:\n    import_dir: books/${name}\n`,
+  );
+
+beforeAll(async () => {
+  if (!probe.available) return;
+  fresh = await createTempDatabase();
+  mkdirSync(join(dir, 'companies.d'), { recursive: true });
+  writeFileSync(
+    join(dir, 'office.yaml'),
+    journalOfficeYaml('http://127.0.0.1:9/v2', ['companies:', '  dir: companies.d']),
+  );
+  companyFile('files', '');
+  companyFile('fresh', `state:\n  url: ${fresh.url}\n`);
+  companyFile(
+    'unreachable',
+    `state:\n  url: postgres://sync:${PASSWORD}@127.0.0.1:${await closedPort()}/state\n`,
+  );
+});
+
+afterAll(async () => {
+  await fresh?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!probe.available)(
+  `status --all before the office first ran${probe.available ? '' : ` (skipped: ${probe.reason})`}`,
+  () => {
+    it('shows companies not run yet as such, names the one whose state cannot be read, and ends in an error', async () => {
+      const result = await runCli(['--config', join(dir, 'office.yaml'), 'status', '--all']);
+      const output = `${result.stdout}${result.stderr}`;
+      expect(result.stdout).toContain('== files: not run yet');
+      expect(result.stdout).toContain('== fresh: not run yet');
+      expect(result.stdout).toMatch(/== unreachable: its state cannot be read: .*state\.url/);
+      // The unreadable one first: it is the one to look at.
+      expect(result.stdout.indexOf('== unreachable')).toBeLessThan(result.stdout.indexOf('== files'));
+      expect(result.stderr).toContain('the state of 1 company could not be read');
+      expect(result.code).not.toBe(0);
+      expect(output).not.toContain(PASSWORD);
+      const json = await runCli(['--config', join(dir, 'office.yaml'), 'status', '--all', '--json']);
+      const parsed = JSON.parse(json.stdout) as { companies: Array<{ company: string; error?: string }> };
+      expect(parsed.companies.find((row) => row.company === 'unreachable')?.error).toMatch(/state\.url/);
+      expect(json.stdout).not.toContain(PASSWORD);
+    });
+  },
+);
