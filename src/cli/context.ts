@@ -113,14 +113,33 @@ export async function loadCliCompanies(
     return { configs: [set.loaded], failed: new Map() };
   }
   for (const warning of set.office.warnings) context.output.note(`warning: ${warning}`);
-  for (const name of set.office.failed.keys()) {
-    context.output.note(
-      `warning: company ${name} is left out: its config has mistakes (\`supply-sync config validate\` lists them)`,
+  for (const line of leftOutWarnings(set.office.failed)) context.output.note(line);
+  const configs = [...set.office.companies.values()];
+  if (configs.length === 0 && set.office.failed.size > 0) {
+    throw new CliError(
+      `every company of ${global.config} is left out by the mistakes above: fix them, then run the command again`,
+      'config_invalid',
+      EXIT_USAGE,
     );
   }
-  const configs = [...set.office.companies.values()];
   for (const loaded of configs) context.secrets.push(...secretValues(loaded.config, registry));
   return { configs, failed: set.office.failed };
+}
+
+/**
+ * One warning per distinct first mistake, naming every company it leaves out: a mistake in the office file itself
+ * (an unset variable there) leaves every company out, and is said once, naming the office file.
+ */
+function leftOutWarnings(failed: ReadonlyMap<string, string>): string[] {
+  const byMistake = new Map<string, string[]>();
+  for (const [name, issues] of failed) {
+    const first = issues.split('\n')[0] ?? issues;
+    byMistake.set(first, [...(byMistake.get(first) ?? []), name]);
+  }
+  return [...byMistake].map(([mistake, names]) => {
+    const who = names.length === 1 ? `company ${names[0]} is` : `companies ${names.join(', ')} are`;
+    return `warning: ${who} left out: ${mistake} (\`supply-sync config validate\` lists every mistake)`;
+  });
 }
 
 /** A company of the office; a name the office does not have is a usage mistake, not a broken config. */

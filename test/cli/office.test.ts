@@ -441,7 +441,7 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     try {
       const status = await cli('status', '--all');
       expect(status.code, status.stderr).toBe(0);
-      expect(status.stderr).toContain('warning: company zbroken is left out: its config has mistakes');
+      expect(status.stderr).toContain(`warning: company zbroken is left out: ${broken}:`);
       expect(status.stdout).toMatch(/^== north: /m);
       const validate = await cli('config', 'validate');
       expect(validate.code).toBe(2);
@@ -452,6 +452,22 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
       expect(unknown.stderr).not.toContain('config is invalid');
     } finally {
       rmSync(broken);
+    }
+  });
+
+  it('says once that a mistake in the office file leaves every company out, naming the office file', async () => {
+    const office = readFileSync(officeFile, 'utf8');
+    writeFileSync(officeFile, `${office}timezone: \${OFFICE_TZ}\n`);
+    try {
+      const status = await cli('status', '--all');
+      const warnings = status.stderr.split('\n').filter((line) => line.startsWith('warning:'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`companies north, south are left out: ${officeFile}`);
+      expect(warnings[0]).toContain('OFFICE_TZ');
+      expect(status.code).toBe(2);
+      expect(status.stderr).toContain('every company of');
+    } finally {
+      writeFileSync(officeFile, office);
     }
   });
 
