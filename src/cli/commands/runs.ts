@@ -37,7 +37,8 @@ export function askedBy(run: Pick<RunRecord, 'trigger' | 'requestedBy'>): string
   return run.requestedBy === run.trigger ? run.trigger : `${run.trigger} by ${run.requestedBy}`;
 }
 
-function line(run: RunRecord, timeZone: string, secrets: readonly string[]): string {
+/** `zone`: the zone's name after each time, when the runs listed are in more than one zone. */
+function line(run: RunRecord, timeZone: string, secrets: readonly string[], zone: boolean): string {
   const counts = Object.entries(run.counts)
     .map(([name, count]) => `${name}=${count}`)
     .join(' ');
@@ -48,7 +49,8 @@ function line(run: RunRecord, timeZone: string, secrets: readonly string[]): str
     : '';
   const error = run.error === null ? '' : `; ${scrubSecrets(run.error, secrets)}`;
   return (
-    `#${run.id} ${run.job} ${wallTime(run.startedAt, timeZone)} ${askedBy(run)} ${run.outcome ?? 'running'} ` +
+    `#${run.id} ${run.job} ${wallTime(run.startedAt, timeZone)}${zone ? ` ${timeZone}` : ''} ${askedBy(run)} ` +
+    `${run.outcome ?? 'running'} ` +
     `(${duration}${counts ? `; ${counts}` : ''}${letters})${error}`
   );
 }
@@ -84,10 +86,12 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
     return context.output.line(JSON.stringify(deepScrub(shown, context.secrets), null, 2));
   }
   if (runs.length === 0) return context.output.line('no runs');
+  const zones = new Set(runs.map((each) => each.timeZone));
   for (const { run, company, timeZone } of runs) {
     const named = company === null ? run : { ...run, job: `${company}/${run.job}` };
-    context.output.line(line(named, timeZone, context.secrets));
+    context.output.line(line(named, timeZone, context.secrets, zones.size > 1));
   }
+  if (zones.size === 1) context.output.line(`(times in ${[...zones].join('')})`);
 }
 
 function requireJob(configs: readonly LoadedConfig[], job: string): void {
