@@ -19,7 +19,7 @@ function fixFor(error: unknown): string {
     case code === '28P01' || code === '28000':
       return 'PostgreSQL refused the user or password; check the user and password given in state.url';
     case code === '3D000':
-      return 'the database does not exist; create it (CREATE DATABASE) or correct the database name in state.url';
+      return 'create it (CREATE DATABASE) or correct the database name in state.url';
     case code === '42501':
       return 'the user lacks a permission the state needs (CREATE on the database, or on the tables); grant it';
     case code === 'ENOTFOUND' || code === 'EAI_AGAIN':
