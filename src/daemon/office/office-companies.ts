@@ -95,7 +95,10 @@ export async function startCompany(
     }
     entry.state = 'failed';
     entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), shared.secrets());
-    shared.logger.error({ company: entry.name, err: error }, 'company did not start; the others run');
+    // An error that explains itself (a code of its own: the state database, the config) needs no stack trace.
+    const code = (error as { code?: unknown } | null)?.code;
+    const detail = typeof code === 'string' ? { reason: entry.error, code } : { err: error };
+    shared.logger.error({ company: entry.name, ...detail }, 'company did not start; the others run');
   }
 }
 
