@@ -16,17 +16,25 @@ export interface OfficePresence {
 }
 
 const START = 'start it with `supply-sync run` and this config';
+/** With the office's state.url, processes on other machines run the companies: this machine's is one of them. */
+const ELSEWHERE =
+  "; office processes on other machines may run the companies (the office's state.url): each one's status page " +
+  'says which it runs';
 
-export function officePresence(officeState: string): OfficePresence {
+export function officePresence(officeState: string, shared = false): OfficePresence {
+  const elsewhere = shared ? ELSEWHERE : '';
   if (!existsSync(officeState)) {
-    return { running: false, detail: `not running here: no office has run with ${officeState}; ${START}` };
+    return {
+      running: false,
+      detail: `not running here: no office has run with ${officeState}; ${START}${elsewhere}`,
+    };
   }
   try {
     const state = openStateStore({ file: officeState, clock: systemClock, readOnly: true });
     try {
       const presence = daemonPresence(state, false);
       if (presence.held) return { running: true, detail: `running (it holds ${officeState})` };
-      return { running: false, detail: `not running here: ${presence.why}; ${START}` };
+      return { running: false, detail: `not running here: ${presence.why}; ${START}${elsewhere}` };
     } finally {
       state.close();
     }

@@ -35,7 +35,13 @@ export interface LoadedConfig {
   readonly parsedBy: PluginSchemas;
   /** Set for one company of an office: its name and the office file its config was merged from. */
   /** The company of an office: its name, the office file, and the office's own state file (its command queue). */
-  readonly company?: { readonly name: string; readonly office: string; readonly officeState: string };
+  readonly company?: {
+    readonly name: string;
+    readonly office: string;
+    readonly officeState: string;
+    /** The office file sets state.url: several office processes share the companies. */
+    readonly shared?: boolean;
+  };
 }
 
 export interface LoadOptions {

@@ -361,12 +361,21 @@ function loadOne(
   try {
     const loaded = validateSource(merged, options);
     if (misplaced.length > 0) throw new ConfigError(misplaced);
-    const company = { name, office: office.file, officeState: officeStatePath(officeData, office.file) };
+    const company = {
+      ...{ name, office: office.file, officeState: officeStatePath(officeData, office.file) },
+      shared: officeSharesCompanies(officeData),
+    };
     return { loaded: { ...loaded, company }, own };
   } catch (error) {
     if (!(error instanceof ConfigError) || misplaced.length === 0) throw error;
     throw new ConfigError([...misplaced, ...error.issues.filter((issue) => !misplaced.includes(issue))]);
   }
+}
+
+/** The office file sets state.url (or state.url_file): several office processes share its companies. */
+function officeSharesCompanies(officeData: Data): boolean {
+  const state = officeData['state'];
+  return typeof state === 'object' && state !== null && ('url' in state || 'url_file' in state);
 }
 
 function withoutKeys(data: Data, issues: readonly ConfigIssue[]): Data {

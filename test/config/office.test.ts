@@ -104,6 +104,8 @@ describe('an office config', () => {
       name: 'acme',
       office: join(dir, 'office.yaml'),
       officeState: join(dir, 'state', 'office.db'),
+      // No state.url in the office file: one process runs the companies.
+      shared: false,
     });
   });
 

@@ -172,6 +172,11 @@ describe.skipIf(!probe.available)(
       const after = new Map((await journalLines(FAILING)).map((line) => [line.id, line.status]));
       expect(approved.map((line) => after.get(line.id))).toEqual(approved.map(() => 'exported'));
       expect(readdirSync(company(FAILING).books).length).toBeGreaterThan(0);
+
+      // On a machine that runs no office process, `status --all` says where to look instead of only "start it".
+      const elsewhere = await runCli(['--config', officeFile, 'status', '--all'], instanceEnv('nowhere'));
+      expect(elsewhere.stdout).toMatch(/^office: not running here: .*office processes on other machines/m);
+      expect(elsewhere.stdout).toContain(`== ${FAILING}: ready`);
     }, 90_000);
   },
 );

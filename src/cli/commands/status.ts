@@ -178,8 +178,8 @@ async function showAll(context: CliContext, global: GlobalOptions, json: boolean
   const rank = (company: CompanyRead): number =>
     company.kind === 'unreadable' ? 1_000_000 : notReady(company);
   companies.sort((a, b) => rank(b.company) - rank(a.company));
-  const officeState = companies[0]?.loaded.company?.officeState;
-  const office = officeState === undefined ? undefined : officePresence(officeState);
+  const first = companies[0]?.loaded.company;
+  const office = first === undefined ? undefined : officePresence(first.officeState, first.shared);
   if (json) printAllJson(context, office, companies);
   else {
     if (office !== undefined) context.output.line(`office: ${office.detail}`);
