@@ -35,12 +35,14 @@ export interface MembershipOptions {
   readonly cannotRun?: () => readonly string[];
   /** After every reading of the members, changed or not. */
   readonly onReading?: () => void;
-  readonly log: { warn(fields: object, message: string): void };
+  readonly log: { warn(fields: object, message: string): void; info(fields: object, message: string): void };
 }
 
 export class Membership {
   readonly #options: MembershipOptions;
   readonly #process = randomUUID();
+  /** Whether another live process has this one's instance name, as last said. */
+  #sharedName = false;
   readonly #connection: LeaseConnection;
   #members: readonly string[] = [];
   #cannotRun: ReadonlyMap<string, readonly string[]> = new Map();
@@ -124,6 +126,7 @@ export class Membership {
       }
       const live = await this.#connection.query<{ instance: string; cannot_run: unknown }>(LIVE_SQL);
       this.#lastError = null;
+      this.#warnSharedName(live.filter((each) => each.instance === settings.instance).length);
       this.#publish(live);
       this.#options.onReading?.();
     } catch (error) {
@@ -132,6 +135,24 @@ export class Membership {
       if (this.#lastError !== message) this.#options.log.warn({ code: failure.code }, message);
       this.#lastError = message;
     }
+  }
+
+  /**
+   * Two live processes with one name are one instance to the leases and the office's duties: both may run what
+   * that name holds (the office report twice, say). Said when it starts and when it ends.
+   */
+  #warnSharedName(sameName: number): void {
+    const shared = sameName > 1;
+    if (shared === this.#sharedName) return;
+    this.#sharedName = shared;
+    const { instance } = this.#options.settings;
+    if (shared) {
+      this.#options.log.warn(
+        { instance, processes: sameName },
+        'another live office process has this instance name: give each process its own ha.instance; until then ' +
+          'both act as one (each may send the office report)',
+      );
+    } else this.#options.log.info({ instance }, 'this instance name is this process’s alone again');
   }
 
   async #createTable(): Promise<void> {

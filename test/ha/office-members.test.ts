@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
-import { haConfigSchema, haSettings, Membership } from '../../src/ha/index.js';
+import { haConfigSchema, haSettings, Membership, type MembershipOptions } from '../../src/ha/index.js';
 import {
   createTempDatabase,
   postgresProbe,
@@ -48,14 +48,18 @@ describe.skipIf(!probe.available)(
     function member(
       instance: string,
       frozen = false,
-      more: { cannotRun?: () => readonly string[]; changes?: string[][] } = {},
+      more: {
+        cannotRun?: () => readonly string[];
+        changes?: string[][];
+        log?: MembershipOptions['log'];
+      } = {},
     ): Membership {
       const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 100 }));
       const settings = frozen ? { ...parsed, leaseMs: 600_000, pollIntervalMs: 600_000 } : parsed;
       const membership = new Membership({
         url: database.url,
         settings,
-        log: silent,
+        log: more.log ?? silent,
         onChange: (members) => void more.changes?.push([...members]),
         ...(more.cannotRun === undefined ? {} : { cannotRun: more.cannotRun }),
       });
@@ -196,6 +200,24 @@ describe.skipIf(!probe.available)(
         done: false,
         holderLive: false,
       });
+    });
+
+    it('warns while another live process has this one’s instance name, and says when it is alone again', async () => {
+      const lines: string[] = [];
+      const log = {
+        warn: (_: object, message: string) => void lines.push(`warn ${message}`),
+        info: (_: object, message: string) => void lines.push(`info ${message}`),
+      };
+      const watcher = member('twin', false, { log });
+      await watcher.start();
+      const other = await joined('twin');
+      await waitFor('the shared name seen', () => lines.length > 0, 10_000);
+      expect(lines).toEqual([
+        expect.stringMatching(/^warn another live office process has this instance name/),
+      ]);
+      await other.stop();
+      await waitFor('the name alone again', () => lines.length > 1, 10_000);
+      expect(lines[1]).toMatch(/^info this instance name is this process’s alone again/);
     });
   },
 );
