@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LeadershipLostError, MIGRATIONS, type Fence, type SyncSqlPort } from '../../src/state/index.js';
 import { PG_MIGRATIONS } from '../../src/state/postgres/migrations.js';
 import { numberPlaceholders } from '../../src/state/postgres/placeholders.js';
+import { sharedWorkerThread } from '../../src/state/postgres/channel.js';
 import { PgSyncPort } from '../../src/state/postgres/port.js';
 import { openPgStateStore, type PgStateStore } from '../../src/state/postgres/store.js';
 import { PgScratchDatabases, probePostgres } from './backends.js';
@@ -166,6 +167,25 @@ describe.skipIf(skipReason !== null)(skipReason === null ? title : `${title} (sk
       for (const port of [direct, closing, stuck]) port.close();
     }
   }, 30_000);
+
+  it('tells once, on the next call, that the worker thread crashed, and goes on with a new one', async () => {
+    const port = new PgSyncPort({ url });
+    try {
+      const pid = (): number =>
+        (port.query('SELECT pg_backend_pid() AS pid', [], undefined, 'object').rows[0] as { pid: number }).pid;
+      const first = pid();
+      const worker = sharedWorkerThread();
+      if (worker === null) throw new Error('no worker thread serves the port');
+      // A session opening without its port: the worker throws where nothing catches it, and ends.
+      worker.postMessage({ port: null });
+      await new Promise((resolve) => worker.once('exit', resolve));
+      expect(() => pid()).toThrow(/the PostgreSQL state worker thread stopped \(.+\); the next call starts a new one/);
+      expect(pid()).not.toBe(first);
+      expect(sharedWorkerThread()).not.toBe(worker);
+    } finally {
+      port.close();
+    }
+  });
 
   it('serves many ports from one worker thread, each with a connection of its own', () => {
     const threads = (): number => Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]);

@@ -80,13 +80,19 @@ function sharedWorker(): Worker {
     stdout: true,
     stderr: true,
   });
-  // An uncaught failure in the worker ends it: retired on 'exit', which follows.
-  worker.on('error', () => undefined);
-  worker.on('exit', () => retire(worker));
+  // An uncaught failure in the worker ends it: retired on 'exit', which follows, with the failure as the reason.
+  let failure: string | undefined;
+  worker.on('error', (error) => (failure = error.message));
+  worker.on('exit', (code) => retire(worker, `the PostgreSQL state worker thread stopped (${failure ?? `exit ${code}`})`));
   // It does not keep the process alive: an exiting process must not wait for it.
   worker.unref();
   shared = worker;
   return worker;
+}
+
+/** The worker thread serving the ports now, if one runs (tests stop it to see a crash handled). */
+export function sharedWorkerThread(): Worker | null {
+  return shared;
 }
 
 /** How long a worker has to show its thread still runs, once a session of it did not answer in time. */
@@ -98,10 +104,10 @@ function workerAnswers(worker: Worker): boolean {
   return Atomics.wait(flag, 0, 0, PING_MS) !== 'timed-out';
 }
 
-/** Closes every channel of `worker` and stops it; the next channel starts a new worker. */
-function retire(worker: Worker): void {
+/** Closes every channel of `worker`, telling each why, and stops it; the next channel starts a new worker. */
+function retire(worker: Worker, reason: string): void {
   if (shared === worker) shared = null;
-  for (const channel of [...open]) if (channel.servedBy(worker)) channel.terminate();
+  for (const channel of [...open]) if (channel.servedBy(worker)) channel.terminate(reason);
   void worker.terminate();
 }
 
@@ -112,6 +118,7 @@ export class SyncWorkerChannel {
   readonly #worker: Worker;
   #sequence = 0;
   #closed = false;
+  #retiredBecause: string | null = null;
 
   constructor(setup: WorkerSetup) {
     const { port1, port2 } = new MessageChannel();
@@ -129,6 +136,11 @@ export class SyncWorkerChannel {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Why the channel's worker was retired under it (it crashed or stopped answering), or null. */
+  get retiredBecause(): string | null {
+    return this.#retiredBecause;
   }
 
   /**
@@ -157,7 +169,7 @@ export class SyncWorkerChannel {
         // connection), and the others keep theirs. A worker that does not answer a ping is stuck: it is replaced
         // with every session it served (none is inside a call now: they are all made from this thread, in turn).
         this.terminate();
-        if (!workerAnswers(this.#worker)) retire(this.#worker);
+        if (!workerAnswers(this.#worker)) retire(this.#worker, 'the PostgreSQL state worker thread stopped answering');
         throw new WorkerTimeoutError(`PostgreSQL did not answer within ${Math.round(timeoutMs / 1000)} s`);
       }
       Atomics.wait(this.#signal, 0, 0, Math.min(left, RECHECK_MS));
@@ -169,9 +181,10 @@ export class SyncWorkerChannel {
    * Gives the connection up at once, for one that no longer answers: the port is closed, and the worker drops the
    * session's connection when it sees that; the next call of the store opens a new session.
    */
-  terminate(): void {
+  terminate(reason?: string): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#retiredBecause = reason ?? null;
     open.delete(this);
     this.#port.close();
   }

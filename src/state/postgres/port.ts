@@ -183,9 +183,15 @@ export class PgSyncPort implements SyncSqlPort {
   #openChannel(): SyncWorkerChannel {
     if (this.#closed) throw new PgStateError('the state database connection is closed', null, true);
     if (this.#channel === null || this.#channel.closed) {
+      const retired = this.#channel?.retiredBecause ?? null;
       // A replaced worker has a new connection: a transaction begun on the old one cannot go on.
       if (this.#depth > 0 && this.#channel !== null) {
         throw new PgStateError('the connection to PostgreSQL was lost during a transaction', '08006', true);
+      }
+      // Told once, on the call that finds it: a worker that crashed is not replaced in silence.
+      if (retired !== null) {
+        this.#channel = null;
+        throw new PgStateError(`${retired}; the next call starts a new one`, '08006', true);
       }
       this.#channel = new SyncWorkerChannel(this.#setup);
     }
