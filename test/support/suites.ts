@@ -44,8 +44,7 @@ export const LONG_RUNS: readonly string[] = [
   'test/daemon/demo-erp-activity.test.ts',
   // The benchmark runner, briefly: its report's shape, not its speed.
   'test/bench/smoke.test.ts',
-  // Two office processes on PostgreSQL, one unable to run a company; its parts are in `npm test` (the assignment
-  // in test/daemon/company-assignment.test.ts, what each process publishes in test/ha/office-members.test.ts).
+  // Two office processes on PostgreSQL, one unable to run a company.
   'test/ha/office-cannot-run.test.ts',
 ];
 
@@ -83,7 +82,10 @@ export const ARTEFACT_TESTS: readonly string[] = ['test/docker/**/*.test.ts', 't
  *   parts keep their `npm test` representatives: the claim, the hand-over and the grace of the elector
  *   (test/ha/elector.test.ts), the assignment (test/daemon/company-assignment.test.ts), the failover of one
  *   company's pair (test/failover/kill9-buyer.test.ts), and the office report's claim of the day
- *   (test/ha/office-members.test.ts, test/notify/office-report-claims.test.ts).
+ *   (test/ha/office-members.test.ts, test/notify/office-report-claims.test.ts);
+ * - two office processes, one unable to run a company: its parts are in `npm test` (the assignment in
+ *   test/daemon/company-assignment.test.ts, what each process publishes in test/ha/office-members.test.ts, the
+ *   office page's placement in test/daemon/office-status.test.ts).
  */
 export const LONG_ONLY: readonly string[] = [
   'test/fault/**/*.test.ts',
@@ -92,6 +94,7 @@ export const LONG_ONLY: readonly string[] = [
   'test/crash/supplier.test.ts',
   'test/crash/buyer.test.ts',
   'test/failover/kill9-office-instances.test.ts',
+  'test/ha/office-cannot-run.test.ts',
   'test/daemon/operator-commands.test.ts',
   'test/bench/smoke.test.ts',
 ];
