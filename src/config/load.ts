@@ -33,7 +33,6 @@ export interface LoadedConfig {
    * given none): what builds connectors and jobs from this config checks it parsed them.
    */
   readonly parsedBy: PluginSchemas;
-  /** Set for one company of an office: its name and the office file its config was merged from. */
   /** The company of an office: its name, the office file, and the office's own state file (its command queue). */
   readonly company?: {
     readonly name: string;

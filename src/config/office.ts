@@ -372,10 +372,10 @@ function loadOne(
   }
 }
 
-/** The office file sets state.url (or state.url_file): several office processes share its companies. */
+/** The office file sets state.url (officeStateUrl checked it): several office processes share its companies. */
 function officeSharesCompanies(officeData: Data): boolean {
-  const state = officeData['state'];
-  return typeof state === 'object' && state !== null && ('url' in state || 'url_file' in state);
+  const url = ((officeData.state ?? {}) as Data).url;
+  return url !== undefined && url !== null;
 }
 
 function withoutKeys(data: Data, issues: readonly ConfigIssue[]): Data {

@@ -2,7 +2,8 @@
  * The elector's own PostgreSQL session, apart from the state store's: renewals must not queue behind job
  * transactions on a shared connection. Every statement has a deadline on both sides (statement and lock timeouts
  * on the server, a timer here that destroys the socket), so a silent network or a frozen server shows up as an
- * error within `timeoutMs`, never as a renewal that hangs. Any failure drops the session; the next call reconnects.
+ * error within `timeoutMs` of the statement's turn (statements on the session take turns, so one given behind
+ * another waits for that one too), never as a renewal that hangs. Any failure drops the session; the next call reconnects.
  */
 import type pg from 'pg';
 import { loadPg } from '../shared/lazy-packages.js';

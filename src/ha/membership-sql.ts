@@ -26,8 +26,12 @@ export const HEARTBEAT_SQL = `
   ON CONFLICT (process) DO UPDATE SET expires_at = EXCLUDED.expires_at, info = EXCLUDED.info
   RETURNING (xmax = 0) AS joined`;
 
-/** Every live process: its instance and the companies it said it cannot run (two processes may share a name). */
-export const LIVE_SQL = `SELECT instance, info->'cannot_run' AS cannot_run FROM ${MEMBERS_TABLE}
+/**
+ * Every live process: its instance, the companies it said it cannot run (two processes may share a name), its id
+ * and when its row expires (epoch ms: a row whose expiry moves on is renewed by a running process).
+ */
+export const LIVE_SQL = `SELECT instance, info->'cannot_run' AS cannot_run, process,
+  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM ${MEMBERS_TABLE}
   WHERE expires_at > now() ORDER BY instance`;
 /** Rows of instances gone for a day are only history: removed so the table stays small. */
 export const PRUNE_MEMBERS_SQL = `DELETE FROM ${MEMBERS_TABLE} WHERE expires_at < now() - interval '1 day'`;

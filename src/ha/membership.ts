@@ -38,11 +38,20 @@ export interface MembershipOptions {
   readonly log: { warn(fields: object, message: string): void; info(fields: object, message: string): void };
 }
 
+interface LiveRow {
+  readonly instance: string;
+  readonly cannot_run: unknown;
+  readonly process: string;
+  readonly expires_ms: number;
+}
+
 export class Membership {
   readonly #options: MembershipOptions;
   readonly #process = randomUUID();
   /** Whether another live process has this one's instance name, as last said. */
   #sharedName = false;
+  /** When the rows of the other processes with this one's name expired, at the last reading. */
+  #twinExpiries = new Map<string, number>();
   readonly #connection: LeaseConnection;
   #members: readonly string[] = [];
   #cannotRun: ReadonlyMap<string, readonly string[]> = new Map();
@@ -124,9 +133,9 @@ export class Membership {
         await this.#connection.query(`SELECT pg_notify('${MEMBERS_CHANNEL}', 'joined')`);
         await this.#connection.query(PRUNE_MEMBERS_SQL);
       }
-      const live = await this.#connection.query<{ instance: string; cannot_run: unknown }>(LIVE_SQL);
+      const live = await this.#connection.query<LiveRow>(LIVE_SQL);
       this.#lastError = null;
-      this.#warnSharedName(live.filter((each) => each.instance === settings.instance).length);
+      this.#warnSharedName(live);
       this.#publish(live);
       this.#options.onReading?.();
     } catch (error) {
@@ -139,16 +148,21 @@ export class Membership {
 
   /**
    * Two live processes with one name are one instance to the leases and the office's duties: both may run what
-   * that name holds (the office report twice, say). Said when it starts and when it ends.
+   * that name holds (the office report twice, say). Said when it starts and when it ends. Another process's row
+   * counts once its expiry has moved on between two readings: the row of this process's own predecessor, killed
+   * and restarted under the same name, stays live for a lease without being renewed.
    */
-  #warnSharedName(sameName: number): void {
-    const shared = sameName > 1;
+  #warnSharedName(live: readonly LiveRow[]): void {
+    const { instance } = this.#options.settings;
+    const twins = live.filter((row) => row.instance === instance && row.process !== this.#process);
+    const renewed = twins.filter((row) => row.expires_ms > (this.#twinExpiries.get(row.process) ?? Infinity));
+    this.#twinExpiries = new Map(twins.map((row) => [row.process, row.expires_ms]));
+    const shared = renewed.length > 0;
     if (shared === this.#sharedName) return;
     this.#sharedName = shared;
-    const { instance } = this.#options.settings;
     if (shared) {
       this.#options.log.warn(
-        { instance, processes: sameName },
+        { instance, processes: renewed.length + 1 },
         'another live office process has this instance name: give each process its own ha.instance; until then ' +
           'both act as one (each may send the office report)',
       );

@@ -8,6 +8,9 @@ const MIN_KNOWN_SECRET_LENGTH = 4;
 const SECRET_KEY_NAMES =
   'password|passwd|pwd|secret|client_secret|webhook_secret|api_key|apikey|access_token|refresh_token|id_token|token|private_key';
 
+/** A secret's value after `key=` or `key:`: quoted, braced, or up to a separator. */
+const SECRET_VALUE = `("[^"]*"|'[^']*'|\\{[^}]*\\}|[^\\s;&,"']+)`;
+
 const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   // Authorization header values.
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
@@ -21,15 +24,12 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)[^\s@/]+@/gi, `$1${REDACTED}@`],
   // JSON members: "password": "value".
   [new RegExp(`("(?:${SECRET_KEY_NAMES})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi'), `$1"${REDACTED}"`],
-  // key=value pairs in connection strings and query strings: Password=x; client_secret=y&... Not the last part of
-  // a config path (`api.api_key: environment variable ... is not set`): that is followed by a message, not a value.
-  [
-    new RegExp(
-      `(?<!\\.)\\b((?:${SECRET_KEY_NAMES})\\s*[=:]\\s*)("[^"]*"|'[^']*'|\\{[^}]*\\}|[^\\s;&,"']+)`,
-      'gi',
-    ),
-    `$1${REDACTED}`,
-  ],
+  // key=value pairs in connection strings and query strings: Password=x; client_secret=y&... (dotted ones too:
+  // ssl.key.password=x).
+  [new RegExp(`\\b((?:${SECRET_KEY_NAMES})\\s*=\\s*)${SECRET_VALUE}`, 'gi'), `$1${REDACTED}`],
+  // key: value, unless the key ends a config path (`api.api_key: environment variable ... is not set`): that is
+  // followed by what is wrong with it, not by the secret.
+  [new RegExp(`(?<!\\.)\\b((?:${SECRET_KEY_NAMES})\\s*:\\s*)${SECRET_VALUE}`, 'gi'), `$1${REDACTED}`],
 ];
 
 /**

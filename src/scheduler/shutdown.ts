@@ -29,7 +29,10 @@ export function handleShutdownSignals(options: ShutdownOptions): () => void {
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const now = options.now ?? (() => performance.now());
   let firstAt: number | undefined;
+  /** The stop has ended: the process is exiting with its outcome, which a late signal does not change. */
+  let stopped = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopped) return;
     if (firstAt !== undefined) {
       const forced = now() - firstAt > REPEAT_WINDOW_MS;
       options.onRepeat?.(signal, forced);
@@ -37,9 +40,13 @@ export function handleShutdownSignals(options: ShutdownOptions): () => void {
       return;
     }
     firstAt = now();
+    const end = (code: number) => {
+      stopped = true;
+      options.exit(code);
+    };
     options.shutdown(signal).then(
-      () => options.exit(0),
-      () => options.exit(1),
+      () => end(0),
+      () => end(1),
     );
   };
   for (const signal of signals) target.on(signal, onSignal);

@@ -4,26 +4,18 @@
  * the reason (no password), after the others are shown, and the command ends in an error.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDatabase, postgresProbe, type TempDatabase } from '../ha/support/postgres.js';
 import { journalOfficeYaml } from '../support/office.js';
 import { runCli } from './run-cli.js';
+import { freePort } from '../support/free-port.js';
 
 const PASSWORD = 'status-all-pw-51c0';
 const probe = await postgresProbe();
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-status-all-'));
 let fresh: TempDatabase | undefined;
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const companyFile = (name: string, state: string): void =>
   writeFileSync(
@@ -43,7 +35,7 @@ beforeAll(async () => {
   companyFile('fresh', `state:\n  url: ${fresh.url}\n`);
   companyFile(
     'unreachable',
-    `state:\n  url: postgres://sync:${PASSWORD}@127.0.0.1:${await closedPort()}/state\n`,
+    `state:\n  url: postgres://sync:${PASSWORD}@127.0.0.1:${await freePort()}/state\n`,
   );
 });
 

@@ -3,24 +3,16 @@
  * PostgreSQL that cannot be used is one clear line naming the config file and state.url, never a stack trace.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, redactConfig } from '../../src/config/index.js';
 import { runCli, STACK_LINE } from './run-cli.js';
+import { freePort } from '../support/free-port.js';
 
 const PASSWORD = 'state-url-pw-9d2c41';
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-state-url-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('state.url in the config', () => {
   it('reads the URL from url_file or ${ENV}, and redacts it in dumps', () => {
@@ -62,7 +54,7 @@ describe('state.url in the config', () => {
     'stops the daemon at start with one line naming state.url when PostgreSQL is unreachable',
     { timeout: 90_000 },
     async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const configFile = join(dir, 'daemon.yaml');
       writeFileSync(
         configFile,
@@ -119,7 +111,7 @@ describe('state.url in the config', () => {
     'doctor reports an unreachable state database as a failed check, without the password',
     { timeout: 90_000 },
     async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const configFile = join(dir, 'doctor.yaml');
       writeFileSync(
         configFile,

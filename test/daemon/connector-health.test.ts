@@ -6,6 +6,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requireServices, serviceProbe, type ServiceProbe } from '../connectors/services.js';
 import { eventually, openHealthWorld, sample, type HealthWorld } from './health-support.js';
+import { freePort } from '../support/free-port.js';
 
 const PG_URL = process.env['PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -16,16 +17,6 @@ const probe: ServiceProbe = await serviceProbe('PostgreSQL', PG_URL, async () =>
   await client.end();
 });
 requireServices(probe);
-
-/** A free loopback port, closed again: nothing listens there until the forwarder opens it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
-}
 
 /** Forwards `port` to the real PostgreSQL server. */
 async function forward(port: number): Promise<{ close(): Promise<void> }> {
@@ -68,7 +59,7 @@ describe.skipIf(!probe.available)(
     afterAll(() => undefined);
 
     it('logs down once with the reason, then up once, and shows both in /readyz and metrics', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const url = new URL(PG_URL);
       url.port = String(port);
       const daemon = await world.start({

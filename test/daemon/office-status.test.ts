@@ -35,6 +35,13 @@ describe('the office page: where a company runs', () => {
     expect(html.match(/none: no instance can start it/g)).toHaveLength(2);
   });
 
+  it('says nothing of where a failed company runs while the instances are not known', async () => {
+    const unknown: CompanyPlacement = { ...placement, ownerOf: () => null };
+    const rows = await officeRows([failed('alpha')], unknown);
+    expect(rows[0]?.runsOn).toBeUndefined();
+    expect(renderOfficeHtml(rows)).toContain('not this process (it failed here)');
+  });
+
   it('does not guess from the assignment for a company running here whose status cannot be read', async () => {
     const daemon = { snapshot: () => Promise.reject(new Error('state unreadable')) } as unknown as Daemon;
     const rows = await officeRows([{ name: 'alpha', state: 'running', error: null, daemon }], placement);

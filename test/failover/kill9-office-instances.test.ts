@@ -30,11 +30,11 @@ import {
   companyVariable,
   createSharedCompanies,
   leaseHolders,
+  sharedOfficeYaml,
   type SharedCompany,
 } from '../ha/support/office-instances.js';
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
 import { runCli } from '../cli/run-cli.js';
-import { journalOfficeYaml } from '../support/office.js';
 import { stableMessageId } from '../../src/notify/index.js';
 import { officeMailBlock } from '../notify/office-mail.js';
 import {
@@ -222,22 +222,14 @@ beforeAll(async () => {
   await reserved.close();
   officeDb = await createTempDatabase();
   companies = await createSharedCompanies(sandbox, dir, COMPANIES);
-  const office = journalOfficeYaml(sandbox.baseUrl, [
-    '  url: ${OFFICE_DB}',
-    'companies:',
-    '  dir: companies.d',
-    '  report:',
-    `    at: "${reportTime}"`,
-    '    channels: [office]',
-    'timezone: UTC',
-    'ha:',
-    '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
-    `  lease: ${LEASE_MS}ms`,
-    `  poll_interval: ${POLL_MS}ms`,
-    ...officeMailBlock({ port: smtpPort } as SmtpReceiver, ca, 'office', 'partners@example.com'),
-  ])
-    .replace('  path: state/office.db', '  path: ${OFFICE_STATE}')
-    .replace("schedule: '30 2 * * *'", "schedule: '* * * * *'");
+  const office = sharedOfficeYaml(
+    sandbox.baseUrl,
+    { leaseMs: LEASE_MS, pollMs: POLL_MS },
+    {
+      companies: ['  report:', `    at: "${reportTime}"`, '    channels: [office]'],
+      office: officeMailBlock({ port: smtpPort } as SmtpReceiver, ca, 'office', 'partners@example.com'),
+    },
+  ).replace("schedule: '30 2 * * *'", "schedule: '* * * * *'");
   writeFileSync(officeFile, office);
   await approveMore(4);
 }, 60_000);

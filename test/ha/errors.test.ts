@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LEASE_TABLE, LeaseDatabaseError, leaseDatabaseError } from '../../src/ha/index.js';
 import { testElectors } from './support/electors.js';
 import { createTempDatabase, PG_URL, postgresProbe, withClient } from './support/postgres.js';
+import { freePort } from '../support/free-port.js';
 
 const PASSWORD = 'Pw-0f/the:test@secret';
 /** As it stands in a URL. */
@@ -18,15 +19,6 @@ const electors = testElectors();
 afterEach(async () => {
   await electors.stopAll();
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Listens on `port`; `connected` resolves at the first connection, which is closed at once. */
 async function connectionTo(port: number): Promise<{ connected: Promise<void>; close(): Promise<void> }> {
@@ -63,7 +55,7 @@ async function startFailure(url: string): Promise<LeaseDatabaseError> {
 
 describe('leader election with a bad state.url', () => {
   it('stays a standby while PostgreSQL is unreachable, and status says why in one line', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const elector = electors.make('lonely', `postgres://supply:${ENCODED}@127.0.0.1:${port}/state`);
     await elector.start();
     const status = elector.status();

@@ -22,11 +22,11 @@ import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../cli/run-cli.js';
 import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
-import { journalOfficeYaml } from '../support/office.js';
 import {
   companyVariable,
   createSharedCompanies,
   leaseHolders,
+  sharedOfficeYaml,
   type SharedCompany,
 } from './support/office-instances.js';
 import { createTempDatabase, postgresProbe, waitFor, type TempDatabase } from './support/postgres.js';
@@ -95,17 +95,7 @@ beforeAll(async () => {
   sandbox = await startSandbox({ createDomain });
   officeDb = await createTempDatabase();
   companies = await createSharedCompanies(sandbox, dir, COMPANIES);
-  const office = journalOfficeYaml(sandbox.baseUrl, [
-    '  url: ${OFFICE_DB}',
-    'companies:',
-    '  dir: companies.d',
-    'timezone: UTC',
-    'ha:',
-    '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
-    `  lease: ${LEASE_MS}ms`,
-    `  poll_interval: ${POLL_MS}ms`,
-  ]).replace('  path: state/office.db', '  path: ${OFFICE_STATE}');
-  writeFileSync(officeFile, office);
+  writeFileSync(officeFile, sharedOfficeYaml(sandbox.baseUrl, { leaseMs: LEASE_MS, pollMs: POLL_MS }));
 }, 60_000);
 
 afterAll(async () => {

@@ -52,6 +52,7 @@ describe.skipIf(!probe.available)(
         cannotRun?: () => readonly string[];
         changes?: string[][];
         log?: MembershipOptions['log'];
+        onReading?: () => void;
       } = {},
     ): Membership {
       const parsed = haSettings(haConfigSchema.parse({ instance, lease: LEASE_MS, poll_interval: 100 }));
@@ -62,6 +63,7 @@ describe.skipIf(!probe.available)(
         log: more.log ?? silent,
         onChange: (members) => void more.changes?.push([...members]),
         ...(more.cannotRun === undefined ? {} : { cannotRun: more.cannotRun }),
+        ...(more.onReading === undefined ? {} : { onReading: more.onReading }),
       });
       started.push(membership);
       return membership;
@@ -218,6 +220,27 @@ describe.skipIf(!probe.available)(
       await other.stop();
       await waitFor('the name alone again', () => lines.length > 1, 10_000);
       expect(lines[1]).toMatch(/^info this instance name is this process’s alone again/);
+    });
+
+    it('does not take the row of its own killed predecessor, which no one renews, for another process', async () => {
+      await withClient(database.url, (client) =>
+        client.query(
+          `INSERT INTO supply_sync_members (process, instance, info, joined_at, expires_at)
+           VALUES ('killed-before-restart', 'phoenix', '{}', now(), now() + interval '1 minute')`,
+        ),
+      );
+      const lines: string[] = [];
+      let readings = 0;
+      const restarted = member('phoenix', false, {
+        log: {
+          warn: (_, message) => void lines.push(message),
+          info: (_, message) => void lines.push(message),
+        },
+        onReading: () => void (readings += 1),
+      });
+      await restarted.start();
+      await waitFor('five readings of the members', () => readings >= 5, 10_000);
+      expect(lines).toEqual([]);
     });
   },
 );

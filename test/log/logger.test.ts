@@ -96,5 +96,6 @@ describe('scrubSecrets', () => {
     expect(scrubSecrets('api_key: abc123 and password=hunter2')).toBe(
       'api_key: [REDACTED] and password=[REDACTED]',
     );
+    expect(scrubSecrets('driver: ssl.key.password=hunter2')).toBe('driver: ssl.key.password=[REDACTED]');
   });
 });

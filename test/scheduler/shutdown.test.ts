@@ -20,8 +20,10 @@ describe('handleShutdownSignals', () => {
     const reasons: string[] = [];
     const exits: number[] = [];
     let finish: () => void = () => undefined;
+    let at = 0;
     const dispose = handleShutdownSignals({
       target,
+      now: () => at,
       shutdown: (reason) => {
         reasons.push(reason);
         return new Promise<void>((resolve) => (finish = resolve));
@@ -34,6 +36,10 @@ describe('handleShutdownSignals', () => {
     expect(exits).toEqual([]);
     finish();
     await settle();
+    expect(exits).toEqual([0]);
+    // A signal while the process exits after its stop, however late, changes nothing.
+    at = 5 * REPEAT_WINDOW_MS;
+    emitter.emit('SIGTERM', 'SIGTERM');
     expect(exits).toEqual([0]);
     dispose();
     expect(emitter.listenerCount('SIGTERM')).toBe(0);

@@ -3,12 +3,12 @@
  * The server trusts every local connection, so wrong credentials show up as an unknown user; the password given
  * in the URL must not appear in any case.
  */
-import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_LATEST_SCHEMA_VERSION } from '../../src/state/postgres/migrations.js';
 import { openPgStateStore } from '../../src/state/postgres/store.js';
 import { PgScratchDatabases, databaseUrl, probePostgres } from './backends.js';
 import { FakeClock } from './support.js';
+import { freePort } from '../support/free-port.js';
 
 const PASSWORD = 'Pw-7f3c9e1d-never-print';
 const clock = new FakeClock();
@@ -30,18 +30,9 @@ function expectClear(error: Error, ...expected: RegExp[]): void {
   expect(error.cause).toBeUndefined();
 }
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('state.url errors without a server', () => {
   it('names state.url and the address when nothing listens there', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const error = openError(`postgres://supply:${PASSWORD}@127.0.0.1:${port}/state`);
     expectClear(error, new RegExp(`postgres://supply@127\\.0\\.0\\.1:${port}/state`), /ECONNREFUSED|connect/, /running and reachable/);
   });

@@ -95,9 +95,11 @@ export async function startCompany(
     }
     entry.state = 'failed';
     entry.error = scrubSecrets(error instanceof Error ? error.message : String(error), shared.secrets());
-    // An error that explains itself (a code of its own: the state database, the config) needs no stack trace.
+    // An error that explains itself (a code of this project's own, `state_database_unavailable` or `config_invalid`)
+    // needs no stack trace; Node's (ERR_*, ECONNRESET) and the unexpected keep theirs.
     const code = (error as { code?: unknown } | null)?.code;
-    const detail = typeof code === 'string' ? { reason: entry.error, code } : { err: error };
+    const explained = typeof code === 'string' && /^[a-z][a-z_]+$/.test(code);
+    const detail = explained ? { reason: entry.error, code } : { err: error };
     shared.logger.error({ company: entry.name, ...detail }, 'company did not start; the others run');
   }
 }

@@ -72,9 +72,9 @@ function rowOf(
   const where =
     snapshot?.instance != null
       ? { runsOn: runsOn(snapshot) }
-      : placement === undefined || entry.daemon !== undefined
+      : placement === undefined || entry.state !== 'failed'
         ? {}
-        : { runsOn: placedOn(entry.name, placement) };
+        : placedOn(entry.name, placement);
   const jobs = (snapshot?.jobs ?? []).map((job) => ({
     name: job.name,
     lastOutcome: job.lastOutcome,
@@ -101,17 +101,20 @@ function runsOn(snapshot: StatusSnapshot): NonNullable<CompanyRow['runsOn']> {
 }
 
 /**
- * A company that did not start here runs where it is assigned; nowhere when that is here, or an instance that said
- * it cannot run it either (the assignment gives such a company to one that can, when there is one).
+ * A company that failed here runs where it is assigned; nowhere when that is here, or an instance that said it
+ * cannot run it either (the assignment gives such a company to one that can, when there is one). Not said while
+ * the instances are not known (at the start, or while the office's database cannot be read).
  */
-function placedOn(company: string, placement: CompanyPlacement): NonNullable<CompanyRow['runsOn']> {
+function placedOn(company: string, placement: CompanyPlacement): Pick<CompanyRow, 'runsOn'> {
   const owner = placement.ownerOf(company);
-  const runs = owner !== null && owner !== placement.instance && !placement.cannotRun(owner, company);
-  return { instance: runs ? owner : null, here: false };
+  if (owner === null) return {};
+  const runs = owner !== placement.instance && !placement.cannotRun(owner, company);
+  return { runsOn: { instance: runs ? owner : null, here: false } };
 }
 
 function runsOnCell(row: CompanyRow): string {
-  if (row.runsOn === undefined) return 'this process';
+  if (row.runsOn === undefined)
+    return row.state === 'failed' ? 'not this process (it failed here)' : 'this process';
   if (row.runsOn.here) return `${esc(row.runsOn.instance)} (this instance)`;
   if (row.runsOn.instance !== null) return esc(row.runsOn.instance);
   return row.state === 'failed' ? 'none: no instance can start it' : 'no instance yet';

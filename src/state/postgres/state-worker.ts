@@ -164,7 +164,7 @@ class Session {
       try {
         const fresh = await this.#connect();
         if (this.#gone) {
-          void fresh.end().catch(() => undefined);
+          void endWithin(fresh);
           return { ok: false, failure: { message: 'the state database connection is closed', code: null, connection: true } };
         }
         this.#client = fresh;

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningSandbox } from '../../../src/sandbox/index.js';
+import { journalOfficeYaml } from '../../support/office.js';
 import { createTempDatabase, withClient, type TempDatabase } from './postgres.js';
 
 export interface SharedCompany {
@@ -14,6 +15,29 @@ export interface SharedCompany {
   readonly key: string;
   /** Its books folder (Hashavshevet import files). */
   readonly books: string;
+}
+
+/**
+ * The office file of processes sharing the companies: its database from `OFFICE_DB`, each process's own state file
+ * from `OFFICE_STATE` and its name from `SUPPLY_SYNC_HA_INSTANCE`; `companies` lines go in the companies block.
+ */
+export function sharedOfficeYaml(
+  baseUrl: string,
+  timing: { leaseMs: number; pollMs: number },
+  more: { companies?: readonly string[]; office?: readonly string[] } = {},
+): string {
+  return journalOfficeYaml(baseUrl, [
+    '  url: ${OFFICE_DB}',
+    'companies:',
+    '  dir: companies.d',
+    ...(more.companies ?? []),
+    'timezone: UTC',
+    'ha:',
+    '  instance: ${SUPPLY_SYNC_HA_INSTANCE}',
+    `  lease: ${timing.leaseMs}ms`,
+    `  poll_interval: ${timing.pollMs}ms`,
+    ...(more.office ?? []),
+  ]).replace('  path: state/office.db', '  path: ${OFFICE_STATE}');
 }
 
 /** The environment variable a company file reads its API key (`KEY`) or state URL (`DB`) from. */
