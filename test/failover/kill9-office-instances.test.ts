@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
+import { killAndWait, type CliChild } from '../crash/harness/child.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { expectBooksMatchLines, hashavshevetTotals } from '../flows/journal-export/targets.js';
 import {
@@ -31,6 +31,7 @@ import {
   createSharedCompanies,
   leaseHolders,
   sharedOfficeYaml,
+  startOfficeInstance,
   type SharedCompany,
 } from '../ha/support/office-instances.js';
 import { createTempDatabase, postgresProbe, withClient, type TempDatabase } from '../ha/support/postgres.js';
@@ -88,13 +89,8 @@ function instanceEnv(name: string): Record<string, string> {
   };
 }
 
-async function startInstance(name: string): Promise<void> {
-  const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], instanceEnv(name));
-  instances.set(name, child);
-  const url = await child.ready;
-  if (url === null) throw new Error(`instance ${name} did not start:\n${child.output()}`);
-  urls.set(name, url);
-}
+const startInstance = (name: string): Promise<void> =>
+  startOfficeInstance(officeFile, name, instanceEnv(name), { instances, urls });
 
 interface OfficeRow {
   company: string;

@@ -21,12 +21,13 @@ import { assignCompanies } from '../../src/daemon/office/company-assignment.js';
 import { createDomain } from '../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../cli/run-cli.js';
-import { killAndWait, spawnCli, type CliChild } from '../crash/harness/child.js';
+import { killAndWait, type CliChild } from '../crash/harness/child.js';
 import {
   companyVariable,
   createSharedCompanies,
   leaseHolders,
   sharedOfficeYaml,
+  startOfficeInstance,
   type SharedCompany,
 } from './support/office-instances.js';
 import { createTempDatabase, postgresProbe, waitFor, type TempDatabase } from './support/postgres.js';
@@ -61,13 +62,8 @@ function instanceEnv(name: string): Record<string, string> {
   return env;
 }
 
-async function startInstance(name: string): Promise<void> {
-  const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], instanceEnv(name));
-  instances.set(name, child);
-  const url = await child.ready;
-  if (url === null) throw new Error(`instance ${name} did not start:\n${child.output()}`);
-  urls.set(name, url);
-}
+const startInstance = (name: string): Promise<void> =>
+  startOfficeInstance(officeFile, name, instanceEnv(name), { instances, urls });
 
 /** Who holds each company's lease now, as `company: instance`. */
 async function holders(): Promise<Record<string, string>> {

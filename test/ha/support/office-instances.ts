@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningSandbox } from '../../../src/sandbox/index.js';
+import { spawnCli, type CliChild } from '../../crash/harness/child.js';
 import { journalOfficeYaml } from '../../support/office.js';
 import { createTempDatabase, withClient, type TempDatabase } from './postgres.js';
 
@@ -94,4 +95,18 @@ export async function leaseHolders(
     out.set(company, rows[0]?.live === true ? rows[0].holder : undefined);
   }
   return out;
+}
+
+/** Starts one office process (`run` of the compiled CLI) and records it and its operations URL under `name`. */
+export async function startOfficeInstance(
+  officeFile: string,
+  name: string,
+  env: Record<string, string>,
+  into: { instances: Map<string, CliChild>; urls: Map<string, string> },
+): Promise<void> {
+  const child = spawnCli(['--config', officeFile, 'run', '--port', '0'], env);
+  into.instances.set(name, child);
+  const url = await child.ready;
+  if (url === null) throw new Error(`instance ${name} did not start:\n${child.output()}`);
+  into.urls.set(name, url);
 }
