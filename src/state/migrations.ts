@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
+import { StateSchemaTooNewError, stateFileNaming } from './schema-errors.js';
 
 export interface Migration {
   readonly version: number;
@@ -202,9 +203,7 @@ export function runMigrations(
   ensureVersionTable(db);
   const from = currentSchemaVersion(db);
   if (from > latest) {
-    throw new Error(
-      `state file schema version ${from} is newer than this release supports (${latest}); upgrade supply-sync`,
-    );
+    throw new StateSchemaTooNewError(from, latest, stateFileNaming(db.name));
   }
   const applied: number[] = [];
   for (const migration of migrations) {

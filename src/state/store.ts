@@ -12,6 +12,11 @@ import {
   type LockHolderKind,
 } from './lock.js';
 import { LATEST_SCHEMA_VERSION, currentSchemaVersion, runMigrations } from './migrations.js';
+import {
+  StateSchemaOutdatedError,
+  StateSchemaTooNewError,
+  stateFileNaming,
+} from './schema-errors.js';
 import type { Fence } from './sql-port.js';
 import { sqliteWriteWithoutSync } from './sqlite-durability.js';
 import { StateStore } from './state-store.js';
@@ -93,15 +98,23 @@ export class SqliteStateStore extends StateStore {
 function openReadOnly(file: string, clock: Clock, busyTimeoutMs: number): SqliteStateStore {
   if (!existsSync(file)) throw new Error(`state file ${file} does not exist; start the daemon once to create it`);
   const db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
-  const version = currentSchemaVersion(db);
-  if (version !== LATEST_SCHEMA_VERSION) {
+  try {
+    refuseOtherSchema(currentSchemaVersion(db), file);
+  } catch (error) {
     db.close();
-    throw new Error(
-      `state file ${file} has schema version ${version}, this release expects ${LATEST_SCHEMA_VERSION}; ` +
-        'start the daemon once to migrate it',
-    );
+    throw error;
   }
   return new SqliteStateStore(db, file, clock, true, null);
+}
+
+/** A read-only open reads this release's schema only: an older file is migrated by the daemon, a newer one not at all. */
+function refuseOtherSchema(version: number, file: string): void {
+  if (version > LATEST_SCHEMA_VERSION) {
+    throw new StateSchemaTooNewError(version, LATEST_SCHEMA_VERSION, stateFileNaming(file));
+  }
+  if (version < LATEST_SCHEMA_VERSION) {
+    throw new StateSchemaOutdatedError(version, LATEST_SCHEMA_VERSION, stateFileNaming(file));
+  }
 }
 
 /** Opens (creating and migrating if needed) the state file; read-write opens take the single-daemon lock. */

@@ -1,6 +1,7 @@
 /**
  * `status --all` of an office whose companies' state cannot all be read: a company whose database has no state
- * yet is "not run yet", as one without a state file is; a company whose database cannot be reached is named with
+ * yet is "not run yet", as one without a state file is, or one whose state file was created and never migrated (a
+ * first start killed at once); a company whose database cannot be reached is named with
  * the reason (no password), after the others are shown, and the command ends in an error.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,9 @@ beforeAll(async () => {
   );
   companyFile('files', '');
   companyFile('fresh', `state:\n  url: ${fresh.url}\n`);
+  // An empty file is an SQLite database with no tables: what a first start leaves when killed before migrating.
+  writeFileSync(join(dir, 'interrupted.db'), '');
+  companyFile('interrupted', `state:\n  path: ${join(dir, 'interrupted.db')}\n`);
   companyFile(
     'unreachable',
     `state:\n  url: postgres://sync:${PASSWORD}@127.0.0.1:${await freePort()}/state\n`,
@@ -52,6 +56,7 @@ describe.skipIf(!probe.available)(
       const output = `${result.stdout}${result.stderr}`;
       expect(result.stdout).toContain('== files: not run yet');
       expect(result.stdout).toContain('== fresh: not run yet');
+      expect(result.stdout).toContain('== interrupted: not run yet');
       expect(result.stdout).toMatch(/== unreachable: its state cannot be read: .*state\.url/);
       // The unreadable one first: it is the one to look at.
       expect(result.stdout.indexOf('== unreachable')).toBeLessThan(result.stdout.indexOf('== files'));

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedConfig } from '../../src/config/index.js';
 import { DaemonStartError, explainStartError } from '../../src/daemon/start/start-errors.js';
+import {
+  StateSchemaTooNewError,
+  stateDatabaseNaming,
+  stateFileNaming,
+} from '../../src/state/schema-errors.js';
 
 function systemError(fields: { code: string; syscall: string; port?: number; path?: string }): Error {
   return Object.assign(new Error(`${fields.syscall} ${fields.code}`), fields);
@@ -44,6 +49,21 @@ describe('explainStartError: the key to change and the fix', () => {
       /state\.path: permission denied \(EACCES\) on \/var\/lib\/supply-sync\/state/,
     );
     expect((mkdir as Error).message).not.toMatch(/listen|port/);
+  });
+
+  it('names the key of a state written by a newer release: state.path for a file, state.url for a database', () => {
+    const file = explainStartError(new StateSchemaTooNewError(99, 7, stateFileNaming('/srv/s.db')), loaded);
+    expect(file).toMatchObject({ code: 'state_schema_too_new', configKey: 'state.path' });
+    expect((file as Error).message).toBe(
+      '/etc/supply-sync/config.yaml: state file /srv/s.db has state schema version 99, newer than this release ' +
+        'supports (7); upgrade supply-sync on this host, or point state.path at another file',
+    );
+    const database = explainStartError(
+      new StateSchemaTooNewError(99, 7, stateDatabaseNaming('db.example:5432/state')),
+      loaded,
+    );
+    expect(database).toMatchObject({ code: 'state_schema_too_new', configKey: 'state.url' });
+    expect((database as Error).message).toContain('point state.url at another database');
   });
 
   it('leaves other errors as they are', () => {

@@ -7,6 +7,8 @@ import {
   LATEST_SCHEMA_VERSION,
   MIGRATIONS,
   StateLockedError,
+  StateSchemaOutdatedError,
+  StateSchemaTooNewError,
   openStateStore,
   runMigrations,
   type Migration,
@@ -91,7 +93,7 @@ describe('state file', () => {
     runMigrations(db, clock);
     db.prepare("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'future', 0)").run();
     db.close();
-    expect(() => openStateStore({ file, clock })).toThrow(/schema version 99 is newer/);
+    expect(() => openStateStore({ file, clock })).toThrow(/state file .* has state schema version 99, newer than this release supports/);
   });
 });
 
@@ -142,6 +144,36 @@ describe('single-daemon lock', () => {
 
   it('read-only open of a missing file gives a clear error', () => {
     expect(() => openStateStore({ file: tmp.file('none.db'), clock, readOnly: true })).toThrow(/does not exist/);
+  });
+
+  it('a read-only open names an older, an unmigrated and a newer state file apart', () => {
+    const older = tmp.file('older.db');
+    const db = new Database(older);
+    runMigrations(db, clock, { target: LATEST_SCHEMA_VERSION - 1 });
+    db.close();
+    const unmigrated = tmp.file('unmigrated.db');
+    new Database(unmigrated).close();
+    const newer = tmp.file('newer.db');
+    const future = new Database(newer);
+    runMigrations(future, clock);
+    future.prepare("INSERT INTO schema_version (version, name, applied_at) VALUES (99, 'future', 0)").run();
+    future.close();
+    const failure = (file: string): unknown => {
+      try {
+        openStateStore({ file, clock, readOnly: true }).close();
+      } catch (error) {
+        return error;
+      }
+      return null;
+    };
+    const old = failure(older);
+    expect(old).toBeInstanceOf(StateSchemaOutdatedError);
+    expect((old as StateSchemaOutdatedError).found).toBe(LATEST_SCHEMA_VERSION - 1);
+    expect((old as Error).message).toContain('start the daemon once to migrate it');
+    expect((failure(unmigrated) as StateSchemaOutdatedError).found).toBe(0);
+    const tooNew = failure(newer);
+    expect(tooNew).toBeInstanceOf(StateSchemaTooNewError);
+    expect((tooNew as Error).message).toMatch(/state file .*newer\.db has state schema version 99, newer than/);
   });
 
   it('takes over the lock of a daemon that was killed', async () => {

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { openPgStateStore, openStateStore, type StateLocation } from '../../state/index.js';
-import { StateSchemaOutdatedError } from '../../state/postgres/migrations.js';
+import { StateSchemaOutdatedError, StateSchemaTooNewError } from '../../state/schema-errors.js';
 import { systemClock } from '../../shared/clock.js';
 import { check, type DoctorCheck } from './check.js';
 
@@ -78,6 +78,12 @@ function openFileCheck(path: string): DoctorCheck {
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof StateSchemaOutdatedError) {
+      return check('warn', 'state file', message, 'the daemon migrates it when it starts');
+    }
+    if (error instanceof StateSchemaTooNewError) {
+      return check('fail', 'state file', message, 'run the release that wrote it, or a newer one');
+    }
     return check(
       'fail',
       'state file',

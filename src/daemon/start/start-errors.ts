@@ -40,9 +40,12 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
       { cause: error },
     );
   }
-  if (error instanceof StateDatabaseError || error instanceof StateSchemaTooNewError) {
+  if (error instanceof StateDatabaseError) {
     // The message starts with state.url and says where it points, never with the password.
     return new DaemonStartError(`${file}: ${error.message}`, error.code, 'state.url', { cause: error });
+  }
+  if (error instanceof StateSchemaTooNewError) {
+    return new DaemonStartError(`${file}: ${error.message}`, error.code, error.key, { cause: error });
   }
   const code = field(error, 'code');
   if ((code === 'EACCES' || code === 'EPERM') && field(error, 'syscall') !== 'listen') {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Migration } from '../migrations.js';
 import type { SyncSqlPort } from '../sql-port.js';
+import { StateSchemaTooNewError, stateDatabaseNaming } from '../schema-errors.js';
 
 /**
  * The PostgreSQL schema history: the same versions as the SQLite one (migrations.ts), each with the same tables
@@ -167,35 +168,6 @@ export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS.reduce((max, m) => Math.ma
 /** Serializes migrations between instances starting at once; the number is arbitrary but fixed ("supply-s"). */
 const MIGRATION_LOCK = 0x737570706c792d73n;
 
-/** A database written by a newer release; the message names the key to change and the way out. */
-export class StateSchemaTooNewError extends Error {
-  readonly code = 'state_schema_too_new';
-  constructor(found: number, supported: number, location: string) {
-    super(
-      `state.url: the database ${location} has state schema version ${found}, newer than this release ` +
-        `supports (${supported}); upgrade supply-sync on this host, or point state.url at another database`,
-    );
-    this.name = 'StateSchemaTooNewError';
-  }
-}
-
-/** A read-only open of a database the daemon has not migrated to this release yet. */
-export class StateSchemaOutdatedError extends Error {
-  readonly code = 'state_schema_outdated';
-  constructor(
-    /** 0: the database holds no state yet (no daemon has run on it). */
-    readonly found: number,
-    expected: number,
-    location: string,
-  ) {
-    super(
-      `state.url: the database ${location} has state schema version ${found}, this release expects ${expected}; ` +
-        'start the daemon once to migrate it',
-    );
-    this.name = 'StateSchemaOutdatedError';
-  }
-}
-
 export function pgSchemaVersion(db: SyncSqlPort): number {
   const table = db.prepare("SELECT to_regclass('schema_version') IS NOT NULL AS present").get() as {
     present: boolean;
@@ -225,7 +197,9 @@ export function runPgMigrations(
       applied_at BIGINT NOT NULL
     )`);
     const from = pgSchemaVersion(db);
-    if (from > latest) throw new StateSchemaTooNewError(from, latest, location);
+    if (from > latest) {
+      throw new StateSchemaTooNewError(from, latest, stateDatabaseNaming(location));
+    }
     const applied: number[] = [];
     for (const migration of sorted) {
       if (migration.version <= from) continue;

@@ -6,9 +6,11 @@ import { StateStore } from '../state-store.js';
 import { openFailure } from './errors.js';
 import { describePgUrl } from './location.js';
 import {
-  PG_LATEST_SCHEMA_VERSION,
   StateSchemaOutdatedError,
-  StateSchemaTooNewError, pgSchemaVersion, runPgMigrations } from './migrations.js';
+  StateSchemaTooNewError,
+  stateDatabaseNaming,
+} from '../schema-errors.js';
+import { PG_LATEST_SCHEMA_VERSION, pgSchemaVersion, runPgMigrations } from './migrations.js';
 import { PgSyncPort } from './port.js';
 
 export interface OpenPgStateOptions {
@@ -89,10 +91,14 @@ export function openPgStateStore(options: OpenPgStateOptions): PgStateStore {
     if (options.readOnly) {
       const version = pgSchemaVersion(port);
       if (version > PG_LATEST_SCHEMA_VERSION) {
-        throw new StateSchemaTooNewError(version, PG_LATEST_SCHEMA_VERSION, location);
+        throw new StateSchemaTooNewError(
+          version,
+          PG_LATEST_SCHEMA_VERSION,
+          stateDatabaseNaming(location),
+        );
       }
       if (version < PG_LATEST_SCHEMA_VERSION) {
-        throw new StateSchemaOutdatedError(version, PG_LATEST_SCHEMA_VERSION, location);
+        throw new StateSchemaOutdatedError(version, PG_LATEST_SCHEMA_VERSION, stateDatabaseNaming(location));
       }
     } else {
       runPgMigrations(port, options.clock, location);
