@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { scrubSecrets } from '../log/scrub.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
+import { requestUrl } from '../shared/request-url.js';
 import type { WebhookReceiver } from '../webhooks/receiver.js';
 import type { OpsMetrics } from './metrics.js';
 import type { OpsProviders, ReadinessPolicy } from './providers.js';
@@ -115,7 +116,9 @@ export function createOpsHandler(options: Omit<OpsServerOptions, 'port' | 'host'
   const routes = opsRoutes(options, policy, secrets);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const url = requestUrl(req);
+    if (url === null) return json(res, 400, { error: 'bad_request_target' });
+    const path = url.pathname;
     if (options.access?.(req, path, res)) return;
     if (options.webhook !== undefined && path === options.webhook.path) {
       options.webhook.receiver.handle(req, res);

@@ -10,6 +10,7 @@ import { setSecurityHeaders } from './security-headers.js';
 import type { OpsAccessCheck } from './auth.js';
 import type { ServerTlsMaterial } from './tls.js';
 import { listenerUrl } from './listen-url.js';
+import { BAD_TARGET_BODY, requestUrl } from '../shared/request-url.js';
 
 export interface WebhookListenerOptions {
   host: string;
@@ -30,7 +31,12 @@ export interface WebhookListener {
 export function createWebhookListener(options: WebhookListenerOptions): WebhookListener {
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     setSecurityHeaders(res);
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const url = requestUrl(req);
+    if (url === null) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(BAD_TARGET_BODY);
+      return;
+    }
+    const path = url.pathname;
     if (options.access?.(req, path, res)) return;
     if (path !== options.path) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not_found"}');

@@ -25,6 +25,7 @@ import { WebhookSecretStore } from '../../src/webhooks/index.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import type { ReadoutLine } from '../flows/journal-export/harness.js';
 import { journalOfficeYaml } from '../support/office.js';
+import { MALFORMED_TARGETS, requestRawTarget } from '../support/raw-target.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-daemon-'));
 const registry = buildPluginRegistry();
@@ -166,6 +167,12 @@ describe('an office of companies in one process', () => {
     ]);
     expect((await fetch(`${office.url}/companies/nobody/status`)).status).toBe(404);
     expect((await fetch(`${office.url}/companies/%E0/status`)).status).toBe(404);
+    for (const target of MALFORMED_TARGETS) {
+      expect({ target, status: (await requestRawTarget(office.url, target)).status }).toEqual({
+        target,
+        status: 400,
+      });
+    }
     expect((await fetch(`${office.url}/healthz`)).status).toBe(200);
     // The companies' background loops wait on one clock, whose sleeps due in the same second end together.
     const loopClocks = new Set(

@@ -13,6 +13,7 @@ import { STATUS_BY_CODE } from '../../src/daemon/control/outcome-codes.js';
 import { ROOT } from '../contract/openapi/tools.js';
 import { openHealthWorld, type HealthWorld } from '../daemon/health-support.js';
 import { compiledEntry } from '../support/compiled-entry.js';
+import { MALFORMED_TARGETS, requestRawTarget } from '../support/raw-target.js';
 
 const TOKEN = 'ops-token-for-the-bad-input-test';
 
@@ -98,6 +99,18 @@ describe('bad input to a running daemon', () => {
       detail: expect.stringContaining('no job "ordérs"'),
     });
     expect(commandCount()).toBe(before);
+  });
+
+  it('answers 400 to a request target that is not a URL, on any path, and logs no error', async () => {
+    for (const target of MALFORMED_TARGETS) {
+      for (const method of ['GET', 'POST']) {
+        const reply = await requestRawTarget(daemon.opsUrl, target, method);
+        expect({ target, method, status: reply.status }).toEqual({ target, method, status: 400 });
+        expect(JSON.parse(reply.body)).toEqual({ error: 'bad_request_target' });
+      }
+    }
+    expect(world.logs.filter((line) => line['level'] >= 50)).toEqual([]);
+    expect((await fetch(`${daemon.opsUrl}/healthz`)).status).toBe(200);
   });
 
   it('answers 404 for an unknown job, cursor or dead letter when asked, and queues nothing', async () => {

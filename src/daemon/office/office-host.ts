@@ -11,6 +11,7 @@ import type { OpsAccessCheck } from '../../ops/auth.js';
 import { processMetrics, type RequestHandler } from '../../ops/index.js';
 import { listenerUrl } from '../../ops/listen-url.js';
 import { setSecurityHeaders } from '../../ops/security-headers.js';
+import { requestUrl } from '../../shared/request-url.js';
 import type { OpsMount } from '../services/ops-server-service.js';
 import {
   officeRows,
@@ -99,7 +100,8 @@ export class OfficeHost {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestUrl(req);
+    if (url === null) return json(res, 400, { error: 'bad_request_target' });
     const company = COMPANY_PATH.exec(url.pathname);
     if (company !== null) return this.#toCompany(req, res, company[1] ?? '', company[2], url);
     if (this.options.access(req, url.pathname, res)) return;

@@ -4,7 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleApi } from '../http/api.js';
 import type { ApiDeps } from '../http/api-request.js';
-import { notFound } from '../http/problem.js';
+import { notFound, validationError } from '../http/problem.js';
+import { requestUrl } from '../../shared/request-url.js';
 import { serializeProblem, writeReply } from '../http/respond.js';
 import type { PlatformContext } from '../platform/context.js';
 import { serveDownload } from '../platform/downloads.js';
@@ -23,7 +24,12 @@ export function createSandboxServer(deps: ServerDeps): Server {
   const server = createServer((req, res) => {
     const requestId = newId('req');
     const ip = req.socket.remoteAddress ?? '';
-    const url = new URL(req.url ?? '/', deps.ctx.origin() || 'http://127.0.0.1');
+    const url = requestUrl(req, deps.ctx.origin() || 'http://127.0.0.1');
+    if (url === null) {
+      const problem = validationError([], 'The request target is not a valid URL.', 400);
+      writeReply(res, serializeProblem(problem, requestId, req.url ?? ''), { 'X-Request-Id': requestId });
+      return;
+    }
     serve(deps, req, res, url, requestId, ip).catch((error: unknown) => {
       deps.onError(error);
       if (!res.headersSent) res.writeHead(500).end();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strict } from '../../../src/contract/index.js';
 import { createDomain } from '../../../src/sandbox/domain/index.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { MALFORMED_TARGETS, requestRawTarget } from '../../support/raw-target.js';
 
 let sandbox: RunningSandbox;
 
@@ -10,6 +11,17 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sandbox.close();
+});
+
+describe('a request target that is not a URL', () => {
+  it('is answered 400 as a problem, and the sandbox goes on serving', async () => {
+    for (const target of MALFORMED_TARGETS) {
+      const reply = await requestRawTarget(sandbox.baseUrl, target);
+      expect({ target, status: reply.status }).toEqual({ target, status: 400 });
+      expect(JSON.parse(reply.body)).toMatchObject({ status: 400, code: 'validation_error' });
+    }
+    expect((await fetch(new URL('/nothing-here', sandbox.baseUrl))).status).toBe(404);
+  });
 });
 
 async function api(
