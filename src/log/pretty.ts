@@ -1,6 +1,8 @@
 /**
  * Human-readable log lines for a terminal: `12:04:05.123 WARN  connector is down connector=erp reason="..."`.
- * It formats pino's JSON lines after redaction, so it never sees a secret the JSON line would not show.
+ * It formats pino's JSON lines after redaction, so it never sees a secret the JSON line would not show. The lines
+ * carry the time of day only; the stream says the day and the zone in a heading before its first line and again
+ * whenever the day changes: `-- 2026-11-30, times in Asia/Jerusalem (UTC+02:00) --`.
  */
 import { Writable } from 'node:stream';
 
@@ -63,19 +65,51 @@ export function prettyLine(line: string, timeZone?: string): string {
   return [time, level.padEnd(5), msg, ...fields].filter((part) => part !== '').join(' ');
 }
 
-/** A pino destination that writes pretty lines to `out`. */
+/** The heading of a day's lines: its date and the zone of the times on them, with the zone's offset that day. */
+export function dayHeading(ms: number, timeZone: string | undefined): string {
+  const zone = timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    timeZone: zone,
+    timeZoneName: 'longOffset',
+  }).formatToParts(new Date(ms));
+  const part = (type: Intl.DateTimeFormatPartTypes): string =>
+    parts.find((p) => p.type === type)?.value ?? '';
+  const offset = part('timeZoneName') === 'GMT' ? 'UTC+00:00' : part('timeZoneName').replace('GMT', 'UTC');
+  return `-- ${part('year')}-${part('month')}-${part('day')}, times in ${zone} (${offset}) --`;
+}
+
+/** A line's time, for its day heading; null for a line that is not a pino JSON line. */
+function lineTime(line: string): number | null {
+  const match = /"time":(\d+)/.exec(line);
+  return match === null ? null : Number(match[1]);
+}
+
+/** A pino destination that writes pretty lines to `out`, each day's under its heading. */
 export function prettyStream(out: { write(text: string): unknown }, timeZone?: string): Writable {
   let pending = '';
+  let heading: string | undefined;
+  const writeLine = (line: string): void => {
+    const time = lineTime(line);
+    const thisDay = time === null ? undefined : dayHeading(time, timeZone);
+    if (thisDay !== undefined && thisDay !== heading) {
+      heading = thisDay;
+      out.write(`${thisDay}\n`);
+    }
+    out.write(`${prettyLine(line, timeZone)}\n`);
+  };
   return new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       pending += chunk.toString();
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) if (line !== '') out.write(`${prettyLine(line, timeZone)}\n`);
+      for (const line of lines) if (line !== '') writeLine(line);
       done();
     },
     final(done) {
-      if (pending !== '') out.write(`${prettyLine(pending, timeZone)}\n`);
+      if (pending !== '') writeLine(pending);
       done();
     },
   });

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { buildPluginRegistry, runDaemon } from '../../src/daemon/index.js';
 import { prettyLine, wantsPretty } from '../../src/log/index.js';
+import { dayHeading, prettyStream } from '../../src/log/pretty.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openStateStore } from '../../src/state/index.js';
 import { runCli } from './run-cli.js';
@@ -148,6 +149,31 @@ describe('log.pretty', () => {
     expect(prettyLine('not json')).toBe('not json');
   });
 
+  it("heads each day's lines with the date and the zone of their times", async () => {
+    const written: string[] = [];
+    const stream = prettyStream({ write: (text: string) => written.push(text) }, 'Asia/Jerusalem');
+    const at = (iso: string, msg: string): string =>
+      `${JSON.stringify({ level: 30, time: Date.parse(iso), msg })}\n`;
+    stream.write(at('2026-11-30T21:59:00.000Z', 'late'));
+    stream.write(at('2026-11-30T21:59:30.000Z', 'later'));
+    stream.end(at('2026-11-30T22:00:01.000Z', 'next day'));
+    await new Promise((resolve) => stream.on('finish', resolve));
+    expect(written.join('')).toBe(
+      [
+        '-- 2026-11-30, times in Asia/Jerusalem (UTC+02:00) --',
+        '23:59:00.000 INFO  late',
+        '23:59:30.000 INFO  later',
+        '-- 2026-12-01, times in Asia/Jerusalem (UTC+02:00) --',
+        '00:00:01.000 INFO  next day',
+        '',
+      ].join('\n'),
+    );
+    expect(dayHeading(Date.parse('2026-07-01T12:00:00Z'), 'Asia/Jerusalem')).toContain('(UTC+03:00)');
+    expect(dayHeading(Date.parse('2026-07-01T12:00:00Z'), 'UTC')).toBe(
+      '-- 2026-07-01, times in UTC (UTC+00:00) --',
+    );
+  });
+
   it('is pretty on a terminal and JSON in pipes by default; true and false win', () => {
     expect(wantsPretty('auto', true)).toBe(true);
     expect(wantsPretty('auto', undefined)).toBe(false);
@@ -181,6 +207,7 @@ describe('log.pretty', () => {
       const pretty = await runCli(['sync', 'orders', '--config', syncConfig('pipe-pretty', 'true')]);
       expect(pretty.code, pretty.stderr).toBe(0);
       expect(pretty.stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}run started job=orders/m);
+      expect(pretty.stdout).toMatch(/^-- \d{4}-\d\d-\d\d, times in [\w/+-]+ \(UTC[+-]\d\d:\d\d\) --$/m);
       expect(pretty.stdout).not.toMatch(/^\{"level"/m);
     },
   );
