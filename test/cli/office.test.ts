@@ -438,14 +438,19 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     );
   });
 
-  it('leaves a company with a config mistake out of --all with a warning, and shows the others', async () => {
+  it('names a company with a config mistake first in --all, shows the others, and ends in an error', async () => {
     const broken = join(dir, 'companies.d', 'zbroken.yaml');
     writeFileSync(broken, "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n");
     try {
       const status = await cli('status', '--all');
-      expect(status.code, status.stderr).toBe(0);
+      expect(status.code, status.stderr).toBe(1);
       expect(status.stderr).toContain(`warning: company zbroken is left out: ${broken}:`);
+      expect(status.stdout).toMatch(
+        /^== zbroken: left out, its config cannot be read here: .*jobs\.journal\.schedule/m,
+      );
       expect(status.stdout).toMatch(/^== north: /m);
+      expect(status.stdout.indexOf('== zbroken')).toBeLessThan(status.stdout.indexOf('== north'));
+      expect(status.stderr).toContain('the config of 1 company could not be read here');
       const validate = await cli('config', 'validate');
       expect(validate.code).toBe(2);
       expect(validate.stderr).toContain(`${broken}:5:15 jobs.journal.schedule`);

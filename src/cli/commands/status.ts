@@ -133,9 +133,15 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
   printStatus(context, loaded.config, read, now);
 }
 
-/** A company's state as `status --all` read it: not there yet (never run), unreadable (why), or read. */
+/**
+ * A company as `status --all` read it: left out (a mistake in its config, as read here), its state not there yet
+ * (never run), unreadable (why), or read.
+ */
 type CompanyRead =
-  { kind: 'not run' } | { kind: 'unreadable'; why: string } | { kind: 'read'; read: StatusRead };
+  | { kind: 'left out'; why: string }
+  | { kind: 'not run' }
+  | { kind: 'unreadable'; why: string }
+  | { kind: 'read'; read: StatusRead };
 
 async function readCompany(context: CliContext, loaded: LoadedConfig, now: number): Promise<CompanyRead> {
   const { state } = loaded.config;
@@ -158,6 +164,9 @@ function notReady(company: CompanyRead): number {
 function headline(company: CompanyRead): string {
   if (company.kind === 'not run') return 'not run yet (no state yet)';
   if (company.kind === 'unreadable') return `its state cannot be read: ${company.why}`;
+  if (company.kind === 'left out') {
+    return `left out, its config cannot be read here: ${company.why} (\`supply-sync config validate\` lists every mistake)`;
+  }
   const count = notReady(company);
   return count === 0 ? 'ready' : `${count} job(s) not ready`;
 }
@@ -169,44 +178,66 @@ function headline(company: CompanyRead): string {
  */
 async function showAll(context: CliContext, global: GlobalOptions, json: boolean): Promise<void> {
   const now = Date.now();
-  const companies = await Promise.all(
-    (await loadCliCompanies(context, global)).configs.map(async (loaded) => ({
+  const { configs, failed } = await loadCliCompanies(context, global);
+  const read = await Promise.all(
+    configs.map(async (loaded) => ({
+      name: loaded.company?.name ?? loaded.file,
       loaded,
       company: await readCompany(context, loaded, now),
     })),
   );
-  const rank = (company: CompanyRead): number =>
-    company.kind === 'unreadable' ? 1_000_000 : notReady(company);
-  companies.sort((a, b) => rank(b.company) - rank(a.company));
-  const first = companies[0]?.loaded.company;
+  const leftOut = [...failed].map(([name, issues]) => ({
+    name,
+    loaded: undefined,
+    company: { kind: 'left out', why: issues.split('\n')[0] ?? issues } as const,
+  }));
+  const companies: ShownCompany[] = [...leftOut, ...read.sort((a, b) => rank(b.company) - rank(a.company))];
+  const first = configs[0]?.company;
   const office = first === undefined ? undefined : officePresence(first.officeState, first.shared);
   if (json) printAllJson(context, office, companies);
   else {
     if (office !== undefined) context.output.line(`office: ${office.detail}`);
-    for (const { loaded, company } of companies) {
-      context.output.line(`== ${loaded.company?.name ?? loaded.file}: ${headline(company)}`);
-      if (company.kind === 'read') printStatus(context, loaded.config, company.read, now);
+    for (const { name, loaded, company } of companies) {
+      context.output.line(`== ${name}: ${headline(company)}`);
+      if (company.kind === 'read' && loaded !== undefined)
+        printStatus(context, loaded.config, company.read, now);
     }
   }
-  const unreadable = companies.filter(({ company }) => company.kind === 'unreadable').length;
-  if (unreadable > 0) {
-    throw new CliError(
-      `the state of ${unreadable} compan${unreadable === 1 ? 'y' : 'ies'} could not be read (see above)`,
-      'state_unreadable',
-    );
+  failIfNotShown(companies);
+}
+
+interface ShownCompany {
+  readonly name: string;
+  readonly loaded: LoadedConfig | undefined;
+  readonly company: CompanyRead;
+}
+
+const rank = (company: CompanyRead): number =>
+  company.kind === 'unreadable' ? 1_000_000 : notReady(company);
+
+/** Ends in an error naming how many companies could not be shown, when any could not. */
+function failIfNotShown(companies: readonly ShownCompany[]): void {
+  const count = (kind: CompanyRead['kind']): number =>
+    companies.filter(({ company }) => company.kind === kind).length;
+  const plural = (n: number): string => `${n} compan${n === 1 ? 'y' : 'ies'}`;
+  const unreadable = count('unreadable');
+  const leftOut = count('left out');
+  const said = [
+    ...(leftOut > 0 ? [`the config of ${plural(leftOut)} could not be read here`] : []),
+    ...(unreadable > 0 ? [`the state of ${plural(unreadable)} could not be read`] : []),
+  ];
+  if (said.length > 0) {
+    throw new CliError(`${said.join('; ')} (see above)`, leftOut > 0 ? 'config_invalid' : 'state_unreadable');
   }
 }
 
-function printAllJson(
-  context: CliContext,
-  office: unknown,
-  companies: ReadonlyArray<{ loaded: LoadedConfig; company: CompanyRead }>,
-): void {
-  const all = companies.map(({ loaded, company }) => ({
-    company: loaded.company?.name ?? null,
-    file: loaded.file,
+function printAllJson(context: CliContext, office: unknown, companies: readonly ShownCompany[]): void {
+  const all = companies.map(({ name, loaded, company }) => ({
+    company: loaded === undefined ? name : (loaded.company?.name ?? null),
+    file: loaded?.file ?? null,
     status: company.kind === 'read' ? statusJson(company.read) : null,
-    ...(company.kind === 'unreadable' ? { error: company.why } : {}),
+    ...(company.kind === 'unreadable' || company.kind === 'left out' ? { error: company.why } : {}),
+    ...(company.kind === 'left out' ? { left_out: true } : {}),
   }));
   context.output.line(JSON.stringify(deepScrub({ office, companies: all }, context.secrets), null, 2));
 }
