@@ -74,7 +74,7 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     const waiting = { limits, shared: options.loaded.config.state.url !== undefined, asCliError };
     const takeOver = options.takeOver === undefined ? undefined : quietTakeOver(options.takeOver);
     const result = (await waitForCommand(state, id, { ...waiting, takeOver }).catch((error: unknown) => {
-      throw namingTheFile(error, options.loaded.file);
+      throw namingTheFile(error, options.loaded);
     })) as R;
     context.output.done();
     return { via: 'daemon', result };
@@ -113,11 +113,19 @@ function quietTakeOver(
     });
 }
 
-/** The daemon refused a command given after an edit of the mappings it has not reloaded: say which file. */
-function namingTheFile(error: unknown, file: string): unknown {
+/**
+ * The daemon refused a command given after an edit of the mappings it has not reloaded: say which file, and the
+ * reload that takes it (an office's, for a company of an office: a company's own reload takes only its files, and
+ * a change to the office's shared part needs the office's). A reload refused for a change that needs a restart
+ * leaves the way out to its own message.
+ */
+function namingTheFile(error: unknown, loaded: LoadedConfig): unknown {
   if (!(error instanceof CliError) || error.code !== 'mappings_differ') return error;
+  const reload = `supply-sync --config ${loaded.company?.office ?? loaded.file} config reload`;
   return new CliError(
-    `the running daemon's mappings differ from ${file}: run \`supply-sync config reload\` first (nothing was done)`,
+    `the running daemon's mappings differ from ${loaded.file}: run \`${reload}\` first, then this command again ` +
+      '(nothing was done); if the reload is refused for a change that only a restart takes, restart the daemon ' +
+      'or undo that change',
     'mappings_differ',
   );
 }

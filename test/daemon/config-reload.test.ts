@@ -108,7 +108,9 @@ describe('config reload on a running daemon', () => {
       const early = await cli('dead-letters', 'retry', String(letter.id));
       expect(early.code).toBe(1);
       expect(early.stderr).toContain(
-        `the running daemon's mappings differ from ${configFile}: run \`supply-sync config reload\` first`,
+        `the running daemon's mappings differ from ${configFile}: run ` +
+          `\`supply-sync --config ${configFile} config reload\` first, then this command again (nothing was done); ` +
+          'if the reload is refused for a change that only a restart takes, restart the daemon or undo that change',
       );
       expect(early.stderr).toContain('(mappings_differ)');
       expect(daemon.env.state.deadLetters.byId(letter.id)?.status).toBe('open');
