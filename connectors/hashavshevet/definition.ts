@@ -14,7 +14,7 @@ export const hashavshevetConnectorDefinition = defineConnector({
   capabilities: ['accountingWriter'],
   create(config: HashavshevetConfig, context: ConnectorContext): Promise<Connector> {
     const resolved = { ...config, import_dir: resolveImportDir(config.import_dir, context.baseDir) };
-    const writer = new HashavshevetWriter(resolved, context.name);
+    const writer = new HashavshevetWriter(resolved, context.name, context.configFile);
     return Promise.resolve({
       type: HASHAVSHEVET_TYPE,
       capabilities: { accountingWriter: writer },

@@ -6,6 +6,8 @@
  *                 the details template.
  *  - sequence:    a number from a counter kept in the import folder, the same number every time for the same
  *                 document number.
+ * The counter file is written with the first batch whatever the rule: it is how the folder is recognised later
+ * (folder-mark.ts).
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ const MAX_SEQUENCE = 10 ** REFERENCE_DIGITS - 1;
 
 export class ReferenceRuleError extends Error {}
 
-interface SequenceState {
+export interface SequenceState {
   next: number;
   assigned: Record<string, number>;
 }
@@ -43,7 +45,8 @@ export class ReferenceResolver {
     cache: SequenceCache = new SequenceCache(),
   ): Promise<ReferenceResolver> {
     const file = join(folder, SEQUENCE_FILE);
-    const state = rule === 'sequence' ? await cache.read(file, start) : { next: start, assigned: {} };
+    const read = rule === 'sequence' ? await cache.read(file, start) : null;
+    const state = read ?? { next: start, assigned: {} };
     return new ReferenceResolver(rule, state, file);
   }
 
@@ -87,11 +90,20 @@ export class ReferenceResolver {
     }
   }
 
-  /** Saves numbers assigned in this batch; call before the data file that uses them is written. */
-  async persist(): Promise<void> {
-    if (this.#added.size === 0) return;
+  /** The number the sequence gives next, once this batch's numbers are saved. */
+  get next(): number {
+    return this.state.next;
+  }
+
+  /**
+   * Saves numbers assigned in this batch; call before the data file that uses them is written. `create`: write the
+   * file even when nothing was assigned (a folder without one, whatever the rule: the file is its mark).
+   */
+  async persist(create = false): Promise<void> {
+    if (this.#added.size === 0 && !create) return;
     const assigned = { ...this.state.assigned, ...Object.fromEntries(this.#added) };
-    const next = Math.max(this.state.next, ...this.#added.values()) + 1;
+    const next =
+      this.#added.size === 0 ? this.state.next : Math.max(this.state.next, ...this.#added.values()) + 1;
     await writeFileAtomic(this.file, `${JSON.stringify({ next, assigned }, null, 2)}\n`);
     this.state.assigned = assigned;
     this.state.next = next;
@@ -117,12 +129,13 @@ export class ReferenceResolver {
 export class SequenceCache {
   #kept: { readonly key: string; readonly state: SequenceState } | undefined;
 
-  async read(file: string, start: number): Promise<SequenceState> {
+  /** The file's counter (never below `start`), or null when there is no file. */
+  async read(file: string, start: number): Promise<SequenceState | null> {
     const key = await statKey(file);
     const kept = this.#kept;
     if (kept !== undefined && key !== null && kept.key === key) return kept.state;
-    const state = await readSequence(file, start);
-    this.#kept = key === null ? undefined : { key, state };
+    const state = key === null ? null : await readSequence(file, start);
+    this.#kept = key === null || state === null ? undefined : { key, state };
     return state;
   }
 }
@@ -137,12 +150,12 @@ async function statKey(file: string): Promise<string | null> {
   }
 }
 
-async function readSequence(file: string, start: number): Promise<SequenceState> {
+async function readSequence(file: string, start: number): Promise<SequenceState | null> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if (isNotFound(error)) return { next: start, assigned: {} };
+    if (isNotFound(error)) return null;
     throw error;
   }
   const parsed: unknown = JSON.parse(text);

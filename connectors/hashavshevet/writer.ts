@@ -1,7 +1,8 @@
 /**
  * AccountingWriter for the flexible text import: one data file plus its layout file per batch, named after the
  * batch key, each written atomically. The data file's presence (in the import folder or its done/ subfolder) is
- * what says a batch was written.
+ * what says a batch was written, so a folder written to before must not be replaced by an empty one unnoticed
+ * (folder-mark.ts).
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import type { HashavshevetConfig } from './config.js';
 import { formatMovement, type RecordOptions } from './format-record.js';
 import { buildLayout, layoutFileText, type RecordLayout } from './layout.js';
 import { toMovements } from './records.js';
+import { FolderMarkKeeper } from './folder-mark.js';
 import { ReferenceResolver, SequenceCache } from './references.js';
 import { HashavshevetReadBack } from './read.js';
 
@@ -45,15 +47,22 @@ export class HashavshevetWriter implements AccountingWriter {
   readonly layout: RecordLayout;
   readonly readBack: HashavshevetReadBack;
   readonly #recordOptions: RecordOptions;
-  /** The reference sequence file as last read (long_references: sequence), read again only when it changed. */
+  /** The reference sequence file as last read, read again only when it changed. */
   readonly #sequence = new SequenceCache();
+  /** Recognises the folder written to before, so a missing or swapped one fails instead of starting afresh. */
+  readonly targetMark: FolderMarkKeeper;
 
   /** `config.import_dir` must already be absolute (the connector definition resolves it). */
   constructor(
     private readonly config: HashavshevetConfig,
     private readonly connectorName: string,
+    configFile?: string,
   ) {
     this.readBack = new HashavshevetReadBack(config, connectorName);
+    this.targetMark = new FolderMarkKeeper(config.import_dir, config.sequence_start, this.#sequence, {
+      connector: connectorName,
+      configFile,
+    });
     this.layout = buildLayout({
       dateFormat: config.date_format,
       costingCode: config.costing_code !== 'none',
@@ -98,15 +107,17 @@ export class HashavshevetWriter implements AccountingWriter {
       location: files.data,
     });
     if (await this.hasBatch(batch.batchKey)) return result('already_written');
+    const counter = await this.targetMark.check();
     const references = await this.#references();
     const content = encodeSingleByte(
       this.#reusable(batch.entries, prepared) ??
         this.#render(batch.entries, references, `journal batch ${batch.batchKey}`),
     );
     await removeStaleTempFiles(this.config.import_dir);
-    await references.persist();
+    await references.persist(counter === null);
     await writeFileAtomic(files.layout, layoutFileText(this.layout));
     await writeFileAtomic(files.data, content);
+    this.targetMark.wrote(Math.max(references.next, counter?.next ?? 0));
     return result('written');
   }
 

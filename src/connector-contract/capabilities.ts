@@ -29,6 +29,21 @@ export interface AccountingWriter {
   hasBatch(batchKey: string): Promise<boolean>;
   /** Reads the books back for reconciliation; left out by a writer whose target cannot be read. */
   readonly readBack?: JournalReadBack;
+  /** Offered by a writer whose target can go missing or be swapped unnoticed (a folder on a share). */
+  readonly targetMark?: TargetMark;
+}
+
+/**
+ * What a writer keeps outside its target to recognise it later: a mark of what it wrote there. Connectors never
+ * touch the state, so the journal export keeps the mark, hands it back before every run and saves it with every
+ * batch written; a target that falls short of it (gone, emptied, restored from an older copy) fails the run before
+ * anything is written, instead of being started afresh without a word.
+ */
+export interface TargetMark {
+  /** Before a run: the mark the state holds, null for none. Throws a ConnectorError saying what is wrong and what to do. */
+  verify(saved: string | null): Promise<void>;
+  /** The mark of what the target holds now (after verify and after each batch written); null while nothing. */
+  current(): string | null;
 }
 
 export interface OrderSink {

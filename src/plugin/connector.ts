@@ -10,6 +10,8 @@ export interface ConnectorContext {
   readonly name: string;
   /** Directory relative paths in the connector config resolve against (the config file's folder). */
   readonly baseDir: string;
+  /** The config file the connector's block was read from, named in errors with the key at fault. */
+  readonly configFile?: string;
   /**
    * Asked right before each write to the connector's system commits (see CommitGate); a refusal means roll back.
    * Absent where nothing holds writes back.

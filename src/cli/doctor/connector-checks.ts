@@ -47,6 +47,7 @@ export async function connectorChecks(
       const connector = await registry.createParsedConnector(type, settings, {
         name,
         baseDir: dirname(resolve(configFile)),
+        configFile: resolve(configFile),
       });
       try {
         const checks = await connector.check();

@@ -212,7 +212,12 @@ export async function openConnectors(
       return allowance === undefined ? undefined : { deadline: allowance.deadline };
     };
     const open = (): Promise<Connector> =>
-      registry.createParsedConnector(type, parsed, { name, baseDir, mayCommit });
+      registry.createParsedConnector(type, parsed, {
+        name,
+        baseDir,
+        configFile: resolve(loaded.file),
+        mayCommit,
+      });
     connectors.set(name, await openPart(lifecycle, `connector ${name}`, open, (opened) => opened.close()));
   }
   return connectors;

@@ -13,6 +13,7 @@ import { addMoney } from '../../shared/decimal.js';
 import { noteWrittenBatch, type StateStore, type WrittenBatch } from '../../state/index.js';
 import { isExportConflict, lineStatuses, type JournalExportApi } from './api.js';
 import { DeadLetterBook } from './dead-letters.js';
+import { saveTargetMark } from './target-mark.js';
 import { batchKeyFor, exportKeyFor, PlanStore, splitByDocument, type BatchPlan } from './plans.js';
 
 export const LEDGER_FLOW = 'journal-export';
@@ -114,6 +115,7 @@ async function writeBatch(ctx: CommitContext, plan: BatchPlan): Promise<BatchPla
   ctx.state.transaction(() => {
     ctx.state.ledger.record(writtenKey(ctx, plan.batchKey), location);
     noteWrittenBatch(ctx.state.kv, ctx.connectorName, plan.batchKey, writtenSummary(plan, location, ctx));
+    saveTargetMark(ctx.state, ctx.writer, ctx.connectorName);
   });
   return { ...plan, written: true, location };
 }

@@ -31,6 +31,7 @@ import {
 import { GroupSelector, type Decision, type FailedGroup } from './select.js';
 import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
+import { verifyTargetMark } from './target-mark.js';
 import type { StagedDocument } from './staging.js';
 
 export interface JournalExportJobInput {
@@ -148,6 +149,8 @@ async function exportRun(
       signal: ctx.signal,
       counts,
     };
+    // Before anything is written: a target that is not the one written to before fails the run here.
+    await verifyTargetMark(ctx.state, input.writer, setup.connectorName);
     if (!(await resumeSavedPlans(commit, budget))) return { outcome: 'partial', counts };
     const outcome = await withStagedLines(input.api, options, ctx.signal, counts, (documents) =>
       exportDocuments(setup, ctx, documents, { commit, budget, held }),

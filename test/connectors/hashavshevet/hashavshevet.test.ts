@@ -304,7 +304,11 @@ describe('hashavshevet batches and files', () => {
     await writeFile(join(dir, '.tmp-MOVEIN-je-0001.DOC-abc123'), 'partial');
     expect(await w.hasBatch('je-0001')).toBe(false);
     await w.writeJournalBatch(sampleBatch());
-    expect((await readdir(dir)).sort()).toEqual(['MOVEIN-je-0001.DOC', 'MOVEIN-je-0001.PRM']);
+    expect((await readdir(dir)).sort()).toEqual([
+      'MOVEIN-je-0001.DOC',
+      'MOVEIN-je-0001.PRM',
+      'supply-sync-references.json',
+    ]);
   });
 
   it('refuses an unbalanced batch and one with an amount over 9.2', async () => {
