@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { configJsonSchema, loadConfig, secret } from '../../src/config/index.js';
+import { configJsonSchema, loadConfig, loadConfigSet, secret } from '../../src/config/index.js';
 import { buildPluginRegistry } from '../../src/cli/plugins.js';
 import { optionsOnlyFlow, registryWithConnectors } from './fixtures.js';
 
@@ -88,6 +88,40 @@ describe('notifications in the example configs', () => {
       }
     });
   }
+});
+
+describe('the office example', () => {
+  it('validates with its commented morning report and notifications uncommented, as the file says', async () => {
+    const { readFileSync, writeFileSync, mkdtempSync, rmSync, cpSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'supply-sync-office-example-'));
+    try {
+      cpSync(join(CONFIG_DIR, 'office'), dir, { recursive: true });
+      const file = join(dir, 'office.yaml');
+      const text = uncommentNotifications(readFileSync(file, 'utf8')).replace(
+        /^ {2}# report:\n {2}# {3}at: "07:00"\n {2}# {3}channels: \[office-mail\]$/m,
+        '  report:\n    at: "07:00"\n    channels: [office-mail]',
+      );
+      expect(text).toMatch(/^notifications:$/m);
+      expect(text).toMatch(/^ {2}report:$/m);
+      writeFileSync(file, text);
+      const set = loadConfigSet(file, {
+        env: {
+          ...ENV,
+          CAFE_NORTH_KEY: 'svc_test_north0000000000',
+          CAFE_SOUTH_KEY: 'svc_test_south0000000000',
+        },
+        registry: await buildPluginRegistry(),
+        readFile: (path) => SECRET_FILES[path] ?? readFileSync(path, 'utf8'),
+      });
+      expect(set.kind).toBe('office');
+      if (set.kind !== 'office') return;
+      expect(set.office.failed).toEqual(new Map());
+      expect(set.office.report?.channels).toEqual(['office-mail']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('JSON Schema for editors', () => {
