@@ -6,6 +6,8 @@ export {
   verifySignature,
 } from './signature.js';
 export type { ParsedSignatureHeader, SignatureFailure, SignatureResult, VerifyOptions } from './signature.js';
+export { readRawBody } from './body.js';
+export type { BodyResult } from './body.js';
 export { parseEnvelope } from './envelope.js';
 export type { EnvelopeFailure, EnvelopeResult, WebhookEvent } from './envelope.js';
 export type { InboxRow, InboxStore } from './inbox.js';

@@ -20,13 +20,13 @@ import type { ControlApiOptions } from './control-options.js';
 import { configFingerprint } from './fingerprint.js';
 import { askCommand, bindToOpenLetters, queueLimits } from './command-queue.js';
 import { decodePathParams, decodeQuery } from './request-parts.js';
+import { readJsonBody } from './request-body.js';
 
 /** How long a change is waited for before the answer is 202 with the command to poll. */
 const CHANGE_WAIT_MS = 10_000;
 /** A run now with ?wait=true. */
 const RUN_WAIT_MS = 15 * 60_000;
 const POLL_MS = 20;
-const MAX_BODY_BYTES = 16 * 1024;
 
 export type ControlHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>;
 
@@ -54,7 +54,7 @@ export function createControlApi(options: ControlApiOptions): ControlHandler | u
   };
 }
 
-/** The route's answer to an authorised caller: a 400/415 for a request it cannot read, else the handler's. */
+/** The route's answer to an authorised caller: a 400/413/415 for a request it cannot read, else the handler's. */
 async function answer(
   req: IncomingMessage,
   found: { route: ControlRoute; params: Record<string, string> },
@@ -63,10 +63,9 @@ async function answer(
 ): Promise<ControlReply> {
   const parts = requestParts(req, found.route.method, found.params);
   if ('status' in parts) return parts;
-  const body = found.route.method === 'POST' ? await readJson(req) : {};
-  if (body === null)
-    return { status: 400, body: { error: 'usage', detail: 'the body is not a JSON object' } };
-  return found.route.handle({ ...parts, body, who }, context);
+  const body = found.route.method === 'POST' ? await readJsonBody(req) : { ok: true as const, value: {} };
+  if (!body.ok) return body.reply;
+  return found.route.handle({ ...parts, body: body.value, who }, context);
 }
 
 /** The path parameters and query, decoded; a 400 naming the part that cannot be, or a 415 for a form post. */
@@ -104,32 +103,13 @@ function matchRoute(method: string, path: string) {
   return undefined;
 }
 
-/** The body as a JSON object ({} when empty); null when it is not one or is too large. */
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
-
 function send(res: ServerResponse, reply: ControlReply): void {
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     ...(reply.status === 401 ? { 'www-authenticate': 'Bearer realm="supply-sync"' } : {}),
+    // The rest of a body too large was not read: the connection cannot carry another request.
+    ...(reply.status === 413 ? { connection: 'close' } : {}),
     ...(reply.location === undefined ? {} : { location: reply.location }),
     ...(reply.retryAfter === undefined ? {} : { 'retry-after': String(reply.retryAfter) }),
   });

@@ -6,11 +6,20 @@ import { requireNotPaused } from './effect-actions.js';
 import { statusOfCode } from './outcome-codes.js';
 import { QueueFullError } from './command-queue.js';
 import { requireJob } from './state-actions.js';
+import {
+  CURSOR_RESET_BODY,
+  DEAD_LETTER_GROUP_BODY,
+  EMPTY_BODY,
+  PAUSE_BODY,
+  parseBody,
+  type BodySpec,
+} from './request-body.js';
 
 export interface ControlRequest {
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  readonly body: Readonly<Record<string, unknown>>;
+  /** The body as JSON, not checked yet: each route parses it with its BodySpec. */
+  readonly body: unknown;
   readonly who: string;
 }
 
@@ -64,11 +73,15 @@ function refusal(error: unknown): ControlReply {
   return { ...reply, body: { ...reply.body, command: error.pending }, retryAfter: error.retryAfterSeconds };
 }
 
-/** A route that queues a command; a run now is only waited for with ?wait=true, a change always (up to a bound). */
+/**
+ * A route that queues a command, once its body is what the route takes; a run now is only waited for with
+ * ?wait=true, a change always (up to a bound).
+ */
 const command =
-  (
+  <B>(
     path: string,
-    action: (request: ControlRequest, options: ControlApiOptions) => ControlAction | ControlReply,
+    body: BodySpec<B>,
+    action: (request: ControlRequest, body: B, options: ControlApiOptions) => ControlAction | ControlReply,
     waitByDefault = true,
   ) =>
   (method: 'POST'): ControlRoute => ({
@@ -76,7 +89,9 @@ const command =
     path,
     pattern: route(path),
     handle: async (request, context) => {
-      const made = action(request, context.options);
+      const parsed = parseBody(body, request.body);
+      if (!parsed.ok) return parsed.reply;
+      const made = action(request, parsed.value, context.options);
       if ('status' in made) return made;
       const wait = waitByDefault || request.query.get('wait') === 'true';
       try {
@@ -133,70 +148,55 @@ function deadLetterId(request: ControlRequest, options: ControlApiOptions): numb
   return refusal(new ControlError('dead_letter_not_found', `no dead letter #${id}${why}`));
 }
 
-function reasonOf(body: Readonly<Record<string, unknown>>): string | null {
-  return typeof body['reason'] === 'string' && body['reason'] !== '' ? body['reason'] : null;
-}
-
-/** The missing mapping a group of letters was filed for, as the notifications name it. */
-function missingOf(
-  body: Readonly<Record<string, unknown>>,
-): { table: string; key: string } | null | 'invalid' {
-  const missing = body['missing'];
-  if (missing === undefined || missing === null) return null;
-  if (typeof missing !== 'object') return 'invalid';
-  const { table, key } = missing as Record<string, unknown>;
-  if (typeof table !== 'string' || table === '' || typeof key !== 'string' || key === '') return 'invalid';
-  return { table, key };
-}
+/** An empty reason is stored as no reason, as a null or absent one is. */
+const reasonOf = (reason: string | null | undefined): string | null =>
+  reason === undefined || reason === '' ? null : reason;
 
 export const CONTROL_ROUTES: readonly ControlRoute[] = [
-  command('/jobs/{job}/run', (r, options) => runNow(param(r, 'job'), options), false)('POST'),
-  command('/jobs/{job}/pause', (r, options) =>
-    knownJob(param(r, 'job'), options, (job) => ({ kind: 'jobs.pause', job, reason: reasonOf(r.body) })),
+  command(
+    '/jobs/{job}/run',
+    EMPTY_BODY,
+    (r, _body, options) => runNow(param(r, 'job'), options),
+    false,
   )('POST'),
-  command('/jobs/{job}/resume', (r, options) =>
+  command('/jobs/{job}/pause', PAUSE_BODY, (r, body, options) =>
+    knownJob(param(r, 'job'), options, (job) => ({ kind: 'jobs.pause', job, reason: reasonOf(body.reason) })),
+  )('POST'),
+  command('/jobs/{job}/resume', EMPTY_BODY, (r, _body, options) =>
     knownJob(param(r, 'job'), options, (job) => ({ kind: 'jobs.resume', job })),
   )('POST'),
   ...(['retry', 'discard'] as const).map((verb) =>
-    command(`/dead-letters/{id}/${verb}`, (r, options) => {
+    command(`/dead-letters/{id}/${verb}`, EMPTY_BODY, (r, _body, options) => {
       const id = deadLetterId(r, options);
       return typeof id === 'number' ? { kind: `dead-letters.${verb}` as const, target: { id } } : id;
     })('POST'),
   ),
   ...(['retry', 'discard'] as const).map((verb) =>
-    command(`/dead-letters/${verb}`, (r) => {
-      const flow = r.body['flow'];
-      if (typeof flow !== 'string' || flow === '') {
-        return {
-          status: 400,
-          body: {
-            error: 'usage',
-            detail:
-              'give {"flow": "...", "reason": "..." (optional), "missing": {"table": "...", "key": "..."} (optional)}',
-          },
-        };
-      }
-      const reason = reasonOf(r.body);
-      const missing = missingOf(r.body);
-      if (missing === 'invalid') {
-        return {
-          status: 400,
-          body: { error: 'usage', detail: 'missing must be {"table": "...", "key": "..."}' },
-        };
-      }
+    command(`/dead-letters/${verb}`, DEAD_LETTER_GROUP_BODY, (_r, { flow, reason, missing }) => {
+      const why = reasonOf(reason);
       return {
         kind: `dead-letters.${verb}` as const,
-        target: { flow, ...(reason === null ? {} : { reason }), ...(missing === null ? {} : { missing }) },
+        target: {
+          flow,
+          ...(why === null ? {} : { reason: why }),
+          ...(missing === undefined || missing === null ? {} : { missing }),
+        },
       };
     })('POST'),
   ),
-  command('/cursors/{stream}/reset', (r, options) => knownCursor(param(r, 'stream'), options))('POST'),
-  command('/config/reload', () => ({ kind: 'config.reload' }))('POST'),
+  command('/cursors/{stream}/reset', CURSOR_RESET_BODY, (r, _body, options) =>
+    knownCursor(param(r, 'stream'), options),
+  )('POST'),
+  command('/config/reload', EMPTY_BODY, () => ({ kind: 'config.reload' }))('POST'),
   {
     method: 'POST',
     path: '/commands/{id}/cancel',
     pattern: route('/commands/{id}/cancel'),
-    handle: async (request, { options }) => cancelCommand(param(request, 'id'), request.who, options),
+    handle: async (request, { options }) => {
+      const parsed = parseBody(EMPTY_BODY, request.body);
+      if (!parsed.ok) return parsed.reply;
+      return cancelCommand(param(request, 'id'), request.who, options);
+    },
   },
   ...readRoutes(),
 ];
