@@ -6,6 +6,7 @@ import { requireNotPaused } from './effect-actions.js';
 import { statusOfCode } from './outcome-codes.js';
 import { QueueFullError } from './command-queue.js';
 import { requireJob } from './state-actions.js';
+import type { ControlReply } from './control-reply.js';
 import {
   CURSOR_RESET_BODY,
   DEAD_LETTER_GROUP_BODY,
@@ -21,14 +22,6 @@ export interface ControlRequest {
   /** The body as JSON, not checked yet: each route parses it with its BodySpec. */
   readonly body: unknown;
   readonly who: string;
-}
-
-export interface ControlReply {
-  readonly status: number;
-  readonly body: unknown;
-  readonly location?: string;
-  /** Seconds, sent as Retry-After (a full queue). */
-  readonly retryAfter?: number;
 }
 
 export interface RouteContext {
@@ -290,3 +283,5 @@ function readRoutes(): ControlRoute[] {
     }),
   ];
 }
+
+export type { ControlReply } from './control-reply.js';

@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { readRawBody } from '../../webhooks/index.js';
-import type { ControlReply } from './control-routes.js';
+import type { ControlReply } from './control-reply.js';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
