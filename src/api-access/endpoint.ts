@@ -2,6 +2,7 @@
  * Where the API is: a configured base URL with its key, or the embedded sandbox (demo and trials), which hands
  * out one key per side so a single demo daemon can run supplier and buyer flows at once.
  */
+import { dirname, join } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { ApiSide } from '../contract/index.js';
 import { apiNetworkOptions, type ApiNetworkOptions } from './network.js';
@@ -27,6 +28,11 @@ export interface EmbeddedSandboxOptions {
   readonly statePath?: string;
   /** Admit http:// webhook URLs on loopback (the daemon registers its own plain-http endpoint). */
   readonly allowHttpWebhooks?: boolean;
+}
+
+/** Where the daemon keeps its embedded sandbox's data (and so the keys it hands each side): beside the state file. */
+export function embeddedSandboxFile(config: Config): string {
+  return join(dirname(config.state.path), 'sandbox.db');
 }
 
 export class ApiEndpointError extends Error {

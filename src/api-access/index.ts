@@ -1,6 +1,7 @@
 /** The one way to open the API, for the daemon and the CLI alike. */
 export {
   openApiEndpoint,
+  embeddedSandboxFile,
   ApiEndpointError,
   type ApiEndpoint,
   type ApiSide,

@@ -1,10 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { ApiError } from '../../client/index.js';
+import { ApiError, type ApiClient } from '../../client/index.js';
 import type { Config, PluginSchemas } from '../../config/index.js';
-import { openApi, type ApiSide } from '../../api-access/index.js';
+import { apiClientFor, openApiEndpoint, type ApiEndpoint, type ApiSide } from '../../api-access/index.js';
 import { credentialFix, isCredentialCode, UNREACHABLE_FIX } from '../../shared/api-fixes.js';
 import { loadUndici } from '../../shared/lazy-packages.js';
 import { check, type DoctorCheck } from './check.js';
+import { daemonSandbox } from './daemon-sandbox.js';
 import { networkChecks } from './network-checks.js';
 
 const FIXES: Record<string, string> = {
@@ -38,15 +39,19 @@ async function clockSkew(
   return Number.isNaN(serverTime) ? undefined : serverTime - (before + after) / 2;
 }
 
+/** The enabled jobs of one account side and the scopes their flows need. */
+interface SideNeeds {
+  readonly jobs: string[];
+  readonly scopes: Set<string>;
+}
+
 interface FlowNeeds {
-  scopes: Set<string>;
   unknownFlows: string[];
-  /** Jobs per account side their flow speaks for. */
-  sides: Map<ApiSide, string[]>;
+  sides: Map<ApiSide, SideNeeds>;
 }
 
 function flowNeeds(config: Config, registry: PluginSchemas): FlowNeeds {
-  const needs: FlowNeeds = { scopes: new Set(), unknownFlows: [], sides: new Map() };
+  const needs: FlowNeeds = { unknownFlows: [], sides: new Map() };
   for (const [name, job] of Object.entries(config.jobs)) {
     if (!job.enabled) continue;
     const flow = registry.flow(job.flow);
@@ -54,18 +59,47 @@ function flowNeeds(config: Config, registry: PluginSchemas): FlowNeeds {
       needs.unknownFlows.push(job.flow);
       continue;
     }
-    for (const scope of flow.scopes) needs.scopes.add(scope);
-    needs.sides.set(flow.side, [...(needs.sides.get(flow.side) ?? []), name]);
+    const side = needs.sides.get(flow.side) ?? { jobs: [], scopes: new Set<string>() };
+    side.jobs.push(name);
+    for (const scope of flow.scopes) side.scopes.add(scope);
+    needs.sides.set(flow.side, side);
   }
   return needs;
 }
 
+/** The jobs one key serves: the daemon gives each side its own key, which may be the same one. */
+interface KeyUse {
+  readonly side: ApiSide;
+  readonly sides: Map<ApiSide, SideNeeds>;
+  /** "(key of jobs …)" when the jobs use more than one key, so each GET /me line says whose key it checked. */
+  label: string;
+}
+
+function keyUses(endpoint: ApiEndpoint, needs: FlowNeeds): KeyUse[] {
+  const byKey = new Map<string, KeyUse>();
+  // Without jobs the daemon still watches the API with the supplier-side key.
+  const watching = new Map<ApiSide, SideNeeds>([['supplier', { jobs: [], scopes: new Set() }]]);
+  const sides = needs.sides.size > 0 ? needs.sides : watching;
+  for (const [side, need] of sides) {
+    const key = endpoint.keyFor(side);
+    const use = byKey.get(key) ?? { side, sides: new Map(), label: '' };
+    use.sides.set(side, need);
+    byKey.set(key, use);
+  }
+  const uses = [...byKey.values()];
+  if (uses.length > 1) {
+    for (const use of uses)
+      use.label = ` (key of jobs ${[...use.sides.values()].flatMap((n) => n.jobs).join(', ')})`;
+  }
+  return uses;
+}
+
 /** The account type GET /me reports must suit every job: supplier flows need a supplier account, buyer flows not. */
-function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck[] {
+function sideChecks(accountType: string, sides: KeyUse['sides']): DoctorCheck[] {
   const results: DoctorCheck[] = [];
   const isSupplier = accountType === 'supplier';
-  for (const [side, jobs] of sides) {
-    if ((side === 'supplier') === isSupplier) continue;
+  for (const [side, { jobs }] of sides) {
+    if (jobs.length === 0 || (side === 'supplier') === isSupplier) continue;
     const detail = `jobs ${jobs.join(', ')} need a ${side} account; this key belongs to a ${accountType} account`;
     const fix = `use a ${side} key, or run these jobs in a separate install with their own config`;
     results.push(check('fail', 'api account', detail, fix));
@@ -73,10 +107,9 @@ function sideChecks(accountType: string, sides: FlowNeeds['sides']): DoctorCheck
   return results;
 }
 
-type ApiAccess = Awaited<ReturnType<typeof openApi>>;
-type Me = Awaited<ReturnType<ApiAccess['api']['account']['me']>>;
+type Me = Awaited<ReturnType<ApiClient['account']['me']>>;
 
-/** Every scope the enabled jobs need must be granted; flows unknown to this build leave it open. */
+/** Every scope the key's jobs need must be granted; flows unknown to this build leave it open. */
 function scopeCheck(me: Me, scopes: ReadonlySet<string>, unknownFlows: readonly string[]): DoctorCheck {
   const missing = [...scopes].filter((scope) => !me.scopes.includes(scope));
   if (missing.length > 0) {
@@ -101,25 +134,26 @@ function scopeCheck(me: Me, scopes: ReadonlySet<string>, unknownFlows: readonly 
   );
 }
 
-/** What GET /me tells: the account, environment, sides, scopes, plan and rate limit. */
+/** What GET /me tells of one key: the account, environment, side, scopes, plan and rate limit. */
 async function accountChecks(
-  access: ApiAccess,
-  config: Config,
-  registry: PluginSchemas,
+  api: ApiClient,
+  label: string,
+  use: KeyUse,
+  unknownFlows: readonly string[],
 ): Promise<DoctorCheck[]> {
   try {
-    const me = await access.api.account.me();
+    const me = await api.account.me();
     const keyPrefix = me.client.key_prefix ?? '';
-    const { scopes, unknownFlows, sides } = flowNeeds(config, registry);
+    const scopes = new Set([...use.sides.values()].flatMap((need) => [...need.scopes]));
     const perDay = me.rate_limit.per_day === null ? 'no daily limit' : `${me.rate_limit.per_day}/day`;
     return [
       check(
         'ok',
         'api',
-        `GET /me at ${access.label}: ${me.account.name} (${me.account.type}), client ${me.client.name}`,
+        `GET /me at ${label}${use.label}: ${me.account.name} (${me.account.type}), client ${me.client.name}`,
       ),
       check('ok', 'api environment', `${me.client.environment}${keyPrefix ? `, key ${keyPrefix}...` : ''}`),
-      ...sideChecks(me.account.type, sides),
+      ...sideChecks(me.account.type, use.sides),
       scopeCheck(me, scopes, unknownFlows),
       check('ok', 'api plan', `${me.plan}; features ${me.features.join(', ') || 'none'}`),
       check('ok', 'api rate limit', `${me.rate_limit.per_minute}/min, ${perDay}`),
@@ -127,13 +161,13 @@ async function accountChecks(
   } catch (error) {
     const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);
-    return [check('fail', 'api', `GET /me at ${access.label} failed: ${message}`, fixFor(code))];
+    return [check('fail', 'api', `GET /me at ${label}${use.label} failed: ${message}`, fixFor(code))];
   }
 }
 
-async function clockSkewCheck(access: ApiAccess): Promise<DoctorCheck> {
+async function clockSkewCheck(baseUrl: string, api: ApiClient): Promise<DoctorCheck> {
   try {
-    const skew = await clockSkew(access.baseUrl, access.api.dispatcher);
+    const skew = await clockSkew(baseUrl, api.dispatcher);
     if (skew === undefined) return check('warn', 'clock skew', 'the API sent no Date header');
     // The Date header has whole seconds, so a difference of up to a second is noise.
     const seconds = Math.round(skew / 1000);
@@ -153,6 +187,27 @@ async function clockSkewCheck(access: ApiAccess): Promise<DoctorCheck> {
   }
 }
 
+/** GET /me with each key the jobs use, as the daemon gives it to their side, then the clock against the API. */
+async function endpointChecks(
+  config: Config,
+  endpoint: ApiEndpoint,
+  registry: PluginSchemas,
+): Promise<DoctorCheck[]> {
+  const needs = flowNeeds(config, registry);
+  const results: DoctorCheck[] = [];
+  for (const [index, use] of keyUses(endpoint, needs).entries()) {
+    const api = apiClientFor(config, endpoint, use.side);
+    try {
+      // Flows unknown to this build are said once, with the first key.
+      results.push(...(await accountChecks(api, endpoint.label, use, index === 0 ? needs.unknownFlows : [])));
+      if (index === 0) results.push(await clockSkewCheck(endpoint.baseUrl, api));
+    } finally {
+      await api.close();
+    }
+  }
+  return results;
+}
+
 export async function apiChecks(config: Config, registry: PluginSchemas): Promise<DoctorCheck[]> {
   const results: DoctorCheck[] = await networkChecks(config);
   if (
@@ -162,19 +217,24 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
   ) {
     return results;
   }
-  let access: ApiAccess;
+  const sandbox = await daemonSandbox(config);
+  results.push(...sandbox.checks);
   try {
-    access = await openApi(config);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const message = error instanceof Error ? error.message : String(error);
-    return [...results, check('fail', 'api', message, fixFor(code))];
-  }
-  try {
-    results.push(...(await accountChecks(access, config, registry)));
-    results.push(await clockSkewCheck(access));
+    let endpoint: ApiEndpoint;
+    try {
+      endpoint = await openApiEndpoint(config, sandbox.options);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const message = error instanceof Error ? error.message : String(error);
+      return [...results, check('fail', 'api', message, fixFor(code))];
+    }
+    try {
+      results.push(...(await endpointChecks(config, endpoint, registry)));
+    } finally {
+      await endpoint.close();
+    }
   } finally {
-    await access.close();
+    await sandbox.dispose();
   }
   return results;
 }

@@ -2,8 +2,8 @@
  * Opens what a reconciliation reads, from the config: the journal-export job it checks (its connector and mapping),
  * the connector's read-back, and an API client that refuses every write before it is sent.
  */
-import { dirname, join, resolve } from 'node:path';
-import { openApi } from '../../api-access/index.js';
+import { dirname, resolve } from 'node:path';
+import { embeddedSandboxFile, openApi } from '../../api-access/index.js';
 import { readOnlyApiClient, type ApiClient } from '../../client/index.js';
 import type { LoadedConfig } from '../../config/index.js';
 import type { Connector, JournalReadBack } from '../../connector-contract/index.js';
@@ -94,7 +94,7 @@ export interface ReadOnlyApi {
 export async function openReadOnlyApi(config: LoadedConfig['config'], side: ApiSide): Promise<ReadOnlyApi> {
   const access = await openApi(config, {
     side,
-    embeddedSandbox: { statePath: join(dirname(config.state.path), 'sandbox.db') },
+    embeddedSandbox: { statePath: embeddedSandboxFile(config) },
   });
   return {
     api: readOnlyApiClient(access.api, 'reconcile reads only: a request that changes data was stopped'),

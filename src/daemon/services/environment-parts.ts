@@ -3,9 +3,14 @@
  * one API client per side the jobs use, the connectors, then the jobs built on them. Opened in that order, closed
  * in reverse.
  */
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { apiClientFor, openApiEndpoint, type ApiEndpoint } from '../../api-access/index.js';
+import {
+  apiClientFor,
+  embeddedSandboxFile,
+  openApiEndpoint,
+  type ApiEndpoint,
+} from '../../api-access/index.js';
 import type { ApiCallEvent, ApiClient } from '../../client/index.js';
 import { proxySecrets, resolveProxySettings } from '../../client/network.js';
 import type { LoadedConfig } from '../../config/index.js';
@@ -128,7 +133,7 @@ async function openEndpoint(lifecycle: Lifecycle, context: PartsContext): Promis
     'API endpoint',
     () =>
       openApiEndpoint(config, {
-        statePath: join(dirname(config.state.path), 'sandbox.db'),
+        statePath: embeddedSandboxFile(config),
         allowHttpWebhooks: true,
       }),
     (opened) => opened.close(),
