@@ -67,12 +67,18 @@ function leadershipLine(s: StatusSnapshot, time: (iso: string | null) => string 
   return `<p id="leadership">${text}</p>`;
 }
 
-/** The freshness column; a pause says since when in the configured zone, like the page's other times. */
+/** A pause, since when in the configured zone like the page's other times, by whom and why. */
+function pausedText(
+  paused: NonNullable<JobView['paused']>,
+  time: (iso: string | null) => string | null,
+): string {
+  const why = paused.reason === null ? '' : `: ${paused.reason}`;
+  return `paused since ${time(paused.since) ?? paused.since} by ${paused.by}${why}`;
+}
+
+/** The freshness column; a pause says so instead of the freshness detail. */
 function freshnessCell(j: JobView, time: (iso: string | null) => string | null): string {
-  if (j.paused !== null) {
-    const why = j.paused.reason === null ? '' : `: ${j.paused.reason}`;
-    return `${j.freshness}: paused since ${time(j.paused.since) ?? j.paused.since} by ${j.paused.by}${why}`;
-  }
+  if (j.paused !== null) return `${j.freshness}: ${pausedText(j.paused, time)}`;
   return j.freshnessDetail === null ? j.freshness : `${j.freshness}: ${j.freshnessDetail}`;
 }
 
@@ -89,7 +95,7 @@ function jobsTable(s: StatusSnapshot, time: Time): string {
         time(j.lastRunAt),
         j.lastOutcome,
         time(j.lastSuccessAt),
-        time(j.nextRunAt),
+        j.paused === null ? time(j.nextRunAt) : pausedText(j.paused, time),
         freshnessCell(j, time),
         j.openDeadLetters,
         j.lastError,

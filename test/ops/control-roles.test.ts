@@ -178,6 +178,44 @@ describe('/readyz', () => {
   });
 });
 
+describe('/status of a paused job', () => {
+  interface JobJson {
+    name: string;
+    nextRunAt: string | null;
+    paused: { since: string; by: string; reason: string | null } | null;
+  }
+  const statusJson = async () =>
+    (
+      (await (
+        await call('GET', '/status', { authorization: CALLERS.viewer, accept: 'application/json' })
+      ).json()) as { jobs: JobJson[] }
+    ).jobs.find((job) => job.name === 'orders');
+  const ordersRow = async () => {
+    const page = await (
+      await call('GET', '/status', { authorization: CALLERS.viewer, accept: 'text/html' })
+    ).text();
+    return page.split('\n').find((row) => row.startsWith('<tr><td>orders'));
+  };
+
+  it('shows no next run while the job is paused, but since when, by whom and why; the next run again after the resume', async () => {
+    expect((await statusJson())?.nextRunAt).toMatch(/^\d{4}-/);
+    daemon.env.state.pausedJobs.pause('orders', 'api:olga@127.0.0.1', 'ERP upgrade tonight');
+    try {
+      const paused = await statusJson();
+      expect(paused?.nextRunAt).toBeNull();
+      expect(paused?.paused).toMatchObject({ by: 'api:olga@127.0.0.1', reason: 'ERP upgrade tonight' });
+      const cells = [...((await ordersRow()) ?? '').matchAll(/<td>(.*?)<\/td>/g)].map((match) => match[1]);
+      // Job, Schedule, Last run, Outcome, Last success, Next run: the sixth cell.
+      expect(cells[5]).toMatch(
+        /^paused since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(.+\) by api:olga@127\.0\.0\.1: ERP upgrade tonight$/,
+      );
+    } finally {
+      daemon.env.state.pausedJobs.resume('orders');
+    }
+    expect((await statusJson())?.nextRunAt).toMatch(/^\d{4}-/);
+  });
+});
+
 describe('headers on every answer of the operations server', () => {
   const paths = ['/healthz', '/readyz', '/metrics', '/status', '/nowhere', '/jobs', '/jobs/orders/pause'];
   for (const path of paths) {

@@ -40,8 +40,6 @@ export function jobStatuses(input: JobStatusInput): JobStatus[] {
       if (last.endedAt !== null) status.lastDurationMs = last.endedAt - last.startedAt;
     }
     if (lastSuccess !== null) status.lastSuccessAt = lastSuccess.endedAt ?? lastSuccess.startedAt;
-    const next = input.nextRuns?.get(name);
-    if (next !== undefined) status.nextRunAt = next;
     if (schedule !== undefined) {
       // Owed since the first scheduled time after the last success; never measured from a failed run.
       const owedSince = nextFireTime(schedule, lastSuccess?.startedAt ?? since, timezone);
@@ -51,6 +49,9 @@ export function jobStatuses(input: JobStatusInput): JobStatus[] {
     const paused = state.pausedJobs.get(name);
     if (paused !== null)
       status.paused = { since: paused.pausedAt, by: paused.pausedBy, reason: paused.reason };
+    // The scheduler still keeps a paused job's times, but none of them runs it: a paused job has no next run.
+    const next = paused === null ? input.nextRuns?.get(name) : undefined;
+    if (next !== undefined) status.nextRunAt = next;
     const heldBack = input.preflightError?.(name);
     if (heldBack !== undefined) status.preflightError = heldBack;
     return status;
