@@ -175,6 +175,28 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     expect(dataFiles('north')).toEqual(filesBefore);
   });
 
+  it('takes `runs --all --job <company>/<job>`, the name it shows, and a bare job name for every company', async () => {
+    const jobLines = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('#'));
+    const north = await cli('runs', '--all', '--job', 'north/journal');
+    expect(north.stderr).not.toContain('error');
+    expect(north.code).toBe(0);
+    expect(jobLines(north.stdout)).toHaveLength(2);
+    expect(jobLines(north.stdout).every((line) => / north\/journal /.test(line))).toBe(true);
+    const json = JSON.parse(
+      (await cli('runs', '--all', '--json', '--job', 'south/journal')).stdout,
+    ) as Array<{
+      company: string;
+      job: string;
+    }>;
+    expect(json.map((run) => `${run.company}/${run.job}`)).toEqual(['south/journal']);
+    const every = await cli('runs', '--all', '--job', 'journal');
+    expect(every.code).toBe(0);
+    expect(jobLines(every.stdout)).toHaveLength(3);
+    const unknown = await cli('runs', '--all', '--job', 'east/journal');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no company "east" in the office (companies: north, south)');
+  });
+
   it('lists every company in `status --all` and `runs --all`, jobs named <company>/<job>', async () => {
     const runs = await cli('runs', '--all');
     expect(runs.code).toBe(0);

@@ -6,7 +6,14 @@ import { existsSync } from 'node:fs';
 import type { LoadedConfig } from '../../config/index.js';
 import type { RunRecord, StateStore } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
-import { globalOptions, loadCliConfig, loadCliCompanies } from '../context.js';
+import {
+  globalOptions,
+  loadCliConfig,
+  loadCliCompanies,
+  type CliContext,
+  type GlobalOptions,
+} from '../context.js';
+import { jobTarget } from './jobs.js';
 import { CliError, EXIT_USAGE } from '../errors.js';
 import { openStateForReading, withState } from '../state-access.js';
 
@@ -65,13 +72,10 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
     );
   }
   const since = sinceMs(options.since, Date.now());
-  const global = globalOptions(command);
-  const configs = options.all
-    ? (await loadCliCompanies(context, global)).configs
-    : [await loadCliConfig(context, global)];
-  if (options.job !== undefined) requireJob(configs, options.job);
+  const { configs, job } = await chosenRuns(context, globalOptions(command), options);
+  if (job !== undefined) requireJob(configs, job);
   const filter = {
-    ...(options.job === undefined ? {} : { job: options.job }),
+    ...(job === undefined ? {} : { job }),
     failed: options.failed === true,
     ...(since === undefined ? {} : { since }),
     limit,
@@ -92,6 +96,39 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
     context.output.line(line(named, timeZone, context.secrets, zones.size > 1));
   }
   if (zones.size === 1) context.output.line(`(times in ${[...zones].join('')})`);
+}
+
+/**
+ * The configs whose runs to list and the job to keep. `<company>/<job>` names a company's job as the lines of
+ * `runs --all` show it (and as `jobs pause` takes it); a bare name with --all is that job in every company.
+ */
+async function chosenRuns(
+  context: CliContext,
+  global: GlobalOptions,
+  options: RunsOptions,
+): Promise<{ configs: readonly LoadedConfig[]; job: string | undefined }> {
+  if (!options.all) {
+    if (options.job === undefined) return { configs: [await loadCliConfig(context, global)], job: undefined };
+    const target = jobTarget(options.job, global);
+    return { configs: [await loadCliConfig(context, target.global)], job: target.job };
+  }
+  const configs = (await loadCliCompanies(context, global)).configs;
+  const slash = options.job?.indexOf('/') ?? -1;
+  if (options.job === undefined || slash < 0) return { configs, job: options.job };
+  const company = options.job.slice(0, slash);
+  const job = options.job.slice(slash + 1);
+  if (company === '' || job === '') {
+    throw new CliError(`--job "${options.job}": name a job as <job> or <company>/<job>`, 'usage', EXIT_USAGE);
+  }
+  const chosen = configs.filter((loaded) => loaded.company?.name === company);
+  if (chosen.length === 0) {
+    const known = configs.map((loaded) => loaded.company?.name ?? loaded.file).join(', ') || 'none';
+    throw new CliError(
+      `no company "${company}" in the office (companies: ${known}); name the job as <company>/<job> with one of them`,
+      'unknown_job',
+    );
+  }
+  return { configs: chosen, job };
 }
 
 function requireJob(configs: readonly LoadedConfig[], job: string): void {
@@ -129,7 +166,7 @@ export const RUNS_COMMAND: CommandSpec = {
   description:
     'the run history: trigger and who asked, start, outcome, counts, dead letters created and first error',
   options: [
-    { flags: '--job <name>', description: 'only this job' },
+    { flags: '--job <name>', description: 'only this job; <company>/<job> for one company of an office' },
     { flags: '--failed', description: 'only runs that failed or ended partial' },
     { flags: '--since <duration>', description: 'only runs started within this long, e.g. 24h' },
     { flags: '--limit <n>', description: 'at most this many runs', default: '100' },
