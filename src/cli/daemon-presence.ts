@@ -7,22 +7,31 @@
 import { hostname } from 'node:os';
 import type { StateStore } from '../state/index.js';
 
-export type Presence = { readonly held: true } | { readonly held: false; readonly why: string };
+/** Held: by `who` when the state says (a pid and host, or an instance name). Not held: why it is not. */
+export type Presence =
+  { readonly held: true; readonly who?: string } | { readonly held: false; readonly why: string };
 
 export function daemonPresence(state: StateStore, shared: boolean): Presence {
   try {
-    return shared ? leaseHolder(state) : lockHolder(state);
+    return readPresence(state, shared);
   } catch {
     // Unreadable (a table not there yet, the database briefly unreachable): not a sign that the daemon is gone.
     return { held: true };
   }
 }
 
+/** What the state says of its daemon now; throws when that cannot be read. */
+export function readPresence(state: StateStore, shared: boolean): Presence {
+  return shared ? leaseHolder(state) : lockHolder(state);
+}
+
 function lockHolder(state: StateStore): Presence {
   const row = state.db.prepare('SELECT pid, hostname FROM daemon_lock WHERE id = 1').get() as
     { pid: number; hostname: string } | undefined;
   if (row === undefined) return { held: false, why: 'no daemon holds the state file any more' };
-  if (row.hostname !== hostname() || isRunning(Number(row.pid))) return { held: true };
+  if (row.hostname !== hostname() || isRunning(Number(row.pid))) {
+    return { held: true, who: `pid ${row.pid} on ${row.hostname}` };
+  }
   return { held: false, why: `the daemon that held the state file (pid ${row.pid}) is gone` };
 }
 
@@ -42,7 +51,7 @@ function leaseHolder(state: StateStore): Presence {
     )
     .get() as { holder: string; live: boolean; renewed: string } | undefined;
   if (row === undefined) return { held: false, why: 'no instance leads on the shared state' };
-  if (row.live) return { held: true };
+  if (row.live) return { held: true, who: row.holder };
   return {
     held: false,
     why: `the leader ${row.holder} stopped renewing its lease (last heartbeat ${row.renewed}); no instance leads now`,

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 /** `--version`, `log.pretty`, and the start errors of `run` naming the config key and the fix. */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,15 +49,26 @@ describe('status reads the same job-health model as /readyz', () => {
       'jobs:',
       "  orders: { flow: orders, connector: erp, schedule: '* * * * *', freshness: 1h }",
     ]);
+    // This process holds the state file as a daemon does (its lock names this pid) until it closes it.
     const state = openStateStore({ file: join(dir, 'status.db'), clock: systemClock });
+    let held;
     try {
       const run = state.runs.start('orders', 'schedule');
       state.runs.finish(run, 'failed', {}, 'GET /supplier/orders failed with HTTP 401 key_expired');
+      held = await runCli(['status', '--config', file]);
     } finally {
       state.close();
     }
+    expect(held.stdout.split('\n')[0]).toBe(`daemon: running (pid ${process.pid} on ${hostname()})`);
     const result = await runCli(['status', '--config', file]);
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe(
+      'daemon: not running: no daemon holds the state file any more; no job runs until it is started (`supply-sync run`)',
+    );
+    const json = JSON.parse((await runCli(['status', '--json', '--config', file])).stdout) as {
+      daemon: unknown;
+    };
+    expect(json.daemon).toEqual({ running: false, why: 'no daemon holds the state file any more' });
     expect(result.stdout).toMatch(
       /^orders\s+failed\s+readiness failing \(has never succeeded; last run failed: GET \/supplier\/orders failed with HTTP 401 key_expired\); last run: schedule; last success never/m,
     );

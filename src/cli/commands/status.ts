@@ -18,11 +18,12 @@ import {
   type CliContext,
   type GlobalOptions,
 } from '../context.js';
+import { readPresence, type Presence } from '../daemon-presence.js';
 import { officePresence } from '../office-presence.js';
 import { openStateForReading, withState } from '../state-access.js';
 import { askedBy } from './runs.js';
 import { CliError } from '../errors.js';
-import { StateSchemaOutdatedError } from '../../state/index.js';
+import { StateSchemaOutdatedError, type StateStore } from '../../state/index.js';
 
 function ago(ms: number | null, now: number): string {
   if (ms === null) return 'never';
@@ -85,6 +86,8 @@ interface StatusRead {
   overview: Overview;
   health: Health;
   fixes: readonly MissingMappingFixGroup[];
+  /** Whether a daemon holds this state now (null: that cannot be read): without one, nothing below changes. */
+  daemon: Presence | null;
 }
 
 /** The job-health model /readyz and the status page use, read from the state file. */
@@ -93,6 +96,7 @@ function readStatus(context: CliContext, loaded: LoadedConfig, now: number): Pro
   return withState(
     () => openStateForReading(config.state),
     (state) => ({
+      daemon: presenceOrNull(state, config.state.url !== undefined),
       overview: stateOverview(state, Object.keys(config.jobs)),
       fixes: missingMappingFixes(state.deadLetters.list(), loaded.file),
       health: new Map(
@@ -107,9 +111,30 @@ function readStatus(context: CliContext, loaded: LoadedConfig, now: number): Pro
   );
 }
 
+function presenceOrNull(state: StateStore, shared: boolean): Presence | null {
+  try {
+    return readPresence(state, shared);
+  } catch {
+    return null;
+  }
+}
+
+/** The daemon line: who runs the jobs, or that no one does and how to start it. */
+function daemonLine(daemon: Presence | null): string {
+  if (daemon === null) return 'daemon: unknown (its lock or lease cannot be read)';
+  if (daemon.held) return `daemon: running${daemon.who === undefined ? '' : ` (${daemon.who})`}`;
+  return `daemon: not running: ${daemon.why}; no job runs until it is started (\`supply-sync run\`)`;
+}
+
 function statusJson(read: StatusRead): unknown {
-  const { overview, health, fixes } = read;
+  const { overview, health, fixes, daemon } = read;
   return {
+    daemon:
+      daemon === null
+        ? { running: null }
+        : daemon.held
+          ? { running: true, ...(daemon.who === undefined ? {} : { who: daemon.who }) }
+          : { running: false, why: daemon.why },
     ...overview,
     jobs: overview.jobs.map((job) => {
       const check = health.get(job.job);
@@ -130,6 +155,7 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
   // Errors are stored as they came: the config's secrets are replaced, as on the status page.
   if (options.json)
     return context.output.line(JSON.stringify(deepScrub(statusJson(read), context.secrets), null, 2));
+  context.output.line(daemonLine(read.daemon));
   printStatus(context, loaded.config, read, now);
 }
 
