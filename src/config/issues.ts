@@ -16,6 +16,21 @@ const TYPE_NAMES: Record<string, string> = {
   boolean: 'true or false',
 };
 
+/**
+ * A union none of whose kinds matched, when each kind failed on the type alone: "expected text or a number". Other
+ * unions keep zod's wording.
+ */
+function unionExpectation(branches: readonly (readonly z.core.$ZodIssue[])[]): string | undefined {
+  const expected = branches.map((issues) => {
+    const [only, ...more] = issues;
+    return only?.code === 'invalid_type' && more.length === 0 && only.path.length === 0
+      ? (TYPE_NAMES[only.expected] ?? only.expected)
+      : undefined;
+  });
+  if (expected.length === 0 || expected.some((name) => name === undefined)) return undefined;
+  return `expected ${[...new Set(expected)].join(' or ')}`;
+}
+
 /** Default wording for zod issues whose schema did not set its own message. */
 export function configErrorMap(issue: RawIssue): string | undefined {
   switch (issue.code) {
@@ -33,6 +48,8 @@ export function configErrorMap(issue: RawIssue): string | undefined {
       if (issue.origin === 'string') return `expected at most ${String(issue.maximum)} characters`;
       if (issue.origin === 'array') return `expected at most ${String(issue.maximum)} items`;
       return `expected a number ${issue.inclusive ? '<=' : '<'} ${String(issue.maximum)}`;
+    case 'invalid_union':
+      return unionExpectation(issue.errors);
     case 'invalid_format':
       if (issue.format === 'url') return 'expected a URL';
       if (issue.format === 'regex') return `expected text matching ${String(issue.pattern)}`;

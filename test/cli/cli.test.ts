@@ -82,6 +82,13 @@ describe('supply-sync CLI', () => {
     const { code, stderr } = await runCli(['config', 'validate', '--config', join(dir, 'nope.yaml')]);
     expect(code).toBe(2);
     expect(stderr).toContain('nope.yaml: file not found');
+    // doctor's fix for a file it cannot read is where to find one, not to validate what is not there.
+    const doctor = await runCli(['doctor', '--offline', '--config', join(dir, 'nope.yaml')]);
+    expect(doctor.stdout).toMatch(/^FAIL config .*nope\.yaml: file not found/m);
+    expect(doctor.stdout).toContain(
+      '-> fix: pass the config file with --config FILE (or SUPPLY_SYNC_CONFIG)',
+    );
+    expect(doctor.stdout).not.toContain('fix each line');
   });
 
   it('config schema prints a JSON Schema', { timeout: 90_000 }, async () => {

@@ -80,6 +80,11 @@ describe('config loading', () => {
     );
   });
 
+  it('says what a value of several kinds may be when it is none of them', () => {
+    const error = configError(() => parse(`${MINIMAL}mappings:\n  purchase_types:\n    FC: [bad]\n`));
+    expect(error.message).toContain('mappings.purchase_types.FC: expected text or a number, got a list');
+  });
+
   it('reports a missing required key at its parent', () => {
     const error = configError(() => parse(`${MINIMAL}jobs:\n  orders:\n    schedule: '0 * * * *'\n`));
     expect(error.message).toContain('config/test.yaml:5:5 jobs.orders.flow: expected the flow this job runs');

@@ -29,7 +29,9 @@ async function runDoctor({ context, options, command }: Invocation<{ offline?: b
         'fail',
         'config',
         first ? formatIssue(first) : error.message,
-        `run \`supply-sync config validate --config ${file}\` and fix each line`,
+        first?.path === ''
+          ? 'pass the config file with --config FILE (or SUPPLY_SYNC_CONFIG), or start one from an example in config/'
+          : `run \`supply-sync config validate --config ${file}\` and fix each line`,
       ),
     ]);
     throw new CliError('doctor found problems', 'doctor_failed');
