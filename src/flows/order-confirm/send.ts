@@ -100,7 +100,23 @@ export class ConfirmationSender {
     const order = await api.orders.get(orderId, { signal });
     if (orderShows(order, request)) return 'reconciled';
     throw new RecordProblem(
-      `confirmation ${confirmation.ref} (${confirmation.kind}) was refused: order ${order.number} (${orderId}) is ${order.status} in the API`,
+      `confirmation ${confirmation.ref} (${confirmation.kind}) was refused: order ${order.number} (${orderId}) is ` +
+        `${order.status} in the API; ${refusalNextStep(order.status, confirmation.ref)}`,
     );
   }
+}
+
+/** What a person does about a confirmation the API refused, by the order's state there. */
+function refusalNextStep(status: string, ref: string): string {
+  if (status === 'approved' || status === 'partially_approved') {
+    return (
+      `it was answered already with other lines (in the web app, or by an earlier confirmation): the API keeps that ` +
+      `answer, so compare the order there with ERP confirmation ${ref}, correct the ERP to match, then discard this ` +
+      'dead letter'
+    );
+  }
+  if (status === 'rejected' || status === 'cancelled' || status === 'cancelled_after_approval') {
+    return 'the order is closed there and takes no confirmation: tell the buyer if it must go ahead, then discard this dead letter';
+  }
+  return 'retry this dead letter once the order is pending approval again, or discard it if it is not to be sent';
 }

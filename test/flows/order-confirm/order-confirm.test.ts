@@ -106,8 +106,9 @@ describe('order-confirm flow', () => {
   });
 
   it('reconciles a 409 when the order already shows the decision, and dead-letters one it contradicts', async () => {
-    const [confirmedInUi, cancelled] = await ordersInErp(2);
-    if (confirmedInUi === undefined || cancelled === undefined) throw new Error('orders missing');
+    const [confirmedInUi, cancelled, answeredOtherwise] = await ordersInErp(3);
+    if (confirmedInUi === undefined || cancelled === undefined || answeredOtherwise === undefined)
+      throw new Error('orders missing');
     const current = await world.api.orders.get(confirmedInUi.id);
     const firstLine = current.lines?.[0];
     if (firstLine === undefined) throw new Error('order without lines');
@@ -120,23 +121,37 @@ describe('order-confirm flow', () => {
     });
     await world.sandbox.control.action('buyer_cancel_order', { order_id: cancelled.id });
     const refusedRef = await erpConfirms(cancelled.erp, 'full');
+    // Someone confirmed this one short in the web app, while the ERP confirms it in full.
+    const otherLine = (await world.api.orders.get(answeredOtherwise.id)).lines?.[0];
+    if (otherLine === undefined) throw new Error('order without lines');
+    await world.api.orders.confirm(answeredOtherwise.id, {
+      lines: [{ line_id: otherLine.id, quantity_confirmed: '0' }],
+    });
+    const contradictedRef = await erpConfirms(answeredOtherwise.erp, 'full');
 
     const job = confirmJob();
     const result = await world.run(job);
     expect(result.counts['reconciled']).toBe(1);
-    expect(result.counts['deadLettered']).toBe(1);
+    expect(result.counts['deadLettered']).toBe(2);
     expect(await sentAt(sameRef)).not.toBeNull();
     expect(await sentAt(refusedRef)).toBeNull();
     const letter = world.state.deadLetters.get('order-confirm', refusedRef);
-    expect(letter?.reason).toMatch(/was refused: order PO-[\d-]+ \(ord_\w+\) is cancelled in the API/);
+    expect(letter?.reason).toMatch(
+      /was refused: order PO-[\d-]+ \(ord_\w+\) is cancelled in the API; the order is closed there and takes no confirmation: tell the buyer if it must go ahead, then discard this dead letter$/,
+    );
+    expect(world.state.deadLetters.get('order-confirm', contradictedRef)?.reason).toMatch(
+      new RegExp(
+        `is partially_approved in the API; it was answered already with other lines .*compare the order there with ERP confirmation ${contradictedRef}, correct the ERP to match, then discard this dead letter$`,
+      ),
+    );
 
     // The letter is held, not retried every run, until the operator queues it again.
     const held = await world.run(job);
-    expect(held.counts['held']).toBe(1);
+    expect(held.counts['held']).toBe(2);
     expect(world.state.deadLetters.get('order-confirm', refusedRef)?.attempts).toBe(1);
     world.state.deadLetters.replay({ flow: 'order-confirm' });
     const retried = await world.run(job);
-    expect(retried.counts['deadLettered']).toBe(1);
+    expect(retried.counts['deadLettered']).toBe(2);
     expect(world.state.deadLetters.get('order-confirm', refusedRef)?.attempts).toBe(2);
   });
 
