@@ -127,7 +127,8 @@ export function companySource(
     file: company.file,
     data,
     derived: new Map([...office.derived, ...company.derived]),
-    fromFiles: [...office.fromFiles, ...company.fromFiles],
+    // A key the company file sets is no longer the one the office file read from a file.
+    fromFiles: [...office.fromFiles.filter((path) => !hasPath(company.data, path)), ...company.fromFiles],
     // A problem with an office value the company replaces (an unset ${ENV} of the office's key) is not its problem.
     issues: [
       ...office.issues.filter(

@@ -31,6 +31,7 @@ export {
   type OfficeReportConfig,
 } from './office.js';
 export { COMPANY_KEYS } from './companies-schema.js';
+export { apiKeySettingName, type ApiKeySetting } from './api-key-setting.js';
 export { redactionPaths, redactConfig, secretValues, configSecretPaths } from './redact.js';
 export { configJsonSchema } from './json-schema.js';
 export { deepFreeze, type DeepReadonly } from './freeze.js';

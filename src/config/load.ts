@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type * as z from 'zod';
+import { apiKeySetting, type ApiKeySetting } from './api-key-setting.js';
 import { BlockValidator, rawBlocks } from './blocks.js';
 import { ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import { deepFreeze, type DeepReadonly } from './freeze.js';
@@ -33,6 +34,8 @@ export interface LoadedConfig {
    * given none): what builds connectors and jobs from this config checks it parsed them.
    */
   readonly parsedBy: PluginSchemas;
+  /** Where the API key is set, to name it when the API refuses the key. */
+  readonly apiKey: ApiKeySetting;
   /** The company of an office: its name, the office file, and the office's own state file (its command queue). */
   readonly company?: {
     readonly name: string;
@@ -193,7 +196,7 @@ export function validateSource(source: ConfigSource, options: LoadOptions = {}):
   blocks.writeTimeouts(core.ha, connectors);
   const { api, state, server } = resolvePaths(file, core);
   const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
-  return { file, config, warnings: blocks.warnings, parsedBy: registry };
+  return { file, config, warnings: blocks.warnings, parsedBy: registry, apiKey: apiKeySetting(source) };
 }
 
 /** A config file's text; a missing or unreadable file is a ConfigError saying what to do. */

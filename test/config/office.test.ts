@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  apiKeySettingName,
   ConfigError,
   loadCompany,
   loadConfig,
@@ -289,6 +290,32 @@ describe('an office config', () => {
         path: 'api.api_key',
         message: expect.stringMatching(/OFFICE_KEY is not set .*\(found for company beta\)$/),
       }),
+    );
+  });
+
+  it('names the API key setting as each company wrote it, in the file that sets it', () => {
+    write('office.yaml', OFFICE.replace('  ca_file: certs/ca.pem', '  api_key_file: office.key'));
+    write('office.key', 'key-office\n');
+    write('companies.d/north.key', 'key-north\n');
+    write(
+      'companies.d/north.yaml',
+      'api:\n  api_key_file: north.key\nconnectors:\n  books:\n    import_dir: n\n',
+    );
+    company('south', 'key-south');
+    write('companies.d/west.yaml', 'connectors:\n  books:\n    import_dir: w\n');
+    const { companies } = office();
+    const named = (name: string) => {
+      const loaded = companies.get(name);
+      if (loaded === undefined) throw new Error(`no company ${name}`);
+      return apiKeySettingName(loaded);
+    };
+    expect(named('north')).toBe(`api.api_key_file in ${join(dir, 'companies.d', 'north.yaml')}`);
+    // The company's own api_key replaces the office's file: the office file's key is not the one to change.
+    expect(named('south')).toBe(`api.api_key in ${join(dir, 'companies.d', 'south.yaml')}`);
+    expect(named('west')).toBe(`api.api_key_file in ${join(dir, 'office.yaml')}`);
+    write('single.yaml', 'api:\n  base_url: https://api.example.com/v2\n  api_key_file: office.key\n');
+    expect(apiKeySettingName(loadConfig(join(dir, 'single.yaml'), { registry, env: {} }))).toBe(
+      'api.api_key_file',
     );
   });
 

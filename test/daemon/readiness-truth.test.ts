@@ -2,6 +2,7 @@
  * Readiness tells the truth about the API key, failed runs and dead letters, against the real sandbox: the seeded
  * keys give the contract's 401/403 answers, and the demo ERP runs on a real SQLite file.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoErpStatements, openDemoErp, DEMO_ERP_FILE } from '../../connectors/sql/demo-erp/index.js';
@@ -58,6 +59,27 @@ describe('readiness and the API key', () => {
     expect(html).not.toContain('>Ready<');
     expect(JSON.stringify(world.logs)).not.toContain(apiKey);
     expect(html).not.toContain(apiKey);
+  });
+
+  /** A daemon whose key, a revoked one, comes from a file next to its config. */
+  const startWithKeyFile = async (apiKey: string) => {
+    await writeFile(join(world.dir, 'api.key'), `${apiKey}\n`);
+    return world.start({
+      api: { base_url: world.sandbox.baseUrl, api_key_file: 'api.key' },
+      jobs: { orders: { flow: 'orders', connector: 'erp', schedule: '0 3 1 1 *' } },
+      connectors: { erp: { type: 'demo-erp', data_dir: 'erp', journal: false } },
+      mappings: { branches: BRANCHES },
+    });
+  };
+
+  it('names api.api_key_file on /readyz when the key comes from a file', async () => {
+    const apiKey = world.sandbox.keys.revoked;
+    const daemon = await startWithKeyFile(apiKey);
+    const { body } = await world.readyz(daemon);
+    const refused = body.reasons.find((reason) => reason.check === 'api');
+    expect(refused).toMatchObject({ state: 'refused', code: 'key_revoked', configKey: 'api.api_key_file' });
+    expect(refused?.detail).toContain('create a new key in the API console and set it (api.api_key_file)');
+    expect(JSON.stringify(body)).not.toContain(apiKey);
   });
 
   it('fails /readyz with scope_missing when a read-only key is refused a write', async () => {

@@ -30,11 +30,15 @@ export interface GaugeSources {
 
 export class DaemonMetrics {
   readonly metrics: OpsMetrics;
-  readonly apiHealth = new ApiHealth();
+  readonly apiHealth: ApiHealth;
   #sources: GaugeSources | undefined;
 
-  /** `processMetrics: false` where the process has several daemons (an office) and reports them once itself. */
-  constructor(options: { processMetrics?: boolean } = {}) {
+  /**
+   * `processMetrics: false` where the process has several daemons (an office) and reports them once itself;
+   * `apiKeySetting` is the config key a refused key is fixed at, as the config names it.
+   */
+  constructor(options: { processMetrics?: boolean; apiKeySetting?: string } = {}) {
+    this.apiHealth = new ApiHealth(options.apiKeySetting);
     this.metrics = createOpsMetrics({
       processMetrics: options.processMetrics !== false,
       version: packageVersion(),

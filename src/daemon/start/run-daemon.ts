@@ -4,7 +4,7 @@
  * metrics and status; the scheduler, the webhook dispatch and housekeeping run the jobs, started last.
  */
 import type { Logger } from 'pino';
-import type { LoadedConfig } from '../../config/index.js';
+import { apiKeySettingName, type LoadedConfig } from '../../config/index.js';
 import { createOpsAccessCheck } from '../../ops/auth.js';
 import { credentialsFromConfig } from '../../ops/credentials.js';
 import { createOpsIdentity, type OpsIdentity } from '../../ops/ops-identity.js';
@@ -126,7 +126,10 @@ export interface Daemon {
 
 /** Starts the daemon's services; a start error names the config key to change and how (port in use, state locked...). */
 export async function runDaemon(options: DaemonOptions): Promise<Daemon> {
-  const metrics = new DaemonMetrics({ processMetrics: options.mount === undefined });
+  const metrics = new DaemonMetrics({
+    processMetrics: options.mount === undefined,
+    apiKeySetting: apiKeySettingName(options.loaded),
+  });
   const clock = options.clock ?? systemClock;
   const local = newLocalToken(options.loaded.config);
   // Until the environment has built its logger there is nothing to report with: nothing has started yet.
