@@ -82,6 +82,22 @@ describe('readiness and the API key', () => {
     expect(JSON.stringify(body)).not.toContain(apiKey);
   });
 
+  it('logs a refused key once at error with the code, the key to change and the fix, never a stack', async () => {
+    const apiKey = world.sandbox.keys.revoked;
+    const daemon = await startWithKeyFile(apiKey);
+    await daemon.runNow('orders');
+    const told = world.logs.filter(
+      (line) => JSON.stringify(line).includes('key_revoked') && line.level >= 40,
+    );
+    const refusals = told.filter((line) => line.msg !== 'run failed');
+    expect(refusals).toEqual([
+      expect.objectContaining({ level: 50, code: 'key_revoked', configKey: 'api.api_key_file' }),
+    ]);
+    expect(refusals[0]?.msg).toContain('create a new key in the API console and set it (api.api_key_file)');
+    expect(JSON.stringify(told)).not.toMatch(/\\n\s+at /);
+    expect(JSON.stringify(world.logs)).not.toContain(apiKey);
+  });
+
   it('fails /readyz with scope_missing when a read-only key is refused a write', async () => {
     await openDemoErp(join(world.dir, 'erp')).then((erp) => erp.driver.close());
     await world.sandbox.control.action('buyer_send_order', {});

@@ -2,7 +2,9 @@
  * Metrics and the API probe: the gauges read this daemon's state and health model while it runs, and a cheap
  * authenticated call keeps "API reached" current between runs.
  */
+import { ApiError } from '../../client/index.js';
 import type { OpsProviders } from '../../ops/index.js';
+import { isCredentialCode } from '../../shared/api-fixes.js';
 import type { Environment } from './environment.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import { every, stopLoop, type Loop } from './every.js';
@@ -61,8 +63,18 @@ export class MetricsService implements Service {
   private async probe(signal?: AbortSignal): Promise<void> {
     for (const api of this.env.apis.values()) {
       await api.account.me(signal === undefined ? {} : { signal }).catch((error: unknown) => {
-        if (signal?.aborted !== true) this.env.logger.warn({ err: error }, 'GET /me failed');
+        // A refused key is expected, and logged once at error with its fix when the API health records it.
+        if (signal?.aborted === true || refusesKey(error)) return;
+        this.env.logger.warn({ err: error }, 'GET /me failed');
       });
     }
   }
+}
+
+function refusesKey(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    (error.status === 401 || error.status === 403) &&
+    isCredentialCode(error.code)
+  );
 }
