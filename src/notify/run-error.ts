@@ -13,7 +13,25 @@ export interface RunErrorText {
 
 const API_ANSWER = /^(?:\w*Error: )?([A-Z]+ \S+) failed with HTTP (\d{3}) ([a-z_]+)/;
 
-export function describeRunError(error: string | null): RunErrorText {
+/**
+ * The fix for a stored run error the API's refusal of the key caused, or null for any other error.
+ * @param keySetting the setting to change, as the config names it (e.g. api.api_key_file).
+ */
+export function refusedKeyFix(error: string, keySetting: string): string | null {
+  const code = API_ANSWER.exec(error)?.[3];
+  return isCredentialCode(code) ? `${credentialFix(code)} (${keySetting})` : null;
+}
+
+/** A stored run error as the CLI lists it: with the fix appended when the API refused the key. */
+export function withRefusedKeyFix(error: string, keySetting: string): string {
+  const fix = refusedKeyFix(error, keySetting);
+  return fix === null ? error : `${error}; to fix: ${fix}, then run the job again`;
+}
+
+export function describeRunError(
+  error: string | null,
+  keySetting = 'api.api_key or api.api_key_file',
+): RunErrorText {
   if (error === null) {
     return {
       what: 'The run failed without recording why.',
@@ -25,10 +43,11 @@ export function describeRunError(error: string | null): RunErrorText {
   const answer = API_ANSWER.exec(error);
   if (answer !== null) {
     const [, call = '', status = '', code = ''] = answer;
-    if (isCredentialCode(code))
+    const keyFix = refusedKeyFix(error, keySetting);
+    if (keyFix !== null)
       return {
         what: `The API refused the key (HTTP ${status} ${code} on ${call}).`,
-        fix: `${credentialFix(code)} (api.api_key or api.api_key_file), then restart supply-sync or run the job again`,
+        fix: `${keyFix}, then restart supply-sync or run the job again`,
         detail,
       };
     if (Number(status) >= 500 || status === '429')

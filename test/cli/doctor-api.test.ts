@@ -54,7 +54,7 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
       const registry = buildPluginRegistry();
       expect(registry.flow('journal-export')?.side).toBe('buyer');
       expect(registry.flow('orders')?.side).toBe('supplier');
-      const results = await apiChecks(configWith(registry), registry);
+      const results = await apiChecks(configWith(registry), registry, 'api.api_key');
       const text = results.map(formatCheck).join('\n');
       expect(results.filter((r) => r.status === 'fail')).toEqual([]);
       expect(text).toMatch(
@@ -84,6 +84,7 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
           await apiChecks(
             configWith(registry, { baseUrl: sandbox.baseUrl, key: sandbox.keys.supplier }),
             registry,
+            'api.api_key',
           )
         )
           .map(formatCheck)
@@ -105,7 +106,7 @@ describe('doctor API checks against the embedded sandbox (GET /me over HTTP)', (
       optionsOnlyFlow('orders', options, { side: 'supplier', scopes: ['supplier.orders:read'] }),
       optionsOnlyFlow('journal-export', options, { side: 'supplier', scopes: [] }),
     ]);
-    const results = await apiChecks(configWith(registry), registry);
+    const results = await apiChecks(configWith(registry), registry, 'api.api_key');
     expect(results.filter((r) => r.status === 'fail')).toEqual([]);
     expect(results.map(formatCheck).join('\n')).toMatch(
       /^OK {3}api scopes {9}every scope the enabled jobs need is granted \(supplier\.orders:read\)/m,

@@ -1,6 +1,6 @@
 /** `supply-sync doctor`: one line per check (config, state file, API, connectors), OK/WARN/FAIL with the fix. */
 import type { CommandSpec, Invocation } from '../command-spec.js';
-import { ConfigError, formatIssue } from '../../config/index.js';
+import { apiKeySettingName, ConfigError, formatIssue } from '../../config/index.js';
 import { globalOptions, loadCliConfig } from '../context.js';
 import { apiChecks } from '../doctor/api-checks.js';
 import { check, formatCheck, type DoctorCheck } from '../doctor/check.js';
@@ -49,7 +49,7 @@ async function runDoctor({ context, options, command }: Invocation<{ offline?: b
   if (options.offline) add([check('warn', 'api', 'skipped (--offline)')]);
   else {
     context.output.progress('checking the API...');
-    const apiResults = await apiChecks(config, await buildPluginRegistry());
+    const apiResults = await apiChecks(config, await buildPluginRegistry(), apiKeySettingName(loaded));
     context.output.done();
     add(apiResults);
   }

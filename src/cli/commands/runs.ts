@@ -3,7 +3,8 @@ import type { CommandSpec, Invocation } from '../command-spec.js';
 import { parseDuration } from '../../config/duration.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { existsSync } from 'node:fs';
-import type { LoadedConfig } from '../../config/index.js';
+import { apiKeySettingName, type LoadedConfig } from '../../config/index.js';
+import { withRefusedKeyFix } from '../../notify/index.js';
 import type { RunRecord, StateStore } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
 import {
@@ -45,7 +46,8 @@ export function askedBy(run: Pick<RunRecord, 'trigger' | 'requestedBy'>): string
 }
 
 /** `zone`: the zone's name after each time, when the runs listed are in more than one zone. */
-function line(run: RunRecord, timeZone: string, secrets: readonly string[], zone: boolean): string {
+function line(shown: CompanyRun, secrets: readonly string[], zone: boolean): string {
+  const { run, timeZone } = shown;
   const counts = Object.entries(run.counts)
     .map(([name, count]) => `${name}=${count}`)
     .join(' ');
@@ -54,7 +56,8 @@ function line(run: RunRecord, timeZone: string, secrets: readonly string[], zone
   const letters = run.deadLetters
     ? `; ${run.deadLetters} dead letter${run.deadLetters === 1 ? '' : 's'}`
     : '';
-  const error = run.error === null ? '' : `; ${scrubSecrets(run.error, secrets)}`;
+  const error =
+    run.error === null ? '' : `; ${scrubSecrets(withRefusedKeyFix(run.error, shown.keySetting), secrets)}`;
   return (
     `#${run.id} ${run.job} ${wallTime(run.startedAt, timeZone)}${zone ? ` ${timeZone}` : ''} ${askedBy(run)} ` +
     `${run.outcome ?? 'running'} ` +
@@ -91,9 +94,10 @@ async function listRuns({ context, options, command }: Invocation<RunsOptions>):
   }
   if (runs.length === 0) return context.output.line('no runs');
   const zones = new Set(runs.map((each) => each.timeZone));
-  for (const { run, company, timeZone } of runs) {
+  for (const shown of runs) {
+    const { run, company } = shown;
     const named = company === null ? run : { ...run, job: `${company}/${run.job}` };
-    context.output.line(line(named, timeZone, context.secrets, zones.size > 1));
+    context.output.line(line({ ...shown, run: named }, context.secrets, zones.size > 1));
   }
   if (zones.size === 1) context.output.line(`(times in ${[...zones].join('')})`);
 }
@@ -143,6 +147,8 @@ interface CompanyRun {
   run: RunRecord;
   company: string | null;
   timeZone: string;
+  /** The setting a refused key is fixed at, as this company's config names it. */
+  keySetting: string;
 }
 
 /** One company's runs; with --all a company that has not run yet (no state file) has none. */
@@ -158,7 +164,8 @@ async function companyRuns(
     () => openStateForReading(state),
     (opened) => opened.runs.list(filter),
   );
-  return runs.map((run) => ({ run, company, timeZone: timezone }));
+  const keySetting = apiKeySettingName(loaded);
+  return runs.map((run) => ({ run, company, timeZone: timezone, keySetting }));
 }
 
 export const RUNS_COMMAND: CommandSpec = {

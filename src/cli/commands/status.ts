@@ -5,7 +5,8 @@ import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
 import { existsSync } from 'node:fs';
-import type { Config, LoadedConfig } from '../../config/index.js';
+import { apiKeySettingName, type LoadedConfig } from '../../config/index.js';
+import { withRefusedKeyFix } from '../../notify/index.js';
 import {
   fixedLetters,
   missingMappingFixes,
@@ -44,17 +45,19 @@ interface StatusOptions {
 /** One line per job, one per missing mapping that holds letters back (with its fix), then the queues. */
 function printStatus(
   context: CliContext,
-  config: Config,
+  loaded: LoadedConfig,
   read: { overview: Overview; health: Health; fixes: readonly MissingMappingFixGroup[] },
   now: number,
 ): void {
   const { overview, health, fixes } = read;
+  const { config } = loaded;
+  const keySetting = apiKeySettingName(loaded);
   for (const job of overview.jobs) {
     const spec = config.jobs[job.job];
     const state =
       spec?.enabled === false ? 'disabled' : job.running ? 'running' : (job.lastRun?.outcome ?? 'no runs');
     const error = job.lastError
-      ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(job.lastError.message, context.secrets)}`
+      ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(withRefusedKeyFix(job.lastError.message, keySetting), context.secrets)}`
       : '';
     const check = health.get(job.job);
     const readiness =
@@ -155,6 +158,7 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
   // Errors are stored as they came: the config's secrets are replaced, as on the status page.
   if (options.json)
     return context.output.line(JSON.stringify(deepScrub(statusJson(read), context.secrets), null, 2));
+  printStatus(context, loaded, read, now);
   context.output.line(daemonLine(read.daemon));
   printStatus(context, loaded.config, read, now);
 }
@@ -225,8 +229,7 @@ async function showAll(context: CliContext, global: GlobalOptions, json: boolean
     if (office !== undefined) context.output.line(`office: ${office.detail}`);
     for (const { name, loaded, company } of companies) {
       context.output.line(`== ${name}: ${headline(company)}`);
-      if (company.kind === 'read' && loaded !== undefined)
-        printStatus(context, loaded.config, company.read, now);
+      if (company.kind === 'read' && loaded !== undefined) printStatus(context, loaded, company.read, now);
     }
   }
   failIfNotShown(companies);

@@ -3,15 +3,26 @@ import { requiredArgument, type CommandSpec, type Invocation } from '../command-
 import { globalOptions, loadCliConfig, type CliContext } from '../context.js';
 import { giveCommand, requestedByCli } from '../control.js';
 import { CliError } from '../errors.js';
+import { apiKeySettingName } from '../../config/index.js';
 import type { RunResult } from '../../engine/index.js';
+import { withRefusedKeyFix } from '../../notify/index.js';
 
 interface SyncOptions {
   dryRun?: boolean;
   wait: boolean;
 }
 
-/** Prints the run's outcome and counts; a failed run (or a dry run with problems) is an error. */
-function reportRun(context: CliContext, job: string, result: RunResult, dryRun: boolean): void {
+/**
+ * Prints the run's outcome and counts; a failed run (or a dry run with problems) is an error, with the fix when the
+ * API refused the key (`keySetting`: the setting to change, as the config names it).
+ */
+function reportRun(
+  context: CliContext,
+  job: string,
+  result: RunResult,
+  options: { dryRun: boolean; keySetting: string },
+): void {
+  const { dryRun } = options;
   const counts = Object.entries(result.counts)
     .map(([name, count]) => `${name}=${count}`)
     .join(' ');
@@ -24,7 +35,9 @@ function reportRun(context: CliContext, job: string, result: RunResult, dryRun: 
     }
   }
   if (result.outcome === 'failed') {
-    throw new CliError(`${job} failed: ${result.error ?? 'see the log'}`, 'run_failed');
+    const error =
+      result.error === undefined ? 'see the log' : withRefusedKeyFix(result.error, options.keySetting);
+    throw new CliError(`${job} failed: ${error}`, 'run_failed');
   }
 }
 
@@ -59,7 +72,10 @@ async function syncJob({ context, args, options, command }: Invocation<SyncOptio
     if (given.via === 'queued') {
       return context.output.line(`${job}: queued for the running daemon as command #${given.id}`);
     }
-    reportRun(context, job, given.result, options.dryRun === true);
+    reportRun(context, job, given.result, {
+      dryRun: options.dryRun === true,
+      keySetting: apiKeySettingName(loaded),
+    });
   } finally {
     process.off('SIGINT', abort);
     process.off('SIGTERM', abort);

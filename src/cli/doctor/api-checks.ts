@@ -13,10 +13,13 @@ const FIXES: Record<string, string> = {
   environment_mismatch: 'use a svc_test_ key with the sandbox and a svc_live_ key with production',
 };
 
-/** The fix for an API answer: a refused key is fixed as /readyz and the notifications say it. */
-function fixFor(code: unknown): string | undefined {
+/**
+ * The fix for an API answer: a refused key is fixed as /readyz and the notifications say it, at `keySetting` (the
+ * setting as the config names it).
+ */
+function fixFor(code: unknown, keySetting: string): string | undefined {
   if (typeof code !== 'string') return undefined;
-  return isCredentialCode(code) ? `${credentialFix(code)} (api.api_key or api.api_key_file)` : FIXES[code];
+  return isCredentialCode(code) ? `${credentialFix(code)} (${keySetting})` : FIXES[code];
 }
 
 /** Server clock offset from the Date header of an unauthenticated request (any status carries it). */
@@ -140,6 +143,7 @@ async function accountChecks(
   label: string,
   use: KeyUse,
   unknownFlows: readonly string[],
+  keySetting: string,
 ): Promise<DoctorCheck[]> {
   try {
     const me = await api.account.me();
@@ -161,7 +165,9 @@ async function accountChecks(
   } catch (error) {
     const code = error instanceof ApiError ? error.code : (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : String(error);
-    return [check('fail', 'api', `GET /me at ${label}${use.label} failed: ${message}`, fixFor(code))];
+    return [
+      check('fail', 'api', `GET /me at ${label}${use.label} failed: ${message}`, fixFor(code, keySetting)),
+    ];
   }
 }
 
@@ -192,6 +198,7 @@ async function endpointChecks(
   config: Config,
   endpoint: ApiEndpoint,
   registry: PluginSchemas,
+  keySetting: string,
 ): Promise<DoctorCheck[]> {
   const needs = flowNeeds(config, registry);
   const results: DoctorCheck[] = [];
@@ -199,7 +206,8 @@ async function endpointChecks(
     const api = apiClientFor(config, endpoint, use.side);
     try {
       // Flows unknown to this build are said once, with the first key.
-      results.push(...(await accountChecks(api, endpoint.label, use, index === 0 ? needs.unknownFlows : [])));
+      const unknownFlows = index === 0 ? needs.unknownFlows : [];
+      results.push(...(await accountChecks(api, endpoint.label, use, unknownFlows, keySetting)));
       if (index === 0) results.push(await clockSkewCheck(endpoint.baseUrl, api));
     } finally {
       await api.close();
@@ -208,7 +216,12 @@ async function endpointChecks(
   return results;
 }
 
-export async function apiChecks(config: Config, registry: PluginSchemas): Promise<DoctorCheck[]> {
+/** @param keySetting where the API key is set, as the config names it (api.api_key or api.api_key_file). */
+export async function apiChecks(
+  config: Config,
+  registry: PluginSchemas,
+  keySetting: string,
+): Promise<DoctorCheck[]> {
   const results: DoctorCheck[] = await networkChecks(config);
   if (
     results.some(
@@ -226,10 +239,10 @@ export async function apiChecks(config: Config, registry: PluginSchemas): Promis
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const message = error instanceof Error ? error.message : String(error);
-      return [...results, check('fail', 'api', message, fixFor(code))];
+      return [...results, check('fail', 'api', message, fixFor(code, keySetting))];
     }
     try {
-      results.push(...(await endpointChecks(config, endpoint, registry)));
+      results.push(...(await endpointChecks(config, endpoint, registry, keySetting)));
     } finally {
       await endpoint.close();
     }
