@@ -158,9 +158,8 @@ async function showStatus({ context, options, command }: Invocation<StatusOption
   // Errors are stored as they came: the config's secrets are replaced, as on the status page.
   if (options.json)
     return context.output.line(JSON.stringify(deepScrub(statusJson(read), context.secrets), null, 2));
-  printStatus(context, loaded, read, now);
   context.output.line(daemonLine(read.daemon));
-  printStatus(context, loaded.config, read, now);
+  printStatus(context, loaded, read, now);
 }
 
 /**
