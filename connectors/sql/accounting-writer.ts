@@ -11,6 +11,13 @@ import {
 import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.js';
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
 import { SqlJournalReadBack } from './journal-read.js';
+import {
+  schemaProblem,
+  settingOf,
+  targetError,
+  targetProblem,
+  type JournalOrigin,
+} from './journal-target.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 const ZERO = '0.00';
@@ -43,14 +50,18 @@ const fieldTypes: Record<JournalColumnField, ColumnType> = {
 export class SqlAccountingWriter implements AccountingWriter {
   readonly #mapped: [JournalColumnField, string][];
   readonly readBack: SqlJournalReadBack;
+  readonly #origin: JournalOrigin;
   #prepared: Promise<void> | undefined;
 
+  /** `configFile`: the file the connector's block came from, named with the key in every error about a setting. */
   constructor(
     private readonly driver: SqlDriver,
     private readonly config: JournalTableConfig,
     private readonly connectorName: string,
     private readonly clock: Clock = systemClock,
+    configFile?: string,
   ) {
+    this.#origin = { connector: connectorName, configFile };
     this.readBack = new SqlJournalReadBack(driver, config, connectorName);
     this.#mapped = Object.entries(config.columns).filter(
       (pair): pair is [JournalColumnField, string] => pair[1] !== undefined,
@@ -98,6 +109,19 @@ export class SqlAccountingWriter implements AccountingWriter {
     return this.#prepare();
   }
 
+  /** For doctor: what a run would stumble on before writing a row, with the setting at fault; null when nothing. */
+  async targetProblem(): Promise<{ detail: string; fix: string } | null> {
+    const problem = await targetProblem(this.driver, this.config);
+    if (problem === null) return null;
+    return { detail: `${settingOf(this.#origin, problem.key)}: ${problem.detail}`, fix: problem.fix };
+  }
+
+  /** For dry runs: throws what a run would throw about the tables before writing a row; changes nothing. */
+  async checkTarget(): Promise<void> {
+    const problem = await targetProblem(this.driver, this.config);
+    if (problem !== null) throw targetError(this.#origin, problem);
+  }
+
   #prepare(): Promise<void> {
     this.#prepared ??= this.#createTables().catch((error: unknown) => {
       this.#prepared = undefined;
@@ -108,6 +132,8 @@ export class SqlAccountingWriter implements AccountingWriter {
 
   async #createTables(): Promise<void> {
     const dialect = this.driver.dialect;
+    const missing = await schemaProblem(this.driver, this.config);
+    if (missing !== null) throw targetError(this.#origin, missing);
     if (this.config.batch_key_store === 'table') {
       await this.driver.query(
         createTableIfMissing(

@@ -6,7 +6,6 @@
 import type { CapabilityMap, CapabilityName } from '../../src/connector-contract/capabilities.js';
 import type { CheckResult, Connector, PreflightProblem } from '../../src/connector-contract/connector.js';
 import { SqlAccountingWriter } from './accounting-writer.js';
-import { quoteIdentifier } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import { SqlCatalogSource, SqlCustomerDirectory } from './erp-catalog.js';
 import type { ErpStatements } from './erp-config.js';
@@ -54,11 +53,14 @@ export function sqlCapabilities(
   driver: SqlDriver,
   config: SqlCapabilityConfig,
   name: string,
+  configFile?: string,
 ): Partial<CapabilityMap> {
   const capabilities: Partial<CapabilityMap> = {};
   const statements = config.statements ?? {};
-  if (config.journal !== undefined)
-    capabilities.accountingWriter = new SqlAccountingWriter(driver, config.journal, name);
+  if (config.journal !== undefined) {
+    const journal = new SqlAccountingWriter(driver, config.journal, name, undefined, configFile);
+    capabilities.accountingWriter = journal;
+  }
   if (statements.orders !== undefined)
     capabilities.orderSink = new SqlOrderSink(driver, statements.orders, name);
   if (statements.documents !== undefined) {
@@ -117,9 +119,7 @@ export class SqlConnector implements Connector {
       });
       return results;
     }
-    if (this.journal !== undefined && !this.journal.create_tables) {
-      results.push(await this.#checkJournalTable(this.journal));
-    }
+    if (this.journal !== undefined) results.push(await this.#checkJournalTable(this.journal));
     return results;
   }
 
@@ -127,13 +127,19 @@ export class SqlConnector implements Connector {
     return this.driver.close();
   }
 
+  /** What a run would meet in the journal's tables; with create_tables, the first run creates the missing ones. */
   async #checkJournalTable(journal: JournalTableConfig): Promise<CheckResult> {
     const writer = this.capabilities.accountingWriter;
+    if (!(writer instanceof SqlAccountingWriter)) {
+      return { name: 'journal table', status: 'ok', detail: `${journal.table}: not checked` };
+    }
     try {
-      await this.driver.query(
-        `SELECT COUNT(*) AS n FROM ${quoteIdentifier(this.driver.dialect, journal.table)} WHERE 1 = 0`,
-      );
-      if (writer instanceof SqlAccountingWriter) await writer.ensureTables();
+      const problem = await writer.targetProblem();
+      if (problem !== null) return { name: 'journal table', status: 'fail', ...problem };
+      if (journal.create_tables) {
+        return { name: 'journal table', status: 'ok', detail: `${journal.table} (created when missing)` };
+      }
+      await writer.ensureTables();
       return { name: 'journal table', status: 'ok', detail: journal.table };
     } catch (error) {
       return {

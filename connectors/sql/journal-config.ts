@@ -40,7 +40,8 @@ export const journalTableSchema = z
     create_tables: z
       .boolean()
       .meta({
-        description: 'Create the journal and companion tables when missing (demo and evaluation setups)',
+        description:
+          'Create the journal and companion tables when missing (demo and evaluation setups); never a schema',
       })
       .default(false),
   })

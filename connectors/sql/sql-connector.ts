@@ -53,7 +53,12 @@ export const sqlConnectorDefinition = defineConnector({
   create(config, context) {
     const driver = openSqlDriver(config.connection, context.baseDir, context.name);
     // Every write transaction asks the daemon's commit gate right before COMMIT.
-    const capabilities = sqlCapabilities(commitGated(driver, context.mayCommit), config, context.name);
+    const capabilities = sqlCapabilities(
+      commitGated(driver, context.mayCommit),
+      config,
+      context.name,
+      context.configFile,
+    );
     return Promise.resolve(
       new SqlConnector(
         'sql',

@@ -27,6 +27,11 @@ export interface AccountingWriter {
    */
   writeJournalBatch(batch: JournalBatch, prepared?: readonly PreparedEntries[]): Promise<WriteResult>;
   hasBatch(batchKey: string): Promise<boolean>;
+  /**
+   * For dry runs: throws what a run would throw about the target itself before writing anything (a table or schema
+   * it cannot write to), naming the setting and the fix; changes nothing. Writers that cannot tell leave it out.
+   */
+  checkTarget?(): Promise<void>;
   /** Reads the books back for reconciliation; left out by a writer whose target cannot be read. */
   readonly readBack?: JournalReadBack;
   /** Offered by a writer whose target can go missing or be swapped unnoticed (a folder on a share). */

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ZodError } from 'zod';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
+import type { JournalBatch } from '../../src/connector-contract/journal.js';
 import { PluginRegistry } from '../../src/plugin/index.js';
 import { capabilityOf } from '../support/capability.js';
 import { mssqlConfig } from '../../src/kit/sql/mssql-url.js';
@@ -12,6 +13,7 @@ import { PgDriver } from '../../src/kit/sql/pg-driver.js';
 import { SqliteDriver } from '../../src/kit/sql/sqlite-driver.js';
 import { sqlConnectorDefinition } from '../../connectors/sql/sql-connector.js';
 import { sqlConnectionSchema } from '../../src/kit/sql/connection.js';
+import { PG_URL, postgresProbe } from '../support/postgres.js';
 
 describe('sql connector definition', () => {
   let dir: string;
@@ -39,6 +41,7 @@ describe('sql connector definition', () => {
       );
       expect((await connector.check()).map((c) => [c.name, c.status])).toEqual([
         ['database reachable', 'ok'],
+        ['journal table', 'ok'],
       ]);
     } finally {
       await connector.close();
@@ -164,4 +167,101 @@ describe('driver errors', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+const pgProbe = await postgresProbe();
+
+/** The journal block of the shipped example, on a schema nobody created. */
+function journalInMissingSchema(schema: string): Record<string, unknown> {
+  return {
+    table: `${schema}.import_lines`,
+    batch_key_table: `${schema}.supply_sync_batches`,
+    columns: {
+      batch_key: 'batch',
+      line_number: 'line_no',
+      side: 'side',
+      account: 'account',
+      amount: 'amount',
+    },
+    create_tables: true,
+  };
+}
+
+const BATCH: JournalBatch = {
+  batchKey: 'je-1',
+  entries: [
+    {
+      lineNumber: 1,
+      side: 'debit',
+      account: '61000',
+      counterAccount: null,
+      amount: '10.00',
+      currency: 'ILS',
+      date: '2026-03-02',
+      valueDate: '2026-03-02',
+      period: '2026-03',
+      reference: 'INV-1',
+      reference2: null,
+      branchCode: null,
+      movementType: null,
+      description: 'invoice INV-1',
+      sourceIds: ['jl_1'],
+    },
+  ],
+};
+
+describe.each([
+  {
+    dialect: 'pg',
+    skip: !pgProbe.available,
+    connection: () => ({ driver: 'pg', url: PG_URL }),
+    fix: (schema: string) => `CREATE SCHEMA ${schema}`,
+  },
+  {
+    dialect: 'sqlite',
+    skip: false,
+    connection: () => ({ driver: 'sqlite', file: 'books.sqlite' }),
+    fix: () => 'journal.table: import_lines',
+  },
+])('journal.create_tables on a $dialect schema that does not exist', ({ skip, connection, fix }) => {
+  let dir: string;
+  const registry = new PluginRegistry().register(sqlConnectorDefinition);
+  const schema = `nosuch_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'supply-sync-sql-schema-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(skip)(
+    'doctor fails the journal table and the write names the file, the key and the fix',
+    async () => {
+      const configFile = path.join(dir, 'books.yaml');
+      const connector = await registry.createConnector(
+        'sql',
+        { connection: connection(), journal: journalInMissingSchema(schema) },
+        { name: 'books', baseDir: dir, configFile },
+      );
+      try {
+        const journal = (await connector.check()).find((c) => c.name === 'journal table');
+        expect(journal).toMatchObject({ status: 'fail' });
+        expect(journal?.detail).toContain(`${configFile}: connectors.books.journal.table: `);
+        expect(journal?.detail).toContain(schema);
+        expect(journal?.fix).toContain(fix(schema));
+        const writer = capabilityOf(connector, 'accountingWriter', 'books');
+        const error: unknown = await writer.writeJournalBatch(BATCH).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConnectorError);
+        const message = (error as Error).message;
+        expect(message).toContain(`${configFile}: connectors.books.journal.table: `);
+        expect(message).toContain(fix(schema));
+        // Nothing was created: the schema is the user's to create.
+        expect(await writer.hasBatch('je-1').catch((caught: unknown) => caught)).toBeInstanceOf(
+          ConnectorError,
+        );
+      } finally {
+        await connector.close();
+      }
+    },
+  );
 });

@@ -34,6 +34,8 @@ export async function previewRun(
   deadLetters: DeadLetterBook,
   counts: Record<string, number>,
 ): Promise<RunResult> {
+  // A target the real run would fail on fails the dry run too, before any preview is written.
+  await deps.writer.checkTarget?.();
   const pending = plans.list();
   const pendingIds = new Set(pending.flatMap((plan) => plan.lineIds));
   const preview = await PreviewWriter.open(deps.previewFile, pending.length, ctx.clock.now());

@@ -109,6 +109,33 @@ describe('journal-export against the sandbox', () => {
     }
   });
 
+  it('a dry run into a table whose schema is missing fails as the real run does, naming the key', async () => {
+    await h.sandbox.control.action('approve_journal_lines', { count: 4 });
+    const driver = new SqliteDriver(join(h.dir, 'books.db'));
+    try {
+      const config = journalTableSchema.parse({
+        table: 'gl.journal',
+        columns: { batch_key: 'batch', side: 'side', account: 'account', amount: 'amount' },
+        create_tables: true,
+      });
+      const writer = new SqlAccountingWriter(driver, config, 'books');
+      const job = createJournalExportJob({
+        name: 'journal',
+        api: h.api,
+        writer,
+        options: journalExportOptionsSchema.parse({ preview_path: join(h.dir, 'preview.json') }),
+      });
+      const dry = await job.run(jobContext(h.state, { dryRun: true }));
+      expect(dry.outcome).toBe('failed');
+      expect(dry.error).toContain('connectors.books.journal.table: ');
+      expect(dry.error).toContain('journal.table: journal');
+      const real = await job.run(jobContext(h.state));
+      expect(real).toMatchObject({ outcome: 'failed', error: dry.error });
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('files an unbalanced document and an unmapped account as dead letters while the rest goes through', async () => {
     const { document_ids: docs } = (await h.sandbox.control.action('approve_journal_lines', {
       count: 9,
