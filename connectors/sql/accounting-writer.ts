@@ -62,7 +62,7 @@ export class SqlAccountingWriter implements AccountingWriter {
     configFile?: string,
   ) {
     this.#origin = { connector: connectorName, configFile };
-    this.readBack = new SqlJournalReadBack(driver, config, connectorName);
+    this.readBack = new SqlJournalReadBack(driver, config, this.#origin);
     this.#mapped = Object.entries(config.columns).filter(
       (pair): pair is [JournalColumnField, string] => pair[1] !== undefined,
     );
@@ -156,7 +156,10 @@ export class SqlAccountingWriter implements AccountingWriter {
           type: (typeof value === 'number' ? 'decimal' : 'text') as ColumnType,
         })),
       ];
-      await this.driver.query(createTableIfMissing(dialect, this.config.table, columns, []));
+      const { batch_key: batchKey, line_number: lineNumber } = this.config.columns;
+      // Line numbers restart in every batch: batch and line together name one row, for reconcile and for a person.
+      const key = batchKey !== undefined && lineNumber !== undefined ? [batchKey, lineNumber] : [];
+      await this.driver.query(createTableIfMissing(dialect, this.config.table, columns, key));
     }
   }
 

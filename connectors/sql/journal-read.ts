@@ -2,6 +2,7 @@
  * Reads a journal table back for reconciliation: SELECT of the mapped columns and the line key (line-key.ts) ordered
  * by it, nothing else; each row is named by its key, never by its position in the result. A row's amount is its
  * `amount` column with its `side`, or its `debit` / `credit` columns; the rest is read when the config maps it.
+ * A table where nothing tells the rows apart is read all the same, with a note saying so for the report.
  */
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import type { BookEntry, BookRead, JournalReadBack } from '../../src/connector-contract/journal-read.js';
@@ -10,6 +11,7 @@ import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
 import { formatMoney } from '../../src/shared/decimal.js';
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
 import { lineKeyOf, type LineKey } from './line-key.js';
+import { settingOf, type JournalOrigin } from './journal-target.js';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,2}))?$/;
 
@@ -17,7 +19,7 @@ export class SqlJournalReadBack implements JournalReadBack {
   constructor(
     private readonly driver: SqlDriver,
     private readonly config: JournalTableConfig,
-    private readonly connectorName: string,
+    private readonly origin: JournalOrigin,
   ) {}
 
   bookReference(reference: string): Promise<string | null> {
@@ -51,7 +53,18 @@ export class SqlJournalReadBack implements JournalReadBack {
       },
       entries: rows.map((row) => this.#entry(row, this.#location(row, key))),
       sources: [this.config.table],
+      notes: key === null ? [this.#noKeyNote()] : [],
     };
+  }
+
+  /** Said in the report: a name made of what a row holds may fit another row too. */
+  #noKeyNote(): string {
+    const { table } = this.config;
+    return (
+      `no key tells the rows of ${table} apart (line numbers restart in every batch, ${settingOf(this.origin, 'journal.columns.batch_key')} ` +
+      'is not mapped and the table has no primary key): each row is named by what it holds, which another row may ' +
+      'hold too. Map journal.columns.batch_key to a column of the table, or give the table a primary key'
+    );
   }
 
   /** The mapped columns and the line key, ordered by the key (by every column read when the table has none). */
@@ -73,10 +86,12 @@ export class SqlJournalReadBack implements JournalReadBack {
       const named = key.columns.map((column, i) => `${column} ${String(row[`line_key_${i}`])}`);
       return `${table} ${named.join(', ')}`;
     }
-    const held = (['reference', 'account', 'side', 'amount', 'debit', 'credit'] as const)
+    const held = (
+      ['batch_key', 'line_number', 'reference', 'account', 'side', 'amount', 'debit', 'credit'] as const
+    )
       .filter((field) => this.config.columns[field] !== undefined && row[field] !== null)
       .map((field) => `${this.config.columns[field] ?? field} ${String(row[field])}`);
-    return `${table} row with ${held.join(', ')} (the table has no line_number column or primary key)`;
+    return `${table} row with ${held.join(', ')} (no key tells its rows apart: see the note)`;
   }
 
   #entry(row: SqlRow, location: string): BookEntry {
@@ -126,7 +141,7 @@ export class SqlJournalReadBack implements JournalReadBack {
 
   #fail(message: string, cause?: unknown): ConnectorError {
     return new ConnectorError('connector_result_invalid', message, {
-      connector: this.connectorName,
+      connector: this.origin.connector,
       retryable: false,
       cause,
     });

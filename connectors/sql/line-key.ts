@@ -1,8 +1,9 @@
 /**
  * Which columns name a row of the journal table, so a reconcile difference points at a row a person can find with
- * a WHERE: the mapped `line_number` column (with `batch_key` when mapped, as line numbers count within a batch), else
- * the table's primary key as the database declares it, else SQLite's rowid. The rows are read ordered by that key,
- * never by position: a row's name stays the same after an UPDATE or a DELETE of another row.
+ * a WHERE: the mapped `batch_key` and `line_number` columns (line numbers restart in every batch, so a line number
+ * alone names no row), else the table's primary key as the database declares it, else SQLite's rowid; null when
+ * nothing tells the rows apart. The rows are read ordered by that key, never by position: a row's name stays the
+ * same after an UPDATE or a DELETE of another row.
  */
 import type { SqlDriver, SqlRow } from '../../src/kit/sql/driver.js';
 import type { JournalTableConfig } from './journal-config.js';
@@ -46,11 +47,11 @@ async function primaryKey(driver: SqlDriver, table: string): Promise<string[]> {
   return rows.map((row: SqlRow) => String(row['name']));
 }
 
-/** The line key of the configured journal table: line_number first, then the primary key, then SQLite's rowid. */
+/** The line key of the configured journal table: batch and line first, then the primary key, then SQLite's rowid. */
 export async function lineKeyOf(driver: SqlDriver, config: JournalTableConfig): Promise<LineKey | null> {
   const { line_number: lineNumber, batch_key: batchKey } = config.columns;
-  if (lineNumber !== undefined) {
-    return { columns: batchKey === undefined ? [lineNumber] : [batchKey, lineNumber], source: 'line_number' };
+  if (lineNumber !== undefined && batchKey !== undefined) {
+    return { columns: [batchKey, lineNumber], source: 'line_number' };
   }
   const declared = await primaryKey(driver, config.table);
   if (declared.length > 0) return { columns: declared, source: 'primary key' };

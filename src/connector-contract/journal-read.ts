@@ -44,6 +44,8 @@ export interface BookRead {
   readonly unbalanced?: readonly UnbalancedRecord[];
   /** The places read (tables, files), for the report. */
   readonly sources: readonly string[];
+  /** What a person should know when reading the report (entries named by what they hold, not by a key). */
+  readonly notes?: readonly string[];
 }
 
 /**

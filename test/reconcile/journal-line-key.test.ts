@@ -3,10 +3,12 @@
  * without a line_number column (PostgreSQL after an UPDATE moves the row; SQLite after a DELETE of another row),
  * and the batch and line_number columns when mapped.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { PG_URL, postgresProbe } from '../support/postgres.js';
 import { exportedBooks, scopes, type Books } from './books.js';
 
@@ -137,6 +139,91 @@ describe('SQLite journal tables', () => {
       }
       const difference = await changedRow(String(target?.['source']));
       expect(difference?.where).toEqual([`gl batch ${target?.['batch']}, line_no ${target?.['line_no']}`]);
+    },
+  );
+});
+
+/** The journal block of config/accountant-journal.yaml, its tables moved into `schema`. */
+function exampleJournal(
+  schema: string,
+): { table: string; columns: Record<string, string> } & Record<string, unknown> {
+  const text = readFileSync(join(import.meta.dirname, '../../config/accountant-journal.yaml'), 'utf8');
+  const config = parse(text) as { connectors: { books: { journal: Record<string, unknown> } } };
+  const journal = config.connectors.books.journal;
+  return {
+    ...journal,
+    table: String(journal['table']).replace(/^gl\./, `${schema}.`),
+    batch_key_table: String(journal['batch_key_table']).replace(/^gl\./, `${schema}.`),
+    columns: journal['columns'] as Record<string, string>,
+  };
+}
+
+describe.skipIf(!probe.available)('the shipped SQL example on PostgreSQL', () => {
+  const example = `${schema}_ex`;
+  afterAll(async () => void (await pgQuery(`DROP SCHEMA IF EXISTS ${example} CASCADE`)));
+
+  it(
+    'creates a table keyed by batch and line, and names a changed row by both',
+    { timeout: 120_000 },
+    async () => {
+      await pgQuery(`CREATE SCHEMA ${example}`);
+      const journal = exampleJournal(example);
+      books = await exportedBooks(() => ({
+        type: 'sql',
+        connection: { driver: 'pg', url: PG_URL },
+        journal: { ...journal, create_tables: true },
+      }));
+      const key = await pgQuery(
+        `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+         WHERE i.indisprimary AND i.indrelid = '${journal.table}'::regclass ORDER BY array_position(i.indkey, a.attnum)`,
+      );
+      const batch = journal.columns['batch_key'];
+      expect(batch).toBeDefined();
+      expect(key.map((row) => row['name'])).toEqual([batch, journal.columns['line_number']]);
+      // Line numbers restart in every batch: a row whose line number another batch has too.
+      const rows = await pgQuery(`SELECT ${batch} AS batch, line_no FROM ${journal.table} ORDER BY 1, 2`);
+      const target = rows.find(
+        (row) => row['line_no'] === rows.at(-1)?.['line_no'] && row['batch'] !== rows.at(-1)?.['batch'],
+      );
+      expect(target).toBeDefined();
+      await pgQuery(
+        `UPDATE ${journal.table} SET amount = amount + 1 WHERE ${batch} = '${target?.['batch']}' AND line_no = ${target?.['line_no']}`,
+      );
+      const { from, to } = scopes(books);
+      const changed = (await books.reconcile({ from, to })).differences.filter(
+        (d) => d.kind === 'amount_differs',
+      );
+      expect(changed).toHaveLength(1);
+      expect(changed[0]?.where).toContain(
+        `${journal.table} ${batch} ${target?.['batch']}, line_no ${target?.['line_no']}`,
+      );
+    },
+  );
+
+  it(
+    'a table without a key and no batch column: rows are named by what they hold, and the report says so',
+    { timeout: 120_000 },
+    async () => {
+      const bare = `${example}.bare_lines`;
+      const { batch_key: _batch, ...columns } = exampleJournal(example).columns;
+      books = await exportedBooks(() => ({
+        type: 'sql',
+        connection: { driver: 'pg', url: PG_URL },
+        journal: { table: bare, batch_key_table: `${example}.bare_batches`, columns, create_tables: true },
+      }));
+      const rows = await pgQuery(`SELECT reference, line_no FROM ${bare} ORDER BY reference, line_no`);
+      const target = rows[3];
+      await pgQuery(
+        `UPDATE ${bare} SET amount = amount + 1 WHERE reference = '${target?.['reference']}' AND line_no = ${target?.['line_no']}`,
+      );
+      const { from, to } = scopes(books);
+      const report = await books.reconcile({ from, to });
+      const changed = report.differences.find((d) => d.kind === 'amount_differs');
+      const named = changed?.where.find((where) => where.includes(`line_no ${target?.['line_no']}`)) ?? '';
+      expect(named).toContain(`reference ${target?.['reference']}`);
+      expect(named).not.toMatch(/^\S+ line_no \d+$/);
+      expect(report.notes.join('\n')).toMatch(/no key tells the rows of .*bare_lines apart/);
+      expect(report.notes.join('\n')).toContain('journal.columns.batch_key');
     },
   );
 });

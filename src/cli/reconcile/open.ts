@@ -70,7 +70,11 @@ export async function openConnector(
   const block = loaded.config.connectors[name];
   if (block === undefined) throw new ReconcileSetupError(`${loaded.file}: connectors.${name} does not exist`);
   const { type, ...parsed } = block;
-  return registry.createParsedConnector(type, parsed, { name, baseDir: dirname(resolve(loaded.file)) });
+  return registry.createParsedConnector(type, parsed, {
+    name,
+    baseDir: dirname(resolve(loaded.file)),
+    configFile: resolve(loaded.file),
+  });
 }
 
 /** The connector's journal read-back, or an error saying this target cannot be read. */

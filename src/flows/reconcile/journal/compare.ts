@@ -60,7 +60,7 @@ export function compareJournal(expected: ExpectedBooks, books: BookRead, scope: 
       ),
     ],
     totals,
-    notes: notesFor(books.fields, field),
+    notes: [...notesFor(books.fields, field), ...(books.notes ?? [])],
     differences,
   };
 }
