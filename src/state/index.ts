@@ -2,6 +2,7 @@ export { StateStore } from './state-store.js';
 export { openConfiguredState, type StateLocation } from './open.js';
 export { PgStateStore, openPgStateStore, type OpenPgStateOptions } from './postgres/store.js';
 export { StateDatabaseError } from './postgres/errors.js';
+export { StateFileError } from './file-errors.js';
 export { StateSchemaOutdatedError, StateSchemaTooNewError } from './schema-errors.js';
 export { SqliteStateStore, openStateStore, type OpenStateOptions, type SyncMode } from './store.js';
 export {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Clock } from '../shared/clock.js';
 import { SQLITE_DIALECT } from './dialect.js';
 import { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
+import { fileOpenFailure, refuseFolder } from './file-errors.js';
 import {
   acquireDaemonLock,
   readLockHolder,
@@ -97,12 +98,12 @@ export class SqliteStateStore extends StateStore {
 
 function openReadOnly(file: string, clock: Clock, busyTimeoutMs: number): SqliteStateStore {
   if (!existsSync(file)) throw new Error(`state file ${file} does not exist; start the daemon once to create it`);
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  const db = openDatabase(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
   try {
     refuseOtherSchema(currentSchemaVersion(db), file);
   } catch (error) {
     db.close();
-    throw error;
+    throw fileOpenFailure(file, error, true);
   }
   return new SqliteStateStore(db, file, clock, true, null);
 }
@@ -117,14 +118,23 @@ function refuseOtherSchema(version: number, file: string): void {
   }
 }
 
+function openDatabase(file: string, options: Database.Options): Database.Database {
+  try {
+    return new Database(file, options);
+  } catch (error) {
+    throw fileOpenFailure(file, error, options.readonly === true);
+  }
+}
+
 /** Opens (creating and migrating if needed) the state file; read-write opens take the single-daemon lock. */
 export function openStateStore(options: OpenStateOptions): SqliteStateStore {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const requested = resolve(options.file ?? DEFAULT_STATE_FILE);
+  refuseFolder(requested);
   if (options.readOnly) return openReadOnly(requested, options.clock, busyTimeoutMs);
   prepareStateFile(requested);
   const file = realpathSync(requested);
-  const db = new Database(file, { timeout: busyTimeoutMs });
+  const db = openDatabase(file, { timeout: busyTimeoutMs });
   let lock: AcquiredLock | null = null;
   try {
     db.pragma('journal_mode = WAL');
@@ -137,6 +147,6 @@ export function openStateStore(options: OpenStateOptions): SqliteStateStore {
     return new SqliteStateStore(db, file, options.clock, false, lock);
   } catch (error) {
     db.close();
-    throw error;
+    throw fileOpenFailure(file, error, false);
   }
 }

@@ -25,6 +25,7 @@ import { openStateForReading, withState } from '../state-access.js';
 import { askedBy } from './runs.js';
 import { CliError } from '../errors.js';
 import { StateSchemaOutdatedError, type StateStore } from '../../state/index.js';
+import { explainStateError } from '../../daemon/start/start-errors.js';
 
 function ago(ms: number | null, now: number): string {
   if (ms === null) return 'never';
@@ -179,9 +180,11 @@ async function readCompany(context: CliContext, loaded: LoadedConfig, now: numbe
     return { kind: 'read', read: await readStatus(context, loaded, now) };
   } catch (error) {
     if (error instanceof StateSchemaOutdatedError && error.found === 0) return { kind: 'not run' };
+    // Told as the daemon's start tells it: the company's file, the key and what to do.
+    const told = explainStateError(error, loaded) ?? error;
     return {
       kind: 'unreadable',
-      why: scrubSecrets(error instanceof Error ? error.message : String(error), context.secrets),
+      why: scrubSecrets(told instanceof Error ? told.message : String(told), context.secrets),
     };
   }
 }

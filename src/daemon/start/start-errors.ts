@@ -1,7 +1,12 @@
 /** Errors of a daemon start, retold with the config key to change and how. */
 import { dirname, isAbsolute, relative } from 'node:path';
 import type { LoadedConfig } from '../../config/index.js';
-import { StateDatabaseError, StateLockedError, StateSchemaTooNewError } from '../../state/index.js';
+import {
+  StateDatabaseError,
+  StateFileError,
+  StateLockedError,
+  StateSchemaTooNewError,
+} from '../../state/index.js';
 
 export class DaemonStartError extends Error {
   override readonly name = 'DaemonStartError';
@@ -32,26 +37,10 @@ function field(error: unknown, name: keyof SystemErrorFields): unknown {
  */
 export function explainStartError(error: unknown, loaded: LoadedConfig, portOverride?: number): unknown {
   const { file, config } = loaded;
-  if (error instanceof StateLockedError) {
-    return new DaemonStartError(
-      `${file}: state.path: ${error.message}; or give this daemon its own state.path`,
-      'state_locked',
-      'state.path',
-      { cause: error },
-    );
-  }
-  if (error instanceof StateDatabaseError) {
-    // The message starts with state.url and says where it points, never with the password.
-    return new DaemonStartError(`${file}: ${error.message}`, error.code, 'state.url', { cause: error });
-  }
-  if (error instanceof StateSchemaTooNewError) {
-    return new DaemonStartError(`${file}: ${error.message}`, error.code, error.key, { cause: error });
-  }
-  const code = field(error, 'code');
-  if ((code === 'EACCES' || code === 'EPERM') && field(error, 'syscall') !== 'listen') {
-    return explainAccessError(error, loaded);
-  }
+  const state = explainStateError(error, loaded);
+  if (state !== undefined) return state;
   if (field(error, 'syscall') !== 'listen') return error;
+  const code = field(error, 'code');
   // A separate webhook listener has its own port; the error's port says which listener failed.
   const webhookPort = config.server.webhooks?.port;
   const onWebhookListener = webhookPort !== undefined && field(error, 'port') === webhookPort;
@@ -88,12 +77,40 @@ export function explainStartError(error: unknown, loaded: LoadedConfig, portOver
   return error;
 }
 
-/** A folder or file the daemon may not write: named, with the key that points there when it is the state's. */
-function explainAccessError(error: unknown, loaded: LoadedConfig): unknown {
+/**
+ * A state that could not be opened, told at the config file that points there (a company's own file in an office):
+ * the daemon's start and `status --all` both say it so. Undefined for an error that is not about opening the state.
+ */
+export function explainStateError(error: unknown, loaded: LoadedConfig): DaemonStartError | undefined {
+  const { file } = loaded;
+  if (error instanceof StateLockedError) {
+    return new DaemonStartError(
+      `${file}: state.path: ${error.message}; or give this daemon its own state.path`,
+      'state_locked',
+      'state.path',
+      { cause: error },
+    );
+  }
+  // Each message starts with the key (state.path or state.url) and says where it points, never with the password.
+  if (error instanceof StateDatabaseError) {
+    return new DaemonStartError(`${file}: ${error.message}`, error.code, 'state.url', { cause: error });
+  }
+  if (error instanceof StateFileError || error instanceof StateSchemaTooNewError) {
+    return new DaemonStartError(`${file}: ${error.message}`, error.code, error.key, { cause: error });
+  }
+  const code = field(error, 'code');
+  if ((code === 'EACCES' || code === 'EPERM') && field(error, 'syscall') !== 'listen') {
+    return explainAccessError(error, loaded);
+  }
+  return undefined;
+}
+
+/** A folder or file of the state the daemon may not write: named, with the key that points there. */
+function explainAccessError(error: unknown, loaded: LoadedConfig): DaemonStartError | undefined {
   const path = field(error, 'path');
-  if (typeof path !== 'string') return error;
+  if (typeof path !== 'string') return undefined;
   const stateFolder = dirname(loaded.config.state.path);
-  if (path !== loaded.config.state.path && !isInside(path, stateFolder)) return error;
+  if (path !== loaded.config.state.path && !isInside(path, stateFolder)) return undefined;
   return new DaemonStartError(
     `${loaded.file}: state.path: permission denied (${String(field(error, 'code'))}) on ${path}; give the daemon's user write access to ` +
       `${stateFolder}, or set state.path to a folder it can write`,
