@@ -4,6 +4,7 @@ import {
   ConfigError,
   loadCompany,
   loadConfigSet,
+  loadOfficeToList,
   loadOfficeToRun,
   NotAnOfficeError,
   secretValues,
@@ -107,7 +108,7 @@ export async function loadCliCompanies(
   }
   const registry = await buildPluginRegistry();
   const options = { env: context.env, registry };
-  const set = tolerant ? loadOfficeToRun(global.config, options) : loadConfigSet(global.config, options);
+  const set = tolerant ? loadOfficeToList(global.config, options) : loadConfigSet(global.config, options);
   if (set.kind === 'single') {
     context.secrets.push(...secretValues(set.loaded.config, registry));
     return { configs: [set.loaded], failed: new Map() };

@@ -24,6 +24,7 @@ export {
   loadConfigSet,
   loadCompany,
   NotAnOfficeError,
+  loadOfficeToList,
   loadOfficeToRun,
   readAgain,
   type ConfigSet,

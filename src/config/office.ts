@@ -82,12 +82,25 @@ export function loadConfigSet(file: string, options: LoadOptions = {}): ConfigSe
 
 /**
  * An office as `run` reads it: a company with a mistake in its config is set aside in `failed` (shown failed, with
- * its problems, while the others run); a mistake of the office's own (its file, the folder) still stops the start.
+ * its problems, while the others run); a mistake of the office's own (its file, the folder) still stops the start,
+ * and so does a mistake of the office file that every company shows (an unset variable it names).
  */
 export function loadOfficeToRun(file: string, options: LoadOptions = {}): ConfigSet {
+  return loadTolerating(file, options, 'company');
+}
+
+/**
+ * An office as the `--all` commands read it: every company with a mistake in its config, the office file's included,
+ * is set aside in `failed` (left out with a warning) and the others are shown.
+ */
+export function loadOfficeToList(file: string, options: LoadOptions = {}): ConfigSet {
+  return loadTolerating(file, options, 'any');
+}
+
+function loadTolerating(file: string, options: LoadOptions, tolerate: 'company' | 'any'): ConfigSet {
   const source = readConfigSource(file, readConfigText(file, options), sourceOptions(options));
   if (!isOffice(source.data)) return { kind: 'single', loaded: validateSource(source, options) };
-  return { kind: 'office', office: loadOffice(source, options, { tolerant: true }) };
+  return { kind: 'office', office: loadOffice(source, options, { tolerate }) };
 }
 
 /** A company was asked of a config of one company (no `companies:` block). */
@@ -117,8 +130,11 @@ export function loadCompany(officeFile: string, name: string, options: LoadOptio
 interface OfficeRead {
   /** Only this company (a reload, or `--company`). */
   readonly only?: string;
-  /** A company with a mistake is set aside in `failed` instead of failing the whole office (`run`). */
-  readonly tolerant?: boolean;
+  /**
+   * Which mistakes set a company aside in `failed` instead of failing the whole office: `company`, all but a mistake
+   * of the office file that every company shows (`run`, a reload); `any`, every one (the `--all` commands).
+   */
+  readonly tolerate?: 'company' | 'any';
 }
 
 function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead = {}): OfficeConfig {
@@ -165,7 +181,11 @@ function loadOffice(source: ConfigSource, options: LoadOptions, read: OfficeRead
     warnings,
   };
   if (issues.length === 0) return { ...office, failed: new Map() };
-  if (read.tolerant !== true) throw new ConfigError(merged(issues, chosen.length));
+  const { tolerate } = read;
+  // A mistake of the office file that every company shows is the office's: `run` stops as `config validate` fails.
+  if (tolerate === undefined || (tolerate === 'company' && inEveryCompany(issues, chosen.length))) {
+    throw new ConfigError(merged(issues, chosen.length));
+  }
   return { ...office, failed: setAside(companies, issues) };
 }
 
@@ -466,20 +486,25 @@ interface FoundIssue {
   readonly file: string;
 }
 
+/** The issues by place, each with the companies it was found for ('' for an issue in the company's own file). */
+function byPlace(found: readonly FoundIssue[]): Array<{ issue: ConfigIssue; companies: Set<string> }> {
+  const places = new Map<string, { issue: ConfigIssue; companies: Set<string> }>();
+  for (const { issue, company, file } of found) {
+    const key = JSON.stringify([issue.file, issue.line, issue.column, issue.path, issue.message]);
+    const entry = places.get(key) ?? { issue, companies: new Set<string>() };
+    // An issue in the company's own file needs no "found for": the file names the company.
+    entry.companies.add(issue.file === file ? '' : company);
+    places.set(key, entry);
+  }
+  return [...places.values()];
+}
+
 /**
  * One issue per place: a problem in the office's part, found while checking several companies, is told once with
  * the companies it was found for.
  */
 function merged(found: readonly FoundIssue[], companyCount: number): ConfigIssue[] {
-  const byPlace = new Map<string, { issue: ConfigIssue; companies: Set<string> }>();
-  for (const { issue, company, file } of found) {
-    const key = JSON.stringify([issue.file, issue.line, issue.column, issue.path, issue.message]);
-    const entry = byPlace.get(key) ?? { issue, companies: new Set<string>() };
-    // An issue in the company's own file needs no "found for": the file names the company.
-    entry.companies.add(issue.file === file ? '' : company);
-    byPlace.set(key, entry);
-  }
-  return [...byPlace.values()].map(({ issue, companies }) => {
+  return byPlace(found).map(({ issue, companies }) => {
     if (companies.has('')) return issue;
     const which =
       companies.size === companyCount && companyCount > 1
@@ -487,6 +512,11 @@ function merged(found: readonly FoundIssue[], companyCount: number): ConfigIssue
         : `company ${[...companies].join(', ')}`;
     return { ...issue, message: `${issue.message} (found for ${which})` };
   });
+}
+
+/** A problem in the office's part that every company shows (an unset variable of the office file, say). */
+function inEveryCompany(found: readonly FoundIssue[], companyCount: number): boolean {
+  return byPlace(found).some(({ companies }) => !companies.has('') && companies.size === companyCount);
 }
 
 /** A loaded config read again from its files (a reload): a company's from its office and its own file. */

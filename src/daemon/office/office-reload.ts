@@ -119,7 +119,10 @@ function refuseOfficeChanges(before: OfficeConfig, after: OfficeConfig): void {
   );
 }
 
-/** The office part itself has a mistake: every company is refused for it, so the reload is refused once. */
+/**
+ * No company could be read, each for a mistake of its own file (one of the office file's that every company shows
+ * is refused by readOffice, as `config validate` tells it): the reload is refused once instead of stopping them all.
+ */
 function refuseBrokenOffice(running: OfficeRunning, fresh: OfficeConfig): void {
   if (fresh.companies.size > 0 || fresh.failed.size === 0 || running.office.companies.size === 0) return;
   const problems = [...new Set(fresh.failed.values())];
