@@ -44,7 +44,7 @@ function describe(result: RemovalResult): string {
     case 'already_gone':
       return `already gone  ${result.sku} (404: no live product with this SKU)`;
     case 'would_delete':
-      return `would delete  ${result.sku}`;
+      return `would delete  ${result.sku} (unless already gone)`;
     case 'skipped':
       return `skipped       ${result.sku} (${result.reason ?? ''})`;
     case 'failed':
@@ -52,10 +52,21 @@ function describe(result: RemovalResult): string {
   }
 }
 
+/**
+ * The API has no read of a supplier's catalog (docs/contract-gaps.md): only the real run's 404 tells a SKU not in
+ * the catalog, so the dry run must not promise more than that.
+ */
+const NO_CATALOG_READ =
+  'a SKU not in the catalog shows as already gone only in the real run: the API offers a supplier no read of its own catalog';
+
 function summary(run: RemovalRun, dryRun: boolean): string {
   const n = (outcome: RemovalResult['outcome']): number =>
     run.results.filter((result) => result.outcome === outcome).length;
-  if (dryRun) return `dry run: would delete ${n('would_delete')}, skipped ${n('skipped')}; nothing was sent`;
+  if (dryRun)
+    return (
+      `dry run: would delete ${n('would_delete')} unless already gone, skipped ${n('skipped')}; nothing was sent\n` +
+      NO_CATALOG_READ
+    );
   const counts = `deleted ${n('deleted')}, already gone ${n('already_gone')}, skipped ${n('skipped')}, failed ${n('failed')}`;
   return run.refused === undefined ? counts : `${counts}, not sent ${run.refused.unsent}`;
 }
