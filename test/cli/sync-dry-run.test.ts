@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -61,6 +61,27 @@ function setup(name: string, insertLine = INSERT_LINE): { dir: string; config: s
   return { dir, config, state: join(dir, 'state', 'state.db') };
 }
 
+/** The setup's config with the journal export's accounts and branches mapped through the tables given. */
+function withMappings(
+  config: string,
+  tables: { gl: Record<string, string>; br: Record<string, string> },
+): void {
+  const text = readFileSync(config, 'utf8');
+  const options = '    options:\n';
+  const mapped = `${options}      mappings: { accounts: gl, branches: br }\n`;
+  writeFileSync(config, `${text.replace(options, mapped)}mappings: ${JSON.stringify(tables)}\n`);
+}
+
+/** `  <kind> value "<key>" has no entry in mappings.<table> (<n> documents)` lines of a dry run, by table. */
+function listedMissing(stdout: string): { table: string; key: string; documents: number }[] {
+  const line = /^ {2}\w+ value "([^"]+)" has no entry in mappings\.(\w+) \((\d+) documents?\)$/gm;
+  return [...stdout.matchAll(line)].map(([, key = '', table = '', n = '0']) => ({
+    table,
+    key,
+    documents: Number(n),
+  }));
+}
+
 function erpRows(dir: string): number {
   const erp = new Database(join(dir, 'erp.sqlite'), { readonly: true });
   try {
@@ -114,6 +135,50 @@ describe('sync --dry-run changes nothing and tells what a real run would do', ()
       }
       const status = await runCli(['status', '--config', config]);
       expect(status.stdout).toMatch(/^journal-export +no runs +.*last success never/m);
+    },
+  );
+
+  it(
+    'journal-export: one dry run lists every missing mapping of every held-back document, so one round clears them',
+    { timeout: 90_000 },
+    async () => {
+      const { config } = setup('journal-unmapped');
+      withMappings(config, { gl: { 'no-such-account': 'X' }, br: { 'no-such-branch': '00' } });
+      const first = await runCli(['sync', 'journal-export', '--dry-run', '--config', config]);
+      expect(first.stderr).not.toMatch(STACK_LINE);
+      expect(first.stdout).toMatch(/^journal-export: dry run failed \(.*held_back=[1-9]/m);
+      const heldBack = Number(/held_back=(\d+)/.exec(first.stdout)?.[1]);
+      const listed = listedMissing(first.stdout);
+      const said = `${first.stdout}\n${first.stderr}`;
+      // Both tables: a document missing an account is also looked at for its branch.
+      expect(new Set(listed.map((missing) => missing.table)), said).toEqual(new Set(['gl', 'br']));
+      const distinct = new Set(listed.map((missing) => `${missing.table}:${missing.key}`));
+      expect(distinct.size, said).toBe(listed.length);
+      for (const missing of listed) {
+        expect(missing.documents).toBeGreaterThan(0);
+        expect(missing.documents).toBeLessThanOrEqual(heldBack);
+      }
+      // The list is whole; only the run's recorded error (stderr) keeps to its first few reasons.
+      const printed = first.stdout.split('\n').filter((text) => !text.startsWith('{'));
+      expect(printed.join('\n')).not.toMatch(/more reasons/);
+      expect(first.stdout).toContain(
+        `journal-export: dry run: documents held back, for each reason (${listed.length}):`,
+      );
+
+      const filled = (table: string) =>
+        Object.fromEntries(listed.filter((m) => m.table === table).map((m) => [m.key, '100']));
+      withMappings(setup('journal-mapped').config, { gl: filled('gl'), br: filled('br') });
+      const second = await runCli([
+        'sync',
+        'journal-export',
+        '--dry-run',
+        '--config',
+        join(root, 'journal-mapped', 'supply-sync.yaml'),
+      ]);
+      expect(second.stdout, `${second.stdout}\n${second.stderr}`).toMatch(
+        /^journal-export: dry run ok \(.*dead_letters_previewed=0/m,
+      );
+      expect(second.code).toBe(0);
     },
   );
 

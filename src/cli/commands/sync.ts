@@ -13,6 +13,18 @@ interface SyncOptions {
 }
 
 /**
+ * Every reason the dry run held records back for, each once with its count: the run's error keeps only the first
+ * few, and a person clearing mappings before the first real run needs all of them at once.
+ */
+function printHeldBackReasons(context: CliContext, job: string, result: RunResult): void {
+  const tally = result.tally;
+  const reasons = Object.entries(tally?.reasons ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  if (tally === undefined || reasons.length === 0) return;
+  context.output.line(`${job}: dry run: ${tally.unit} held back, for each reason (${reasons.length}):`);
+  for (const [reason, count] of reasons) context.output.line(`  ${reason} (${count} ${tally.unit})`);
+}
+
+/**
  * Prints the run's outcome and counts; a failed run (or a dry run with problems) is an error, with the fix when the
  * API refused the key (`keySetting`: the setting to change, as the config names it).
  */
@@ -29,6 +41,7 @@ function reportRun(
   const outcome = dryRun ? `dry run ${result.outcome}` : result.outcome;
   context.output.line(`${job}: ${outcome}${counts ? ` (${counts})` : ''}`);
   if (dryRun) {
+    printHeldBackReasons(context, job, result);
     context.output.line(`${job}: dry run: nothing was written and no run was recorded in the state file`);
     if (result.outcome === 'failed' || result.error !== undefined) {
       throw new CliError(`${job} dry run: ${result.error ?? 'see the log'}`, 'dry_run_problems');

@@ -12,8 +12,8 @@ import { documentGroup, type GroupMapper } from '../shared/journal-mapping/mappi
 import type { JournalExportOptions } from '../shared/journal-mapping/options.js';
 import { BatchPacker, buildPlan, plannedDocument, type PlannedDocument, type PlanStore } from './plans.js';
 import { PreviewWriter } from './preview.js';
-import { GroupSelector } from './select.js';
-import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
+import { allMissingOf, GroupSelector } from './select.js';
+import { countHeldBackForEach, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
 
 export interface PreviewDeps {
@@ -62,7 +62,7 @@ export async function previewRun(
         if (decision.outcome === 'failed') {
           await preview.deadLetter(decision.failure);
           bump(counts, 'dead_letters_previewed');
-          countHeldBack(deps.held, decision.failure.missing);
+          countHeldBackForEach(deps.held, allMissingOf(decision.failure));
         } else if (decision.outcome === 'isolated') await previewBatch([plannedDocument(decision.mapped)]);
         else if (decision.outcome === 'ready') {
           await previewBatch(packer.add(plannedDocument(decision.mapped)) ?? []);

@@ -28,8 +28,8 @@ import {
   type BatchPlan,
   type PlannedDocument,
 } from './plans.js';
-import { GroupSelector, type Decision, type FailedGroup } from './select.js';
-import { countHeldBack, type HeldBackReasons } from '../shared/held-back.js';
+import { allMissingOf, GroupSelector, type Decision, type FailedGroup } from './select.js';
+import { countHeldBackForEach, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
 import { verifyTargetMark } from './target-mark.js';
 import type { StagedDocument } from './staging.js';
@@ -263,7 +263,7 @@ function fileFailures(walk: Walk): void {
       lines: failure.group.lines,
       missing: failure.missing,
     });
-    countHeldBack(walk.held, failure.missing);
+    countHeldBackForEach(walk.held, allMissingOf(failure));
   }
   bump(walk.commit.counts, 'dead_lettered', failures.length);
   walk.ctx.logger.warn({ documents: failures.length }, 'journal documents filed as dead letters');

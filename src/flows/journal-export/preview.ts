@@ -10,7 +10,7 @@ import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { syncFolder, TEMP_PREFIX } from '../../kit/atomic-file.js';
 import type { BatchPlan } from './plans.js';
-import type { FailedGroup } from './select.js';
+import { allMissingOf, type FailedGroup } from './select.js';
 
 export interface Preview {
   readonly generated_at: string;
@@ -20,7 +20,13 @@ export interface Preview {
     line_ids: readonly string[];
     entries: BatchPlan['batch']['entries'];
   }[];
-  readonly dead_letters: readonly { document_id: string; kind: string; reason: string }[];
+  readonly dead_letters: readonly {
+    document_id: string;
+    kind: string;
+    reason: string;
+    /** Every value of the document its mapping tables have no entry for, not only the one in `reason`. */
+    missing?: readonly { table: string; key: string }[];
+  }[];
 }
 
 type PreviewDeadLetter = Preview['dead_letters'][number];
@@ -72,6 +78,8 @@ export class PreviewWriter {
       kind: failure.kind,
       reason: failure.reason,
     };
+    const missing = allMissingOf(failure);
+    if (missing.length > 0) letter.missing = missing.map(({ table, key }) => ({ table, key }));
     const text = `${this.#deadLetters === 0 ? '' : ','}\n    ${indent(letter)}`;
     this.#deadLetters += 1;
     this.#unwritten.push(text);

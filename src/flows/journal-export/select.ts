@@ -44,6 +44,13 @@ export interface FailedGroup {
   readonly reason: string;
   /** An unmapped value: what to add to which table. */
   readonly missing?: MissingMapping;
+  /** Every unmapped value of the document, the first one included. */
+  readonly allMissing?: readonly MissingMapping[];
+}
+
+/** The document's unmapped values: all of them when the mapper named them, else the one filed. */
+export function allMissingOf(failure: FailedGroup): readonly MissingMapping[] {
+  return failure.allMissing ?? (failure.missing === undefined ? [] : [failure.missing]);
 }
 
 export type Decision =
@@ -94,8 +101,9 @@ export class GroupSelector {
     const mapped = this.mapper.map(group);
     if (!mapped.ok) {
       const kind = mapped.reason.startsWith('does not balance') ? 'unbalanced' : 'unmapped';
-      const missing = mapped.missing === undefined ? {} : { missing: mapped.missing };
-      return { outcome: 'failed', failure: { group, kind, reason: mapped.reason, ...missing } };
+      const { missing, allMissing } = mapped;
+      const unmapped = missing === undefined ? {} : { missing, ...(allMissing && { allMissing }) };
+      return { outcome: 'failed', failure: { group, kind, reason: mapped.reason, ...unmapped } };
     }
     let prepared: PreparedEntries | null = null;
     if (mapped.entries.length > 0) {

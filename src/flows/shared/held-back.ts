@@ -14,6 +14,14 @@ export function countHeldBack(reasons: HeldBackReasons, missing: MissingMapping 
   reasons[reason] = (reasons[reason] ?? 0) + 1;
 }
 
+/** Counts one held-back record once under each of its missing mappings, so every one is named with its count. */
+export function countHeldBackForEach(
+  reasons: HeldBackReasons,
+  missing: readonly MissingMapping[] | undefined,
+): void {
+  for (const each of missing ?? []) countHeldBack(reasons, each);
+}
+
 /** A tally from the run's counts: the sum of the counts that name delivered records, and of those held back. */
 export function tallyOf(
   counts: Readonly<Record<string, number>>,

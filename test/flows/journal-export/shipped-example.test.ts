@@ -41,6 +41,6 @@ describe('the accountant journal example', () => {
       expect(details.split(number).length - 1, details).toBeLessThanOrEqual(1);
     }
     // The example maps two accounts only: it tells the user to add theirs.
-    expect(text).toMatch(/# Add every account code your API lines use/);
+    expect(text).toMatch(/# Add every account code and branch id your API lines use/);
   });
 });

@@ -51,8 +51,10 @@ export type MappedGroup =
       readonly ok: false;
       readonly group: DocumentGroup;
       readonly reason: string;
-      /** Set when a mapping table has no entry for a value: what to add, filed with the dead letter. */
+      /** Set when a mapping table has no entry for a value: the first one, filed with the dead letter. */
       readonly missing?: MissingMapping;
+      /** Every distinct value of the document its tables have no entry for, so one dry run can name them all. */
+      readonly allMissing?: readonly MissingMapping[];
     };
 
 const SIDE_ORDER: Record<string, number> = { debit: 0, vat: 1, credit: 2 };
@@ -89,14 +91,7 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-class Unmappable extends Error {
-  constructor(
-    message: string,
-    readonly missing?: MissingMapping,
-  ) {
-    super(message);
-  }
-}
+class Unmappable extends Error {}
 
 type TableKind = keyof JournalExportOptions['mappings'];
 
@@ -144,6 +139,8 @@ export class GroupMapper {
   readonly #branches: Readonly<Record<string, string>> | undefined;
   readonly #movementTypes: Readonly<Record<string, string>> | undefined;
   readonly #reversed: ReadonlySet<string>;
+  /** The values missing from the tables while one document is mapped, with the line each was first seen on. */
+  #misses: { readonly missing: MissingMapping; readonly lineId: string }[] = [];
 
   /** Throws when the options name a mapping table the config does not have, or a template field that is unknown. */
   constructor(
@@ -159,6 +156,7 @@ export class GroupMapper {
   }
 
   map(group: DocumentGroup): MappedGroup {
+    this.#misses = [];
     try {
       // Balance first: it is a fact about the source, whatever the mapping tables say.
       const amounts = group.lines.map((line) => this.#signedAmount(line));
@@ -168,15 +166,14 @@ export class GroupMapper {
         const signed = amounts[i] ?? null;
         if (signed !== null) entries.push(this.#entry(line, signed));
       });
-      return { ok: true, group, entries };
+      const [first] = this.#misses;
+      if (first === undefined) return { ok: true, group, entries };
+      // The first miss is the reason, as it always was; the others are looked up too so none waits for a next round.
+      const allMissing = this.#misses.map((miss) => miss.missing);
+      const reason = missingMappingReason(first.missing, first.lineId);
+      return { ok: false, group, reason, missing: first.missing, allMissing };
     } catch (error) {
-      if (error instanceof Unmappable)
-        return {
-          ok: false,
-          group,
-          reason: error.message,
-          ...(error.missing === undefined ? {} : { missing: error.missing }),
-        };
+      if (error instanceof Unmappable) return { ok: false, group, reason: error.message };
       throw error;
     }
   }
@@ -255,12 +252,12 @@ export class GroupMapper {
 
   #lookup(table: Readonly<Record<string, string>>, kind: string, key: string, line: StagedLine): string {
     const value = table[key];
-    if (value === undefined) {
-      const table = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
-      const missing: MissingMapping = { kind, table, key };
-      throw new Unmappable(missingMappingReason(missing, line.id), missing);
-    }
-    return value;
+    if (value !== undefined) return value;
+    const name = this.options.mappings[kind as keyof JournalExportOptions['mappings']] ?? kind;
+    const seen = this.#misses.some(({ missing }) => missing.table === name && missing.key === key);
+    if (!seen) this.#misses.push({ missing: { kind, table: name, key }, lineId: line.id });
+    // Never written: a document with a miss is held back whole once all its lines are looked at.
+    return '';
   }
 }
 
