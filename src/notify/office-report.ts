@@ -9,7 +9,7 @@ import { sumMoney } from '../shared/decimal.js';
 import { NotificationSources, writtenBatchesBetween, type StateStore } from '../state/index.js';
 import { reportWindow } from './daily-report.js';
 import { ilsText } from './held-back.js';
-import { escapeHtml, localTime, originLine } from './message.js';
+import { escapeHtml, localTime, originLine, zonedTime } from './message.js';
 import type { MessageOrigin, NotificationMessage } from './message.js';
 
 /** One company as the office holds it: its state and jobs while it runs, else why it does not. */
@@ -162,7 +162,7 @@ export function officeReport(
   return {
     event: 'daily_report',
     severity: count(0) + count(1) + count(2) > 0 ? 'warning' : 'info',
-    subject: `[supply-sync ${origin.instance}] Office report ${localTime(due, timeZone)}: ${summary}`,
+    subject: `[supply-sync ${origin.instance}] Office report ${zonedTime(due, timeZone)}: ${summary}`,
     text: `${text}\n`,
     html: `${html}\n`,
   };

@@ -115,7 +115,10 @@ describe("the office's morning report", () => {
     expect(smtp.mails).toHaveLength(1);
     const [mail] = smtp.mails;
     expect(mail?.parsed.to).toMatchObject({ text: 'partners@example.com' });
-    expect(mail?.parsed.subject).toMatch(/^\[supply-sync books-office\] Office report .*: 4 companies: /);
+    // The report's time with its zone, as the body names it (the office file says `timezone: UTC`).
+    expect(mail?.parsed.subject).toMatch(
+      /^\[supply-sync books-office\] Office report \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(UTC\): 4 companies: /,
+    );
     const text = mail?.parsed.text ?? '';
     expect(text).toContain('1 not running, 1 with failed runs, 1 not yet run');
 
