@@ -148,6 +148,11 @@ for (const backend of [sqlite, postgres].filter((b) => BACKENDS.includes(b.key))
             reason: 'ERP upgrade',
             pausedBy: expect.stringMatching(/^cli:.+@.+$/),
           });
+          // The text status says who paused the job, since when and why, as the status page does.
+          const status = await cli('status');
+          expect(status.stdout).toMatch(
+            /^orders +\S+ +readiness paused \(paused since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+ by cli:.+@.+: ERP upgrade\); /m,
+          );
 
           const refusedRun = await cli('sync', 'orders');
           expect(refusedRun.code).toBe(1);

@@ -61,10 +61,11 @@ function printStatus(
       ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(withRefusedKeyFix(job.lastError.message, keySetting), context.secrets)}`
       : '';
     const check = health.get(job.job);
+    // A ready check can carry a detail too: a paused job says since when, by whom and why.
     const readiness =
       check === undefined
         ? ''
-        : `readiness ${check.ok ? check.state : `${check.state} (${check.detail ?? ''})`}; `;
+        : `readiness ${check.detail === undefined ? check.state : `${check.state} (${check.detail})`}; `;
     const lastRun = job.lastRun === null ? '' : `last run: ${askedBy(job.lastRun)}; `;
     // "Last success" as readiness, the status page and metrics count it: the last run that made progress.
     context.output.line(
