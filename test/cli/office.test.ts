@@ -125,6 +125,15 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
     expect(existsSync(join(dir, 'books'))).toBe(false);
   });
 
+  it('says a company that has not exported yet has no books to reconcile, and what to do', async () => {
+    const never = await cli('--company', 'south', 'reconcile', 'journal', '--period', '2026-11');
+    expect(never.code).toBe(2);
+    expect(never.stderr).toContain('job journal has not exported yet (no successful run in ');
+    expect(never.stderr).toContain(
+      'run it (`supply-sync sync journal`, or let the daemon run it) and reconcile then',
+    );
+  });
+
   it("exports one company's journal into its own books and state only", async () => {
     const demoBefore = (await sandbox.control.state())['journalLines'];
     const northBefore = await linesOf('north');

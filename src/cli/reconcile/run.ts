@@ -15,6 +15,7 @@ import {
   openReadOnlyApi,
   ReconcileSetupError,
 } from './open.js';
+import { notExportedYet } from './not-exported.js';
 
 export interface JournalRequest {
   readonly scope: Scope;
@@ -40,6 +41,8 @@ export async function runJournalReconcile(
         scope: request.scope,
         target: { connector: choice.connector, type: connector.type },
       });
+    } catch (error) {
+      throw notExportedYet(error, loaded.config, choice.job);
     } finally {
       await access.close();
     }
