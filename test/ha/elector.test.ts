@@ -37,6 +37,27 @@ function leaseFacts(url: string): Promise<LeaseFacts | undefined> {
   });
 }
 
+/** The lease row's expires_at, as the database's own text (no rounding through a JS Date). */
+function expiresAt(url: string): Promise<string | undefined> {
+  return withClient(url, async (client) => {
+    const result = await client.query<{ expires_at: string }>(
+      `SELECT expires_at::text AS expires_at FROM ${LEASE_TABLE} WHERE id = 1`,
+    );
+    return result.rows[0]?.expires_at;
+  });
+}
+
+/** Milliseconds from `since` to the current term's acquired_at, by the database clock. */
+function acquiredMsAfter(url: string, since: string | undefined): Promise<number> {
+  return withClient(url, async (client) => {
+    const result = await client.query<{ ms: number }>(
+      `SELECT (extract(epoch FROM acquired_at - $1::timestamptz) * 1000)::float8 AS ms FROM ${LEASE_TABLE} WHERE id = 1`,
+      [since],
+    );
+    return result.rows[0]?.ms ?? Number.NaN;
+  });
+}
+
 /** The lease row's renewed_at, to count renewals. */
 function renewedAt(url: string): Promise<string> {
   return withClient(url, async (client) => {
@@ -157,13 +178,14 @@ describe.skipIf(!probe.available)(
       const a = electors.make('a', database.url);
       await a.start();
       await a.stop();
-      const freedAt = Date.now();
+      const releasedAt = await expiresAt(database.url);
       // Nobody claims the company (its assigned instance is gone or does not have it): b runs it all the same.
       const b = electors.make('b', database.url, {}, { claim: () => false, orphanGraceMs: 1_000 });
       await b.start();
       expect(b.isLeader()).toBe(false);
       await waitFor('b to take the lease left free', () => b.isLeader(), 10_000);
-      expect(Date.now() - freedAt).toBeGreaterThanOrEqual(1_000);
+      // Judged by the database clock, as the election is: a's release stamped expires_at, b's term acquired_at.
+      expect(await acquiredMsAfter(database.url, releasedAt)).toBeGreaterThanOrEqual(1_000);
       expect(await leaseFacts(database.url)).toMatchObject({ epoch: '2', holder: 'b' });
     });
 
