@@ -144,6 +144,33 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
     await docker(['run', '-d', '--name', name, ...args]);
   }
 
+  /**
+   * Waits for /healthz, up to 300 s: twice in CI the first container with a published port did not answer within
+   * 120 s, while every other start here takes seconds. A slow start is printed with what the engine knows of the
+   * container, and a start that never answers fails with it.
+   */
+  async function answersHealthz(name: string, url: string, what: string): Promise<void> {
+    const started = Date.now();
+    const explain = async (): Promise<string> => {
+      const state = await engine.docker([
+        'inspect',
+        '-f',
+        '{{json .State}} {{json .NetworkSettings.Ports}}',
+        name,
+      ]);
+      const logs = await engine.docker(['logs', '--tail', '60', name]);
+      return `container ${name}: ${state.stdout}${state.stderr}\nlogs:\n${logs.stdout}${logs.stderr}`;
+    };
+    try {
+      await eventually(what, 300_000, async () => ((await get(`${url}/healthz`))?.ok ? true : undefined));
+    } catch (error) {
+      throw new Error(`${String(error)}\n${await explain()}`);
+    }
+    const tookMs = Date.now() - started;
+    if (tookMs > 60_000)
+      console.log(`${what}: answered after ${Math.round(tookMs / 1000)} s\n${await explain()}`);
+  }
+
   async function healthy(name: string): Promise<string> {
     return eventually(`${name} healthy`, 150_000, async () => {
       const status = await docker(['inspect', '-f', '{{.State.Health.Status}}', name]);
@@ -199,9 +226,7 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
       'demo',
     ]);
     const url = `http://127.0.0.1:${port}`;
-    await eventually('/healthz through the published port', 120_000, async () =>
-      (await get(`${url}/healthz`))?.ok ? true : undefined,
-    );
+    await answersHealthz('demo', url, '/healthz through the published port');
     const ready = await eventually('/readyz 200', 120_000, async () =>
       (await get(`${url}/readyz`))?.status === 200 ? true : undefined,
     );
@@ -249,9 +274,7 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
       IMAGE,
       'demo',
     ]);
-    await eventually('/healthz under --read-only', 120_000, async () =>
-      (await get(`http://127.0.0.1:${port}/healthz`))?.ok ? true : undefined,
-    );
+    await answersHealthz('read-only', `http://127.0.0.1:${port}`, '/healthz under --read-only');
     expect(
       await docker(['exec', 'read-only', 'sh', '-c', 'ls /var/lib/supply-sync; touch /app/x 2>&1 || true']),
     ).toMatch(/demo\.db[\s\S]*Read-only file system/);
@@ -295,9 +318,7 @@ describe.skipIf(unavailable !== undefined && !required)('the container image', (
 
     await shell(line);
     const url = `http://127.0.0.1:${port}`;
-    await eventually('/healthz of the production form', 120_000, async () =>
-      (await get(`${url}/healthz`))?.ok ? true : undefined,
-    );
+    await answersHealthz('supply-sync', url, '/healthz of the production form');
     expect((await get(`${url}/status`))?.status).toBe(401);
     expect((await get(`${url}/status`, { authorization: `Bearer ${token}` }))?.status).toBe(200);
     await eventually('/readyz 200', 120_000, async () =>
