@@ -17,6 +17,8 @@ export interface WebhookDelivery {
   attempt: number;
   status: string;
   response_status?: number | null;
+  /** The start of the endpoint's answer (up to 500 characters). */
+  response_snippet?: string | null;
   error?: string | null;
   attempted_at?: string;
 }

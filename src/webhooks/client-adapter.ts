@@ -65,6 +65,7 @@ function delivery(value: {
   attempt: number;
   status: string;
   response_status?: number | null | undefined;
+  response_snippet?: string | null | undefined;
   error?: string | null | undefined;
   attempted_at?: string | undefined;
 }): WebhookDelivery {
@@ -75,6 +76,7 @@ function delivery(value: {
     attempt: value.attempt,
     status: value.status,
     ...(value.response_status === undefined ? {} : { response_status: value.response_status }),
+    ...(value.response_snippet === undefined ? {} : { response_snippet: value.response_snippet }),
     ...(value.error === undefined ? {} : { error: value.error }),
     ...(value.attempted_at === undefined ? {} : { attempted_at: value.attempted_at }),
   };

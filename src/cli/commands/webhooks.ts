@@ -120,8 +120,41 @@ async function testEndpoint(invocation: Invocation): Promise<void> {
   invocation.context.output.line(
     `ping ${delivery.status}: endpoint answered ${delivery.response_status ?? 'nothing'}${delivery.error ? ` (${delivery.error})` : ''}`,
   );
-  if (delivery.status !== 'succeeded')
-    throw new CliError('the test delivery did not succeed', 'webhook_test_failed');
+  if (delivery.status !== 'succeeded') {
+    const path = loadedWebhookPath(invocation);
+    throw new CliError(failedPingAdvice(delivery, await path), 'webhook_test_failed');
+  }
+}
+
+async function loadedWebhookPath({ context, command }: Invocation): Promise<string> {
+  return (await loadCliConfig(context, globalOptions(command))).config.server.webhook_path;
+}
+
+/** What to look at next, by how the ping failed: no connection at all, or an answer that was not 2xx. */
+function failedPingAdvice(delivery: TestResult, webhookPath: string): string {
+  const again = 'then run `supply-sync webhooks test` again';
+  if (delivery.response_status === null) {
+    return (
+      'the test delivery did not succeed: the API reached nothing at the registered URL. Check that the daemon ' +
+      `runs and that the URL reaches its webhook path (${webhookPath}, server.webhook_path) through your proxy, ` +
+      `or register the right URL with \`supply-sync webhooks register --url ...\`; ${again}`
+    );
+  }
+  const answered = `the test delivery did not succeed: the endpoint answered ${delivery.response_status}`;
+  const reason = /"error":"([a-z_]+)"/.exec(delivery.response_snippet ?? '')?.[1];
+  if (reason === 'signature_mismatch' || reason === 'no_signature' || reason === 'no_active_secret') {
+    return (
+      `${answered} (${reason}): the daemon does not hold the endpoint's current signing secret. Register again ` +
+      `with \`supply-sync webhooks register --url ...\` (the daemon keeps the new secret); ${again}`
+    );
+  }
+  if (reason === 'timestamp_out_of_tolerance') {
+    return `${answered} (${reason}): this machine's clock is off; set up time sync (NTP), ${again}`;
+  }
+  return (
+    `${answered}${reason === undefined ? '' : ` (${reason})`}: check that the URL reaches the daemon's webhook ` +
+    `path (${webhookPath}, server.webhook_path) and not another service; ${again}`
+  );
 }
 
 function sinceOption(since: string | undefined): Date | undefined {

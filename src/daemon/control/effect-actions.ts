@@ -140,6 +140,8 @@ function removeListed(
 export interface TestResult {
   status: string;
   response_status: number | null;
+  /** The start of what the endpoint answered (the daemon's receiver names why it refused). */
+  response_snippet?: string | null;
   error: string | null;
 }
 
@@ -147,6 +149,7 @@ function testResult(delivery: WebhookDelivery): TestResult {
   return {
     status: delivery.status,
     response_status: delivery.response_status ?? null,
+    response_snippet: delivery.response_snippet ?? null,
     error: delivery.error ?? null,
   };
 }

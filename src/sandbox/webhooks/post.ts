@@ -37,7 +37,20 @@ export async function postSigned(
     const ok = status >= 200 && status <= 299;
     return { status, snippet, error: ok ? null : `endpoint answered ${status}` };
   } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : 'delivery failed';
-    return { status: null, snippet: null, error: message.slice(0, SNIPPET_LENGTH) };
+    return { status: null, snippet: null, error: failureOf(url, error).slice(0, SNIPPET_LENGTH) };
   }
+}
+
+/**
+ * Why no answer came, for the attempt's `error` (contract part 2.8 gives it no format; see docs/contract-gaps.md): fetch's own message is only
+ * "fetch failed", the socket's reason (connection refused, name not found, reset) is in its cause.
+ */
+function failureOf(url: string, error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError')
+    return `no answer from ${url} within ${DELIVERY_TIMEOUT_MS / 1000} s`;
+  const cause = error instanceof Error ? error.cause : undefined;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (cause instanceof Error)
+    return `could not reach ${url}: ${typeof code === 'string' ? `${code} ` : ''}(${cause.message})`;
+  return `could not reach ${url}: ${error instanceof Error ? error.message : String(error)}`;
 }
