@@ -11,7 +11,8 @@ type Where = string | StateLocation;
 function requireFile(path: string): void {
   if (!existsSync(path)) {
     throw new CliError(
-      `state file ${path} does not exist yet; it is created when the daemon first runs`,
+      `state file ${path} does not exist yet: nothing has run with this config. Start the daemon ` +
+        '(`supply-sync run`) or run one job (`supply-sync sync <job>`) with the same --config; either creates it',
       'state_missing',
     );
   }
