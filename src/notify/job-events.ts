@@ -65,7 +65,7 @@ function failedRun(
     (rule) => streak.count >= rule.after_failures,
   );
   if (rules.length === 0) return 0;
-  const error = describeRunError(run.error);
+  const error = describeRunError(run.error, origin.apiKeySetting);
   const zone = routing.timezone;
   openCondition(
     routing,

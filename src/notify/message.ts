@@ -25,6 +25,8 @@ export interface MessageOrigin {
   readonly node?: string;
   /** The config file the daemon runs. */
   readonly config: string;
+  /** The setting that holds the API key, as a fix names it (see apiKeySettingName); both forms when unknown. */
+  readonly apiKeySetting?: string;
 }
 
 /** An instant as people read it in the configured time zone, e.g. "3 Mar 2026, 07:00". */

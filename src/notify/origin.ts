@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LoadedConfig } from '../config/index.js';
+import { apiKeySettingName, type LoadedConfig } from '../config/index.js';
 import type { MessageOrigin } from './message.js';
 
 /**
@@ -14,5 +14,6 @@ export function messageOrigin(loaded: LoadedConfig, node?: string): MessageOrigi
     instance: loaded.company === undefined ? instance : `${instance}/${loaded.company.name}`,
     node: node ?? config.ha?.instance ?? hostname(),
     config: loaded.file,
+    apiKeySetting: apiKeySettingName(loaded),
   };
 }

@@ -123,6 +123,9 @@ notifications:
     const text = smtp.mails[0]?.parsed.text ?? '';
     expect(text).toContain('What happened: The API refused the key (HTTP 401 key_revoked on GET /me).');
     expect(text).toContain('To fix: the key was revoked: create a new key in the API console and set it');
+    // The setting this config uses, not both that could hold a key.
+    expect(text).toContain('(api.api_key), then restart supply-sync or run the job again.');
+    expect(text).not.toContain('api.api_key or api.api_key_file');
     expect(text.startsWith('ApiError')).toBe(false);
     expect(smtp.mails[0]?.raw).not.toContain(SMTP_PASSWORD);
   }, 120_000);

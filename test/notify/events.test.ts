@@ -317,6 +317,7 @@ describe('notification events', () => {
       instance: 'Warehouse sync',
       node: 'srv-a:4121',
       config: '/etc/s.yaml',
+      apiKeySetting: 'api.api_key',
     });
     expect(messageOrigin(load(label)).node).toBe(hostname());
     const pair = `${label}state:\n  url: postgres://sync@db.example.com/sync\nha:\n  instance: node-b\n`;
