@@ -19,6 +19,7 @@ import { describeRunError } from './run-error.js';
 import {
   escapeHtml,
   localTime,
+  zonedTime,
   originLine,
   type MessageOrigin,
   type NotificationMessage,
@@ -185,7 +186,7 @@ export function dailyReport(
   return {
     event: 'daily_report',
     severity: held ? 'warning' : 'info',
-    subject: `[supply-sync ${origin.instance}] Daily report ${localTime(due, timeZone)}`,
+    subject: `[supply-sync ${origin.instance}] Daily report ${zonedTime(due, timeZone)}`,
     text: `${text}\n`,
     html: `${html}\n`,
   };

@@ -299,7 +299,9 @@ describe('notifications delivered to a real SMTP server and an HTTPS receiver', 
       'Written to books: 2 document(s), 3 line(s), total ILS 1,250.50',
     );
     const { parsed } = smtp.mails[0]!;
-    expect(parsed.subject).toBe('[supply-sync הנהלת-חשבונות] Daily report 2 Mar 2026, 07:00');
+    expect(parsed.subject).toBe(
+      '[supply-sync הנהלת-חשבונות] Daily report 2 Mar 2026, 07:00 (Asia/Jerusalem)',
+    );
     // Counted from what the batches wrote, each document and line once: not the runs' counts added up.
     expect(parsed.text).toContain(
       '  - Written to books: 2 document(s), 3 line(s), total ILS 1,250.50\n' +
