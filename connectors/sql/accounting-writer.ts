@@ -12,6 +12,7 @@ import type { SqlDriver, SqlExecutor, SqlValue } from '../../src/kit/sql/driver.
 import type { JournalColumnField, JournalTableConfig } from './journal-config.js';
 import { SqlJournalReadBack } from './journal-read.js';
 import {
+  lostCompanionProblem,
   schemaProblem,
   settingOf,
   targetError,
@@ -132,7 +133,9 @@ export class SqlAccountingWriter implements AccountingWriter {
 
   async #createTables(): Promise<void> {
     const dialect = this.driver.dialect;
-    const missing = await schemaProblem(this.driver, this.config);
+    const missing =
+      (await schemaProblem(this.driver, this.config)) ??
+      (await lostCompanionProblem(this.driver, this.config));
     if (missing !== null) throw targetError(this.#origin, missing);
     if (this.config.batch_key_store === 'table') {
       await this.driver.query(

@@ -79,29 +79,72 @@ export async function schemaProblem(
   return null;
 }
 
+/** Why `table` cannot be read, or null when it can. An unreachable database throws instead. */
+async function unreadable(driver: SqlDriver, table: string): Promise<string | null> {
+  try {
+    await driver.query(`SELECT COUNT(*) AS n FROM ${quoteIdentifier(driver.dialect, table)} WHERE 1 = 0`);
+    return null;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'connector_unreachable') throw error;
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Whether the journal table holds a row the writer could have written: one with a batch key, when that is mapped. */
+async function holdsWrittenRows(driver: SqlDriver, config: JournalTableConfig): Promise<boolean> {
+  if ((await unreadable(driver, config.table)) !== null) return false;
+  const column = config.columns.batch_key;
+  const q = (name: string) => quoteIdentifier(driver.dialect, name);
+  const where = column === undefined ? '' : ` WHERE ${q(column)} IS NOT NULL`;
+  const { rows } = await driver.query(
+    `SELECT CASE WHEN EXISTS (SELECT 1 FROM ${q(config.table)}${where}) THEN 1 ELSE 0 END AS n`,
+  );
+  return Number(rows[0]?.['n'] ?? 0) > 0;
+}
+
 /**
- * What a run would stumble on in the target before writing a row: a missing schema, or (without create_tables) a
- * journal table it cannot read. An unreachable database throws instead: that is the connection's problem.
+ * The companion table of written batch keys gone while the journal table holds rows: a new, empty one would let a
+ * batch already in the books be written again (a re-run after a crash asks it whether the batch is there), so the
+ * writer creates it only where no row could have been written yet.
+ */
+export async function lostCompanionProblem(
+  driver: SqlDriver,
+  config: JournalTableConfig,
+): Promise<TargetProblem | null> {
+  if (config.batch_key_store !== 'table') return null;
+  if ((await unreadable(driver, config.batch_key_table)) === null) return null;
+  if (!(await holdsWrittenRows(driver, config))) return null;
+  const companion = config.batch_key_table;
+  return {
+    key: 'journal.batch_key_table',
+    detail:
+      `${companion} is missing while ${config.table} holds rows: it records which batches were written, and a ` +
+      'new, empty one would let a batch already in the books be written again',
+    fix:
+      `restore ${companion} from the books database's backup (or recreate it with columns batch_key, ` +
+      `entry_count, written_at and a row for each batch in ${config.table}); if those rows were not written by ` +
+      `supply-sync, create ${companion} empty; then run again`,
+  };
+}
+
+/**
+ * What a run would stumble on in the target before writing a row: a missing schema, a lost companion table of
+ * batch keys, or (without create_tables) a journal table it cannot read. An unreachable database throws instead:
+ * that is the connection's problem.
  */
 export async function targetProblem(
   driver: SqlDriver,
   config: JournalTableConfig,
 ): Promise<TargetProblem | null> {
-  const schema = await schemaProblem(driver, config);
-  if (schema !== null || config.create_tables) return schema;
-  try {
-    await driver.query(
-      `SELECT COUNT(*) AS n FROM ${quoteIdentifier(driver.dialect, config.table)} WHERE 1 = 0`,
-    );
-    return null;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'connector_unreachable') throw error;
-    return {
-      key: 'journal.table',
-      detail: `${config.table} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-      fix: 'create the table or set journal.create_tables: true, and grant this user INSERT and SELECT on it',
-    };
-  }
+  const problem = (await schemaProblem(driver, config)) ?? (await lostCompanionProblem(driver, config));
+  if (problem !== null || config.create_tables) return problem;
+  const why = await unreadable(driver, config.table);
+  if (why === null) return null;
+  return {
+    key: 'journal.table',
+    detail: `${config.table} cannot be read: ${why}`,
+    fix: 'create the table or set journal.create_tables: true, and grant this user INSERT and SELECT on it',
+  };
 }
 
 /** Where a problem is configured: the connector's block, and the config file it came from when known. */

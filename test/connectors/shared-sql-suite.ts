@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalBatch, JournalEntry } from '../../src/connector-contract/journal.js';
 import type { ErpOrder } from '../../src/connector-contract/orders.js';
 import { SqlAccountingWriter } from '../../connectors/sql/accounting-writer.js';
-import { createTableIfMissing } from '../../src/kit/sql/dialect.js';
+import { createTableIfMissing, quoteIdentifier } from '../../src/kit/sql/dialect.js';
 import type { SqlDriver } from '../../src/kit/sql/driver.js';
 import { commitGated } from '../../src/kit/sql/commit-gated.js';
 import { SqlCatalogSource } from '../../connectors/sql/erp-catalog.js';
@@ -190,6 +190,30 @@ export function sharedSqlSuite(title: string, target: SqlSuiteTarget | undefined
         ]);
         expect(rows[0]).toMatchObject({ account: '60010', details: 'שורה 1 line', movement_type: 'חשב' });
         expect(String(rows[0]?.['ref_date']).slice(0, 10)).toBe('2026-11-20');
+      });
+
+      it('refuses to write when the companion table of batch keys is gone while the journal holds rows', async () => {
+        const batch: JournalBatch = {
+          batchKey: 'batch-2026-11-30-lost',
+          entries: [entry(1, 'debit', '12.00', '60010'), entry(2, 'credit', '12.00', '40001')],
+        };
+        expect(await writer('gl_lost').writeJournalBatch(batch)).toMatchObject({ status: 'written' });
+        await driver.query(`DROP TABLE ${quoteIdentifier(driver.dialect, 'gl_lost_batches')}`);
+        // A new writer, as after a restart: a re-run of the same batch must not find an empty new table.
+        const restarted = writer('gl_lost');
+        const refused: unknown = await restarted.writeJournalBatch(batch).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(ConnectorError);
+        expect(String((refused as Error).message)).toContain(
+          'connectors.books.journal.batch_key_table: gl_lost_batches is missing while gl_lost holds rows',
+        );
+        expect(String((refused as Error).message)).toContain('restore gl_lost_batches');
+        expect(await restarted.targetProblem()).toMatchObject({
+          detail: expect.stringContaining('gl_lost_batches is missing while gl_lost holds rows'),
+        });
+        expect(await count('SELECT COUNT(*) AS n FROM gl_lost')).toBe(2);
+        await expect(driver.query('SELECT COUNT(*) AS n FROM gl_lost_batches')).rejects.toThrow();
+        // Where nothing was written yet, the first run creates both tables as before.
+        expect(await writer('gl_fresh').writeJournalBatch(batch)).toMatchObject({ status: 'written' });
       });
 
       it('leaves no rows and no batch key when a journal batch fails half-way', async () => {
