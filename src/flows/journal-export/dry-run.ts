@@ -15,6 +15,7 @@ import { PreviewWriter } from './preview.js';
 import { allMissingOf, GroupSelector } from './select.js';
 import { countHeldBackForEach, type HeldBackReasons } from '../shared/held-back.js';
 import { bump, withStagedLines } from './staged-run.js';
+import { checkTargetMark } from './target-mark.js';
 
 export interface PreviewDeps {
   readonly api: JournalExportApi;
@@ -22,6 +23,8 @@ export interface PreviewDeps {
   readonly options: JournalExportOptions;
   readonly mapper: GroupMapper;
   readonly target: string;
+  /** The accounting connector, under which the state keeps its target's mark. */
+  readonly connectorName: string;
   readonly previewFile: string;
   /** Documents that would be held for a missing mapping, by that mapping. */
   readonly held: HeldBackReasons;
@@ -36,6 +39,7 @@ export async function previewRun(
 ): Promise<RunResult> {
   // A target the real run would fail on fails the dry run too, before any preview is written.
   await deps.writer.checkTarget?.();
+  await checkTargetMark(ctx.state, deps.writer, deps.connectorName);
   const pending = plans.list();
   const pendingIds = new Set(pending.flatMap((plan) => plan.lineIds));
   const preview = await PreviewWriter.open(deps.previewFile, pending.length, ctx.clock.now());

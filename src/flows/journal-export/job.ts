@@ -133,8 +133,17 @@ async function exportRun(
   const deadLetters = new DeadLetterBook(ctx.state, input.name);
   try {
     if (ctx.dryRun) {
-      const { mapper, target, previewFile } = setup;
-      const preview = { api: input.api, writer: input.writer, options, mapper, target, previewFile, held };
+      const { mapper, target, previewFile, connectorName } = setup;
+      const preview = {
+        api: input.api,
+        writer: input.writer,
+        options,
+        mapper,
+        target,
+        connectorName,
+        previewFile,
+        held,
+      };
       return await previewRun(preview, ctx, plans, deadLetters, counts);
     }
     const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);

@@ -8,16 +8,30 @@ import type { StateStore } from '../../state/index.js';
 
 const NAMESPACE = 'journal-export.target-mark';
 
-/** Throws the writer's error when the target is not the one written to before; keeps the mark it recognised. */
+function savedMark(state: StateStore, connectorName: string): string | null {
+  const saved = state.kv.get(NAMESPACE, connectorName);
+  return typeof saved === 'string' ? saved : null;
+}
+
+/** Throws the writer's error when the target is not the one written to before; changes nothing (the dry run). */
+export async function checkTargetMark(
+  state: StateStore,
+  writer: AccountingWriter,
+  connectorName: string,
+): Promise<void> {
+  await writer.targetMark?.verify(savedMark(state, connectorName));
+}
+
+/** As checkTargetMark, and keeps the mark it recognised. */
 export async function verifyTargetMark(
   state: StateStore,
   writer: AccountingWriter,
   connectorName: string,
 ): Promise<void> {
   if (writer.targetMark === undefined) return;
-  const saved = state.kv.get(NAMESPACE, connectorName);
-  await writer.targetMark.verify(typeof saved === 'string' ? saved : null);
-  if (writer.targetMark.current() !== saved) saveTargetMark(state, writer, connectorName);
+  await checkTargetMark(state, writer, connectorName);
+  if (writer.targetMark.current() !== savedMark(state, connectorName))
+    saveTargetMark(state, writer, connectorName);
 }
 
 /** Saves the writer's current mark; call in the transaction that notes a batch written. */

@@ -81,6 +81,13 @@ describe('journal export into a books folder that is not the one written to befo
     const waiting = await approvedCount();
     expect(waiting).toBeGreaterThan(0);
 
+    // The dry run says what the run would: it fails on the folder, before any preview.
+    const dry = await (await journalJob()).run(jobContext(h.state, { dryRun: true }));
+    expect(dry.outcome).toBe('failed');
+    expect(dry.error).toContain(`${configFile}: connectors.books.import_dir`);
+    expect(dry.error).toContain(`books folder ${books()} is missing`);
+    expect(dry.counts['batches_previewed'] ?? 0).toBe(0);
+
     const run = await (await journalJob()).run(jobContext(h.state));
     expect(run.outcome).toBe('failed');
     expect(run.error).toContain(`${configFile}: connectors.books.import_dir`);
