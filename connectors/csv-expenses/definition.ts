@@ -11,7 +11,10 @@ export const csvExpensesConnectorDefinition = defineConnector({
   configSchema: csvExpensesConfigSchema,
   capabilities: ['expenseSource'],
   create(config, context) {
-    const folders = expenseFolders(config, context.baseDir);
+    const folders = expenseFolders(config, context.baseDir, {
+      connector: context.name,
+      configFile: context.configFile,
+    });
     const connector: Connector = {
       type: 'csv-expenses',
       capabilities: { expenseSource: new CsvExpenseSource(config, folders, Date.now, context.mayCommit) },

@@ -10,11 +10,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import iconv from 'iconv-lite';
 import type { ExpenseSource, RejectedFile } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
-import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
+import {
+  dropFolderSetting,
+  moveDropFile,
+  readyFiles,
+  RejectedDropFiles,
+  type DropFolders,
+} from '../../src/kit/drop-folder.js';
+import { dropFileText } from '../../src/kit/drop-file-text.js';
 import { cellFormatsOf, type CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
 import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
@@ -103,7 +109,16 @@ export class CsvExpenseSource implements ExpenseSource {
     const formats = cellFormatsOf(this.config);
     const files: ReadFile[] = [];
     for (const name of names) {
-      const text = iconv.decode(await readFile(path.join(this.folders.inDir, name)), this.config.encoding);
+      const decoded = dropFileText(
+        await readFile(path.join(this.folders.inDir, name)),
+        this.config.encoding,
+        dropFolderSetting(this.folders, 'encoding'),
+      );
+      if (!decoded.ok) {
+        await this.#rejected.reject(name, decoded.reason, decoded.line);
+        continue;
+      }
+      const { text } = decoded;
       try {
         files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns, formats) });
       } catch (error) {

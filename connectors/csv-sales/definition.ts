@@ -11,7 +11,10 @@ export const csvSalesConnectorDefinition = defineConnector({
   configSchema: csvSalesConfigSchema,
   capabilities: ['salesSource'],
   create(config, context) {
-    const folders = salesFolders(config, context.baseDir);
+    const folders = salesFolders(config, context.baseDir, {
+      connector: context.name,
+      configFile: context.configFile,
+    });
     const connector: Connector = {
       type: 'csv-sales',
       capabilities: { salesSource: new CsvSalesSource(config, folders) },

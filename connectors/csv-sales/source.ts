@@ -7,10 +7,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import iconv from 'iconv-lite';
 import type { RejectedFile, SalesSource } from '../../src/connector-contract/capabilities.js';
 import type { SalesBatch } from '../../src/connector-contract/sales.js';
-import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
+import {
+  dropFolderSetting,
+  moveDropFile,
+  readyFiles,
+  RejectedDropFiles,
+  type DropFolders,
+} from '../../src/kit/drop-folder.js';
+import { dropFileText } from '../../src/kit/drop-file-text.js';
 import type { CsvSalesConfig } from './config.js';
 import { parseSalesFile, SalesFileError } from './parse.js';
 
@@ -45,7 +51,16 @@ export class CsvSalesSource implements SalesSource {
     });
     const batches: SalesBatch[] = [];
     for (const name of names) {
-      const text = iconv.decode(await readFile(path.join(this.folders.inDir, name)), this.config.encoding);
+      const decoded = dropFileText(
+        await readFile(path.join(this.folders.inDir, name)),
+        this.config.encoding,
+        dropFolderSetting(this.folders, 'encoding'),
+      );
+      if (!decoded.ok) {
+        await this.#rejected.reject(name, decoded.reason, decoded.line);
+        continue;
+      }
+      const { text } = decoded;
       try {
         batches.push(parseSalesFile(name, text, this.config.separator));
       } catch (error) {

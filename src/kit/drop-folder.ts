@@ -9,11 +9,27 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RejectedFile } from '../connector-contract/capabilities.js';
+import { ConnectorError } from '../connector-contract/errors.js';
 
 export interface DropFolders {
   readonly inDir: string;
   readonly doneDir: string;
   readonly failedDir: string;
+  /** The connector whose folders they are, and the config file its block came from, for errors. */
+  readonly origin?: DropFolderOrigin;
+}
+
+export interface DropFolderOrigin {
+  readonly connector: string;
+  readonly configFile?: string | undefined;
+}
+
+/** `<file>: connectors.<name>.<key>`, as a message names a setting of the connector. */
+export function dropFolderSetting(folders: DropFolders, key: string): string {
+  const { origin } = folders;
+  if (origin === undefined) return key;
+  const file = origin.configFile === undefined ? '' : `${origin.configFile}: `;
+  return `${file}connectors.${origin.connector}.${key}`;
 }
 
 /** The options a drop-folder connector's config has for its folders. */
@@ -23,12 +39,17 @@ export interface DropFolderConfig {
   readonly failed_dir: string;
 }
 
-export function dropFolders(config: DropFolderConfig, baseDir: string): DropFolders {
+export function dropFolders(
+  config: DropFolderConfig,
+  baseDir: string,
+  origin?: DropFolderOrigin,
+): DropFolders {
   const inDir = path.resolve(baseDir, config.in_dir);
   return {
     inDir,
     doneDir: path.resolve(inDir, config.done_dir),
     failedDir: path.resolve(inDir, config.failed_dir),
+    ...(origin === undefined ? {} : { origin }),
   };
 }
 
@@ -42,9 +63,20 @@ export interface ReadyFileOptions {
   readonly skipHidden: boolean;
 }
 
-/** The names of the files in the drop folder ready to be read, sorted; none when the folder does not exist. */
+/**
+ * The names of the files in the drop folder ready to be read, sorted. A folder that is not there fails the run: a
+ * misspelt in_dir, or a share that is not mounted, would otherwise read as a quiet day with nothing to send.
+ */
 export async function readyFiles(folders: DropFolders, options: ReadyFileOptions): Promise<string[]> {
-  if (!existsSync(folders.inDir)) return [];
+  if (!existsSync(folders.inDir)) {
+    throw new ConnectorError(
+      'connector_config_invalid',
+      `${dropFolderSetting(folders, 'in_dir')}: the drop folder ${folders.inDir} does not exist, so no file could ` +
+        'be read. Create it (or mount the share it is on), or point in_dir at the folder the files are put in, ' +
+        'then run again',
+      { connector: folders.origin?.connector ?? 'drop folder', retryable: false },
+    );
+  }
   const suffix = options.suffix.toLowerCase();
   const names = (await readdir(folders.inDir, { withFileTypes: true }))
     .filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith(suffix))

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import iconv from 'iconv-lite';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CsvExpenseSource,
@@ -216,6 +217,24 @@ describe('the drop folder', () => {
     expect(await source.listPendingExpenses()).toEqual([]);
     expect(await readFile(join(dir, 'failed', 'bad.csv.error.txt'), 'utf8')).toMatch(
       /the header has no column/,
+    );
+  });
+
+  it('rejects a windows-1255 file read as UTF-8, and fails on a folder that is not there', async () => {
+    const { dir } = await folder();
+    const config = csvExpensesConfigSchema.parse({ in_dir: '.', min_age: 0 });
+    const origin = { connector: 'receipts', configFile: '/etc/supply-sync/buyer.yaml' };
+    const source = new CsvExpenseSource(config, expenseFolders(config, dir, origin));
+    const row = 'R1,ELEC,none,2026-11-20,TLV01,R1,UTIL,100.00,17.00,חשמל,';
+    await writeFile(join(dir, 'heb.csv'), iconv.encode(`${HEADER}\n${row}\n`, 'windows-1255'));
+    expect(await source.listPendingExpenses()).toEqual([]);
+    expect(await readFile(join(dir, 'failed', 'heb.csv.error.txt'), 'utf8')).toContain(
+      'line 2 is not UTF-8 text, which /etc/supply-sync/buyer.yaml: connectors.receipts.encoding says',
+    );
+
+    const gone = new CsvExpenseSource(config, expenseFolders({ ...config, in_dir: 'expense' }, dir, origin));
+    await expect(gone.listPendingExpenses()).rejects.toThrow(
+      `/etc/supply-sync/buyer.yaml: connectors.receipts.in_dir: the drop folder ${join(dir, 'expense')} does not exist`,
     );
   });
 });

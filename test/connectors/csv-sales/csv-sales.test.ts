@@ -155,6 +155,45 @@ describe('CsvSalesSource', () => {
     expect(batch?.itemSales[0]?.itemName).toBe('פלאפל');
   });
 
+  it('refuses a windows-1255 file read as UTF-8, naming the line at fault and the setting', async () => {
+    const hebrew =
+      'branch_code,z_number,value_date,item_code,item_name,quantity,unit_price,total\n' +
+      'TLV01,1,2026-11-20T12:00:00Z,F-1,פלאפל,1,20,20\n';
+    await drop('heb.csv', iconv.encode(hebrew, 'windows-1255'));
+    const registry = new PluginRegistry().register(csvSalesConnectorDefinition);
+    const connector = await registry.createConnector(
+      'csv-sales',
+      { in_dir: 'in', min_age: 0 },
+      { name: 'pos', baseDir: dir, configFile: '/etc/supply-sync/pos.yaml' },
+    );
+    const sales = connector.capabilities.salesSource;
+    expect(await sales?.listPendingSales()).toEqual([]);
+    expect(sales?.rejectedFiles?.()).toMatchObject([{ file: 'heb.csv', line: 2 }]);
+    const reason = await readFile(join(dir, 'in', 'failed', 'heb.csv.error.txt'), 'utf8');
+    expect(reason).toContain(
+      'line 2 is not UTF-8 text, which /etc/supply-sync/pos.yaml: connectors.pos.encoding says the files are',
+    );
+    expect(reason).toContain('Set encoding: windows-1255');
+    await connector.close();
+  });
+
+  it('fails a listing when the drop folder is not there, naming the setting, instead of finding nothing', async () => {
+    const registry = new PluginRegistry().register(csvSalesConnectorDefinition);
+    const connector = await registry.createConnector(
+      'csv-sales',
+      { in_dir: 'pos-exprot', min_age: 0 },
+      { name: 'pos', baseDir: dir, configFile: '/etc/supply-sync/pos.yaml' },
+    );
+    const listing = connector.capabilities.salesSource?.listPendingSales();
+    await expect(listing).rejects.toMatchObject({
+      code: 'connector_config_invalid',
+      message: expect.stringContaining(
+        `/etc/supply-sync/pos.yaml: connectors.pos.in_dir: the drop folder ${join(dir, 'pos-exprot')} does not exist`,
+      ),
+    });
+    await connector.close();
+  });
+
   it('is created through the connector registry with a strict config and checks its folder', async () => {
     const registry = new PluginRegistry().register(csvSalesConnectorDefinition);
     await expect(

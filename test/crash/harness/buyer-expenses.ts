@@ -4,7 +4,7 @@
  * expense must reach the API exactly once, with its receipt, and be written back into the folder's sent ledger once
  * with the API's id; each finished file must be moved to done/.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseCsv } from '../../../src/kit/csv.js';
@@ -42,6 +42,8 @@ export class ExpenseDrops {
 
   constructor(private readonly world: CrashWorld) {
     this.#dir = path.join(world.dir, DROP_DIR);
+    // The folder is there before the daemon's first run, as deploy.md has it: a missing one fails the run.
+    mkdirSync(this.#dir, { recursive: true });
   }
 
   /**
