@@ -8,19 +8,12 @@
  * commit gate first: when it refuses, nothing is written and its error is what the caller sees, unchanged.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExpenseSource, RejectedFile } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
-import {
-  dropFolderSetting,
-  moveDropFile,
-  readyFiles,
-  RejectedDropFiles,
-  type DropFolders,
-} from '../../src/kit/drop-folder.js';
-import { dropFileText } from '../../src/kit/drop-file-text.js';
+import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
+import { readDropFileText } from '../../src/kit/drop-file-text.js';
 import { cellFormatsOf, type CsvExpensesConfig } from './config.js';
 import { ExpenseFileError, parseExpenseFile, type ParsedExpense } from './parse.js';
 import { SENT_LEDGER, SentLedger } from './sent-ledger.js';
@@ -109,16 +102,8 @@ export class CsvExpenseSource implements ExpenseSource {
     const formats = cellFormatsOf(this.config);
     const files: ReadFile[] = [];
     for (const name of names) {
-      const decoded = dropFileText(
-        await readFile(path.join(this.folders.inDir, name)),
-        this.config.encoding,
-        dropFolderSetting(this.folders, 'encoding'),
-      );
-      if (!decoded.ok) {
-        await this.#rejected.reject(name, decoded.reason, decoded.line);
-        continue;
-      }
-      const { text } = decoded;
+      const text = await readDropFileText(this.folders, name, this.config.encoding, this.#rejected);
+      if (text === undefined) continue;
       try {
         files.push({ name, expenses: parseExpenseFile(text, this.config.separator, columns, formats) });
       } catch (error) {

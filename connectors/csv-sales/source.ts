@@ -5,18 +5,10 @@
  * step (write to a temporary name, then rename); files younger than `min_age` are left for the next run in case
  * they are still being written.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { RejectedFile, SalesSource } from '../../src/connector-contract/capabilities.js';
 import type { SalesBatch } from '../../src/connector-contract/sales.js';
-import {
-  dropFolderSetting,
-  moveDropFile,
-  readyFiles,
-  RejectedDropFiles,
-  type DropFolders,
-} from '../../src/kit/drop-folder.js';
-import { dropFileText } from '../../src/kit/drop-file-text.js';
+import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
+import { readDropFileText } from '../../src/kit/drop-file-text.js';
 import type { CsvSalesConfig } from './config.js';
 import { parseSalesFile, SalesFileError } from './parse.js';
 
@@ -51,16 +43,8 @@ export class CsvSalesSource implements SalesSource {
     });
     const batches: SalesBatch[] = [];
     for (const name of names) {
-      const decoded = dropFileText(
-        await readFile(path.join(this.folders.inDir, name)),
-        this.config.encoding,
-        dropFolderSetting(this.folders, 'encoding'),
-      );
-      if (!decoded.ok) {
-        await this.#rejected.reject(name, decoded.reason, decoded.line);
-        continue;
-      }
-      const { text } = decoded;
+      const text = await readDropFileText(this.folders, name, this.config.encoding, this.#rejected);
+      if (text === undefined) continue;
       try {
         batches.push(parseSalesFile(name, text, this.config.separator));
       } catch (error) {

@@ -4,7 +4,10 @@
  * would be sent with their names gone. Such a file is refused, naming the first line at fault and the setting.
  */
 import { isUtf8 } from 'node:buffer';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import iconv from 'iconv-lite';
+import { dropFolderSetting, type DropFolders, type RejectedDropFiles } from './drop-folder.js';
 
 export type DropFileText =
   | { readonly ok: true; readonly text: string }
@@ -24,4 +27,21 @@ export function dropFileText(bytes: Buffer, encoding: string, encodingSetting: s
       'encoding (a Hebrew file from a POS or Excel is often windows-1255). Set encoding: windows-1255 if the ' +
       'files are written so, or save the file as UTF-8, then drop it again',
   };
+}
+
+/**
+ * A ready file of the drop folder as text, or undefined once it was rejected whole (moved to failed/ with the
+ * reason beside it) for not being in the configured encoding.
+ */
+export async function readDropFileText(
+  folders: DropFolders,
+  name: string,
+  encoding: string,
+  rejected: RejectedDropFiles,
+): Promise<string | undefined> {
+  const bytes = await readFile(path.join(folders.inDir, name));
+  const decoded = dropFileText(bytes, encoding, dropFolderSetting(folders, 'encoding'));
+  if (decoded.ok) return decoded.text;
+  await rejected.reject(name, decoded.reason, decoded.line);
+  return undefined;
 }
