@@ -68,7 +68,7 @@ describe('dead-letters list gives the fix for a missing mapping', () => {
       expect(result.code, result.stderr).toBe(0);
       const lines = result.stdout.trim().split('\n');
       expect(lines[0]).toBe(
-        '#1 orders ord_1 [open, 1 attempts, last 2026-11-24 23:15:02 Asia/Jerusalem]: no ERP item for SKU VEG-0001',
+        '#1 orders ord_1 [open, 1 attempt, last 2026-11-24 23:15:02 Asia/Jerusalem]: no ERP item for SKU VEG-0001',
       );
       expect(lines.slice(4)).toEqual([
         `To fix #1, #2 (orders: SKU value "VEG-0001" has no entry in mappings.skus): ${FIX}.`,

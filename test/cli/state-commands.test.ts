@@ -91,7 +91,13 @@ describe('CLI commands over a real state file', () => {
   it('dead-letters list, retry and discard', { timeout: 90_000 }, async () => {
     const list = await cli('dead-letters', 'list');
     expect(list.stdout).toMatch(
-      /^#1 orders ord_1 \[open, 1 attempts, .*\]: no ERP customer for buyer buy_9$/m,
+      /^#1 orders ord_1 \[open, 1 attempt, .*\]: no ERP customer for buyer buy_9$/m,
+    );
+    // A name that is no job and has no letters is a slip, not an empty list.
+    const misspelt = await cli('dead-letters', 'list', '--flow', 'ordres');
+    expect(misspelt.code).toBe(1);
+    expect(misspelt.stderr).toMatch(
+      /^error: no job "ordres" in .* \(jobs: .*orders.*\); --flow takes the job's name \(unknown_job\)$/m,
     );
     // Only the letter held back for the named mapping, as the notification's fix gives it.
     const byMapping = await cli('dead-letters', 'retry', '--flow', 'orders', '--missing', 'skus:X-1');

@@ -157,7 +157,7 @@ for (const backend of [sqlite, postgres].filter((b) => BACKENDS.includes(b.key))
           const refusedRun = await cli('sync', 'orders');
           expect(refusedRun.code).toBe(1);
           expect(refusedRun.stderr).toMatch(
-            /^error: job "orders" is paused \(since .* by cli:.*\); resume it first \(job_paused\)$/m,
+            /^error: job "orders" is paused \(since .* by cli:.*: ERP upgrade\); resume it first with `supply-sync jobs resume orders` \(job_paused\)$/m,
           );
 
           const unknown = await cli('jobs', 'pause', 'ordres');

@@ -168,7 +168,7 @@ describe('the control API on a running daemon', () => {
     expect(await pausedRun.json()).toMatchObject({
       error: 'job_paused',
       detail: expect.stringMatching(
-        /^job "orders" is paused \(since .* by api:token@127\.0\.0\.1\); resume it first$/,
+        /^job "orders" is paused \(since .* by api:token@127\.0\.0\.1: month-end close\); resume it first with `supply-sync jobs resume orders`$/,
       ),
     });
     const unknownRun = await call('POST', '/jobs/ordres/run');

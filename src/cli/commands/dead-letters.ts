@@ -62,7 +62,7 @@ function printLetters(
   if (letters.length === 0) return context.output.line('no dead letters');
   for (const l of letters) {
     context.output.line(
-      `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempts, last ${labelledTime(l.lastSeen, options.timeZone)}]: ` +
+      `#${l.id} ${l.flow} ${l.recordKey} [${l.status}, ${l.attempts} attempt${l.attempts === 1 ? '' : 's'}, last ${labelledTime(l.lastSeen, options.timeZone)}]: ` +
         scrubSecrets(l.reason, context.secrets),
     );
   }
@@ -86,6 +86,14 @@ async function listLetters({
         ...(options.all ? { statuses: ['open', 'retrying', 'discarded', 'resolved'] as const } : {}),
       }),
   );
+  // Letters of a job since removed from the config are still listed by its name; a name that matches nothing is a slip.
+  if (options.flow !== undefined && letters.length === 0 && config.jobs[options.flow] === undefined) {
+    const known = Object.keys(config.jobs).join(', ') || 'none';
+    throw new CliError(
+      `no job "${options.flow}" in ${loaded.file} (jobs: ${known}); --flow takes the job's name`,
+      'unknown_job',
+    );
+  }
   printLetters(context, letters, { file: loaded.file, timeZone: config.timezone, json: options.json });
 }
 

@@ -2,7 +2,7 @@
 import type { QueuedCommand } from '../../state/index.js';
 import { ControlError, type ControlAction } from './actions.js';
 import type { ControlApiOptions } from './control-options.js';
-import { requireNotPaused } from './effect-actions.js';
+import { requireNotPaused } from './paused-refusal.js';
 import { statusOfCode } from './outcome-codes.js';
 import { QueueFullError } from './command-queue.js';
 import { requireJob } from './state-actions.js';

@@ -13,6 +13,7 @@ import { removeListedProducts, trackerOf, type RemovalRun } from '../../flows/ca
 import { ControlError, type ControlAction } from './actions.js';
 import { removeKeyedByCommand } from './keyed-removal.js';
 import { commandKey, registerKeyedByCommand } from './keyed-registration.js';
+import { requireNotPaused } from './paused-refusal.js';
 import { requireJob, type StateActionContext } from './state-actions.js';
 
 export interface EffectContext extends StateActionContext {
@@ -160,16 +161,6 @@ async function runNow(job: string, context: EffectContext): Promise<SyncResult> 
   requireNotPaused(job, context.state);
   const result = await context.runJob(job);
   return { job, outcome: result.outcome, counts: result.counts, error: result.error ?? null };
-}
-
-/** Refuses a run of a paused job, saying since when, by whom, and what to do. */
-export function requireNotPaused(job: string, state: Pick<StateActionContext['state'], 'pausedJobs'>): void {
-  const paused = state.pausedJobs.get(job);
-  if (paused === null) return;
-  throw new ControlError(
-    'job_paused',
-    `job "${job}" is paused (since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}); resume it first`,
-  );
 }
 
 /** The endpoint this daemon registered: the one whose secret the state holds (or the one given). */

@@ -10,7 +10,7 @@ import { Scheduler, type SchedulerTrigger } from '../../scheduler/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import type { PluginRegistry } from '../plugins/builtin.js';
-import { ControlError } from '../control/actions.js';
+import { requireNotPaused } from '../control/paused-refusal.js';
 import { DaemonStartError } from '../start/start-errors.js';
 import { openScratchState, type ScratchState } from './dry-run-state.js';
 import { buildEnvironment } from '../services/environment-service.js';
@@ -55,7 +55,7 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
       throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
     }
     if (!dryRun) lease = await leaseOnSharedState(env, options.job);
-    refusePaused(env, options.job);
+    requireNotPaused(options.job, env.state);
     return await runOnce(env, options, dryRun);
   } finally {
     // The environment and the dry run's copy are let go even when releasing the lease fails.
@@ -66,16 +66,6 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
       await scratch?.dispose();
     }
   }
-}
-
-/** An operator's pause holds a run now back as it holds the daemon's runs (see control/effect-actions.ts). */
-function refusePaused(env: Environment, job: string): void {
-  const paused = env.state.pausedJobs.get(job);
-  if (paused === null) return;
-  throw new ControlError(
-    'job_paused',
-    `job "${job}" is paused (since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}); resume it first`,
-  );
 }
 
 function requireConfiguredJob(loaded: LoadedConfig, job: string): void {
