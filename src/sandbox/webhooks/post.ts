@@ -42,15 +42,28 @@ export async function postSigned(
 }
 
 /**
- * Why no answer came, for the attempt's `error` (contract part 2.8 gives it no format; see docs/contract-gaps.md): fetch's own message is only
- * "fetch failed", the socket's reason (connection refused, name not found, reset) is in its cause.
+ * Why no answer came, for the attempt's `error` (contract part 2.8 gives it no format; see docs/contract-gaps.md):
+ * fetch's own message is only "fetch failed", the socket's reason (connection refused, name not found, reset) is in
+ * its cause. The URL is shown without user info or query, which may carry a credential.
  */
-function failureOf(url: string, error: unknown): string {
+function failureOf(endpointUrl: string, error: unknown): string {
+  const url = shownUrl(endpointUrl);
   if (error instanceof Error && error.name === 'TimeoutError')
     return `no answer from ${url} within ${DELIVERY_TIMEOUT_MS / 1000} s`;
   const cause = error instanceof Error ? error.cause : undefined;
   const code = (cause as { code?: unknown } | undefined)?.code;
   if (cause instanceof Error)
     return `could not reach ${url}: ${typeof code === 'string' ? `${code} ` : ''}(${cause.message})`;
-  return `could not reach ${url}: ${error instanceof Error ? error.message : String(error)}`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `could not reach ${url}: ${message.split(endpointUrl).join(url)}`;
+}
+
+/** The endpoint's URL without what may carry a credential (user info, the query), as it is shown in an error. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'the endpoint URL';
+  }
 }
