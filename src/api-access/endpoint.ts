@@ -2,6 +2,7 @@
  * Where the API is: a configured base URL with its key, or the embedded sandbox (demo and trials), which hands
  * out one key per side so a single demo daemon can run supplier and buyer flows at once.
  */
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { ApiSide } from '../contract/index.js';
@@ -46,6 +47,9 @@ export async function openApiEndpoint(
   if (config.api.sandbox === 'embedded') {
     // Loaded on demand: a daemon against a real API never loads the emulator.
     const { startSandbox } = await import('../sandbox/index.js');
+    // On a PostgreSQL state nothing else creates the state file's folder, beside which the sandbox keeps its file.
+    const { statePath } = embeddedSandbox;
+    if (statePath !== undefined) mkdirSync(dirname(statePath), { recursive: true, mode: 0o700 });
     const sandbox = await startSandbox({ ...embeddedSandbox });
     const configuredKey = config.api.api_key;
     return {

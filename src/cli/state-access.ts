@@ -66,8 +66,9 @@ export async function withStateChange<T>(
     () => openStateForChange(config.state),
     async (state) => {
       if (settings === null) return use(state);
-      const lease = await takeOnceLease({ url, settings, state, purpose });
+      const lease = await takeOnceLease({ url, settings, purpose });
       try {
+        lease.fence(state);
         return await use(state);
       } finally {
         await lease.release();

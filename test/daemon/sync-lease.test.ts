@@ -3,6 +3,7 @@
  * a real daemon leads; when none leads it takes the lease, runs the job with fenced writes and releases the lease.
  * PostgreSQL itself is the oracle for the lease row.
  */
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,10 +44,10 @@ describe.skipIf(!probe.available)(
       for (const database of databases) await database.drop();
     });
 
-    async function syncConfig(url: string, name: string): Promise<string> {
+    async function syncConfig(url: string, name: string, api?: Record<string, unknown>): Promise<string> {
       const file = join(world.dir, `${name}.yaml`);
       const config = {
-        api: { base_url: world.sandbox.baseUrl, api_key: world.sandbox.keys.supplier },
+        api: api ?? { base_url: world.sandbox.baseUrl, api_key: world.sandbox.keys.supplier },
         state: { path: `${name}/daemon.db`, url },
         // A lease long enough that a loaded machine's late renewals neither cost the daemon its lead nor fence the
         // CLI's own run; nothing here waits for a lease to run out.
@@ -115,6 +116,17 @@ describe.skipIf(!probe.available)(
       );
       expect(runs).toEqual([{ count: '0' }]);
 
+      // Refused before it opens anything else: beside a leader frozen inside a write to a file the two share (the
+      // embedded sandbox's), opening it first failed the command with "database is locked" instead of queueing it.
+      const embedded = await syncConfig(database.url, 'cli-embedded', { sandbox: 'embedded' });
+      const refusedFirst = runJobOnce({
+        loaded: loadConfig(embedded, { registry }),
+        registry,
+        job: 'orders',
+      });
+      await expect(refusedFirst).rejects.toMatchObject({ code: 'leader_elsewhere' });
+      expect(existsSync(join(world.dir, 'cli-embedded/sandbox.db'))).toBe(false);
+
       // A writing CLI command (cursor reset) is refused the same way, before it touches the state.
       let touched = false;
       const reset = withStateChange(loadConfig(file, { registry }).config, 'cursor reset', () => {
@@ -148,6 +160,12 @@ describe.skipIf(!probe.available)(
           ).rows,
       );
       expect(lease).toEqual([{ holder: 'cli-alone', live: false, command: 'sync orders' }]);
+
+      // With the embedded sandbox, kept beside state.path, whose folder only a state file would have created.
+      const embedded = await syncConfig(database.url, 'cli-embedded-alone', { sandbox: 'embedded' });
+      const demo = await runJobOnce({ loaded: loadConfig(embedded, { registry }), registry, job: 'orders' });
+      expect(demo.outcome).toBe('ok');
+      expect(existsSync(join(world.dir, 'cli-embedded-alone/sandbox.db'))).toBe(true);
     });
   },
 );

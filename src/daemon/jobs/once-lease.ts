@@ -9,7 +9,9 @@ import { DaemonStartError } from '../start/start-errors.js';
 import { packageVersion } from '../package/version.js';
 
 export interface OnceLease {
-  /** Ends the term and releases the lease; the store refuses writes from then on. */
+  /** Fences `state`'s writes to the lease's term: refused once the term is lost or released. */
+  fence(state: StateStore): void;
+  /** Ends the term and releases the lease; a fenced store refuses writes from then on. */
   release(): Promise<void>;
 }
 
@@ -17,12 +19,16 @@ export interface OnceLeaseOptions {
   /** state.url, password resolved. */
   readonly url: string;
   readonly settings: HaSettings;
-  readonly state: StateStore;
   /** What the lease is taken for, in the refusal and the lease info (`sync orders`). */
   readonly purpose: string;
 }
 
-/** Takes the lease once and fences the store's writes to its term; rejects when another instance leads. */
+/**
+ * Takes the lease once; rejects when another instance leads. Taken before anything else the command opens (its
+ * API endpoint, its connectors), so that beside a leader nothing is touched: a leader frozen inside a write to a
+ * shared file (the embedded sandbox's) would otherwise fail the command with "database is locked" instead of
+ * leaving the run to it.
+ */
 export async function takeOnceLease(options: OnceLeaseOptions): Promise<OnceLease> {
   let lost = false;
   const elector = new Elector({
@@ -45,19 +51,20 @@ export async function takeOnceLease(options: OnceLeaseOptions): Promise<OnceLeas
     );
   }
   const fence = termFence(term);
-  options.state.setFence({
-    check: (port) => {
-      // A lost term stays lost for this run, even if the elector wins a later one.
-      if (lost)
-        throw new LeadershipLostError(
-          'not_leader',
-          `the lease of term ${term.epoch} was lost during ${options.purpose}`,
-          null,
-        );
-      return fence.check(port);
-    },
-  });
   return {
+    fence: (state) =>
+      state.setFence({
+        check: (port) => {
+          // A lost term stays lost for this run, even if the elector wins a later one.
+          if (lost)
+            throw new LeadershipLostError(
+              'not_leader',
+              `the lease of term ${term.epoch} was lost during ${options.purpose}`,
+              null,
+            );
+          return fence.check(port);
+        },
+      }),
     release: async () => {
       lost = true;
       await elector.stop();

@@ -38,6 +38,20 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
   requireConfiguredJob(options.loaded, options.job);
   const dryRun = options.dryRun ?? false;
   if (dryRun) refuseDryRunOnSharedState(options.loaded);
+  // The lease first: beside a leader, nothing else is opened (see takeOnceLease).
+  const lease = dryRun ? undefined : await leaseOnSharedState(options.loaded, options.job);
+  try {
+    return await runInEnvironment(options, dryRun, lease);
+  } finally {
+    await lease?.release();
+  }
+}
+
+async function runInEnvironment(
+  options: SyncOnceOptions,
+  dryRun: boolean,
+  lease: OnceLease | undefined,
+): Promise<RunResult> {
   // A dry run never touches the state file: no file created, no run recorded, no cursor or ledger moved.
   const scratch: ScratchState | undefined = dryRun
     ? await openScratchState(options.loaded.config.state.path, systemClock)
@@ -49,20 +63,18 @@ export async function runJobOnce(options: SyncOnceOptions): Promise<RunResult> {
     await scratch?.dispose();
     throw error;
   }
-  let lease: OnceLease | undefined;
   try {
+    lease?.fence(env.state);
     if (!env.jobs.has(options.job)) {
       throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
     }
-    if (!dryRun) lease = await leaseOnSharedState(env, options.job);
     requireNotPaused(options.job, env.state);
     return await runOnce(env, options, dryRun);
   } finally {
-    // The environment and the dry run's copy are let go even when releasing the lease fails.
+    // The dry run's copy is let go even when closing the environment fails.
     try {
-      await lease?.release();
-    } finally {
       await env.close();
+    } finally {
       await scratch?.dispose();
     }
   }
@@ -106,11 +118,11 @@ function openJobEnvironment(
 }
 
 /** On a shared PostgreSQL state the run holds the leadership lease throughout, or is refused while one leads. */
-async function leaseOnSharedState(env: Environment, job: string): Promise<OnceLease | undefined> {
-  const election = leadershipSettings(env.loaded.config);
-  const { url } = env.loaded.config.state;
+async function leaseOnSharedState(loaded: LoadedConfig, job: string): Promise<OnceLease | undefined> {
+  const election = leadershipSettings(loaded.config);
+  const { url } = loaded.config.state;
   if (election === null || url === undefined) return undefined;
-  return takeOnceLease({ url, settings: election, state: env.state, purpose: `sync ${job}` });
+  return takeOnceLease({ url, settings: election, purpose: `sync ${job}` });
 }
 
 function runOnce(env: Environment, options: SyncOnceOptions, dryRun: boolean): Promise<RunResult> {
