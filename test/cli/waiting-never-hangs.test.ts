@@ -6,7 +6,8 @@
  * longer renews. SIGTERM and SIGINT to a waiting `sync` end it the same way while the daemon still holds the state.
  * The tests count events, not seconds: the CLI ends because it saw the daemon gone (it names the killed daemon, which
  * had exited) or because of the signal (it names the signal, and the daemon still holds the state afterwards, so
- * nothing else could have ended the wait); the test's timeout is only the bound of a hang.
+ * nothing else could have ended the wait). Each step's bound only turns a hang into a failure that shows what the
+ * daemon and the CLI printed; a step fails at once when a process it waits on has exited.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,7 +44,15 @@ interface Ended {
   stderr: string;
 }
 
-function start(args: readonly string[], configFile: string): { child: ChildProcess; ended: Promise<Ended> } {
+interface Started {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly ended: Promise<Ended>;
+  /** What it has printed so far, for a failure's message. */
+  readonly output: () => string;
+}
+
+function start(args: readonly string[], configFile: string): Started {
   const child = spawn(
     process.execPath,
     [compiledEntry(join(ROOT, 'src/cli/main.ts')), ...args, '--config', configFile],
@@ -60,12 +69,54 @@ function start(args: readonly string[], configFile: string): { child: ChildProce
   const ended = new Promise<Ended>((resolve) =>
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
-  return { child, ended };
+  const output = () => `--- stdout\n${stdout.slice(-4000)}\n--- stderr\n${stderr.slice(-4000)}`;
+  return { name: args.join(' '), child, ended, output };
 }
 
-/** Polls `probe` (a read of the state) until it holds; bounded by the test's timeout. */
-async function until(probe: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await probe())) await new Promise((resolve) => setTimeout(resolve, 50));
+/** How long a step may wait before the test fails with what the processes printed, short of the test's timeout. */
+const STEP_BOUND_MS = 60_000;
+
+const exited = (started: Started): boolean =>
+  started.child.exitCode !== null || started.child.signalCode !== null;
+
+function stepFailure(what: string, reason: string, watched: readonly Started[]): Error {
+  const outputs = watched.map((started) => `\n=== supply-sync ${started.name}\n${started.output()}`);
+  return new Error(`${what}: ${reason}${outputs.join('')}`);
+}
+
+/**
+ * Polls `probe` (a read of the state) until it holds. Fails at once, with what they printed, when one of `watched`
+ * has exited (nothing could then make the probe hold), and after STEP_BOUND_MS: a hang is reported, not waited out.
+ */
+async function until(
+  what: string,
+  probe: () => boolean | Promise<boolean>,
+  watched: readonly Started[],
+): Promise<void> {
+  const bound = Date.now() + STEP_BOUND_MS;
+  while (!(await probe())) {
+    const gone = watched.find(exited);
+    if (gone !== undefined) throw stepFailure(what, `supply-sync ${gone.name} exited first`, watched);
+    if (Date.now() > bound) throw stepFailure(what, `not within ${STEP_BOUND_MS} ms`, watched);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `waiting`'s end; after STEP_BOUND_MS, a failure with what the processes printed. */
+async function endOf(waiting: Started, watched: readonly Started[]): Promise<Ended> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(stepFailure(`supply-sync ${waiting.name} to end`, `not within ${STEP_BOUND_MS} ms`, watched)),
+      STEP_BOUND_MS,
+    );
+  });
+  try {
+    return await Promise.race([waiting.ended, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Where the state lives, and how the test sees that a daemon holds it. */
@@ -204,7 +255,7 @@ for (const { name, skip, open } of backends) {
     `a waiting sync on ${name}${skip === undefined ? '' : ` (skipped: ${skip})`}`,
     () => {
       let backend: Backend;
-      let daemon: ReturnType<typeof start>;
+      let daemon: Started;
       const pendingSync = (): number | undefined => backend.state().commands.pendingOfKind('sync')[0]?.id;
 
       beforeAll(async () => {
@@ -216,7 +267,7 @@ for (const { name, skip, open } of backends) {
       async function frozenDaemon(killed: boolean): Promise<string> {
         const configFile = backend.configFile(killed);
         daemon = start(['run'], configFile);
-        await until(() => backend.heldBy(daemon.child));
+        await until('the daemon to hold the state', () => backend.heldBy(daemon.child), [daemon]);
         daemon.child.kill('SIGSTOP');
         return configFile;
       }
@@ -226,36 +277,44 @@ for (const { name, skip, open } of backends) {
         await backend.reset();
       });
 
-      it('ends with the command id when the daemon is killed with SIGKILL', { timeout: 90_000 }, async () => {
-        const configFile = await frozenDaemon(true);
-        const sync = start(['sync', 'orders'], configFile);
-        await until(() => pendingSync() !== undefined);
-        const id = pendingSync();
-        daemon.child.kill('SIGKILL');
-        const ended = await sync.ended;
-        // The daemon had exited when the CLI ended, and the CLI says that is why.
-        expect(daemon.child.signalCode).toBe('SIGKILL');
-        expect(ended.code).toBe(3);
-        expect(ended.stderr).toMatch(backend.gone(daemon.child, id ?? 0));
-        expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
-      });
+      it(
+        'ends with the command id when the daemon is killed with SIGKILL',
+        { timeout: 4 * STEP_BOUND_MS },
+        async () => {
+          const configFile = await frozenDaemon(true);
+          const sync = start(['sync', 'orders'], configFile);
+          await until('the sync to be queued', () => pendingSync() !== undefined, [daemon, sync]);
+          const id = pendingSync();
+          daemon.child.kill('SIGKILL');
+          const ended = await endOf(sync, [daemon, sync]);
+          // The daemon had exited when the CLI ended, and the CLI says that is why.
+          expect(daemon.child.signalCode).toBe('SIGKILL');
+          expect(ended.code).toBe(3);
+          expect(ended.stderr).toMatch(backend.gone(daemon.child, id ?? 0));
+          expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
+        },
+      );
 
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-        it(`ends at once on ${signal}, saying the command stays queued`, { timeout: 90_000 }, async () => {
-          const configFile = await frozenDaemon(false);
-          const sync = start(['sync', 'orders'], configFile);
-          await until(() => pendingSync() !== undefined);
-          const id = pendingSync();
-          expect(await backend.heldBy(daemon.child)).toBe(true);
-          sync.child.kill(signal);
-          const ended = await sync.ended;
-          // Nothing but the signal ended the wait: the daemon holds the state still, and the CLI names the signal.
-          expect(await backend.heldBy(daemon.child)).toBe(true);
-          expect(ended.stderr).toMatch(new RegExp(`^error: ${signal}: stopped waiting: `));
-          expect(ended.code).toBe(3);
-          expect(ended.stderr).toContain(`error: ${signal}: stopped waiting: command #${id} stays queued`);
-          expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
-        });
+        it(
+          `ends at once on ${signal}, saying the command stays queued`,
+          { timeout: 4 * STEP_BOUND_MS },
+          async () => {
+            const configFile = await frozenDaemon(false);
+            const sync = start(['sync', 'orders'], configFile);
+            await until('the sync to be queued', () => pendingSync() !== undefined, [daemon, sync]);
+            const id = pendingSync();
+            expect(await backend.heldBy(daemon.child)).toBe(true);
+            sync.child.kill(signal);
+            const ended = await endOf(sync, [daemon, sync]);
+            // Nothing but the signal ended the wait: the daemon holds the state still, and the CLI names the signal.
+            expect(await backend.heldBy(daemon.child)).toBe(true);
+            expect(ended.stderr).toMatch(new RegExp(`^error: ${signal}: stopped waiting: `));
+            expect(ended.code).toBe(3);
+            expect(ended.stderr).toContain(`error: ${signal}: stopped waiting: command #${id} stays queued`);
+            expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
+          },
+        );
       }
     },
   );
