@@ -13,6 +13,11 @@ export interface RegisterWebhookOptions {
   idempotencyKey?: string;
   /** The same command was taken before: an endpoint with no stored secret may be the one its lost create made. */
   repeat?: boolean;
+  /**
+   * This caller's own endpoint at another URL (the embedded sandbox's daemon, started on another port), moved to
+   * `url` instead of another being created beside it; only one whose secret the state holds.
+   */
+  movable?: (endpoint: WebhookEndpoint) => boolean;
 }
 
 export interface RegisterWebhookResult {
@@ -22,14 +27,20 @@ export interface RegisterWebhookResult {
 }
 
 /**
- * Creates the endpoint for `url`, or updates the existing one (events, description, re-activation). A new
+ * Creates the endpoint for `url`, or updates the existing one (events, description, re-activation; the URL of a
+ * movable one). A new
  * endpoint's secret, shown only once by the API, goes straight into the state file and is never returned.
  */
 export async function registerWebhook(
   api: WebhookApi,
   options: RegisterWebhookOptions,
 ): Promise<RegisterWebhookResult> {
-  const existing = (await api.listWebhooks()).find((endpoint) => endpoint.url === options.url);
+  const endpoints = await api.listWebhooks();
+  const existing =
+    endpoints.find((endpoint) => endpoint.url === options.url) ??
+    endpoints.find(
+      (endpoint) => options.movable?.(endpoint) === true && hasSecret(options.secrets, endpoint.id),
+    );
   const description = options.description === undefined ? {} : { description: options.description };
   const input = { url: options.url, events: options.events, ...description };
   const key = options.idempotencyKey === undefined ? undefined : { idempotencyKey: options.idempotencyKey };
@@ -55,6 +66,7 @@ export async function registerWebhook(
   }
   if (existing !== undefined) {
     const endpoint = await api.updateWebhook(existing.id, {
+      ...(existing.url === options.url ? {} : { url: options.url }),
       events: options.events,
       ...description,
       ...(existing.status === 'disabled' ? { status: 'active' as const } : {}),

@@ -1,7 +1,8 @@
 /**
  * `server.host: 0.0.0.0`, what docs/deploy.md tells container users to set, with the embedded sandbox: the daemon
  * registers a webhook URL the sandbox can call (loopback), never the wildcard, and the signed ping it asks for
- * arrives. A host the sandbox refuses stops the start with the value and the config key to change.
+ * arrives. A host the sandbox refuses stops the start with the value and the config key to change. Started again on
+ * another port, the daemon moves its endpoint instead of adding one beside it (the sandbox allows ten, gap G23).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -58,5 +59,48 @@ describe('the daemon on a wildcard host with the embedded sandbox', () => {
     await expect(started).rejects.toThrow(/refused the webhook URL http:\/\/127\.0\.0\.2:\d+\/webhooks/);
     await expect(started).rejects.toThrow(/field url: url must start with https:\/\//);
     await expect(started).rejects.toThrow(/set server\.host to one of those, or configure server\.tls/);
+  });
+
+  it('moves its own endpoint when started again on another port: eleven starts, still one endpoint per side', async () => {
+    const file = await demoConfig('127.0.0.1');
+    let daemon = await start(file);
+    for (let restarts = 0; restarts < 10; restarts += 1) {
+      await daemons.splice(0)[0]?.stop(5_000);
+      daemon = await start(file);
+    }
+    for (const api of daemon.env.apis.values()) {
+      const endpoints = (await api.webhooks.list()).items;
+      expect(endpoints.map((endpoint) => endpoint.url)).toEqual([daemon.webhookUrl]);
+      // The moved endpoint keeps the secret the daemon stored: the signed ping is accepted.
+      const ping = await api.webhooks.test(endpoints[0]?.id ?? 'missing');
+      expect(ping.response_status).toBe(200);
+    }
+  });
+
+  it('names the sandbox file to delete when the sandbox holds as many endpoints as it allows', async () => {
+    const file = await demoConfig('127.0.0.1');
+    const daemon = await start(file);
+    // Endpoints that are not the daemon's own fill the account; the daemon's own is deleted, so none is movable.
+    for (const api of daemon.env.apis.values()) {
+      const own = (await api.webhooks.list()).items;
+      for (let n = own.length; n < 10; n += 1) {
+        await api.webhooks.create({
+          url: `https://hooks.example.com/${n}`,
+          events: ['ping'],
+          description: `other ${n}`,
+        });
+      }
+      for (const endpoint of own) await api.webhooks.delete(endpoint.id);
+      await api.webhooks.create({
+        url: 'https://hooks.example.com/last',
+        events: ['ping'],
+        description: 'other',
+      });
+    }
+    await daemons.splice(0)[0]?.stop(5_000);
+    const started = start(file);
+    await expect(started).rejects.toThrow(/holds as many webhook endpoints as it allows an account/);
+    await expect(started).rejects.toThrow(/stop the daemon and delete that file/);
+    await expect(started).rejects.toThrow(new RegExp(`${join(dir, 'state')}/sandbox\\.db`));
   });
 });

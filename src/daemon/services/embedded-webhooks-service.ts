@@ -3,6 +3,7 @@
  * shows signed webhooks arriving without any setup; against a real API that is `supply-sync webhooks register`, and
  * this does nothing.
  */
+import { embeddedSandboxFile } from '../../api-access/index.js';
 import { ValidationApiError } from '../../client/index.js';
 import { SUPPLIER_EVENT_TYPES } from '../../contract/index.js';
 import { registerWebhook, webhookApiFromClient, type WebhookSecretStore } from '../../webhooks/index.js';
@@ -25,7 +26,7 @@ export class EmbeddedWebhooksService implements Service {
     try {
       await registerEmbeddedWebhooks(this.env, this.webhookUrl, this.secrets, this.mapping);
     } catch (error) {
-      throw refusedUrl(error, this.webhookUrl, this.env.loaded.config.server) ?? error;
+      throw refusedUrl(error, this.webhookUrl, this.env.loaded.config) ?? error;
     }
   }
 
@@ -46,11 +47,15 @@ async function registerEmbeddedWebhooks(
     const me = await api.account.me();
     const accountEvents = wanted.filter((type) => isEventFor(me.account.type, type));
     if (accountEvents.length === 0) continue;
+    const description = `supply-sync ${side} daemon`;
+    // The daemon's own endpoint from an earlier start on another port (server.port 0) is moved, not left behind:
+    // the sandbox allows ten endpoints per account.
     const { endpoint, created } = await registerWebhook(webhookApiFromClient(api.webhooks), {
       url,
       events: accountEvents,
-      description: `supply-sync ${side} daemon`,
+      description,
       secrets,
+      movable: (existing) => existing.description === description,
     });
     env.logger.info(
       { side, endpoint: endpoint.id, created, events: accountEvents },
@@ -61,14 +66,21 @@ async function registerEmbeddedWebhooks(
 
 /**
  * A webhook URL the sandbox refused, as a start-up error naming the value and the config key behind it. The
- * sandbox takes https, or plain http on loopback only (its --allow-http-webhooks, on for the embedded one).
+ * sandbox takes https, or plain http on loopback only (its --allow-http-webhooks, on for the embedded one); a
+ * refusal for the number of endpoints (gap G23) names the sandbox's file instead.
  */
-function refusedUrl(
-  error: unknown,
-  url: string,
-  server: Environment['loaded']['config']['server'],
-): Error | undefined {
+function refusedUrl(error: unknown, url: string, config: Environment['loaded']['config']): Error | undefined {
+  const { server } = config;
+  const sandboxFile = embeddedSandboxFile(config);
   if (!(error instanceof ValidationApiError)) return undefined;
+  if (error.items.some((candidate) => candidate.code === 'limit_reached')) {
+    return new Error(
+      `the embedded sandbox holds as many webhook endpoints as it allows an account, so the daemon's own at ` +
+        `${url} cannot be added; its data is in ${sandboxFile}: stop the daemon and delete that file to start the ` +
+        `demo's API afresh`,
+      { cause: error },
+    );
+  }
   const item = error.items.find((candidate) => candidate.field === 'url');
   if (item === undefined) return undefined;
   const own = server.webhooks?.port !== undefined;
