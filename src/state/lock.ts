@@ -57,9 +57,10 @@ function holderIfReadable(db: Database.Database): LockHolder | null {
   }
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+/** SQLite's answer when another connection's write held the state file past the busy timeout. */
+export function isStateFileBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED');
 }
 
 export interface AcquiredLock {
@@ -92,7 +93,7 @@ export function acquireDaemonLock(
     lockDb.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lockDb.close();
-    if (isBusy(error)) throw new StateLockedError(file, holderIfReadable(db));
+    if (isStateFileBusy(error)) throw new StateLockedError(file, holderIfReadable(db));
     throw error;
   }
   try {

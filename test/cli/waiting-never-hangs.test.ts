@@ -1,6 +1,8 @@
 /**
  * A CLI command waiting for the daemon never hangs, on a state file and on a PostgreSQL state: the daemon (a child
- * process, as systemd runs it) is frozen so it cannot carry out the queued run, then killed with SIGKILL: the
+ * process, as systemd runs it) is frozen so it cannot carry out the queued run (at a moment it holds no write to the
+ * state file: frozen inside one, it keeps the CLI from queueing, and the CLI says so, the last test), then killed
+ * with SIGKILL: the
  * waiting `sync` ends, naming its command and saying it stays queued, with the exit code of "queued, not finished".
  * On a state file the presence is the lock's holder; on PostgreSQL the leader's lease, which the killed daemon no
  * longer renews. SIGTERM and SIGINT to a waiting `sync` end it the same way while the daemon still holds the state.
@@ -10,6 +12,7 @@
  * daemon and the CLI printed; a step fails at once when a process it waits on has exited.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +105,22 @@ async function until(
   }
 }
 
+/** Freezes `daemon` (SIGSTOP) at a moment it holds no write, thawing it for a moment as often as needed. */
+async function freezeOutsideAWrite(daemon: Started, outsideAWrite: () => boolean): Promise<void> {
+  daemon.child.kill('SIGSTOP');
+  await until(
+    'the daemon frozen outside a write',
+    async () => {
+      if (outsideAWrite()) return true;
+      daemon.child.kill('SIGCONT');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      daemon.child.kill('SIGSTOP');
+      return false;
+    },
+    [daemon],
+  );
+}
+
 /** `waiting`'s end; after STEP_BOUND_MS, a failure with what the processes printed. */
 async function endOf(waiting: Started, watched: readonly Started[]): Promise<Ended> {
   let timer: NodeJS.Timeout | undefined;
@@ -126,6 +145,11 @@ interface Backend {
   readonly configFile: (killed: boolean) => string;
   readonly state: () => StateStore;
   readonly heldBy: (daemon: ChildProcess) => Promise<boolean>;
+  /**
+   * True when the frozen daemon holds no write the CLI's queueing would wait for. A daemon frozen inside a write
+   * to the state file keeps every other writer out: the CLI then says so and queues nothing (the last test here).
+   */
+  readonly outsideAWrite: () => boolean;
   /** What the waiting CLI says once it has seen the killed daemon gone. */
   readonly gone: (daemon: ChildProcess, id: number) => RegExp;
   /** Cancels what a test left queued (an identical pending command would be merged into) and frees the state. */
@@ -140,6 +164,35 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 function cancelUnfinished(state: StateStore): void {
   for (const queued of state.commands.unfinished()) state.commands.cancel(queued.id, 'test');
+}
+
+/** The pid the daemon holding `file` recorded, or null while there is none (or no file yet). */
+function stateFileHolder(file: string): number | null {
+  try {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      const row = db.prepare('SELECT pid FROM daemon_lock WHERE id = 1').get() as { pid: number } | undefined;
+      return row?.pid ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a write transaction on `file` begins at once (no other connection is inside one). */
+function stateFileWritable(file: string): boolean {
+  const db = new Database(file, { timeout: 0 });
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.close();
+  }
 }
 
 function fileBackend(): Backend {
@@ -165,6 +218,7 @@ function fileBackend(): Backend {
     configFile: () => file,
     state,
     heldBy: async (daemon) => lockHolder() === daemon.pid,
+    outsideAWrite: () => stateFileWritable(join(dir, 'state.db')),
     gone: (daemon, id) =>
       new RegExp(
         `^${escape(`error: the daemon that held the state file (pid ${daemon.pid}) is gone${queuedFate(id)}`)}$`,
@@ -206,6 +260,8 @@ async function postgresBackend(database: TempDatabase): Promise<Backend> {
       const row = await leader();
       return row?.holder === 'daemon-a' && row.live;
     },
+    // The queued command is a row of its own: no lock of the daemon's open transaction keeps it out.
+    outsideAWrite: () => true,
     gone: (_daemon, id) =>
       new RegExp(
         `^error: the leader daemon-a stopped renewing its lease \\(last heartbeat [^)]+\\); no instance leads now` +
@@ -268,7 +324,7 @@ for (const { name, skip, open } of backends) {
         const configFile = backend.configFile(killed);
         daemon = start(['run'], configFile);
         await until('the daemon to hold the state', () => backend.heldBy(daemon.child), [daemon]);
-        daemon.child.kill('SIGSTOP');
+        await freezeOutsideAWrite(daemon, backend.outsideAWrite);
         return configFile;
       }
       afterEach(async () => {
@@ -319,3 +375,39 @@ for (const { name, skip, open } of backends) {
     },
   );
 }
+
+describe('a command given while another process is inside a write to the state file', () => {
+  it(
+    'ends at once with what to do, naming the file, and queues nothing',
+    { timeout: 4 * STEP_BOUND_MS },
+    async () => {
+      const stateFile = join(dir, 'busy', 'state.db');
+      const configFile = writeConfig('busy', { state: { path: stateFile } });
+      const daemon = start(['run'], configFile);
+      const writer = { db: undefined as Database.Database | undefined };
+      try {
+        await until('the daemon to hold the state', () => stateFileHolder(stateFile) === daemon.child.pid, [
+          daemon,
+        ]);
+        await freezeOutsideAWrite(daemon, () => stateFileWritable(stateFile));
+        // As a daemon frozen inside a write would: the test's own transaction keeps every other writer out.
+        writer.db = new Database(stateFile, { timeout: 0 });
+        writer.db.exec('BEGIN IMMEDIATE');
+        const sync = start(['sync', 'orders'], configFile);
+        const ended = await endOf(sync, [daemon, sync]);
+        expect(ended.stderr).toBe(
+          `error: the state file ${stateFile} stayed locked by another process's write, so the command was not queued ` +
+            '(nothing was done): the daemon that holds the file may be stopped or stalled; once `supply-sync status` ' +
+            'answers, give the command again (state_busy)\n',
+        );
+        expect(ended.code).toBe(1);
+        writer.db.exec('ROLLBACK');
+        expect(writer.db.prepare('SELECT count(*) AS n FROM commands').get()).toEqual({ n: 0 });
+      } finally {
+        writer.db?.close();
+        daemon.child.kill('SIGKILL');
+        await daemon.ended;
+      }
+    },
+  );
+});
