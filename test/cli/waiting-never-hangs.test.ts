@@ -2,8 +2,8 @@
  * A CLI command waiting for the daemon never hangs, on a state file and on a PostgreSQL state: the daemon (a child
  * process, as systemd runs it) is frozen so it cannot carry out the queued run (at a moment it holds no write to the
  * state file: frozen inside one, it keeps the CLI from queueing, and the CLI says so, the last test), then killed
- * with SIGKILL: the
- * waiting `sync` ends, naming its command and saying it stays queued, with the exit code of "queued, not finished".
+ * with SIGKILL: the waiting `sync` ends, naming its command and saying it stays queued, with the exit code of
+ * "queued, not finished".
  * On a state file the presence is the lock's holder; on PostgreSQL the leader's lease, which the killed daemon no
  * longer renews. SIGTERM and SIGINT to a waiting `sync` end it the same way while the daemon still holds the state.
  * The tests count events, not seconds: the CLI ends because it saw the daemon gone (it names the killed daemon, which
