@@ -65,15 +65,21 @@ function shareBreach(
 export function heldBackBreach(tally: RunTally, threshold: ErrorThreshold = {}): string | null {
   const { delivered, heldBack, unit } = tally;
   if (heldBack <= 0) return null;
-  if (delivered <= 0) return `delivered nothing: all ${heldBack} ${unit} held back`;
+  if (delivered <= 0)
+    return `delivered nothing: ${heldBack === 1 ? '' : 'all '}${counted(heldBack, unit)} held back`;
   return shareBreach(delivered + heldBack, heldBack, unit, threshold);
+}
+
+/** `n` of `unit`, a plural noun (items, orders), in the singular for one. */
+function counted(n: number, unit: string): string {
+  return `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
 }
 
 /** The breach with its reasons, most frequent first: what a person reads in `runs` and the failure message. */
 function breachText(breach: string, tally: RunTally): string {
   const reasons = Object.entries(tally.reasons ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (reasons.length === 0) return breach;
-  const listed = reasons.slice(0, 5).map(([reason, n]) => `${reason} (${n} ${tally.unit})`);
+  const listed = reasons.slice(0, 5).map(([reason, n]) => `${reason} (${counted(n, tally.unit)})`);
   const more = reasons.length > 5 ? `; and ${reasons.length - 5} more reasons` : '';
   return errorMessage(`${breach}: ${listed.join('; ')}${more}`);
 }

@@ -23,7 +23,7 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
-import { tallyOf, type HeldBackReasons } from '../shared/held-back.js';
+import { countHeldBackFor, tallyOf, type HeldBackReasons } from '../shared/held-back.js';
 import { fileRejectedFiles, isRejectedFileKey, type RejectedFileWords } from '../shared/rejected-files.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { DeadLetter } from '../../state/index.js';
@@ -141,6 +141,7 @@ async function salesRun(
     connector: input.connectorName,
     signal: ctx.signal,
     deadlineMs: budget.remainingMs(),
+    reasons: held.reasons,
   };
   const run: SalesRun = { input, ctx, branchMapping, counts, push };
   let progress = false;
@@ -210,6 +211,7 @@ async function pushBatch(
   ctx.state.transaction(() => {
     for (const bad of prepared.unresolved) deadLetterFailure(run.push, bad, batch.ref, bad.reason);
   });
+  for (const bad of prepared.unresolved) countHeldBackFor(run.push.reasons, bad.reason);
   tallyInto(counts, 'z_reports', z);
   tallyInto(counts, 'item_sales', items);
   add(counts, 'items_unresolved', prepared.unresolved.length);

@@ -7,6 +7,7 @@
 import type { BatchResponse } from '../../contract/index.js';
 import { idempotencyKey, contentHash } from '../../engine/index.js';
 import type { StateStore } from '../../state/index.js';
+import { countHeldBackFor, type HeldBackReasons } from '../shared/held-back.js';
 import type { SalesItem, SalesKind } from './bodies.js';
 
 export interface PushTally {
@@ -24,6 +25,8 @@ export interface PushContext {
   connector: string;
   signal: AbortSignal;
   deadlineMs: number;
+  /** The run's held-back reasons: each item the API refused is counted under the refusal. */
+  reasons?: HeldBackReasons;
 }
 
 /** What a dead letter of this flow stores: enough to send the item again. */
@@ -140,7 +143,9 @@ function keepResults<B>(
         ctx.state.deadLetters.resolve(ctx.flow, item.key);
         tally.accepted += 1;
       } else {
-        deadLetterFailure(ctx, item, batchRef, describeErrors(result));
+        const reason = describeErrors(result);
+        deadLetterFailure(ctx, item, batchRef, reason);
+        countHeldBackFor(ctx.reasons, `refused by the API: ${reason}`);
         tally.failed += 1;
       }
     });

@@ -14,6 +14,16 @@ export function countHeldBack(reasons: HeldBackReasons, missing: MissingMapping 
   reasons[reason] = (reasons[reason] ?? 0) + 1;
 }
 
+/**
+ * Counts one held-back record under a reason in words (the API's refusal, a branch it does not know). A position in
+ * a batch (`items[3]`) is left out, so that records refused alike are counted under one reason.
+ */
+export function countHeldBackFor(reasons: HeldBackReasons | undefined, reason: string): void {
+  if (reasons === undefined) return;
+  const grouped = reason.replace(/\[\d+\]/g, '[]');
+  reasons[grouped] = (reasons[grouped] ?? 0) + 1;
+}
+
 /** Counts one held-back record once under each of its missing mappings, so every one is named with its count. */
 export function countHeldBackForEach(
   reasons: HeldBackReasons,

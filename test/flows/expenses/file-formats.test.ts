@@ -84,7 +84,7 @@ describe('expenses drop folder in the back office formats', () => {
       counts: { files_rejected: 1, delivered: 0, held_back: 1 },
     });
     expect(result.error).toMatch(
-      /^delivered nothing: all 1 expenses held back: file november\.csv rejected at line 2/,
+      /^delivered nothing: 1 expense held back: file november\.csv rejected at line 2/,
     );
     const letter = harness.state.deadLetters.get('folder-expenses', 'file:november.csv');
     expect(letter?.status).toBe('open');

@@ -153,7 +153,7 @@ describe('mirror: quarantined items and reference lists', () => {
       outcome: 'failed',
       counts: { delivered: 0, held_back: 1, dead_lettered: 1 },
     });
-    expect(result.error).toMatch(/^delivered nothing: all 1 rows held back/);
+    expect(result.error).toMatch(/^delivered nothing: 1 row held back/);
     expect(h.state.deadLetters.list({ flow: 'bi-mirror:orders' }).map((l) => l.recordKey)).toEqual([kept]);
     const [record] = h.state.runs.recent('bi-mirror', 1);
     expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 1 } });

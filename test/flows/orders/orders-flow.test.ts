@@ -241,7 +241,7 @@ describe('orders flow against the sandbox and the demo ERP', () => {
     const run = await world.run(ordersJob());
     // The run goes on past the order; as the only order it had to write went to dead letters, it is "failed".
     expect(run.outcome).toBe('failed');
-    expect(run.error).toBe('delivered nothing: all 1 orders held back');
+    expect(run.error).toBe('delivered nothing: 1 order held back');
     const letter = world.state.deadLetters.get('orders', result.order_id);
     expect(letter?.reason).toContain('status "on_hold_by_buyer"');
     expect(await erpOrder(result.order_id)).toHaveLength(0);

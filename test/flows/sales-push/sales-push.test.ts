@@ -115,7 +115,14 @@ describe('sales-push from a CSV drop folder', () => {
       outcome: 'failed',
       counts: { delivered: 0, held_back: 3, z_reports_failed: 1, item_sales_failed: 1, items_unresolved: 1 },
     });
-    expect(result.error).toMatch(/^delivered nothing: all 3 items held back/);
+    // The error names each reason with its count, the items' positions in their batch left out.
+    expect(result.error).toBe(
+      'delivered nothing: all 3 items held back: ' +
+        'branch code "NOPE9" is neither in the branch mapping nor a branch code or id the API lists (1 item); ' +
+        'refused by the API: items[].closed_at: invalid_format (expected an RFC 3339 timestamp with a UTC offset) ' +
+        '(1 item); refused by the API: items[].quantity: invalid_format (expected a quantity: a decimal string with ' +
+        'up to 3 fraction digits) (1 item)',
+    );
     const [record] = h.state.runs.recent('pos-sales', 1);
     expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 3 } });
     expect(h.state.runs.last('pos-sales', ['ok', 'partial'])).toBeNull();
@@ -146,7 +153,7 @@ describe('sales-push from a CSV drop folder', () => {
       counts: { files_rejected: 1, delivered: 0, held_back: 1 },
     });
     expect(result.error).toMatch(
-      /^delivered nothing: all 1 items held back: file z-export\.csv rejected at line 2/,
+      /^delivered nothing: 1 item held back: file z-export\.csv rejected at line 2/,
     );
     const letter = h.state.deadLetters.get('pos-sales', 'file:z-export.csv');
     expect(letter?.status).toBe('open');
