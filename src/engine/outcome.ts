@@ -3,6 +3,10 @@ import type { RunOutcome } from '../state/runs.js';
 import type { ErrorThreshold, RunResult, RunTally } from './job.js';
 
 const MAX_ERROR_LENGTH = 500;
+/** A held-back breach names at most this many reasons... */
+const MAX_REASONS = 5;
+/** ...and keeps this much of the error's length for the note of those it leaves out. */
+const REST_NOTE_ROOM = 50;
 
 /** A short, storable message for an error. Callers' errors must not carry secrets (the API client redacts). */
 export function errorMessage(error: unknown): string {
@@ -79,9 +83,18 @@ function counted(n: number, unit: string): string {
 function breachText(breach: string, tally: RunTally): string {
   const reasons = Object.entries(tally.reasons ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (reasons.length === 0) return breach;
-  const listed = reasons.slice(0, 5).map(([reason, n]) => `${reason} (${counted(n, tally.unit)})`);
-  const more = reasons.length > 5 ? `; and ${reasons.length - 5} more reasons` : '';
-  return errorMessage(`${breach}: ${listed.join('; ')}${more}`);
+  // Whole reasons, as many as fit the stored error beside the note of the rest (the dead letters hold each one).
+  const listed: string[] = [];
+  for (const [reason, n] of reasons.slice(0, MAX_REASONS)) {
+    const entry = `${reason} (${counted(n, tally.unit)})`;
+    const length = breach.length + [...listed, entry].join('; ').length;
+    if (listed.length > 0 && length > MAX_ERROR_LENGTH - REST_NOTE_ROOM) break;
+    listed.push(entry);
+  }
+  const rest = reasons.length - listed.length;
+  const note =
+    rest === 0 ? '' : `; and ${rest} more reason${rest === 1 ? '' : 's'} (supply-sync dead-letters list)`;
+  return errorMessage(`${breach}: ${listed.join('; ')}${note}`);
 }
 
 /**

@@ -49,6 +49,38 @@ describe('judgeRun', () => {
     );
   });
 
+  it('names one held-back record in the singular', () => {
+    expect(judgeRun(run('ok', 0, 1)).error).toBe(
+      'delivered nothing: 1 document held back: accounts value "4010" is missing (1 document)',
+    );
+  });
+
+  it('names whole reasons, at most five and as many as fit, and counts the others', () => {
+    const withReasons = (reasons: Record<string, number>): RunResult => ({
+      outcome: 'ok',
+      counts: {},
+      tally: { unit: 'documents', delivered: 0, heldBack: 7, reasons },
+    });
+    const seven = Object.fromEntries(
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => [`reason ${name}`, 1]),
+    );
+    expect(judgeRun(withReasons(seven)).error).toBe(
+      'delivered nothing: all 7 documents held back: reason a (1 document); reason b (1 document); ' +
+        'reason c (1 document); reason d (1 document); reason e (1 document); ' +
+        'and 2 more reasons (supply-sync dead-letters list)',
+    );
+    const long = {
+      [`first ${'x'.repeat(150)}`]: 4,
+      [`second ${'y'.repeat(150)}`]: 2,
+      [`third ${'z'.repeat(150)}`]: 1,
+    };
+    const judged = judgeRun(withReasons(long)).error ?? '';
+    expect(judged).toMatch(
+      /x \(4 documents\); second y+ \(2 documents\); and 1 more reason \(supply-sync dead-letters list\)$/,
+    );
+    expect(judged.length).toBeLessThanOrEqual(500);
+  });
+
   it('follows the job share: 0.5 lets 40% pass, and 0 fails any held back once enough were tried', () => {
     expect(judgeRun(run('ok', 12, 8), { maxFailureShare: 0.5 }).outcome).toBe('ok');
     expect(judgeRun(run('ok', 99, 1), { maxFailureShare: 0, minSample: 1 }).outcome).toBe('failed');

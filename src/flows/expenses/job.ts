@@ -14,7 +14,7 @@ import {
   type RunResult,
 } from '../../engine/index.js';
 import type { Mappings } from '../../plugin/index.js';
-import type { HeldBackReasons } from '../shared/held-back.js';
+import { countHeldBackFor, type HeldBackReasons } from '../shared/held-back.js';
 import { fileRejectedFiles, type RejectedFileWords } from '../shared/rejected-files.js';
 import type { ExpensesApi } from './api.js';
 import { buildExpenseBody } from './body.js';
@@ -113,7 +113,7 @@ async function expensesRun(
     let unsettled = 0;
     for (const expense of todo) {
       if (budget.stopReason() !== null) return { outcome: 'partial', counts };
-      const settled = await sendOne(input, ctx, send, expense, counts);
+      const settled = await sendOne(input, ctx, send, expense, tallies);
       if (settled === 'dead_lettered') tracker.failure();
       else if (settled === 'sent') tracker.succeeded();
       else unsettled += 1;
@@ -165,7 +165,7 @@ async function sendOne(
   ctx: JobContext,
   send: SendContext,
   expense: SourceExpense,
-  counts: Record<string, number>,
+  { counts, reasons }: RunTallies,
 ): Promise<'sent' | 'dead_lettered' | 'retry'> {
   try {
     const result = await sendExpense(send, expense);
@@ -185,6 +185,7 @@ async function sendOne(
       };
       ctx.state.deadLetters.add(input.name, expense.ref, record, result.reason);
       add(counts, 'dead_lettered');
+      countHeldBackFor(reasons, result.reason);
       ctx.logger.warn({ expense: expense.ref, reason: result.reason }, 'expense filed as a dead letter');
       return 'dead_lettered';
     }
