@@ -38,7 +38,7 @@ describe('a company whose state.path is a folder', { timeout: 60_000 }, () => {
     const office = spawnCli(['--config', officeFile, 'run', '--port', '0', '--no-catch-up']);
     try {
       expect(await office.ready, office.output()).not.toBeNull();
-      expect(office.output()).toContain(FOLDER_PROBLEM);
+      await office.printed(FOLDER_PROBLEM);
       const reload = await runCli(['--config', officeFile, 'config', 'reload']);
       expect(reload.stdout).toContain(`east: NOT RUNNING: its start failed: ${FOLDER_PROBLEM}`);
       const status = await runCli(['--config', officeFile, 'status', '--all']);

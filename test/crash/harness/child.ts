@@ -31,6 +31,11 @@ export interface CliChild {
   kill(signal: NodeJS.Signals): void;
   /** The last few kilobytes of stdout and stderr. */
   output(): string;
+  /**
+   * Resolves once the output holds `text` (a log line may come after the ready line: the logger writes
+   * asynchronously); rejects with the output when the process ends first or after `timeoutMs`.
+   */
+  printed(text: string, timeoutMs?: number): Promise<void>;
 }
 
 const READY_PATTERN = /status at (http:\/\/[^\s/]+)\/status/;
@@ -74,6 +79,17 @@ export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
       if (running) child.kill(signal);
     },
     output: () => output,
+    printed: async (text, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!output.includes(text)) {
+        if (!running || Date.now() > deadline) {
+          throw new Error(
+            `${running ? `not within ${timeoutMs} ms` : 'it ended'} it printed no\n${text}\n--- output\n${output}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
   };
 }
 
