@@ -61,13 +61,16 @@ describe('the daemon on a wildcard host with the embedded sandbox', () => {
     await expect(started).rejects.toThrow(/set server\.host to one of those, or configure server\.tls/);
   });
 
-  it('moves its own endpoint when started again on another port: eleven starts, still one endpoint per side', async () => {
+  it('moves its own endpoint when started again on another port, instead of adding one beside it', async () => {
     const file = await demoConfig('127.0.0.1');
-    let daemon = await start(file);
-    for (let restarts = 0; restarts < 10; restarts += 1) {
+    const first = await start(file);
+    let daemon = first;
+    // Port 0: the system picks the port, which may (rarely) be the same again.
+    for (let starts = 1; daemon.webhookUrl === first.webhookUrl && starts <= 5; starts += 1) {
       await daemons.splice(0)[0]?.stop(5_000);
       daemon = await start(file);
     }
+    expect(daemon.webhookUrl).not.toBe(first.webhookUrl);
     for (const api of daemon.env.apis.values()) {
       const endpoints = (await api.webhooks.list()).items;
       expect(endpoints.map((endpoint) => endpoint.url)).toEqual([daemon.webhookUrl]);
