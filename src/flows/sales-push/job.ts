@@ -23,7 +23,8 @@ import {
   type JobContext,
   type RunResult,
 } from '../../engine/index.js';
-import { countHeldBackFor, tallyOf, type HeldBackReasons } from '../shared/held-back.js';
+import { countHeldBack, countHeldBackFor, tallyOf, type HeldBackReasons } from '../shared/held-back.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 import { fileRejectedFiles, isRejectedFileKey, type RejectedFileWords } from '../shared/rejected-files.js';
 import type { Mappings } from '../../plugin/index.js';
 import type { DeadLetter } from '../../state/index.js';
@@ -61,7 +62,31 @@ interface Prepared {
     body: unknown;
     unresolved: true;
     reason: string;
+    missing?: MissingMapping;
   }[];
+}
+
+/** Why a branch code could not be resolved, with the mapping entry that would resolve it when a table is named. */
+type UnknownBranch = (code: string) => { reason: string; missing?: MissingMapping };
+
+/**
+ * With `branch_mapping`, an unknown code is a missing entry of that table: its letter carries it, so that
+ * `dead-letters list` and the notifications give the fix (add it, reload, retry the letters: the file was moved to
+ * failed_dir, so only a retry sends them). Without one, the reason says where such a table is named.
+ */
+function unknownBranchOf(input: SalesPushJobInput): UnknownBranch {
+  const table = input.options.branch_mapping;
+  if (table === undefined) {
+    return (code) => ({
+      reason:
+        `branch code "${code}" is not a branch code or id the API lists; map it in a table under mappings: named ` +
+        `by jobs.${input.name}.options.branch_mapping, then \`supply-sync dead-letters retry --flow ${input.name}\``,
+    });
+  }
+  return (code) => ({
+    reason: `branch code "${code}" is neither in mappings.${table} nor a branch code or id the API lists`,
+    missing: { kind: 'branches', table, key: code, pickup: 'retry' },
+  });
 }
 
 /** Retried dead letters: API items sent again as stored, and source records whose branch is resolved again. */
@@ -152,7 +177,7 @@ async function salesRun(
     const branches = new BranchResolver(input.api, branchMapping);
     for (const batch of batches) {
       if (budget.stopReason() !== null) return { outcome: progress ? 'partial' : 'skipped', counts };
-      const prepared = await prepare(batch, branches, ctx.signal);
+      const prepared = await prepare(batch, branches, unknownBranchOf(input), ctx.signal);
       if (ctx.dryRun) {
         countWouldPush(counts, prepared);
         continue;
@@ -168,24 +193,27 @@ async function salesRun(
 }
 
 /** Source records -> API items, each under the branch id its branch code resolves to. */
-async function prepare(batch: SalesBatch, branches: BranchResolver, signal: AbortSignal): Promise<Prepared> {
+async function prepare(
+  batch: SalesBatch,
+  branches: BranchResolver,
+  unknown: UnknownBranch,
+  signal: AbortSignal,
+): Promise<Prepared> {
   const prepared: Prepared = { zReports: [], itemSales: [], unresolved: [] };
-  const unknown = (code: string) =>
-    `branch code "${code}" is neither in the branch mapping nor a branch code or id the API lists`;
   for (const record of batch.zReports) {
     const branchId = await branches.resolve(record.branchCode, signal);
     if (branchId === null) {
       const key = `${record.branchCode}/${record.zNumber}`;
-      const reason = unknown(record.branchCode);
-      prepared.unresolved.push({ kind: 'z_report', key, body: record, unresolved: true, reason });
+      const why = unknown(record.branchCode);
+      prepared.unresolved.push({ kind: 'z_report', key, body: record, unresolved: true, ...why });
     } else prepared.zReports.push(zReportItem(record, branchId));
   }
   for (const record of numberLines(batch.itemSales)) {
     const branchId = await branches.resolve(record.branchCode, signal);
     if (branchId === null) {
       const key = `${record.branchCode}/${record.zNumber}/${record.lineNumber ?? ''}`;
-      const reason = unknown(record.branchCode);
-      prepared.unresolved.push({ kind: 'item_sale', key, body: record, unresolved: true, reason });
+      const why = unknown(record.branchCode);
+      prepared.unresolved.push({ kind: 'item_sale', key, body: record, unresolved: true, ...why });
     } else prepared.itemSales.push(itemSaleItem(record, branchId));
   }
   return prepared;
@@ -211,7 +239,10 @@ async function pushBatch(
   ctx.state.transaction(() => {
     for (const bad of prepared.unresolved) deadLetterFailure(run.push, bad, batch.ref, bad.reason);
   });
-  for (const bad of prepared.unresolved) countHeldBackFor(run.push.reasons, bad.reason);
+  for (const bad of prepared.unresolved) {
+    if (bad.missing === undefined) countHeldBackFor(run.push.reasons, bad.reason);
+    else countHeldBack(run.push.reasons ?? {}, bad.missing);
+  }
   tallyInto(counts, 'z_reports', z);
   tallyInto(counts, 'item_sales', items);
   add(counts, 'items_unresolved', prepared.unresolved.length);
@@ -231,7 +262,7 @@ async function replayDeadLetters(run: SalesRun): Promise<boolean> {
   if (letters.length === 0) return false;
   const replay = planReplay(letters);
   const branches = new BranchResolver(input.api, run.branchMapping);
-  const prepared = await prepare(replay.unresolvedRecords, branches, ctx.signal);
+  const prepared = await prepare(replay.unresolvedRecords, branches, unknownBranchOf(input), ctx.signal);
   const zReports = [...replay.zReports, ...prepared.zReports];
   const itemSales = [...replay.itemSales, ...prepared.itemSales];
   ctx.state.transaction(() => {

@@ -6,6 +6,7 @@
  */
 import type { BatchResponse } from '../../contract/index.js';
 import { idempotencyKey, contentHash } from '../../engine/index.js';
+import type { MissingMapping } from '../../shared/missing-mapping.js';
 import type { StateStore } from '../../state/index.js';
 import { countHeldBackFor, type HeldBackReasons } from '../shared/held-back.js';
 import type { SalesItem, SalesKind } from './bodies.js';
@@ -37,6 +38,8 @@ export interface SalesDeadLetter {
   body: unknown;
   /** True when `body` is the source record: a replay resolves its branch again first. */
   unresolved?: boolean;
+  /** The mapping entry whose absence held the item back, when the job names a branch table. */
+  missing?: MissingMapping;
 }
 
 type ResultItem = BatchResponse['items'][number];
@@ -54,7 +57,7 @@ function describeErrors(result: ResultItem | undefined): string {
 
 export function deadLetterFailure(
   ctx: Pick<PushContext, 'state' | 'flow'>,
-  item: { kind: SalesKind; key: string; body: unknown; unresolved?: boolean },
+  item: { kind: SalesKind; key: string; body: unknown; unresolved?: boolean; missing?: MissingMapping },
   batchRef: string | null,
   reason: string,
 ): void {
@@ -63,6 +66,7 @@ export function deadLetterFailure(
     batchRef,
     body: item.body,
     ...(item.unresolved === true ? { unresolved: true } : {}),
+    ...(item.missing === undefined ? {} : { missing: item.missing }),
   };
   ctx.state.deadLetters.add(ctx.flow, item.key, record, reason);
 }

@@ -117,11 +117,11 @@ describe('sales-push from a CSV drop folder', () => {
     });
     // The error names each reason with its count, the items' positions in their batch left out.
     expect(result.error).toBe(
-      'delivered nothing: all 3 items held back: ' +
-        'branch code "NOPE9" is neither in the branch mapping nor a branch code or id the API lists (1 item); ' +
-        'refused by the API: items[].closed_at: invalid_format (expected an RFC 3339 timestamp with a UTC offset) ' +
-        '(1 item); refused by the API: items[].quantity: invalid_format (expected a quantity: a decimal string with ' +
-        'up to 3 fraction digits) (1 item)',
+      'delivered nothing: all 3 items held back: branch code "NOPE9" is not a branch code or id the API lists; ' +
+        'map it in a table under mappings: named by jobs.pos-sales.options.branch_mapping, then ' +
+        '`supply-sync dead-letters retry --flow pos-sales` (1 item); refused by the API: items[].closed_at: ' +
+        'invalid_format (expected an RFC 3339 timestamp with a UTC offset) (1 item); and 1 more reason ' +
+        '(supply-sync dead-letters list)',
     );
     const [record] = h.state.runs.recent('pos-sales', 1);
     expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 3 } });
@@ -217,6 +217,43 @@ describe('sales-push from a CSV drop folder', () => {
 });
 
 describe('sales-push after a config reload', () => {
+  it("files an unknown code as a missing entry of the job's branch table, and sends it once added and retried", async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('items.csv', [ITEM_HEADER, 'POS-8,ZT-7101,,2026-11-20T12:00:00+02:00,F-2,Hummus,1,25,25,']);
+    const connector = await h.csvConnector();
+    const source = capabilityOf(connector, 'salesSource', 'pos');
+    const withTable = (table: Record<string, string>) =>
+      createSalesPushJob({
+        name: 'pos-sales',
+        api: h.api,
+        source,
+        connectorName: 'pos',
+        options: salesPushOptionsSchema.parse({ branch_mapping: 'pos_branches' }),
+        mappings: { pos_branches: table },
+      });
+    const first = await runJob(withTable({}), jobContext(h.state));
+    expect(first.error).toBe(
+      'delivered nothing: 1 item held back: branches value "POS-8" has no entry in mappings.pos_branches (1 item)',
+    );
+    const [letter] = h.state.deadLetters.list({ flow: 'pos-sales' });
+    expect(letter?.reason).toBe(
+      'branch code "POS-8" is neither in mappings.pos_branches nor a branch code or id the API lists',
+    );
+    expect((letter?.record as { missing?: unknown }).missing).toEqual({
+      kind: 'branches',
+      table: 'pos_branches',
+      key: 'POS-8',
+      pickup: 'retry',
+    });
+    // What `dead-letters retry --flow pos-sales --missing pos_branches:POS-8` asks for.
+    const missing = { table: 'pos_branches', key: 'POS-8' };
+    expect(h.state.deadLetters.replay({ flow: 'pos-sales', missing })).toBe(1);
+    const second = await runJob(withTable({ 'POS-8': 'br_jlm' }), jobContext(h.state));
+    expect(second).toMatchObject({ outcome: 'ok', counts: { item_sales_accepted: 1 } });
+    expect(h.state.deadLetters.countOpen('pos-sales')).toBe(0);
+    await connector.close();
+  }, 60_000);
+
   it('resolves branches with the mappings of each run, not those the job was built with', async () => {
     const h = (harness = await startSalesHarness());
     await h.drop('items.csv', [ITEM_HEADER, 'POS-8,ZT-8001,,2026-11-20T12:00:00+02:00,F-2,Hummus,1,25,25,']);
