@@ -149,6 +149,27 @@ export class BlockValidator {
     return out;
   }
 
+  /**
+   * A job option that names a mapping table (`<value>_mapping`, or the journal's `mappings.<kind>`) as written in the
+   * file, naming no table under `mappings:`: most likely a misspelling, which a flow would otherwise read as an empty
+   * table and hold back or send unmapped every record. Warned of, with the closest table's name.
+   */
+  mappingTables(jobs: Record<string, JobBlock>, tables: readonly string[]): void {
+    for (const [name, job] of Object.entries(jobs)) {
+      for (const { key, table } of namedTables(job.options)) {
+        if (tables.includes(table)) continue;
+        const suggestion = closestMatch(table, tables);
+        const hint = suggestion
+          ? `; did you mean "${suggestion}"?`
+          : ` (tables: ${tables.join(', ') || 'none'})`;
+        this.warnings.push(
+          `${this.source.file}: jobs.${name}.options.${key} names the table "${table}", which is not under ` +
+            `mappings:${hint} Add the table or correct the name`,
+        );
+      }
+    }
+  }
+
   /** The job's connector must offer what its flow requires (as far as the connector's block tells). */
   private capabilities(
     jobName: string,
@@ -203,4 +224,20 @@ export function rawBlocks(data: unknown): {
     if (typeof flow === 'string') jobs[name] = { flow, options: record(options) };
   }
   return { connectors, jobs };
+}
+
+/** The mapping tables a job's options name as written: `<value>_mapping: <table>` and `mappings: { <kind>: <table> }`. */
+function namedTables(options: unknown): Array<{ key: string; table: string }> {
+  if (options === null || typeof options !== 'object') return [];
+  const named: Array<{ key: string; table: string }> = [];
+  for (const [key, value] of Object.entries(options)) {
+    if (key.endsWith('_mapping') && typeof value === 'string') named.push({ key, table: value });
+  }
+  const nested = (options as { mappings?: unknown }).mappings;
+  if (nested !== null && typeof nested === 'object') {
+    for (const [kind, value] of Object.entries(nested)) {
+      if (typeof value === 'string') named.push({ key: `mappings.${kind}`, table: value });
+    }
+  }
+  return named;
 }

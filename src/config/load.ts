@@ -194,6 +194,7 @@ export function validateSource(source: ConfigSource, options: LoadOptions = {}):
   const jobs = blocks.jobs(core.jobs, core.connectors, connectors);
   if (issues.length > 0) throw new ConfigError(issues);
   blocks.writeTimeouts(core.ha, connectors);
+  blocks.mappingTables(core.jobs, Object.keys(core.mappings ?? {}));
   const { api, state, server } = resolvePaths(file, core);
   const config = deepFreeze({ ...core, api, state, server, connectors, jobs }) as Config;
   return { file, config, warnings: blocks.warnings, parsedBy: registry, apiKey: apiKeySetting(source) };

@@ -40,6 +40,24 @@ describe('config loading', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('warns of a job option that names a mapping table not under mappings:, with the closest name', () => {
+    const jobs =
+      'jobs:\n  orders:\n    flow: orders\n    schedule: "*/5 * * * *"\n    options:\n' +
+      '      customer_mapping: custmers\n      item_mapping: skus\n' +
+      '  journal:\n    flow: journal-export\n    schedule: "0 2 * * *"\n    options:\n' +
+      '      mappings:\n        accounts: acounts\n';
+    const mappings =
+      'mappings:\n  customers:\n    buyer_1: C1\n  skus:\n    S1: I1\n  accounts:\n    "4010": "100"\n';
+    const { warnings } = parse(`${MINIMAL}${jobs}${mappings}`);
+    const named = warnings.filter((warning) => warning.includes('names the table'));
+    expect(named).toEqual([
+      'config/test.yaml: jobs.orders.options.customer_mapping names the table "custmers", which is not under ' +
+        'mappings:; did you mean "customers"? Add the table or correct the name',
+      'config/test.yaml: jobs.journal.options.mappings.accounts names the table "acounts", which is not under ' +
+        'mappings:; did you mean "accounts"? Add the table or correct the name',
+    ]);
+  });
+
   it('names file, line, column, key path and expectation for a bad cron expression', () => {
     const text = `${MINIMAL}jobs:\n  orders:\n    flow: orders\n    schedule: every 5 min\n`;
     const error = configError(() => parse(text));
