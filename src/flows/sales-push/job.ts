@@ -186,6 +186,8 @@ async function salesRun(
       progress = true;
     }
   } catch (error) {
+    // Stopped (Ctrl-C, a shutdown): what was sent is kept, the rest goes with the next run; nothing failed.
+    if (ctx.signal.aborted) return { outcome: progress ? 'partial' : 'skipped', counts };
     ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'sales-push: run stopped');
     return { outcome: progress ? 'partial' : 'failed', counts, error: errorMessage(error) };
   }

@@ -254,6 +254,34 @@ describe('sales-push after a config reload', () => {
     await connector.close();
   }, 60_000);
 
+  it('is skipped, not failed, when stopped (Ctrl-C, a shutdown) in the middle of a call', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('items.csv', [ITEM_HEADER, 'TLV01,ZT-7201,,2026-11-20T12:00:00+02:00,F-3,Tea,1,8,8,']);
+    const connector = await h.csvConnector();
+    const source = capabilityOf(connector, 'salesSource', 'pos');
+    const stop = new AbortController();
+    // The stop comes while the batch is being marked at the source, which the interruption then fails.
+    const stopped: typeof source = {
+      listPendingSales: () => source.listPendingSales(),
+      markSalesBatch: async () => {
+        stop.abort(new Error('interrupted'));
+        throw new Error('interrupted');
+      },
+    };
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: stopped,
+      connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
+    });
+    const result = await runJob(job, jobContext(h.state, { signal: stop.signal }));
+    expect(result.outcome).toBe('skipped');
+    expect(result.error).toBeUndefined();
+    expect(h.state.runs.recent('pos-sales', 1)[0]).toMatchObject({ outcome: 'skipped' });
+    await connector.close();
+  }, 60_000);
+
   it('resolves branches with the mappings of each run, not those the job was built with', async () => {
     const h = (harness = await startSalesHarness());
     await h.drop('items.csv', [ITEM_HEADER, 'POS-8,ZT-8001,,2026-11-20T12:00:00+02:00,F-2,Hummus,1,25,25,']);
