@@ -156,6 +156,32 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         ).toThrow(expect.objectContaining({ code: 'dead_letter_not_found' }));
       });
 
+      it('refuses to retry a file rejected whole, and leaves such letters out of a flow-wide retry', () => {
+        const file = state.deadLetters.add('expenses', 'file:november.csv', {}, 'expenses file november.csv rejected whole');
+        const context = { state, file: 'c.yaml', jobs: ['expenses'], by: 'cli:ann' };
+        const retry = (target: { id: number } | { flow: string }) => () =>
+          state.transaction(() => carryOutInState({ kind: 'dead-letters.retry', target }, context));
+        const refusal = expect.objectContaining({
+          code: 'dead_letter_is_file',
+          message:
+            `dead letter #${file.id} is a file rejected whole: nothing to send again; fix the file, drop it into the ` +
+            `folder again (it is read as a new one), then \`supply-sync dead-letters discard ${file.id}\``,
+        });
+        expect(retry({ id: file.id })).toThrow(refusal);
+        expect(retry({ flow: 'expenses' })).toThrow(refusal);
+        expect(() => bindToOpenLetters({ kind: 'dead-letters.retry', target: { flow: 'expenses' } }, state)).toThrow(
+          refusal,
+        );
+        const record = state.deadLetters.add('expenses', 'E-7', {}, 'the API refused the expense');
+        const bound = bindToOpenLetters({ kind: 'dead-letters.retry', target: { flow: 'expenses' } }, state);
+        expect(bound).toEqual({ kind: 'dead-letters.retry', target: { flow: 'expenses', ids: [record.id] } });
+        expect(retry({ flow: 'expenses' })()).toEqual({ count: 1 });
+        expect(state.deadLetters.byId(file.id)?.status).toBe('open');
+        expect(state.deadLetters.byId(record.id)?.status).toBe('retrying');
+        // Discarding it is what ends it.
+        expect(state.transaction(() => carryOutInState({ kind: 'dead-letters.discard', target: { id: file.id } }, context))).toEqual({ count: 1 });
+      });
+
       it('keeps each run with the dead letters it created, lists by job, failure and time, and prunes by age and count', () => {
         state.deadLetters.add('orders', 'before', {}, 'older');
         clock.advance(10);

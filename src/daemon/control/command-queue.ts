@@ -8,6 +8,7 @@
 import type { CoreConfig } from '../../config/index.js';
 import type { NewCommand, StateStore } from '../../state/index.js';
 import { ControlError, type ControlAction } from './actions.js';
+import { retryTarget } from './state-actions.js';
 
 type ServerControl = NonNullable<CoreConfig['server']['control']>;
 
@@ -105,7 +106,8 @@ export function bindToOpenLetters(action: ControlAction, state: StateStore): Con
     action.kind === 'dead-letters.retry' ? (['open'] as const) : (['open', 'retrying'] as const);
   const ids = state.deadLetters.matchingIds(target, statuses);
   if (ids.length === 0) throw new ControlError('dead_letter_not_found', 'no matching open dead letters');
-  return { ...action, target: { ...target, ids } };
+  const bound = { ...target, ids };
+  return { ...action, target: action.kind === 'dead-letters.retry' ? retryTarget(bound, state) : bound };
 }
 
 function formatTtl(ms: number): string {

@@ -14,6 +14,7 @@ export const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   job_paused_already: 409,
   job_not_paused: 409,
   dead_letter_closed: 409,
+  dead_letter_is_file: 409,
   config_mismatch: 409,
   mappings_differ: 409,
   restart_needed: 409,

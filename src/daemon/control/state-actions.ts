@@ -1,6 +1,7 @@
 /** The actions that change the state alone; each runs inside the caller's transaction. */
 import type { StateStore } from '../../state/index.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
+import { isRejectedFileKey } from '../../flows/shared/rejected-files.js';
 import { ControlError, type ControlAction, type DeadLetterTarget } from './actions.js';
 
 export interface StateActionContext {
@@ -88,7 +89,8 @@ function deadLetters(
   state: StateStore,
 ): number {
   const letters = state.deadLetters;
-  const count = kind === 'dead-letters.retry' ? letters.replay(target) : letters.discard(target);
+  const count =
+    kind === 'dead-letters.retry' ? letters.replay(retryTarget(target, state)) : letters.discard(target);
   if (count > 0) return count;
   if (!('id' in target)) throw new ControlError('dead_letter_not_found', 'no matching open dead letters');
   const letter = letters.byId(target.id);
@@ -97,5 +99,38 @@ function deadLetters(
   throw new ControlError(
     'dead_letter_closed',
     `dead letter #${target.id} is ${letter.status}: it cannot be ${verb} any more`,
+  );
+}
+
+/**
+ * What a retry may take: a file rejected whole holds nothing a flow can send again, so retried, its letter would wait
+ * for ever (the fixed file dropped into the folder again is read as a new one). A flow-wide retry leaves such letters
+ * out; one that names only them, or a retry of one of them by id, is refused with what to do instead.
+ */
+export function retryTarget(target: DeadLetterTarget, state: StateStore): DeadLetterTarget {
+  const letters = state.deadLetters;
+  const isFile = (id: number) => {
+    const letter = letters.byId(id);
+    return letter !== null && letter.status === 'open' && isRejectedFileKey(letter.recordKey);
+  };
+  if ('id' in target) {
+    if (isFile(target.id)) throw fileRetryRefusal([target.id]);
+    return target;
+  }
+  const ids = target.ids ?? letters.matchingIds(target, ['open']);
+  const files = ids.filter(isFile);
+  if (files.length === 0) return target;
+  if (files.length === ids.length) throw fileRetryRefusal(files);
+  return { ...target, ids: ids.filter((id) => !files.includes(id)) };
+}
+
+function fileRetryRefusal(ids: readonly number[]): ControlError {
+  const which = ids.map((id) => `#${id}`).join(', ');
+  const discard =
+    ids.length === 1 ? `supply-sync dead-letters discard ${ids[0]}` : 'supply-sync dead-letters discard <id>';
+  return new ControlError(
+    'dead_letter_is_file',
+    `dead letter ${which} ${ids.length === 1 ? 'is a file' : 'are files'} rejected whole: nothing to send again; fix ` +
+      `the file, drop it into the folder again (it is read as a new one), then \`${discard}\``,
   );
 }
