@@ -153,6 +153,7 @@ export function giveStateCommand(
     file: loaded.file,
     jobs: Object.keys(loaded.config.jobs),
     by: requestedByCli(),
+    timeZone: loaded.config.timezone,
   });
   return giveCommand(context, {
     loaded,

@@ -17,7 +17,7 @@ export {
 } from './sql-port.js';
 export type { StateBackend, StateDialect } from './dialect.js';
 export { DEFAULT_STATE_FILE, prepareStateFile } from './file.js';
-export { isStateFileBusy, StateLockedError, type LockHolder } from './lock.js';
+export { isStateFileBusy, StateLockedError, stateLockedMessage, type LockHolder } from './lock.js';
 export { MIGRATIONS, LATEST_SCHEMA_VERSION, runMigrations, currentSchemaVersion, type Migration } from './migrations.js';
 export type { CursorState } from './cursors.js';
 export { INBOX_RETENTION_MS, type InboxEvent, type InboxEventInput, type InboxEventRef } from './inbox.js';

@@ -21,15 +21,20 @@ export class StateLockedError extends Error {
     readonly file: string,
     readonly holder: LockHolder | null,
   ) {
-    const who = holder
-      ? `pid ${holder.pid} on host ${holder.hostname}, since ${new Date(holder.startedAt).toISOString()}`
-      : 'a process that is still starting';
-    super(
-      `state file ${file} is in use by another supply-sync daemon (${who}); stop it first, ` +
-        'or use a read-only command such as `supply-sync status`',
-    );
+    super(stateLockedMessage(file, holder, (ms) => new Date(ms).toISOString()));
     this.name = 'StateLockedError';
   }
+}
+
+/** What StateLockedError says, its holder's start shown by `time` (the caller's zone, where it knows one). */
+export function stateLockedMessage(file: string, holder: LockHolder | null, time: (ms: number) => string): string {
+  const who = holder
+    ? `pid ${holder.pid} on host ${holder.hostname}, since ${time(holder.startedAt)}`
+    : 'a process that is still starting';
+  return (
+    `state file ${file} is in use by another supply-sync daemon (${who}); stop it first, ` +
+    'or use a read-only command such as `supply-sync status`'
+  );
 }
 
 interface LockRow {

@@ -68,7 +68,7 @@ describe('the command queue from the CLI', () => {
       expect(list.stdout.split('\n')).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^#${second} sync \\{"job":"sales"\\} pending \\(asked .+ UTC by cli:.+; attempts 0\\)$`,
+            `^#${second} sync \\{"job":"sales"\\} pending \\(asked \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d Asia\\/Jerusalem by cli:.+; attempts 0\\)$`,
           ),
         ),
         expect.stringMatching(new RegExp(`^#${id} sync \\{"job":"orders"\\} pending `)),
@@ -83,6 +83,9 @@ describe('the command queue from the CLI', () => {
       expect(again.stderr).toContain('it is finished already (failed: cancelled) (command_not_pending)');
       const shown = await cli('commands', 'show', String(second));
       expect(shown.stdout).toContain('status: failed: cancelled');
+      // Times in the config's zone, labelled, as everywhere else.
+      expect(shown.stdout).toMatch(/^asked: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Asia\/Jerusalem by cli:/m);
+      expect(shown.stdout).toMatch(/^finished: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d Asia\/Jerusalem$/m);
       expect(shown.stdout).toMatch(/^why: cancelled by cli:.+ before a daemon took it; nothing was done$/m);
       expect((await cli('commands', 'show', '999')).stderr).toContain('no command #999');
       // With the cancelled one gone the kind has room again.

@@ -27,7 +27,8 @@ function stateFile(name: string, version: number | 'none'): string {
   return path;
 }
 
-const fileCheck = (path: string) => stateChecks({ path }).find((check) => check.name === 'state file');
+const fileCheck = (path: string) =>
+  stateChecks({ path }, 'Asia/Jerusalem').find((check) => check.name === 'state file');
 
 describe('doctor: a state file of another release', () => {
   it('warns of an older file and says the daemon migrates it', () => {

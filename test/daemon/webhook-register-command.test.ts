@@ -60,6 +60,7 @@ function context(webhookApi: WebhookApi, command: { id: number; takenBefore: boo
     state,
     file: 'supply-sync.yaml',
     jobs: [],
+    timeZone: 'UTC',
     by: 'api:olga@127.0.0.1',
     runJob: () => Promise.reject(new Error('no run')),
     webhookApi: () => webhookApi,

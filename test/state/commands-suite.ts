@@ -146,7 +146,7 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         const action = bindToOpenLetters({ kind: 'dead-letters.discard', target: { flow: 'orders' } }, state);
         expect(action).toEqual({ kind: 'dead-letters.discard', target: { flow: 'orders', ids: [before.id] } });
         const later = state.deadLetters.add('orders', 'ord_2', {}, 'no ERP item for SKU X-2');
-        const context = { state, file: 'c.yaml', jobs: ['orders'], by: 'cli:ann' };
+        const context = { state, file: 'c.yaml', jobs: ['orders'], by: 'cli:ann', timeZone: 'UTC' };
         expect(state.transaction(() => carryOutInState(action, context))).toEqual({ count: 1 });
         expect(state.deadLetters.byId(before.id)?.status).toBe('discarded');
         expect(state.deadLetters.byId(later.id)?.status).toBe('open');
@@ -158,7 +158,7 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
 
       it('refuses to retry a file rejected whole, and leaves such letters out of a flow-wide retry', () => {
         const file = state.deadLetters.add('expenses', 'file:november.csv', {}, 'expenses file november.csv rejected whole');
-        const context = { state, file: 'c.yaml', jobs: ['expenses'], by: 'cli:ann' };
+        const context = { state, file: 'c.yaml', jobs: ['expenses'], by: 'cli:ann', timeZone: 'UTC' };
         const retry = (target: { id: number } | { flow: string }) => () =>
           state.transaction(() => carryOutInState({ kind: 'dead-letters.retry', target }, context));
         const refusal = expect.objectContaining({

@@ -1,6 +1,7 @@
 /** `supply-sync commands list|show|cancel`: the operator command queue, read and steered beside a running daemon. */
 import { requiredArgument, type CommandSpec, type Invocation } from '../command-spec.js';
 import { deepScrub } from '../../log/index.js';
+import { labelledTime } from '../../ops/time-format.js';
 import type { QueuedCommand } from '../../state/index.js';
 import { globalOptions, loadCliConfig } from '../context.js';
 import { openForQueue, requestedByCli } from '../control.js';
@@ -22,7 +23,8 @@ async function showCommand({
   if (found === null)
     throw new CliError(`no command #${id} (finished ones are kept 7 days)`, 'command_not_found');
   if (options.json) return context.output.line(JSON.stringify(deepScrub(found, context.secrets), null, 2));
-  for (const line of details(deepScrub(found, context.secrets) as QueuedCommand)) context.output.line(line);
+  const shown = deepScrub(found, context.secrets) as QueuedCommand;
+  for (const line of details(shown, loaded.config.timezone)) context.output.line(line);
 }
 
 async function cancelCommand({ context, args, command }: Invocation): Promise<void> {
@@ -56,7 +58,7 @@ async function listCommands({
   if (options.json) return context.output.line(JSON.stringify(deepScrub(list, context.secrets), null, 2));
   if (list.length === 0) return context.output.line(options.all ? 'no commands' : 'no commands waiting');
   for (const queued of deepScrub(list, context.secrets) as QueuedCommand[])
-    context.output.line(summary(queued));
+    context.output.line(summary(queued, loaded.config.timezone));
 }
 
 export const COMMAND_QUEUE_COMMANDS: CommandSpec = {
@@ -114,23 +116,20 @@ function commandId(text: string): number {
   return Number(id);
 }
 
-const at = (ms: number): string =>
-  new Date(ms)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
-
 function outcome(queued: QueuedCommand): string {
   if (queued.status === 'failed') return `failed: ${queued.errorCode ?? 'command_failed'}`;
   return queued.status;
 }
 
-function summary(queued: QueuedCommand): string {
+/** One line of `commands list`; times in the config's zone, labelled. */
+function summary(queued: QueuedCommand, timeZone: string): string {
   const args = Object.keys(queued.args).length === 0 ? '' : ` ${JSON.stringify(queued.args)}`;
-  return `#${queued.id} ${queued.kind}${args} ${outcome(queued)} (asked ${at(queued.requestedAt)} by ${queued.requestedBy}; attempts ${queued.attempts})`;
+  const asked = `asked ${labelledTime(queued.requestedAt, timeZone)} by ${queued.requestedBy}`;
+  return `#${queued.id} ${queued.kind}${args} ${outcome(queued)} (${asked}; attempts ${queued.attempts})`;
 }
 
-function details(queued: QueuedCommand): string[] {
+function details(queued: QueuedCommand, timeZone: string): string[] {
+  const at = (ms: number) => labelledTime(ms, timeZone);
   return [
     `command #${queued.id}: ${queued.kind} ${JSON.stringify(queued.args)}`,
     `status: ${outcome(queued)}`,

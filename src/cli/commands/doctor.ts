@@ -45,7 +45,7 @@ async function runDoctor({ context, options, command }: Invocation<{ offline?: b
     ),
   ]);
   add(loaded.warnings.map((warning) => check('warn', 'config', warning)));
-  add(stateChecks(config.state));
+  add(stateChecks(config.state, config.timezone));
   if (options.offline) add([check('warn', 'api', 'skipped (--offline)')]);
   else {
     context.output.progress('checking the API...');

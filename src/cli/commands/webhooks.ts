@@ -26,6 +26,7 @@ function effectContext(loaded: LoadedConfig, state: StateStore, api: WebhookApi)
     file: loaded.file,
     jobs: Object.keys(loaded.config.jobs),
     by: requestedByCli(),
+    timeZone: loaded.config.timezone,
     runJob: () => Promise.reject(new Error('a webhook command runs no job')),
     webhookApi: () => api,
   };

@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { labelledTime } from '../../ops/time-format.js';
 import { openPgStateStore, openStateStore, type StateLocation } from '../../state/index.js';
 import { StateSchemaOutdatedError, StateSchemaTooNewError } from '../../state/schema-errors.js';
 import { systemClock } from '../../shared/clock.js';
@@ -64,13 +65,13 @@ function modeChecks(path: string): DoctorCheck[] {
 }
 
 /** The file opens read-only: its schema version and the daemon holding it, if any. */
-function openFileCheck(path: string): DoctorCheck {
+function openFileCheck(path: string, timeZone: string): DoctorCheck {
   try {
     const state = openStateStore({ file: path, clock: systemClock, readOnly: true });
     try {
       const holder = state.lockHolder();
       const daemon = holder
-        ? `daemon pid ${holder.pid} on ${holder.hostname} since ${new Date(holder.startedAt).toISOString()}`
+        ? `daemon pid ${holder.pid} on ${holder.hostname} since ${labelledTime(holder.startedAt, timeZone)}`
         : 'no daemon holds it';
       return check('ok', 'state file', `${path} (schema version ${state.schemaVersion()}; ${daemon})`);
     } finally {
@@ -93,10 +94,11 @@ function openFileCheck(path: string): DoctorCheck {
   }
 }
 
-export function stateChecks(location: StateLocation): DoctorCheck[] {
+/** `timeZone`: the config's, in which the holding daemon's start is shown. */
+export function stateChecks(location: StateLocation, timeZone: string): DoctorCheck[] {
   if (location.url !== undefined) return databaseChecks(location.url);
   const { path } = location;
   if (!existsSync(path)) return [missingFileCheck(path)];
   const modes = modeChecks(path);
-  return [openFileCheck(path), ...modes];
+  return [openFileCheck(path, timeZone), ...modes];
 }

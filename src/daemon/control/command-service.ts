@@ -158,6 +158,7 @@ export class CommandService implements Service {
       file: env.loaded.file,
       jobs: Object.keys(env.loaded.config.jobs),
       by: command.requestedBy,
+      timeZone: env.loaded.config.timezone,
     };
   }
 

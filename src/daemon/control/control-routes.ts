@@ -106,7 +106,7 @@ function runNow(job: string, options: ControlApiOptions): ControlAction | Contro
     if (config.jobs[job]?.enabled === false) {
       throw new ControlError('job_disabled', `job "${job}" is disabled in ${file}`);
     }
-    requireNotPaused(job, options.queue);
+    requireNotPaused(job, options.queue, config.timezone);
   } catch (error) {
     return refusal(error);
   }

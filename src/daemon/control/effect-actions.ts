@@ -158,7 +158,7 @@ function testResult(delivery: WebhookDelivery): TestResult {
 /** Refuses a run of a paused job: the pause is the operator's, a run now would ignore it. */
 async function runNow(job: string, context: EffectContext): Promise<SyncResult> {
   requireJob(job, context);
-  requireNotPaused(job, context.state);
+  requireNotPaused(job, context.state, context.timeZone);
   const result = await context.runJob(job);
   return { job, outcome: result.outcome, counts: result.counts, error: result.error ?? null };
 }

@@ -1,6 +1,7 @@
 /** The actions that change the state alone; each runs inside the caller's transaction. */
 import type { StateStore } from '../../state/index.js';
 import { WebhookSecretStore } from '../../webhooks/index.js';
+import { labelledTime } from '../../ops/time-format.js';
 import { isRejectedFileKey } from '../../flows/shared/rejected-files.js';
 import { ControlError, type ControlAction, type DeadLetterTarget } from './actions.js';
 
@@ -12,6 +13,8 @@ export interface StateActionContext {
   readonly jobs: readonly string[];
   /** Who gave the command: `cli:user@host`, `api:token`... */
   readonly by: string;
+  /** The config's `timezone`: times in messages are shown in it, labelled. */
+  readonly timeZone: string;
 }
 
 export type StateActionResult =
@@ -70,7 +73,9 @@ function pause(job: string, reason: string | null, context: StateActionContext):
   if (!state.pausedJobs.pause(job, context.by, reason)) {
     const paused = state.pausedJobs.get(job);
     const since =
-      paused === null ? '' : ` since ${new Date(paused.pausedAt).toISOString()} by ${paused.pausedBy}`;
+      paused === null
+        ? ''
+        : ` since ${labelledTime(paused.pausedAt, context.timeZone)} by ${paused.pausedBy}`;
     throw new ControlError('job_paused_already', `job "${job}" is paused already${since}`);
   }
   const paused = state.pausedJobs.get(job);

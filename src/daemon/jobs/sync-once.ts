@@ -68,7 +68,7 @@ async function runInEnvironment(
     if (!env.jobs.has(options.job)) {
       throw new UnknownJobError(`job "${options.job}" is disabled in ${options.loaded.file}`);
     }
-    requireNotPaused(options.job, env.state);
+    requireNotPaused(options.job, env.state, env.loaded.config.timezone);
     return await runOnce(env, options, dryRun);
   } finally {
     // The dry run's copy is let go even when closing the environment fails.

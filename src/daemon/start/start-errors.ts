@@ -5,8 +5,10 @@ import {
   StateDatabaseError,
   StateFileError,
   StateLockedError,
+  stateLockedMessage,
   StateSchemaTooNewError,
 } from '../../state/index.js';
+import { labelledTime } from '../../ops/time-format.js';
 
 export class DaemonStartError extends Error {
   override readonly name = 'DaemonStartError';
@@ -85,7 +87,8 @@ export function explainStateError(error: unknown, loaded: LoadedConfig): DaemonS
   const { file } = loaded;
   if (error instanceof StateLockedError) {
     return new DaemonStartError(
-      `${file}: state.path: ${error.message}; or give this daemon its own state.path`,
+      `${file}: state.path: ${stateLockedMessage(error.file, error.holder, (ms) => labelledTime(ms, loaded.config.timezone))}; ` +
+        'or give this daemon its own state.path',
       'state_locked',
       'state.path',
       { cause: error },
