@@ -10,12 +10,12 @@
  * So a test key can reach a remote sandbox only when that sandbox is named in the configuration, and a live key
  * is never sent to a loopback emulator.
  */
+import { LIVE_KEY_PREFIX, SANDBOX_KEY_PREFIX } from '../shared/api-key-prefix.js';
 import { ClientConfigError } from './errors.js';
 
 export type ApiEnvironment = 'sandbox' | 'live';
 
-export const SANDBOX_KEY_PREFIX = 'svc_test_';
-export const LIVE_KEY_PREFIX = 'svc_live_';
+export { LIVE_KEY_PREFIX, SANDBOX_KEY_PREFIX };
 
 export function environmentOfKey(key: string): ApiEnvironment {
   if (key.startsWith(SANDBOX_KEY_PREFIX)) return 'sandbox';

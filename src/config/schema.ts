@@ -11,6 +11,9 @@ import { markSecret, secret } from './secret.js';
 import { notificationsSchema } from './notifications-schema.js';
 import { closestMatch } from './did-you-mean.js';
 import { companiesSchema } from './companies-schema.js';
+import { LIVE_KEY_PREFIX, SANDBOX_KEY_PREFIX } from '../shared/api-key-prefix.js';
+
+const KEY_PREFIXES = [SANDBOX_KEY_PREFIX, LIVE_KEY_PREFIX] as const;
 
 export const DEFAULT_TIMEZONE = 'Asia/Jerusalem';
 export const DEFAULT_STATE_PATH = 'state/supply-sync.db';
@@ -99,6 +102,19 @@ const apiSchema = z
         code: 'custom',
         path: ['api_key'],
         message: 'is required with base_url (or use api_key_file)',
+      });
+    }
+    if (
+      api.api_key !== undefined &&
+      !KEY_PREFIXES.some((prefix) => api.api_key?.startsWith(prefix) === true)
+    ) {
+      // Checked here, not first at the API client's start, so that the error names the file and the key.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api_key'],
+        message:
+          `expected an API key that starts with ${SANDBOX_KEY_PREFIX} (sandbox) or ${LIVE_KEY_PREFIX} (live); ` +
+          'the value given does not (it is not shown): copy the whole key from the API account',
       });
     }
     if (api.auth === 'oauth' && api.client_id === undefined) {

@@ -58,6 +58,16 @@ describe('config loading', () => {
     ]);
   });
 
+  it('refuses an API key without the sandbox or live prefix, naming the file and key but never the value', () => {
+    const text = 'api:\n  base_url: https://api.example.com/v2\n  api_key: abc123-copied-half\n';
+    const error = configError(() => parse(text));
+    expect(error.message).toBe(
+      'config/test.yaml:3:12 api.api_key: expected an API key that starts with svc_test_ (sandbox) or svc_live_ ' +
+        '(live); the value given does not (it is not shown): copy the whole key from the API account',
+    );
+    expect(error.message).not.toContain('abc123');
+  });
+
   it('names file, line, column, key path and expectation for a bad cron expression', () => {
     const text = `${MINIMAL}jobs:\n  orders:\n    flow: orders\n    schedule: every 5 min\n`;
     const error = configError(() => parse(text));

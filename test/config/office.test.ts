@@ -61,7 +61,7 @@ function write(name: string, text: string): string {
 function company(name: string, key: string, extra = ''): string {
   return write(
     `companies.d/${name}.yaml`,
-    `api:\n  api_key: ${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n${extra}`,
+    `api:\n  api_key: svc_test_${key}\nconnectors:\n  books:\n    import_dir: books/${name}\n${extra}`,
   );
 }
 
@@ -90,8 +90,8 @@ describe('an office config', () => {
     expect([...companies.keys()]).toEqual(['acme', 'beta']);
     const acme = companies.get('acme')?.config;
     const beta = companies.get('beta')?.config;
-    expect(acme?.api.api_key).toBe('key-acme');
-    expect(beta?.api.api_key).toBe('key-beta');
+    expect(acme?.api.api_key).toBe('svc_test_key-acme');
+    expect(beta?.api.api_key).toBe('svc_test_key-beta');
     expect(acme?.api.base_url).toBe('https://api.example.com/v2');
     // A table merges entry by entry: the company's entry wins, the office's others stay.
     expect(acme?.mappings['accounts']).toEqual({ '6100': '61999', '2200': '22000', '7000': '70000' });
@@ -269,9 +269,12 @@ describe('an office config', () => {
   it('reports a broken office file as it is when a company is asked for, and reads linked company files', () => {
     write('office.yaml', OFFICE);
     company('acme', 'a');
-    write('available.yaml', 'api:\n  api_key: linked\nconnectors:\n  books:\n    import_dir: books/linked\n');
+    write(
+      'available.yaml',
+      'api:\n  api_key: svc_test_linked\nconnectors:\n  books:\n    import_dir: books/linked\n',
+    );
     symlinkSync(join(dir, 'available.yaml'), join(dir, 'companies.d/linked.yaml'));
-    expect(office().companies.get('linked')?.config.api.api_key).toBe('linked');
+    expect(office().companies.get('linked')?.config.api.api_key).toBe('svc_test_linked');
     expect(office().warnings).toEqual([]);
     write('office.yaml', `${OFFICE}jobs: [oops\n`);
     const [issue] = issuesOf(() => loadCompany(join(dir, 'office.yaml'), 'acme', { registry, env: {} }));
@@ -281,7 +284,7 @@ describe('an office config', () => {
   it('does not hold a company to an office value it replaces, and ignores a null with nothing to remove', () => {
     write('office.yaml', OFFICE.replace('  ca_file: certs/ca.pem', '  api_key: ${OFFICE_KEY}'));
     company('acme', 'a', "notifications: null\nmappings:\n  local:\n    'x': null\n    'y': '1'\n");
-    expect(office().companies.get('acme')?.config.api.api_key).toBe('a');
+    expect(office().companies.get('acme')?.config.api.api_key).toBe('svc_test_a');
     expect(office().companies.get('acme')?.config.mappings['local']).toEqual({ y: '1' });
     write('companies.d/beta.yaml', 'connectors:\n  books:\n    import_dir: books/beta\n');
     expect(issuesOf(() => office())).toContainEqual(
@@ -295,8 +298,8 @@ describe('an office config', () => {
 
   it('names the API key setting as each company wrote it, in the file that sets it', () => {
     write('office.yaml', OFFICE.replace('  ca_file: certs/ca.pem', '  api_key_file: office.key'));
-    write('office.key', 'key-office\n');
-    write('companies.d/north.key', 'key-north\n');
+    write('office.key', 'svc_test_office\n');
+    write('companies.d/north.key', 'svc_test_north\n');
     write(
       'companies.d/north.yaml',
       'api:\n  api_key_file: north.key\nconnectors:\n  books:\n    import_dir: n\n',
@@ -332,13 +335,13 @@ describe('an office config', () => {
     expect(office().warnings).toEqual([
       `${join(dir, 'companies.d/README.md')}: not read (a company file is a .yaml or .yml file)`,
     ]);
-    write('companies.d/acme corp.yaml', 'api:\n  api_key: x\n');
+    write('companies.d/acme corp.yaml', 'api:\n  api_key: svc_test_x\n');
     expect(issuesOf(() => office())[0]).toMatchObject({
       file: join(dir, 'companies.d/acme corp.yaml'),
       message: expect.stringContaining('use letters, digits, - and _'),
     });
     rmSync(join(dir, 'companies.d/acme corp.yaml'));
-    write('companies.d/acme.yml', 'api:\n  api_key: x\n');
+    write('companies.d/acme.yml', 'api:\n  api_key: svc_test_x\n');
     expect(issuesOf(() => office())[0]?.message).toBe('company "acme" has two files; keep one');
   });
 
@@ -372,12 +375,12 @@ describe('the shipped office example', () => {
   it('validates with its two companies, each on its own state and books folder', () => {
     const set = loadConfigSet(join(import.meta.dirname, '../../config/office/office.yaml'), {
       registry,
-      env: { CAFE_NORTH_KEY: 'svc_north', CAFE_SOUTH_KEY: 'svc_south' },
+      env: { CAFE_NORTH_KEY: 'svc_test_north', CAFE_SOUTH_KEY: 'svc_test_south' },
     });
     if (set.kind !== 'office') throw new Error('expected an office');
     const north = set.office.companies.get('cafe-north')?.config;
     const south = set.office.companies.get('cafe-south')?.config;
-    expect(north?.api.api_key).toBe('svc_north');
+    expect(north?.api.api_key).toBe('svc_test_north');
     expect(south?.jobs['journal']?.schedule).toBe('30 3 * * *');
     expect(north?.jobs['journal']?.schedule).toBe('30 2 * * *');
     expect(north?.state.path).toMatch(/state\/office\/companies\/cafe-north\/state\.db$/);

@@ -177,7 +177,7 @@ describe('config reload on a running daemon', () => {
   it('refuses a reload with a changed API key, naming the key and never its old or new value', async () => {
     const before = daemon.env.mappings.current();
     const original = await readConfig();
-    const rotated = 'rotated-key-that-must-never-be-printed-7f3a';
+    const rotated = 'svc_test_rotated-key-that-must-never-be-printed-7f3a';
     const api = (original as unknown as { api: Record<string, unknown> }).api;
     await writeConfig({ ...original, api: { ...api, api_key: rotated } });
     try {

@@ -67,7 +67,7 @@ function writeOffice(keys: Record<string, string>): OfficeConfig {
   // One company's file has a mistake: that company is set aside, the others run.
   writeFileSync(
     join(dir, 'companies.d', 'broken.yaml'),
-    "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n",
+    "api:\n  api_key: svc_test_x\njobs:\n  journal:\n    schedule: 'nightly'\n",
   );
   const set = loadOfficeToRun(join(dir, 'office.yaml'), { registry, env: {} });
   if (set.kind !== 'office') throw new Error('expected an office');
