@@ -7,4 +7,4 @@ export { emailPort } from './email-channel.js';
 export { messageOrigin } from './origin.js';
 export { readChannelCa } from './ca-file.js';
 export { reportDue } from './daily-report.js';
-export { describeRunError, withRefusedKeyFix } from './run-error.js';
+export { describeRunError, withRunErrorFix } from './run-error.js';

@@ -22,10 +22,19 @@ export function refusedKeyFix(error: string, keySetting: string): string | null 
   return isCredentialCode(code) ? `${credentialFix(code)} (${keySetting})` : null;
 }
 
-/** A stored run error as the CLI lists it: with the fix appended when the API refused the key. */
-export function withRefusedKeyFix(error: string, keySetting: string): string {
-  const fix = refusedKeyFix(error, keySetting);
-  return fix === null ? error : `${error}; to fix: ${fix}, then run the job again`;
+/** The API could not be reached at all: a network failure, not an answer. */
+const UNREACHABLE = /network_error|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|fetch failed/;
+
+/**
+ * A stored run error as the CLI lists it: without the error class in front, and with the fix appended when the API
+ * refused the key or could not be reached.
+ */
+export function withRunErrorFix(error: string, keySetting: string): string {
+  const text = error.replace(/^\w*Error: /, '');
+  const keyFix = refusedKeyFix(error, keySetting);
+  if (keyFix !== null) return `${text}; to fix: ${keyFix}, then run the job again`;
+  if (UNREACHABLE.test(error)) return `${text}; to fix: ${UNREACHABLE_FIX}, then run the job again`;
+  return text;
 }
 
 export function describeRunError(
@@ -57,7 +66,7 @@ export function describeRunError(
         detail,
       };
   }
-  if (/network_error|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|fetch failed/.test(error))
+  if (UNREACHABLE.test(error))
     return {
       what: 'The API could not be reached.',
       fix: UNREACHABLE_FIX,

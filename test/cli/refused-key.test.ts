@@ -73,6 +73,43 @@ describe('a revoked API key on the command line', () => {
         expect(text).not.toContain(sandbox.keys.revoked);
         expect(text).not.toMatch(STACK_LINE);
       }
+      // The error as a person reads it (not the JSON log lines): no class name of ours in front.
+      for (const read of [synced.stderr, status.stdout, runs.stdout, doctor.stdout]) {
+        expect(read).not.toMatch(/\w+Error: /);
+      }
     },
   );
+});
+
+describe('an API that cannot be reached, on the command line', () => {
+  it('sync and runs say the fix, without the error class in front', { timeout: 60_000 }, async () => {
+    const unreachable = join(dir, 'unreachable.yaml');
+    // Port 9 (discard) on loopback: nothing listens there, the connection is refused at once.
+    writeFileSync(
+      unreachable,
+      [
+        'api:',
+        '  base_url: http://127.0.0.1:9/v2',
+        '  api_key: svc_test_unreachable00000000',
+        'state:',
+        '  path: state/unreachable.db',
+        'connectors:',
+        '  erp: { type: demo-erp, data_dir: erp, journal: false }',
+        'jobs:',
+        '  orders: { flow: orders, connector: erp }',
+        'mappings:',
+        '  branches: { br_tlv: TLV01 }',
+        '',
+      ].join('\n'),
+    );
+    const unreachableFix =
+      'to fix: check that api.base_url is right and reachable from this host (proxy, firewall, DNS), then run the job again';
+    const synced = await runCli(['sync', 'orders', '--config', unreachable]);
+    expect(synced.code).toBe(1);
+    expect(synced.stderr).toMatch(/^error: orders failed: .*network error/m);
+    expect(synced.stderr).toContain(unreachableFix);
+    const runs = await runCli(['runs', '--config', unreachable]);
+    expect(runs.stdout).toContain(unreachableFix);
+    for (const read of [synced.stderr, runs.stdout]) expect(read).not.toMatch(/\w+Error: /);
+  });
 });

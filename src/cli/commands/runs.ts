@@ -4,7 +4,7 @@ import { parseDuration } from '../../config/duration.js';
 import { deepScrub, scrubSecrets } from '../../log/index.js';
 import { existsSync } from 'node:fs';
 import { apiKeySettingName, type LoadedConfig } from '../../config/index.js';
-import { withRefusedKeyFix } from '../../notify/index.js';
+import { withRunErrorFix } from '../../notify/index.js';
 import type { RunRecord, StateStore } from '../../state/index.js';
 import { wallTime } from '../../ops/time-format.js';
 import {
@@ -57,7 +57,7 @@ function line(shown: CompanyRun, secrets: readonly string[], zone: boolean): str
     ? `; ${run.deadLetters} dead letter${run.deadLetters === 1 ? '' : 's'}`
     : '';
   const error =
-    run.error === null ? '' : `; ${scrubSecrets(withRefusedKeyFix(run.error, shown.keySetting), secrets)}`;
+    run.error === null ? '' : `; ${scrubSecrets(withRunErrorFix(run.error, shown.keySetting), secrets)}`;
   return (
     `#${run.id} ${run.job} ${wallTime(run.startedAt, timeZone)}${zone ? ` ${timeZone}` : ''} ${askedBy(run)} ` +
     `${run.outcome ?? 'running'} ` +

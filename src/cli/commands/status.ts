@@ -6,7 +6,7 @@ import { stateOverview } from '../../engine/index.js';
 import { jobCheck } from '../../ops/readiness.js';
 import { existsSync } from 'node:fs';
 import { apiKeySettingName, type LoadedConfig } from '../../config/index.js';
-import { withRefusedKeyFix } from '../../notify/index.js';
+import { withRunErrorFix } from '../../notify/index.js';
 import {
   fixedLetters,
   missingMappingFixes,
@@ -58,7 +58,7 @@ function printStatus(
     const state =
       spec?.enabled === false ? 'disabled' : job.running ? 'running' : (job.lastRun?.outcome ?? 'no runs');
     const error = job.lastError
-      ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(withRefusedKeyFix(job.lastError.message, keySetting), context.secrets)}`
+      ? `; last error ${ago(job.lastError.at, now)}: ${scrubSecrets(withRunErrorFix(job.lastError.message, keySetting), context.secrets)}`
       : '';
     const check = health.get(job.job);
     // A ready check can carry a detail too: a paused job says since when, by whom and why.

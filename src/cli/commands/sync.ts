@@ -5,7 +5,7 @@ import { giveCommand, requestedByCli } from '../control.js';
 import { CliError } from '../errors.js';
 import { apiKeySettingName } from '../../config/index.js';
 import type { RunResult } from '../../engine/index.js';
-import { withRefusedKeyFix } from '../../notify/index.js';
+import { withRunErrorFix } from '../../notify/index.js';
 
 interface SyncOptions {
   dryRun?: boolean;
@@ -49,7 +49,7 @@ function reportRun(
   }
   if (result.outcome === 'failed') {
     const error =
-      result.error === undefined ? 'see the log' : withRefusedKeyFix(result.error, options.keySetting);
+      result.error === undefined ? 'see the log' : withRunErrorFix(result.error, options.keySetting);
     throw new CliError(`${job} failed: ${error}`, 'run_failed');
   }
 }
