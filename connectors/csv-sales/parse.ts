@@ -116,7 +116,7 @@ export function parseSalesFile(ref: string, text: string, separator: string): Sa
     return { ref, zReports: rows.map(zReport), itemSales: [] };
   }
   throw new SalesFileError(
-    'the header has neither item_code (item sales) nor total_before_vat (Z-reports); see the connector docs for the columns',
+    'the header has neither item_code (item sales) nor total_before_vat (Z-reports); see docs/sales.md for the columns',
     1,
   );
 }
