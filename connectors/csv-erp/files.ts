@@ -1,19 +1,39 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import iconv from 'iconv-lite';
+import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { csvRecords } from '../../src/kit/csv.js';
+import { dropFileText } from '../../src/kit/drop-file-text.js';
 
 export type FileEncoding = 'utf-8' | 'windows-1255';
 
+/** Whose files these are: the connector's name, in errors and in the setting they name. */
+export interface FileOwner {
+  readonly connector: string;
+  readonly encoding: FileEncoding;
+}
+
+/**
+ * A file's text in the connector's encoding; a file that is not (say, a windows-1255 export read as UTF-8, whose
+ * Hebrew would become U+FFFD and reach the API so) fails the read, naming the line and the setting.
+ */
+async function readText(file: string, owner: FileOwner): Promise<string> {
+  const setting = `connectors.${owner.connector}.encoding`;
+  const decoded = dropFileText(await readFile(file), owner.encoding, setting);
+  if (decoded.ok) return decoded.text;
+  throw new ConnectorError('connector_input_invalid', `${file}: ${decoded.reason}`, {
+    connector: owner.connector,
+    retryable: false,
+  });
+}
+
 export async function readRecords(
   file: string,
-  encoding: FileEncoding,
+  owner: FileOwner,
   separator: string,
 ): Promise<Record<string, string>[] | null> {
   if (!existsSync(file)) return null;
-  const bytes = await readFile(file);
-  return csvRecords(iconv.decode(bytes, encoding), separator);
+  return csvRecords(await readText(file, owner), separator);
 }
 
 /**
@@ -22,11 +42,11 @@ export async function readRecords(
  */
 export async function readSnapshotFile(
   file: string,
-  encoding: FileEncoding,
+  owner: FileOwner,
   separator: string,
 ): Promise<{ records: Record<string, string>[]; endsMidLine: boolean } | null> {
   if (!existsSync(file)) return null;
-  const text = iconv.decode(await readFile(file), encoding);
+  const text = await readText(file, owner);
   const endsMidLine = text.trim() !== '' && !/[\r\n]$/.test(text);
   const records = csvRecords(text, separator);
   // The last record of a file cut mid-line is cut too: never read as if its values were whole.

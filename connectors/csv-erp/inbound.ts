@@ -17,7 +17,7 @@ import type { ErpConfirmation, ErpDocument } from '../../src/connector-contract/
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { readRows, RowReader } from '../../src/kit/row-reader.js';
 import type { CsvErpConfig } from './config.js';
-import { listCsvFiles, moveToDone, readRecords, readSnapshotFile } from './files.js';
+import { listCsvFiles, moveToDone, readRecords, readSnapshotFile, type FileOwner } from './files.js';
 
 const KINDS: readonly ErpConfirmation['kind'][] = ['full', 'partial', 'reject'];
 
@@ -36,7 +36,7 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
   /** Partial when products.csv ends mid-line: the ERP was still writing it, or the copy was cut short. */
   async readProducts(): Promise<ProductRead> {
     const file = path.join(this.inDir, 'products.csv');
-    const read = await readSnapshotFile(file, this.config.encoding, this.config.separator);
+    const read = await readSnapshotFile(file, this.#owner, this.config.separator);
     if (read === null) throw this.#missing('products.csv');
     const products = readRows(this.connectorName, 'products.csv', read.records, (row) => ({
       sku: row.text('sku'),
@@ -90,8 +90,7 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
     const dir = path.join(this.inDir, 'documents');
     const documents: ErpDocument[] = [];
     for (const name of await listCsvFiles(dir)) {
-      const rows =
-        (await readRecords(path.join(dir, name), this.config.encoding, this.config.separator)) ?? [];
+      const rows = (await readRecords(path.join(dir, name), this.#owner, this.config.separator)) ?? [];
       const first = rows[0];
       if (first === undefined) continue;
       const header = new RowReader(this.connectorName, `documents/${name}`, first);
@@ -142,8 +141,7 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
     const dir = path.join(this.inDir, 'confirmations');
     const confirmations: ErpConfirmation[] = [];
     for (const name of await listCsvFiles(dir)) {
-      const rows =
-        (await readRecords(path.join(dir, name), this.config.encoding, this.config.separator)) ?? [];
+      const rows = (await readRecords(path.join(dir, name), this.#owner, this.config.separator)) ?? [];
       const first = rows[0];
       if (first === undefined) continue;
       const header = new RowReader(this.connectorName, `confirmations/${name}`, first);
@@ -173,10 +171,14 @@ export class CsvInbound implements CatalogSource, CustomerDirectory, DocumentSou
 
   /** A missing snapshot file is an error (an empty catalog must be explicit), unless the file is optional. */
   async #snapshot(name: string, optional = false): Promise<Record<string, string>[]> {
-    const rows = await readRecords(path.join(this.inDir, name), this.config.encoding, this.config.separator);
+    const rows = await readRecords(path.join(this.inDir, name), this.#owner, this.config.separator);
     if (rows !== null) return rows;
     if (optional) return [];
     throw this.#missing(name);
+  }
+
+  get #owner(): FileOwner {
+    return { connector: this.connectorName, encoding: this.config.encoding };
   }
 
   #missing(name: string): ConnectorError {

@@ -108,6 +108,26 @@ describe('csv-erp connector', () => {
     expect((await connector.check()).map((c) => c.status)).toEqual(['ok', 'ok']);
   });
 
+  it('refuses a windows-1255 export read as UTF-8, naming the file, the line and the setting', async () => {
+    const registry = new PluginRegistry().register(csvErpConnectorDefinition);
+    const utf8 = await registry.createConnector(
+      'csv-erp',
+      { in_dir: 'from-erp', out_dir: 'to-erp', separator: ';', encoding: 'utf-8' },
+      { name: 'erp', baseDir: dir },
+    );
+    try {
+      // Decoded as UTF-8, the Hebrew name would reach the API as U+FFFD: the read fails instead.
+      await put('products.csv', 'sku;name;unit;vat_exempt\r\nVEG-001-1;עגבניות;kg;Y\r\n');
+      const read = capabilityOf(utf8, 'catalogSource', 'erp').readProducts();
+      await expect(read).rejects.toMatchObject({ code: 'connector_input_invalid', retryable: false });
+      await expect(read).rejects.toThrow(
+        `${path.join(inDir(), 'products.csv')}: line 2 is not UTF-8 text, which connectors.erp.encoding says the files are`,
+      );
+    } finally {
+      await utf8.close();
+    }
+  });
+
   it('lists document files with their PDF and moves them to done/ once sent', async () => {
     await mkdir(path.join(inDir(), 'documents'), { recursive: true });
     await put(
