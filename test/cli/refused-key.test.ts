@@ -19,24 +19,25 @@ const config = join(dir, 'supply-sync.yaml');
 beforeAll(async () => {
   sandbox = await startSandbox();
   writeFileSync(join(dir, 'api.key'), `${sandbox.keys.revoked}\n`);
-  writeFileSync(
-    config,
-    [
-      'api:',
-      `  base_url: ${sandbox.baseUrl}`,
-      '  api_key_file: api.key',
-      'state:',
-      '  path: state/state.db',
-      'connectors:',
-      '  erp: { type: demo-erp, data_dir: erp, journal: false }',
-      'jobs:',
-      '  orders: { flow: orders, connector: erp }',
-      'mappings:',
-      '  branches: { br_tlv: TLV01 }',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(config, ordersConfig([`base_url: ${sandbox.baseUrl}`, 'api_key_file: api.key'], 'state.db'));
 });
+
+/** A config with one orders job on the demo ERP, its `api:` block of `api` lines and its state file `state`. */
+function ordersConfig(api: readonly string[], state: string): string {
+  return [
+    'api:',
+    ...api.map((line) => `  ${line}`),
+    'state:',
+    `  path: state/${state}`,
+    'connectors:',
+    '  erp: { type: demo-erp, data_dir: erp, journal: false }',
+    'jobs:',
+    '  orders: { flow: orders, connector: erp }',
+    'mappings:',
+    '  branches: { br_tlv: TLV01 }',
+    '',
+  ].join('\n');
+}
 
 afterAll(async () => {
   await sandbox.close();
@@ -87,20 +88,10 @@ describe('an API that cannot be reached, on the command line', () => {
     // Port 9 (discard) on loopback: nothing listens there, the connection is refused at once.
     writeFileSync(
       unreachable,
-      [
-        'api:',
-        '  base_url: http://127.0.0.1:9/v2',
-        '  api_key: svc_test_unreachable00000000',
-        'state:',
-        '  path: state/unreachable.db',
-        'connectors:',
-        '  erp: { type: demo-erp, data_dir: erp, journal: false }',
-        'jobs:',
-        '  orders: { flow: orders, connector: erp }',
-        'mappings:',
-        '  branches: { br_tlv: TLV01 }',
-        '',
-      ].join('\n'),
+      ordersConfig(
+        ['base_url: http://127.0.0.1:9/v2', 'api_key: svc_test_unreachable00000000'],
+        'unreachable.db',
+      ),
     );
     const unreachableFix =
       'to fix: check that api.base_url is right and reachable from this host (proxy, firewall, DNS), then run the job again';
