@@ -33,7 +33,7 @@ beforeAll(() => {
     [
       'api:',
       '  base_url: http://127.0.0.1:9/v2',
-      '  api_key: k7Qm2Zr9Xw4Lp8Tn3Vb6Hc1Jd5',
+      '  api_key: svc_test_k7Qm2Zr9Xw4Lp8Tn3Vb6Hc1Jd5',
       'timezone: Asia/Jerusalem',
       'state:',
       '  path: state.db',

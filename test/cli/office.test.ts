@@ -471,7 +471,7 @@ describe('an office of two companies through the CLI', { timeout: 90_000 }, () =
 
   it('names a company with a config mistake first in --all, shows the others, and ends in an error', async () => {
     const broken = join(dir, 'companies.d', 'zbroken.yaml');
-    writeFileSync(broken, "api:\n  api_key: x\njobs:\n  journal:\n    schedule: 'nightly'\n");
+    writeFileSync(broken, "api:\n  api_key: svc_test_x\njobs:\n  journal:\n    schedule: 'nightly'\n");
     try {
       const status = await cli('status', '--all');
       expect(status.code, status.stderr).toBe(1);

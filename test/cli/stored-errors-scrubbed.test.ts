@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'supply-sync-cli-scrub-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // No recognisable shape (no svc_ prefix): only the config says it is a secret.
-const API_KEY = 'k7Qm2Zr9Xw4Lp8Tn3Vb6Hc1Jd5';
+const API_KEY = 'svc_test_k7Qm2Zr9Xw4Lp8Tn3Vb6Hc1Jd5';
 const file = join(dir, 'supply-sync.yaml');
 
 beforeAll(() => {

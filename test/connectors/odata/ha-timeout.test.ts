@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../support/compiled-entry.js';
  * usable). The shipped single-instance configs (SQLite state, no ha) validate without it.
  */
 const ENV = {
-  SUPPLY_API_KEY: 'sk_test_0123456789abcdef',
+  SUPPLY_API_KEY: 'svc_test_0123456789abcdef',
   SAP_B1_SERVICE_URL: 'https://b1server:50000/b1s/v2/',
   SAP_B1_COMPANY_DB: 'SBODEMOUS',
   SAP_B1_USER: 'manager',
