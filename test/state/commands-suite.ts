@@ -178,8 +178,9 @@ export function commandQueueSuite(backend: StateBackendHarness): void {
         expect(retry({ flow: 'expenses' })()).toEqual({ count: 1 });
         expect(state.deadLetters.byId(file.id)?.status).toBe('open');
         expect(state.deadLetters.byId(record.id)?.status).toBe('retrying');
-        // Discarding it is what ends it.
+        // Discarding it is what ends it; retried after that, it is refused all the same.
         expect(state.transaction(() => carryOutInState({ kind: 'dead-letters.discard', target: { id: file.id } }, context))).toEqual({ count: 1 });
+        expect(retry({ id: file.id })).toThrow(refusal);
       });
 
       it('keeps each run with the dead letters it created, lists by job, failure and time, and prunes by age and count', () => {

@@ -116,7 +116,8 @@ export function retryTarget(target: DeadLetterTarget, state: StateStore): DeadLe
   const letters = state.deadLetters;
   const isFile = (id: number) => {
     const letter = letters.byId(id);
-    return letter !== null && letter.status === 'open' && isRejectedFileKey(letter.recordKey);
+    // Whatever its status: a discarded file letter retried would wait for ever too.
+    return letter !== null && isRejectedFileKey(letter.recordKey);
   };
   if ('id' in target) {
     if (isFile(target.id)) throw fileRetryRefusal([target.id]);
