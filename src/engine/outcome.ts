@@ -3,10 +3,8 @@ import type { RunOutcome } from '../state/runs.js';
 import type { ErrorThreshold, RunResult, RunTally } from './job.js';
 
 const MAX_ERROR_LENGTH = 500;
-/** A held-back breach names at most this many reasons... */
+/** A held-back breach names at most this many reasons. */
 const MAX_REASONS = 5;
-/** ...and keeps this much of the error's length for the note of those it leaves out. */
-const REST_NOTE_ROOM = 50;
 
 /** A short, storable message for an error. Callers' errors must not carry secrets (the API client redacts). */
 export function errorMessage(error: unknown): string {
@@ -83,18 +81,22 @@ function counted(n: number, unit: string): string {
 function breachText(breach: string, tally: RunTally): string {
   const reasons = Object.entries(tally.reasons ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (reasons.length === 0) return breach;
-  // Whole reasons, as many as fit the stored error beside the note of the rest (the dead letters hold each one).
-  const listed: string[] = [];
-  for (const [reason, n] of reasons.slice(0, MAX_REASONS)) {
-    const entry = `${reason} (${counted(n, tally.unit)})`;
-    const length = breach.length + [...listed, entry].join('; ').length;
-    if (listed.length > 0 && length > MAX_ERROR_LENGTH - REST_NOTE_ROOM) break;
-    listed.push(entry);
-  }
-  const rest = reasons.length - listed.length;
-  const note =
-    rest === 0 ? '' : `; and ${rest} more reason${rest === 1 ? '' : 's'} (supply-sync dead-letters list)`;
-  return errorMessage(`${breach}: ${listed.join('; ')}${note}`);
+  const entries = reasons.map(([reason, n]) => `${reason} (${counted(n, tally.unit)})`);
+  // Whole reasons, as many as fit the stored error with the note of the rest (the dead letters hold each one).
+  const text = (listed: number) =>
+    `${breach}: ${entries.slice(0, listed).join('; ')}${restNote(entries.length - listed)}`;
+  let listed = Math.min(entries.length, MAX_REASONS);
+  while (listed > 1 && text(listed).length > MAX_ERROR_LENGTH) listed -= 1;
+  if (text(listed).length <= MAX_ERROR_LENGTH) return text(listed);
+  // One reason longer than the error may be: shortened, the note of the rest kept whole.
+  const note = restNote(entries.length - 1);
+  return `${`${breach}: ${entries[0] ?? ''}`.slice(0, MAX_ERROR_LENGTH - note.length - 3)}...${note}`;
+}
+
+function restNote(rest: number): string {
+  return rest === 0
+    ? ''
+    : `; and ${rest} more reason${rest === 1 ? '' : 's'} (supply-sync dead-letters list)`;
 }
 
 /**

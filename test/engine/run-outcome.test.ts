@@ -79,6 +79,13 @@ describe('judgeRun', () => {
       /x \(4 documents\); second y+ \(2 documents\); and 1 more reason \(supply-sync dead-letters list\)$/,
     );
     expect(judged.length).toBeLessThanOrEqual(500);
+    // A first reason longer than the error may be is shortened; the note of the rest stays whole.
+    const huge = { [`only ${'w'.repeat(600)}`]: 2, 'second reason': 1 };
+    const shortened = judgeRun(withReasons(huge)).error ?? '';
+    expect(shortened).toMatch(
+      /^delivered nothing: all 7 documents held back: only w+\.\.\.; and 1 more reason \(supply-sync dead-letters list\)$/,
+    );
+    expect(shortened).toHaveLength(500);
   });
 
   it('follows the job share: 0.5 lets 40% pass, and 0 fails any held back once enough were tried', () => {
