@@ -22,8 +22,11 @@ export function refusedKeyFix(error: string, keySetting: string): string | null 
   return isCredentialCode(code) ? `${credentialFix(code)} (${keySetting})` : null;
 }
 
-/** The API could not be reached at all: a network failure, not an answer. */
-const UNREACHABLE = /network_error|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|fetch failed/;
+/**
+ * The API could not be reached at all: the API client's network failure, not an answer. Matched on the client's
+ * words only: an ERP database's ECONNREFUSED is not the API's.
+ */
+const UNREACHABLE = /network_error|failed: network error|fetch failed/;
 
 /**
  * A stored run error as the CLI lists it: without the error class in front, and with the fix appended when the API
