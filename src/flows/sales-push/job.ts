@@ -186,10 +186,12 @@ async function salesRun(
       progress = true;
     }
   } catch (error) {
+    const progressed =
+      progress || (counts['z_reports_accepted'] ?? 0) + (counts['item_sales_accepted'] ?? 0) > 0;
     // Stopped (Ctrl-C, a shutdown): what was sent is kept, the rest goes with the next run; nothing failed.
-    if (ctx.signal.aborted) return { outcome: progress ? 'partial' : 'skipped', counts };
+    if (ctx.signal.aborted) return { outcome: progressed ? 'partial' : 'skipped', counts };
     ctx.logger.warn({ job: input.name, err: errorMessage(error) }, 'sales-push: run stopped');
-    return { outcome: progress ? 'partial' : 'failed', counts, error: errorMessage(error) };
+    return { outcome: progressed ? 'partial' : 'failed', counts, error: errorMessage(error) };
   }
   return { outcome: 'ok', counts };
 }
@@ -236,8 +238,11 @@ async function pushBatch(
 ): Promise<void> {
   const { input, ctx, counts } = run;
   const batchPush = { ...run.push, deadlineMs };
+  // Each push's results are stored as it ends, and counted then: a run stopped after it is partial, not skipped.
   const z = await pushZReports(input.api, batchPush, prepared.zReports, batch.ref);
+  tallyInto(counts, 'z_reports', z);
   const items = await pushItemSales(input.api, batchPush, prepared.itemSales, batch.ref);
+  tallyInto(counts, 'item_sales', items);
   ctx.state.transaction(() => {
     for (const bad of prepared.unresolved) deadLetterFailure(run.push, bad, batch.ref, bad.reason);
   });
@@ -245,8 +250,6 @@ async function pushBatch(
     if (bad.missing === undefined) countHeldBackFor(run.push.reasons, bad.reason);
     else countHeldBack(run.push.reasons ?? {}, bad.missing);
   }
-  tallyInto(counts, 'z_reports', z);
-  tallyInto(counts, 'item_sales', items);
   add(counts, 'items_unresolved', prepared.unresolved.length);
   const failed = z.failed + items.failed + prepared.unresolved.length > 0;
   // Results are stored above; only now may the source forget the batch.

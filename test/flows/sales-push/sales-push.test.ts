@@ -120,8 +120,9 @@ describe('sales-push from a CSV drop folder', () => {
       'delivered nothing: all 3 items held back: branch code "NOPE9" is not a branch code or id the API lists; ' +
         'map it in a table under mappings: named by jobs.pos-sales.options.branch_mapping, then ' +
         '`supply-sync dead-letters retry --flow pos-sales` (1 item); refused by the API: items[].closed_at: ' +
-        'invalid_format (expected an RFC 3339 timestamp with a UTC offset) (1 item); and 1 more reason ' +
-        '(supply-sync dead-letters list)',
+        'invalid_format (expected an RFC 3339 timestamp with a UTC offset) (1 item); refused by the API: ' +
+        'items[].quantity: invalid_format (expected a quantity: a decimal string with up to 3 fraction digits) ' +
+        '(1 item)',
     );
     const [record] = h.state.runs.recent('pos-sales', 1);
     expect(record).toMatchObject({ outcome: 'failed', counts: { delivered: 0, held_back: 3 } });
@@ -254,7 +255,7 @@ describe('sales-push after a config reload', () => {
     await connector.close();
   }, 60_000);
 
-  it('is skipped, not failed, when stopped (Ctrl-C, a shutdown) in the middle of a call', async () => {
+  it('is partial, not failed, when stopped (Ctrl-C, a shutdown) after its items were accepted', async () => {
     const h = (harness = await startSalesHarness());
     await h.drop('items.csv', [ITEM_HEADER, 'TLV01,ZT-7201,,2026-11-20T12:00:00+02:00,F-3,Tea,1,8,8,']);
     const connector = await h.csvConnector();
@@ -276,9 +277,37 @@ describe('sales-push after a config reload', () => {
       options: salesPushOptionsSchema.parse({}),
     });
     const result = await runJob(job, jobContext(h.state, { signal: stop.signal }));
+    // The item reached the API and its result is kept: the run got somewhere, and nothing failed.
+    expect(result).toMatchObject({ outcome: 'partial', counts: { item_sales_accepted: 1, delivered: 1 } });
+    expect(result.error).toBeUndefined();
+    expect(h.state.runs.recent('pos-sales', 1)[0]).toMatchObject({ outcome: 'partial' });
+    await connector.close();
+  }, 60_000);
+
+  it('is skipped, not failed, when stopped before anything was accepted', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('items.csv', [ITEM_HEADER, 'TLV01,ZT-7202,,2026-11-20T12:00:00+02:00,F-4,Tea,1,8,8,']);
+    const connector = await h.csvConnector();
+    const source = capabilityOf(connector, 'salesSource', 'pos');
+    const stop = new AbortController();
+    // The stop comes while the batches are listed; the listing fails with it.
+    const stopped: typeof source = {
+      listPendingSales: async () => {
+        stop.abort(new Error('interrupted'));
+        throw new Error('interrupted');
+      },
+      markSalesBatch: (ref, outcome) => source.markSalesBatch(ref, outcome),
+    };
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: stopped,
+      connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
+    });
+    const result = await runJob(job, jobContext(h.state, { signal: stop.signal }));
     expect(result.outcome).toBe('skipped');
     expect(result.error).toBeUndefined();
-    expect(h.state.runs.recent('pos-sales', 1)[0]).toMatchObject({ outcome: 'skipped' });
     await connector.close();
   }, 60_000);
 
