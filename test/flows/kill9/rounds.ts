@@ -51,7 +51,9 @@ export async function killRounds(input: KillRoundsInput): Promise<KillRoundsResu
     killedPids: new Set(),
     killedOutputs: [],
   };
-  for (let round = 0; result.killsInRuns < input.points && round < input.points * 3; round += 1) {
+  // A round whose run ends before its kill (a step past the run's last, a timer after its end) is a clean exit; at
+  // small sizes a few such rounds in a row left too few kills within three rounds a point, so six are allowed.
+  for (let round = 0; result.killsInRuns < input.points && round < input.points * 6; round += 1) {
     await input.between?.(round);
     const selfKill = round < (input.selfKillFirst ?? 0) || round % 2 === 0;
     const step = 1 + Math.floor(input.random() * input.maxStep);
