@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
+import iconv from 'iconv-lite';
 import { ConnectorError } from '../../src/connector-contract/errors.js';
 import { csvRecords } from '../../src/kit/csv.js';
-import { dropFileText } from '../../src/kit/drop-file-text.js';
+import { firstNonUtf8Line } from '../../src/kit/drop-file-text.js';
 
 export type FileEncoding = 'utf-8' | 'windows-1255';
 
@@ -14,17 +15,26 @@ export interface FileOwner {
 }
 
 /**
- * A file's text in the connector's encoding; a file that is not (say, a windows-1255 export read as UTF-8, whose
- * Hebrew would become U+FFFD and reach the API so) fails the read, naming the line and the setting.
+ * A file's text in the connector's encoding. A file that is not (a windows-1255 export read as UTF-8, whose Hebrew
+ * would become U+FFFD and reach the API so) fails the read, naming the line and the setting. `cutTail`: a snapshot,
+ * whose last line may be cut mid-write, inside a letter too; it is left out (readSnapshotFile), so only the lines
+ * before it must be whole.
  */
-async function readText(file: string, owner: FileOwner): Promise<string> {
-  const setting = `connectors.${owner.connector}.encoding`;
-  const decoded = dropFileText(await readFile(file), owner.encoding, setting);
-  if (decoded.ok) return decoded.text;
-  throw new ConnectorError('connector_input_invalid', `${file}: ${decoded.reason}`, {
-    connector: owner.connector,
-    retryable: false,
-  });
+async function readText(file: string, owner: FileOwner, cutTail: boolean): Promise<string> {
+  const bytes = await readFile(file);
+  const text = iconv.decode(bytes, owner.encoding);
+  if (owner.encoding !== 'utf-8') return text;
+  const endsMidLine = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
+  const checked = cutTail && endsMidLine ? bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1) : bytes;
+  const line = firstNonUtf8Line(checked);
+  if (line === null) return text;
+  throw new ConnectorError(
+    'connector_input_invalid',
+    `${file}: line ${line} is not UTF-8 text, which connectors.${owner.connector}.encoding says the files are: ` +
+      'the ERP writes another encoding (a Hebrew export is often windows-1255). Set encoding: windows-1255 if it ' +
+      'writes the files so, or have it write UTF-8',
+    { connector: owner.connector, retryable: false },
+  );
 }
 
 export async function readRecords(
@@ -33,7 +43,7 @@ export async function readRecords(
   separator: string,
 ): Promise<Record<string, string>[] | null> {
   if (!existsSync(file)) return null;
-  return csvRecords(await readText(file, owner), separator);
+  return csvRecords(await readText(file, owner, false), separator);
 }
 
 /**
@@ -46,7 +56,7 @@ export async function readSnapshotFile(
   separator: string,
 ): Promise<{ records: Record<string, string>[]; endsMidLine: boolean } | null> {
   if (!existsSync(file)) return null;
-  const text = await readText(file, owner);
+  const text = await readText(file, owner, true);
   const endsMidLine = text.trim() !== '' && !/[\r\n]$/.test(text);
   const records = csvRecords(text, separator);
   // The last record of a file cut mid-line is cut too: never read as if its values were whole.

@@ -13,12 +13,19 @@ export type DropFileText =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly line: number; readonly reason: string };
 
+/** The first line (1-based) of `bytes` that is not UTF-8 text, or null when all of it is. */
+export function firstNonUtf8Line(bytes: Buffer): number | null {
+  if (isUtf8(bytes)) return null;
+  const text = iconv.decode(bytes, 'utf-8');
+  const replaced = text.indexOf('\uFFFD');
+  return text.slice(0, Math.max(0, replaced)).split('\n').length;
+}
+
 /** `encodingSetting`: the setting as messages name it, e.g. `<file>: connectors.pos.encoding`. */
 export function dropFileText(bytes: Buffer, encoding: string, encodingSetting: string): DropFileText {
   const text = iconv.decode(bytes, encoding);
-  if (encoding !== 'utf-8' || isUtf8(bytes)) return { ok: true, text };
-  const replaced = text.indexOf('\uFFFD');
-  const line = text.slice(0, Math.max(0, replaced)).split('\n').length;
+  const line = encoding === 'utf-8' ? firstNonUtf8Line(bytes) : null;
+  if (line === null) return { ok: true, text };
   return {
     ok: false,
     line,

@@ -123,6 +123,17 @@ describe('csv-erp connector', () => {
       await expect(read).rejects.toThrow(
         `${path.join(inDir(), 'products.csv')}: line 2 is not UTF-8 text, which connectors.erp.encoding says the files are`,
       );
+      // A UTF-8 export caught while the ERP writes it, cut inside a Hebrew letter: its whole lines are read and the
+      // cut one is left out, as for any cut line.
+      const whole = Buffer.from(
+        'sku;name;unit;vat_exempt\r\nVEG-001-1;עגבניות;kg;Y\r\nVEG-002-1;מלפפון',
+        'utf8',
+      );
+      await writeFile(path.join(inDir(), 'products.csv'), whole.subarray(0, whole.length - 1));
+      expect(await capabilityOf(utf8, 'catalogSource', 'erp').readProducts()).toMatchObject({
+        products: [expect.objectContaining({ sku: 'VEG-001-1', name: 'עגבניות' })],
+        completeness: { complete: false },
+      });
     } finally {
       await utf8.close();
     }
