@@ -10,7 +10,13 @@ import { askCommand, bindToOpenLetters, queueLimits, type Asked } from '../daemo
 import { commandFingerprint } from '../daemon/control/fingerprint.js';
 import { carryOutInState, type StateActionResult } from '../daemon/control/state-actions.js';
 import { systemClock } from '../shared/clock.js';
-import { isStateFileBusy, openConfiguredState, openStateStore, type StateStore } from '../state/index.js';
+import {
+  isStateFileBusy,
+  openConfiguredState,
+  openStateStore,
+  type LockHolder,
+  type StateStore,
+} from '../state/index.js';
 import type { CliContext } from './context.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { withStateChange } from './state-access.js';
@@ -98,19 +104,32 @@ function askFromCli<R>(state: StateStore, options: GiveOptions<R>): Asked {
       queueLimits(options.loaded.config),
     );
   } catch (error) {
-    if (isStateFileBusy(error)) throw stateFileBusy(options.loaded);
+    if (isStateFileBusy(error)) throw stateFileBusy(options.loaded, holderOf(state));
     throw asCliError(error);
   }
 }
 
 /** Another process's write held the state file past the busy timeout: the daemon's, if it is stopped or stalled. */
-function stateFileBusy(loaded: LoadedConfig): CliError {
+function stateFileBusy(loaded: LoadedConfig, holder: LockHolder | null): CliError {
+  const daemon =
+    holder === null
+      ? 'the daemon that holds the file may be stopped or stalled: look at it'
+      : `the daemon that holds the file (pid ${holder.pid} on ${holder.hostname}) may be stopped or stalled: ` +
+        `\`ps -o stat= -p ${holder.pid}\` shows T when it is stopped, and \`kill -CONT ${holder.pid}\` lets it go on`;
   return new CliError(
     `the state file ${loaded.config.state.path} stayed locked by another process's write, so the command was not ` +
-      'queued (nothing was done): the daemon that holds the file may be stopped or stalled; once `supply-sync ' +
-      'status` answers, give the command again',
+      `queued (nothing was done); ${daemon}; then give the command again`,
     'state_busy',
   );
+}
+
+/** Who holds the state file, as its lock row says; null when that cannot be read either. */
+function holderOf(state: StateStore): LockHolder | null {
+  try {
+    return state.lockHolder();
+  } catch {
+    return null;
+  }
 }
 
 /** A take-over that finds the state held after all (a daemon started meanwhile) leaves the command to it. */

@@ -14,7 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
@@ -378,7 +378,7 @@ for (const { name, skip, open } of backends) {
 
 describe('a command given while another process is inside a write to the state file', () => {
   it(
-    'ends at once with what to do, naming the file, and queues nothing',
+    'ends with what to do, naming the file and the daemon, and queues nothing',
     { timeout: 4 * STEP_BOUND_MS },
     async () => {
       const stateFile = join(dir, 'busy', 'state.db');
@@ -395,10 +395,12 @@ describe('a command given while another process is inside a write to the state f
         writer.db.exec('BEGIN IMMEDIATE');
         const sync = start(['sync', 'orders'], configFile);
         const ended = await endOf(sync, [daemon, sync]);
+        const pid = daemon.child.pid ?? 0;
         expect(ended.stderr).toBe(
           `error: the state file ${stateFile} stayed locked by another process's write, so the command was not queued ` +
-            '(nothing was done): the daemon that holds the file may be stopped or stalled; once `supply-sync status` ' +
-            'answers, give the command again (state_busy)\n',
+            `(nothing was done); the daemon that holds the file (pid ${pid} on ${hostname()}) may be stopped or ` +
+            `stalled: \`ps -o stat= -p ${pid}\` shows T when it is stopped, and \`kill -CONT ${pid}\` lets it go on; ` +
+            'then give the command again (state_busy)\n',
         );
         expect(ended.code).toBe(1);
         writer.db.exec('ROLLBACK');
