@@ -55,6 +55,13 @@ interface Started {
   readonly output: () => string;
 }
 
+/** Every process a test started and that has not ended: killed after each test, so none outlives a failed one. */
+const running = new Set<Started>();
+afterEach(async () => {
+  for (const started of running) started.child.kill('SIGKILL');
+  await Promise.all([...running].map((started) => started.ended));
+});
+
 function start(args: readonly string[], configFile: string): Started {
   const child = spawn(
     process.execPath,
@@ -73,7 +80,10 @@ function start(args: readonly string[], configFile: string): Started {
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
   const output = () => `--- stdout\n${stdout.slice(-4000)}\n--- stderr\n${stderr.slice(-4000)}`;
-  return { name: args.join(' '), child, ended, output };
+  const started = { name: args.join(' '), child, ended, output };
+  running.add(started);
+  void ended.then(() => running.delete(started));
+  return started;
 }
 
 /** How long a step may wait before the test fails with what the processes printed, short of the test's timeout. */
