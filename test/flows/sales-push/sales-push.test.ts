@@ -255,19 +255,24 @@ describe('sales-push after a config reload', () => {
     await connector.close();
   }, 60_000);
 
-  it('is partial, not failed, when stopped (Ctrl-C, a shutdown) after its items were accepted', async () => {
+  /**
+   * One item dropped, then a run stopped (Ctrl-C, a shutdown) at `where`: the source call there aborts the run's
+   * signal and fails with the interruption, as a call cut short by it does.
+   */
+  async function stoppedRun(where: 'listing' | 'marking') {
     const h = (harness = await startSalesHarness());
     await h.drop('items.csv', [ITEM_HEADER, 'TLV01,ZT-7201,,2026-11-20T12:00:00+02:00,F-3,Tea,1,8,8,']);
     const connector = await h.csvConnector();
     const source = capabilityOf(connector, 'salesSource', 'pos');
     const stop = new AbortController();
-    // The stop comes while the batch is being marked at the source, which the interruption then fails.
+    const interrupted = async (): Promise<never> => {
+      stop.abort(new Error('interrupted'));
+      throw new Error('interrupted');
+    };
     const stopped: typeof source = {
-      listPendingSales: () => source.listPendingSales(),
-      markSalesBatch: async () => {
-        stop.abort(new Error('interrupted'));
-        throw new Error('interrupted');
-      },
+      listPendingSales: where === 'listing' ? interrupted : () => source.listPendingSales(),
+      markSalesBatch:
+        where === 'marking' ? interrupted : (ref, outcome) => source.markSalesBatch(ref, outcome),
     };
     const job = createSalesPushJob({
       name: 'pos-sales',
@@ -277,38 +282,23 @@ describe('sales-push after a config reload', () => {
       options: salesPushOptionsSchema.parse({}),
     });
     const result = await runJob(job, jobContext(h.state, { signal: stop.signal }));
+    await connector.close();
+    return { result, recorded: h.state.runs.recent('pos-sales', 1)[0] };
+  }
+
+  it('is partial, not failed, when stopped (Ctrl-C, a shutdown) after its items were accepted', async () => {
+    const { result, recorded } = await stoppedRun('marking');
     // The item reached the API and its result is kept: the run got somewhere, and nothing failed.
     expect(result).toMatchObject({ outcome: 'partial', counts: { item_sales_accepted: 1, delivered: 1 } });
     expect(result.error).toBeUndefined();
-    expect(h.state.runs.recent('pos-sales', 1)[0]).toMatchObject({ outcome: 'partial' });
-    await connector.close();
+    expect(recorded).toMatchObject({ outcome: 'partial' });
   }, 60_000);
 
   it('is skipped, not failed, when stopped before anything was accepted', async () => {
-    const h = (harness = await startSalesHarness());
-    await h.drop('items.csv', [ITEM_HEADER, 'TLV01,ZT-7202,,2026-11-20T12:00:00+02:00,F-4,Tea,1,8,8,']);
-    const connector = await h.csvConnector();
-    const source = capabilityOf(connector, 'salesSource', 'pos');
-    const stop = new AbortController();
-    // The stop comes while the batches are listed; the listing fails with it.
-    const stopped: typeof source = {
-      listPendingSales: async () => {
-        stop.abort(new Error('interrupted'));
-        throw new Error('interrupted');
-      },
-      markSalesBatch: (ref, outcome) => source.markSalesBatch(ref, outcome),
-    };
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: stopped,
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
-    const result = await runJob(job, jobContext(h.state, { signal: stop.signal }));
+    const { result, recorded } = await stoppedRun('listing');
     expect(result.outcome).toBe('skipped');
     expect(result.error).toBeUndefined();
-    await connector.close();
+    expect(recorded).toMatchObject({ outcome: 'skipped' });
   }, 60_000);
 
   it('resolves branches with the mappings of each run, not those the job was built with', async () => {
