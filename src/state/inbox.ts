@@ -20,7 +20,6 @@ export interface InboxEventRef {
 export interface InboxEvent extends InboxEventInput {
   receivedAt: number;
   status: 'pending' | 'dispatched';
-  dispatchedAt: number | null;
 }
 
 interface InboxRow {
@@ -28,9 +27,14 @@ interface InboxRow {
   type: string;
   payload: Buffer;
   received_at: number;
-  status: 'pending' | 'dispatched';
-  dispatched_at: number | null;
+  /** 1 while the event waits in inbox_pending (an integer, as SQLite and PostgreSQL both give it). */
+  pending: number;
 }
+
+/** The inbox row with whether it is still waiting to be dispatched. */
+const EVENT_COLUMNS = `i.event_id, i.type, i.payload, i.received_at,
+  CASE WHEN EXISTS (SELECT 1 FROM inbox_pending p WHERE p.received_at = i.received_at AND p.event_id = i.event_id)
+    THEN 1 ELSE 0 END AS pending`;
 
 function fromRow(row: InboxRow): InboxEvent {
   return {
@@ -38,8 +42,7 @@ function fromRow(row: InboxRow): InboxEvent {
     type: row.type,
     payload: new Uint8Array(row.payload),
     receivedAt: row.received_at,
-    status: row.status,
-    dispatchedAt: row.dispatched_at,
+    status: Number(row.pending) === 1 ? 'pending' : 'dispatched',
   };
 }
 
@@ -48,7 +51,10 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Webhook events, stored durably before the receiver answers 2xx; the event id is the dedupe key. */
+/**
+ * Webhook events, stored durably before the receiver answers 2xx; the event id is the dedupe key. An event waits
+ * for dispatch as a small row of inbox_pending, deleted when dispatched, so the stored payload is written once.
+ */
 export class InboxStore {
   // Prepared once per connection: the receiver inserts a group per commit and the dispatcher reads and marks a
   // batch per pass, and preparing costs more than running these statements.
@@ -74,23 +80,32 @@ export class InboxStore {
 
   private prepareInsertGroup(): (events: readonly InboxEventInput[]) => boolean[] {
     const insert = this.db.prepare(
-      `INSERT INTO inbox (event_id, type, payload, received_at, status) VALUES (?, ?, ?, ?, 'pending')
-       ON CONFLICT DO NOTHING`,
+      'INSERT INTO inbox (event_id, type, payload, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
     );
+    const enqueue = this.db.prepare('INSERT INTO inbox_pending (received_at, event_id, type) VALUES (?, ?, ?)');
     return this.db.transaction((events: readonly InboxEventInput[]) => {
       const now = this.clock.now();
-      return events.map((e) => insert.run(e.eventId, e.type, asBuffer(e.payload), now).changes > 0);
+      return events.map((e) => {
+        const isNew = insert.run(e.eventId, e.type, asBuffer(e.payload), now).changes > 0;
+        if (isNew) enqueue.run(now, e.eventId, e.type);
+        return isNew;
+      });
     });
   }
 
   get(eventId: string): InboxEvent | null {
-    const row = this.db.prepare('SELECT * FROM inbox WHERE event_id = ?').get(eventId) as InboxRow | undefined;
+    const row = this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM inbox i WHERE i.event_id = ?`).get(eventId) as
+      | InboxRow
+      | undefined;
     return row ? fromRow(row) : null;
   }
 
   pending(limit = 100): InboxEvent[] {
     const rows = this.db
-      .prepare("SELECT * FROM inbox WHERE status = 'pending' ORDER BY received_at, event_id LIMIT ?")
+      .prepare(
+        `SELECT i.event_id, i.type, i.payload, i.received_at, 1 AS pending FROM inbox_pending p
+         JOIN inbox i ON i.event_id = p.event_id ORDER BY p.received_at, p.event_id LIMIT ?`,
+      )
       .all(limit) as InboxRow[];
     return rows.map(fromRow);
   }
@@ -99,7 +114,7 @@ export class InboxStore {
   pendingRefs(limit = 100): InboxEventRef[] {
     const rows = this.db
       .prepare(
-        "SELECT event_id, type FROM inbox WHERE status = 'pending' ORDER BY received_at, event_id LIMIT ?",
+        'SELECT event_id, type FROM inbox_pending ORDER BY received_at, event_id LIMIT ?',
       )
       .all(limit) as Array<Pick<InboxRow, 'event_id' | 'type'>>;
     return rows.map((row) => ({ eventId: row.event_id, type: row.type }));
@@ -111,12 +126,13 @@ export class InboxStore {
   }
 
   private prepareMarkGroup(): (eventIds: readonly string[]) => void {
-    const update = this.db.prepare(
-      "UPDATE inbox SET status = 'dispatched', dispatched_at = ? WHERE event_id = ? AND status = 'pending'",
+    // The inbox row gives the pending row's key; an id that is not pending any more deletes nothing.
+    const remove = this.db.prepare(
+      `DELETE FROM inbox_pending WHERE event_id = ?
+       AND received_at = (SELECT received_at FROM inbox WHERE event_id = ?)`,
     );
     return this.db.transaction((eventIds: readonly string[]) => {
-      const now = this.clock.now();
-      for (const id of eventIds) update.run(now, id);
+      for (const id of eventIds) remove.run(id, id);
     });
   }
 
@@ -124,16 +140,18 @@ export class InboxStore {
   prune(retentionMs = INBOX_RETENTION_MS): number {
     const keep = Math.max(retentionMs, INBOX_RETENTION_MS);
     return this.db
-      .prepare("DELETE FROM inbox WHERE status = 'dispatched' AND received_at < ?")
+      .prepare(
+        `DELETE FROM inbox WHERE received_at < ? AND NOT EXISTS
+         (SELECT 1 FROM inbox_pending p WHERE p.received_at = inbox.received_at AND p.event_id = inbox.event_id)`,
+      )
       .run(this.clock.now() - keep).changes;
   }
 
   counts(): { pending: number; dispatched: number } {
-    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM inbox GROUP BY status').all() as Array<{
-      status: string;
-      n: number;
-    }>;
-    const byStatus = new Map(rows.map((r) => [r.status, r.n]));
-    return { pending: byStatus.get('pending') ?? 0, dispatched: byStatus.get('dispatched') ?? 0 };
+    const row = this.db
+      .prepare('SELECT (SELECT COUNT(*) FROM inbox) AS stored, (SELECT COUNT(*) FROM inbox_pending) AS pending')
+      .get() as { stored: number | string; pending: number | string };
+    const pending = Number(row.pending);
+    return { pending, dispatched: Number(row.stored) - pending };
   }
 }

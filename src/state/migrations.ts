@@ -167,6 +167,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notifications_due ON notifications (status, next_attempt_at);
     `,
   },
+  {
+    version: 4,
+    name: 'pending webhook events in a table of their own',
+    // Dispatching deletes a small row here instead of rewriting the inbox row with its payload, and the inbox's
+    // time index serves pruning.
+    sql: `
+      CREATE TABLE inbox_pending (
+        received_at INTEGER NOT NULL,
+        event_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        PRIMARY KEY (received_at, event_id)
+      ) WITHOUT ROWID;
+      INSERT INTO inbox_pending (received_at, event_id, type)
+        SELECT received_at, event_id, type FROM inbox WHERE status = 'pending';
+      DROP INDEX inbox_by_status;
+      ALTER TABLE inbox DROP COLUMN status;
+      ALTER TABLE inbox DROP COLUMN dispatched_at;
+      CREATE INDEX inbox_by_time ON inbox (received_at);
+    `,
+  },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -11,11 +11,6 @@ export interface InboxRow {
  * `insertMany` durable (committed) before it returns or resolves.
  */
 export interface InboxStore {
-  /**
-   * Group commits that may wait for durability at once, for an inbox whose wait is asynchronous (the receiver's
-   * default); 1 when absent, as a synchronous commit is durable when it returns.
-   */
-  readonly commitsInFlight?: number;
   /** Inserts the events in one transaction; returns the ids that were new (not seen before). */
   insertMany(events: readonly WebhookEvent[]): ReadonlySet<string> | Promise<ReadonlySet<string>>;
   /** Stored events not yet dispatched, oldest first. */

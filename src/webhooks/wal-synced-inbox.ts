@@ -8,9 +8,10 @@ import { stateInbox } from './state-inbox.js';
 import { WalFileSyncer } from './wal-sync.js';
 
 /**
- * Syncs allowed to run at once. Measured on a virtual disk, concurrent fdatasyncs take about as long as one, while
- * one at a time makes a group that commits during a sync wait for it and then for its own: about twice the time
- * to 2xx. The libuv pool that runs them has 4 threads; 3 leaves one for other file work.
+ * Syncs allowed to run at once, for a receiver that lets several group commits wait at once. Measured on a virtual
+ * disk, concurrent fdatasyncs take about as long as one, while one at a time makes a group that commits during a
+ * sync wait for it and then for its own. The libuv pool that runs them has 4 threads; 3 leaves one for other file
+ * work.
  */
 export const DEFAULT_CONCURRENT_SYNCS = 3;
 
@@ -41,8 +42,6 @@ export interface WalSyncedInboxOptions {
  *   that was already running when its group committed.
  */
 export class WalSyncedInbox implements InboxStore {
-  /** Groups keep committing while earlier ones wait for their syncs, so inserts overlap the disk wait. */
-  readonly commitsInFlight = 8;
   private readonly inner: InboxStore;
 
   private constructor(

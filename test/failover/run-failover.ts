@@ -217,9 +217,7 @@ export class FailoverRun {
     // leader dispatches the pending events when it is elected, so they are the next leader's first work.
     const pendingEvents = () =>
       withClient(database.url, async (client) => {
-        const { rows } = await client.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM inbox WHERE status = 'pending'",
-        );
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM inbox_pending');
         return rows[0]?.n ?? 0;
       });
     /** Makes webhook work until `reached` holds; each round's events get a moment to be delivered and stored. */

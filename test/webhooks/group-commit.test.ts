@@ -85,7 +85,7 @@ describe('InboxGroupCommitter', () => {
     await expect(committer.submit(event('x'))).resolves.toEqual({ duplicate: false });
   });
 
-  it('lets the receiver commit as many groups at once as the inbox allows, each answered after its own wait', async () => {
+  it('lets the receiver commit as many groups at once as it is allowed, each answered after its own wait', async () => {
     const nowS = 1_795_000_000;
     const state = openTempState(fixedClock(nowS * 1000));
     const inner = stateInbox(state.inbox);
@@ -94,7 +94,6 @@ describe('InboxGroupCommitter', () => {
     // Rows are committed at once; durability is reported when the test says so, like a sync that is running.
     const inbox: InboxStore = {
       ...inner,
-      commitsInFlight: 2,
       insertMany: async (events) => {
         inserted.push(events.map((e) => e.id));
         const newIds = inner.insertMany(events);
@@ -106,6 +105,7 @@ describe('InboxGroupCommitter', () => {
       inbox,
       secrets: ['whsec_groups'],
       clock: fixedClock(nowS * 1000),
+      maxCommitsInFlight: 2,
     });
     const server = await serveReceiver(receiver);
     const send = (id: string): Promise<{ status: number; body: unknown }> => {
@@ -135,6 +135,54 @@ describe('InboxGroupCommitter', () => {
       held[2]?.();
       expect([(await first).status, (await third).status]).toEqual([200, 200]);
       expect(state.rowCount()).toBe(3);
+    } finally {
+      await server.close();
+      state.close();
+    }
+  });
+
+  it('commits one group at a time by default: what arrives while a group waits forms the next group', async () => {
+    const nowS = 1_795_000_000;
+    const state = openTempState(fixedClock(nowS * 1000));
+    const inner = stateInbox(state.inbox);
+    const held: Array<() => void> = [];
+    const inserted: string[][] = [];
+    const inbox: InboxStore = {
+      ...inner,
+      insertMany: async (events) => {
+        inserted.push(events.map((e) => e.id));
+        const newIds = inner.insertMany(events);
+        await new Promise<void>((resolve) => held.push(resolve));
+        return newIds;
+      },
+    };
+    // The receiver reads the clock once per request, just before it checks the signature and queues the event.
+    let requestsRead = 0;
+    const fixed = fixedClock(nowS * 1000);
+    const clock = { ...fixed, now: () => ((requestsRead += 1), fixed.now()) };
+    const receiver = createWebhookReceiver({ inbox, secrets: ['whsec_one'], clock });
+    const server = await serveReceiver(receiver);
+    const send = (id: string) => {
+      const body = eventBody(id);
+      return post(server.url, body, {
+        'service-signature': signatureHeader(['whsec_one'], nowS, Buffer.from(body)),
+      });
+    };
+    const until = async (condition: () => boolean): Promise<void> => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    try {
+      const first = send('evt_1');
+      await until(() => inserted.length === 1);
+      const others = [send('evt_2'), send('evt_3')];
+      await until(() => requestsRead === 3);
+      expect(inserted).toEqual([['evt_1']]);
+      held[0]?.();
+      expect((await first).status).toBe(200);
+      await until(() => inserted.length === 2);
+      expect(inserted[1]?.sort()).toEqual(['evt_2', 'evt_3']);
+      held[1]?.();
+      expect((await Promise.all(others)).map((answer) => answer.status)).toEqual([200, 200]);
     } finally {
       await server.close();
       state.close();

@@ -161,6 +161,23 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX notifications_due ON notifications (status, next_attempt_at);
     `,
   },
+  {
+    version: 4,
+    name: 'pending webhook events in a table of their own',
+    sql: `
+      CREATE TABLE inbox_pending (
+        received_at BIGINT NOT NULL,
+        event_id TEXT COLLATE "C" NOT NULL,
+        type TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (received_at, event_id)
+      );
+      INSERT INTO inbox_pending (received_at, event_id, type)
+        SELECT received_at, event_id, type FROM inbox WHERE status = 'pending';
+      DROP INDEX inbox_by_status;
+      ALTER TABLE inbox DROP COLUMN status, DROP COLUMN dispatched_at;
+      CREATE INDEX inbox_by_time ON inbox (received_at);
+    `,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,0 +1,84 @@
+/**
+ * Schema version 4 moves the webhook events that wait for dispatch into inbox_pending. A state written by an
+ * earlier release must come out of the migration with the same events pending and the same ones dispatched, on
+ * SQLite and on PostgreSQL alike.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, openStateStore, runMigrations, type StateStore } from '../../src/state/index.js';
+import { PG_MIGRATIONS } from '../../src/state/postgres/migrations.js';
+import { openPgStateStore } from '../../src/state/postgres/store.js';
+import { adminQuery, PgScratchDatabases, probePostgres } from './backends.js';
+import { FakeClock, tempDir } from './support.js';
+
+const BEFORE = 3;
+const ROWS = [
+  { id: 'evt_b', type: 'order.created', receivedAt: 2000, status: 'pending' },
+  { id: 'evt_a', type: 'order.updated', receivedAt: 3000, status: 'pending' },
+  { id: 'evt_c', type: 'order.created', receivedAt: 1000, status: 'dispatched' },
+] as const;
+const INSERT_V3 = 'INSERT INTO inbox (event_id, type, payload, received_at, status, dispatched_at) VALUES';
+
+function expectMigrated(state: StateStore): void {
+  expect(state.schemaVersion()).toBe(4);
+  expect(state.inbox.counts()).toEqual({ pending: 2, dispatched: 1 });
+  expect(state.inbox.pending().map((event) => event.eventId)).toEqual(['evt_b', 'evt_a']);
+  expect(state.inbox.get('evt_c')?.status).toBe('dispatched');
+  expect(Buffer.from(state.inbox.get('evt_a')?.payload ?? []).toString()).toBe('{"n":"evt_a"}');
+  // Dedupe still holds for every stored event, dispatched or not.
+  const again = state.inbox.insertMany(ROWS.map((row) => ({ eventId: row.id, type: row.type, payload: new Uint8Array() })));
+  expect(again).toEqual([false, false, false]);
+  state.inbox.markDispatched(['evt_b']);
+  expect(state.inbox.pending().map((event) => event.eventId)).toEqual(['evt_a']);
+}
+
+describe('inbox migration to schema version 4', () => {
+  const clock = new FakeClock();
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('keeps pending and dispatched events apart in a state file', () => {
+    const tmp = tempDir();
+    cleanups.push(() => tmp.remove());
+    const file = tmp.file('state.db');
+    const db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    expect(runMigrations(db, clock, { target: BEFORE })).toEqual([1, 2, 3]);
+    const insert = db.prepare(`${INSERT_V3} (?, ?, ?, ?, ?, ?)`);
+    for (const row of ROWS) {
+      const dispatchedAt = row.status === 'dispatched' ? row.receivedAt + 1 : null;
+      insert.run(row.id, row.type, Buffer.from(`{"n":"${row.id}"}`), row.receivedAt, row.status, dispatchedAt);
+    }
+    db.close();
+    expect(MIGRATIONS.at(-1)?.version).toBe(4);
+    const state = openStateStore({ file, clock });
+    cleanups.push(() => state.close());
+    expectMigrated(state);
+  });
+
+  it('keeps pending and dispatched events apart in a PostgreSQL state', async (context) => {
+    const skipReason = await probePostgres();
+    if (skipReason !== null) return context.skip(`PostgreSQL is not available: ${skipReason}`);
+    const scratch = new PgScratchDatabases();
+    cleanups.push(() => scratch.dropAll());
+    const url = await scratch.create('ss_inbox_migration');
+    await adminQuery('CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)', [], url);
+    for (const migration of PG_MIGRATIONS.filter((m) => m.version <= BEFORE)) {
+      await adminQuery(migration.sql, [], url);
+      await adminQuery('INSERT INTO schema_version VALUES ($1, $2, 0)', [migration.version, migration.name], url);
+    }
+    for (const row of ROWS) {
+      const dispatchedAt = row.status === 'dispatched' ? row.receivedAt + 1 : null;
+      await adminQuery(
+        `${INSERT_V3} ($1, $2, $3, $4, $5, $6)`,
+        [row.id, row.type, Buffer.from(`{"n":"${row.id}"}`), row.receivedAt, row.status, dispatchedAt],
+        url,
+      );
+    }
+    const state = openPgStateStore({ url, clock });
+    cleanups.push(() => state.close());
+    expectMigrated(state);
+  });
+});
