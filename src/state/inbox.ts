@@ -11,11 +11,15 @@ export interface InboxEventInput {
   payload: Uint8Array;
 }
 
-/** What a dispatcher needs of a stored event: which it is and its type, not its payload. */
+/** What a dispatcher needs of a stored event: which it is, its type and its key in inbox_pending, not its payload. */
 export interface InboxEventRef {
   eventId: string;
   type: string;
+  receivedAt: number;
 }
+
+/** A pending event by its key, as pendingRefs gave it. */
+export type DispatchedEvent = Pick<InboxEventRef, 'eventId' | 'receivedAt'>;
 
 export interface InboxEvent extends InboxEventInput {
   receivedAt: number;
@@ -60,7 +64,7 @@ export class InboxStore {
   // batch per pass, and preparing costs more than running these statements.
   private readonly db: StatementCache;
   private insertGroup: ((events: readonly InboxEventInput[]) => boolean[]) | undefined;
-  private markGroup: ((eventIds: readonly string[]) => void) | undefined;
+  private markGroup: ((events: readonly DispatchedEvent[]) => void) | undefined;
 
   constructor(
     db: SyncSqlPort,
@@ -113,26 +117,21 @@ export class InboxStore {
   /** The pending events' ids and types, oldest first: what a dispatch pass reads, without the payloads. */
   pendingRefs(limit = 100): InboxEventRef[] {
     const rows = this.db
-      .prepare(
-        'SELECT event_id, type FROM inbox_pending ORDER BY received_at, event_id LIMIT ?',
-      )
-      .all(limit) as Array<Pick<InboxRow, 'event_id' | 'type'>>;
-    return rows.map((row) => ({ eventId: row.event_id, type: row.type }));
+      .prepare('SELECT event_id, type, received_at FROM inbox_pending ORDER BY received_at, event_id LIMIT ?')
+      .all(limit) as Array<Pick<InboxRow, 'event_id' | 'type' | 'received_at'>>;
+    return rows.map((row) => ({ eventId: row.event_id, type: row.type, receivedAt: Number(row.received_at) }));
   }
 
-  markDispatched(eventIds: readonly string[]): void {
+  /** Ends the wait of events a dispatch pass read (pendingRefs); one no longer pending changes nothing. */
+  markDispatched(events: readonly DispatchedEvent[]): void {
     this.markGroup ??= this.prepareMarkGroup();
-    this.markGroup(eventIds);
+    this.markGroup(events);
   }
 
-  private prepareMarkGroup(): (eventIds: readonly string[]) => void {
-    // The inbox row gives the pending row's key; an id that is not pending any more deletes nothing.
-    const remove = this.db.prepare(
-      `DELETE FROM inbox_pending WHERE event_id = ?
-       AND received_at = (SELECT received_at FROM inbox WHERE event_id = ?)`,
-    );
-    return this.db.transaction((eventIds: readonly string[]) => {
-      for (const id of eventIds) remove.run(id, id);
+  private prepareMarkGroup(): (events: readonly DispatchedEvent[]) => void {
+    const remove = this.db.prepare('DELETE FROM inbox_pending WHERE received_at = ? AND event_id = ?');
+    return this.db.transaction((events: readonly DispatchedEvent[]) => {
+      for (const event of events) remove.run(event.receivedAt, event.eventId);
     });
   }
 

@@ -113,7 +113,7 @@ export class WebhookDispatcher {
       summary.events += rows.length;
       summary.ignored += pass.ignored;
       summary.triggers += pass.triggers;
-      await this.options.inbox.markDispatched(rows.map((row) => row.id));
+      await this.options.inbox.markDispatched(rows);
     }
   }
 

@@ -4,6 +4,8 @@ import type { WebhookEvent } from './envelope.js';
 export interface InboxRow {
   id: string;
   type: string;
+  /** When it was stored (ms), which with the id keys it among the pending events. */
+  receivedAt: number;
 }
 
 /**
@@ -16,5 +18,5 @@ export interface InboxStore {
   /** Stored events not yet dispatched, oldest first. */
   listUndispatched(limit: number): readonly InboxRow[] | Promise<readonly InboxRow[]>;
   /** Marks events dispatched (whether they triggered jobs or were ignored). */
-  markDispatched(ids: readonly string[]): void | Promise<void>;
+  markDispatched(rows: readonly InboxRow[]): void | Promise<void>;
 }

@@ -18,10 +18,12 @@ export function stateInbox(
       return newIds;
     },
     listUndispatched(limit: number): InboxRow[] {
-      return store.pendingRefs(limit).map((event) => ({ id: event.eventId, type: event.type }));
+      return store
+        .pendingRefs(limit)
+        .map((event) => ({ id: event.eventId, type: event.type, receivedAt: event.receivedAt }));
     },
-    markDispatched(ids: readonly string[]): void {
-      store.markDispatched(ids);
+    markDispatched(rows: readonly InboxRow[]): void {
+      store.markDispatched(rows.map((row) => ({ eventId: row.id, receivedAt: row.receivedAt })));
     },
   };
 }

@@ -84,8 +84,8 @@ export class WalSyncedInbox implements InboxStore {
     return this.inner.listUndispatched(limit);
   }
 
-  markDispatched(ids: readonly string[]): void | Promise<void> {
-    return this.inner.markDispatched(ids);
+  markDispatched(rows: readonly InboxRow[]): void | Promise<void> {
+    return this.inner.markDispatched(rows);
   }
 
   /** WAL syncs started so far. */

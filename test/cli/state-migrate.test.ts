@@ -93,6 +93,7 @@ describe.skipIf(skipReason !== null)(
           /hashes\s+1200 rows/,
           /dead_letters\s+2 rows/,
           /runs\s+1 rows/,
+          /inbox_pending\s+1 rows/,
           /pull_seen\s+1 rows/,
           /cursors\s+1 rows/,
           /kv\s+1 rows/,
@@ -115,6 +116,9 @@ describe.skipIf(skipReason !== null)(
         const pg = openPgStateStore({ url, clock });
         try {
           expect([...(pg.inbox.get('evt_1')?.payload ?? [])]).toEqual([0, 1, 254, 255]);
+          // Still waiting for dispatch after the move, as it was in the file.
+          expect(pg.inbox.get('evt_1')?.status).toBe('pending');
+          expect(pg.inbox.pendingRefs().map((ref) => ref.eventId)).toEqual(['evt_1']);
           expect(new TextDecoder().decode(pg.outbox.get(ids.outbox)?.body ?? new Uint8Array())).toBe(
             '{"n":1}',
           );

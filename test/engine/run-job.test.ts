@@ -137,7 +137,7 @@ describe('housekeeping', () => {
       { eventId: 'old', type: 't', payload: bytes },
       { eventId: 'stuck', type: 't', payload: bytes },
     ]);
-    state.inbox.markDispatched(['old']);
+    state.inbox.markDispatched(state.inbox.pendingRefs().filter((ref) => ref.eventId === 'old'));
     const done = state.outbox.enqueue({
       stream: 's',
       idempotencyKey: 'done',

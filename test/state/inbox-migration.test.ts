@@ -28,7 +28,7 @@ function expectMigrated(state: StateStore): void {
   // Dedupe still holds for every stored event, dispatched or not.
   const again = state.inbox.insertMany(ROWS.map((row) => ({ eventId: row.id, type: row.type, payload: new Uint8Array() })));
   expect(again).toEqual([false, false, false]);
-  state.inbox.markDispatched(['evt_b']);
+  state.inbox.markDispatched(state.inbox.pendingRefs().filter((ref) => ref.eventId === 'evt_b'));
   expect(state.inbox.pending().map((event) => event.eventId)).toEqual(['evt_a']);
 }
 
@@ -36,7 +36,8 @@ describe('inbox migration to schema version 4', () => {
   const clock = new FakeClock();
   const cleanups: Array<() => Promise<void> | void> = [];
   afterEach(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
+    // Last in, first out: the store closes before its file or database goes.
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
   it('keeps pending and dispatched events apart in a state file', () => {
@@ -56,6 +57,13 @@ describe('inbox migration to schema version 4', () => {
     const state = openStateStore({ file, clock });
     cleanups.push(() => state.close());
     expectMigrated(state);
+    const columns = state.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('inbox');
+    expect(columns).toEqual(['event_id', 'type', 'payload', 'received_at']);
+    const indexes = state.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'inbox' AND sql IS NOT NULL")
+      .pluck()
+      .all();
+    expect(indexes).toEqual(['inbox_by_time']);
   });
 
   it('keeps pending and dispatched events apart in a PostgreSQL state', async (context) => {
@@ -80,5 +88,22 @@ describe('inbox migration to schema version 4', () => {
     const state = openPgStateStore({ url, clock });
     cleanups.push(() => state.close());
     expectMigrated(state);
+    const columns = await adminQuery(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'inbox' ORDER BY ordinal_position",
+      [],
+      url,
+    );
+    expect(columns.rows.map((row: { column_name: string }) => row.column_name)).toEqual([
+      'event_id',
+      'type',
+      'payload',
+      'received_at',
+    ]);
+    const indexes = await adminQuery(
+      "SELECT indexname FROM pg_indexes WHERE tablename = 'inbox' AND indexname <> 'inbox_pkey'",
+      [],
+      url,
+    );
+    expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual(['inbox_by_time']);
   });
 });

@@ -51,7 +51,7 @@ export function sharedStateSuite(backend: StateBackendHarness): void {
             { eventId: 'old', type: 't', payload: bytes('1') },
             { eventId: 'undispatched', type: 't', payload: bytes('2') },
           ]);
-          state.inbox.markDispatched(['old']);
+          state.inbox.markDispatched(state.inbox.pendingRefs().filter((ref) => ref.eventId === 'old'));
           clock.advance(INBOX_RETENTION_MS - 1);
           expect(state.inbox.prune(60_000)).toBe(0);
           expect(state.inbox.insertMany([{ eventId: 'old', type: 't', payload: bytes('1') }])).toEqual([false]);
@@ -59,6 +59,23 @@ export function sharedStateSuite(backend: StateBackendHarness): void {
           expect(state.inbox.prune()).toBe(1);
           expect(state.inbox.get('old')).toBeNull();
           expect(state.inbox.get('undispatched')?.status).toBe('pending');
+        });
+
+        it('ends the wait of the events a pass read, by their key, once', () => {
+          state.inbox.insertMany([
+            { eventId: 'a', type: 't', payload: bytes('1') },
+            { eventId: 'b', type: 't', payload: bytes('2') },
+          ]);
+          const [first, second] = state.inbox.pendingRefs();
+          expect([first?.eventId, second?.eventId]).toEqual(['a', 'b']);
+          state.inbox.markDispatched(first === undefined ? [] : [first]);
+          state.inbox.markDispatched(first === undefined ? [] : [first]);
+          // A key that matches no pending row (a time that is not the event's) changes nothing.
+          state.inbox.markDispatched([{ eventId: 'b', receivedAt: (second?.receivedAt ?? 0) + 1 }]);
+          expect(state.inbox.counts()).toEqual({ pending: 1, dispatched: 1 });
+          expect(state.inbox.pendingRefs().map((ref) => ref.eventId)).toEqual(['b']);
+          expect(state.inbox.insertMany([{ eventId: 'a', type: 't', payload: bytes('1') }])).toEqual([false]);
+          expect(state.inbox.get('a')?.status).toBe('dispatched');
         });
       });
 

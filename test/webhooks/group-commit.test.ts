@@ -15,6 +15,15 @@ const event = (id: string): WebhookEvent => ({
   payload: Buffer.from(`{"id":"${id}"}`),
 });
 
+/** Waits for a condition the receiver's progress makes true; fails with what it waited for after 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe('InboxGroupCommitter', () => {
   it('commits the events of one tick in one transaction and answers each', async () => {
     const state = openTempState(fixedClock(1_795_000_000_000));
@@ -114,14 +123,11 @@ describe('InboxGroupCommitter', () => {
         'service-signature': signatureHeader(['whsec_groups'], nowS, Buffer.from(body)),
       });
     };
-    const until = async (condition: () => boolean): Promise<void> => {
-      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
     try {
       const first = send('evt_1');
-      await until(() => inserted.length === 1);
+      await until(() => inserted.length === 1, 'the first group');
       const second = send('evt_2');
-      await until(() => inserted.length === 2);
+      await until(() => inserted.length === 2, 'the second group');
       const third = send('evt_3');
       // Two groups wait already: the third event queues until one of them is durable.
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -129,13 +135,15 @@ describe('InboxGroupCommitter', () => {
 
       held[1]?.();
       expect((await second).status).toBe(200);
-      await until(() => inserted.length === 3);
+      await until(() => inserted.length === 3, 'the third group');
       expect(inserted[2]).toEqual(['evt_3']);
       held[0]?.();
       held[2]?.();
       expect([(await first).status, (await third).status]).toEqual([200, 200]);
       expect(state.rowCount()).toBe(3);
     } finally {
+      // Every commit still held is let go, so no request waits on a closed server.
+      for (const release of held) release();
       await server.close();
       state.close();
     }
@@ -168,22 +176,21 @@ describe('InboxGroupCommitter', () => {
         'service-signature': signatureHeader(['whsec_one'], nowS, Buffer.from(body)),
       });
     };
-    const until = async (condition: () => boolean): Promise<void> => {
-      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
     try {
       const first = send('evt_1');
-      await until(() => inserted.length === 1);
+      await until(() => inserted.length === 1, 'the first group');
       const others = [send('evt_2'), send('evt_3')];
-      await until(() => requestsRead === 3);
+      await until(() => requestsRead === 3, 'three requests read');
       expect(inserted).toEqual([['evt_1']]);
       held[0]?.();
       expect((await first).status).toBe(200);
-      await until(() => inserted.length === 2);
+      await until(() => inserted.length === 2, 'the second group');
       expect(inserted[1]?.sort()).toEqual(['evt_2', 'evt_3']);
       held[1]?.();
       expect((await Promise.all(others)).map((answer) => answer.status)).toEqual([200, 200]);
     } finally {
+      // Every commit still held is let go, so no request waits on a closed server.
+      for (const release of held) release();
       await server.close();
       state.close();
     }
