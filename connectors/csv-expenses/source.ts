@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { ExpenseSource, RejectedFile } from '../../src/connector-contract/capabilities.js';
+import type { ExpenseSource, ListOptions, RejectedFile } from '../../src/connector-contract/capabilities.js';
 import { commitFreely, type CommitGate } from '../../src/connector-contract/commit-gate.js';
 import type { SourceExpense } from '../../src/connector-contract/expenses.js';
 import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
@@ -50,8 +50,8 @@ export class CsvExpenseSource implements ExpenseSource {
     return this.#rejected.list();
   }
 
-  async listPendingExpenses(): Promise<SourceExpense[]> {
-    this.#rejected.clear();
+  async listPendingExpenses(options: ListOptions = {}): Promise<SourceExpense[]> {
+    this.#rejected.startListing(options);
     const files = await this.#readFiles();
     const sent = await this.#ledger.read();
     this.#files = new Map(files.map((file) => [file.name, file]));

@@ -5,7 +5,7 @@
  * step (write to a temporary name, then rename); files younger than `min_age` are left for the next run in case
  * they are still being written.
  */
-import type { RejectedFile, SalesSource } from '../../src/connector-contract/capabilities.js';
+import type { ListOptions, RejectedFile, SalesSource } from '../../src/connector-contract/capabilities.js';
 import type { SalesBatch } from '../../src/connector-contract/sales.js';
 import { moveDropFile, readyFiles, RejectedDropFiles, type DropFolders } from '../../src/kit/drop-folder.js';
 import { readDropFileText } from '../../src/kit/drop-file-text.js';
@@ -33,8 +33,8 @@ export class CsvSalesSource implements SalesSource {
     return this.#rejected.list();
   }
 
-  async listPendingSales(): Promise<SalesBatch[]> {
-    this.#rejected.clear();
+  async listPendingSales(options: ListOptions = {}): Promise<SalesBatch[]> {
+    this.#rejected.startListing(options);
     const names = await readyFiles(this.folders, {
       suffix: '.csv',
       minAgeMs: this.config.min_age,

@@ -88,16 +88,22 @@ export interface ReadPosition {
 export interface RejectedFile {
   /** The file's name as it was dropped. */
   readonly file: string;
-  /** Where the source moved it. */
+  /** Where the source moved it; in a dry run, where it would have moved it (the file stays where it is). */
   readonly movedTo: string;
   /** The first line at fault (1 is the header), null when the file as such is unreadable. */
   readonly line: number | null;
   readonly reason: string;
 }
 
+/** How a source is read. */
+export interface ListOptions {
+  /** A dry run: the source is only read; a file it cannot read is reported but not set aside. */
+  readonly dryRun?: boolean;
+}
+
 /** Expenses kept outside the API (a back-office database, a drop folder of receipts) and not yet sent. */
 export interface ExpenseSource {
-  listPendingExpenses(): Promise<SourceExpense[]>;
+  listPendingExpenses(options?: ListOptions): Promise<SourceExpense[]>;
   /** The files the last listPendingExpenses rejected whole (sources of files only). */
   rejectedFiles?(): readonly RejectedFile[];
   /** Records the API's expense id in the source; calling it again with the same id changes nothing. */
@@ -127,7 +133,7 @@ export interface CustomerDirectory {
 }
 
 export interface SalesSource {
-  listPendingSales(): Promise<SalesBatch[]>;
+  listPendingSales(options?: ListOptions): Promise<SalesBatch[]>;
   /** The files the last listPendingSales rejected whole (sources of files only). */
   rejectedFiles?(): readonly RejectedFile[];
   markSalesBatch(ref: string, outcome: 'done' | 'failed'): Promise<void>;

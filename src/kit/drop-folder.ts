@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { RejectedFile } from '../connector-contract/capabilities.js';
+import type { ListOptions, RejectedFile } from '../connector-contract/capabilities.js';
 import { ConnectorError } from '../connector-contract/errors.js';
 
 export interface DropFolders {
@@ -145,21 +145,26 @@ export async function rejectDropFile(folders: DropFolders, name: string, reason:
  */
 export class RejectedDropFiles {
   #files: RejectedFile[] = [];
+  #dryRun = false;
 
   constructor(private readonly folders: DropFolders) {}
 
-  /** Forgets the last listing's files; called as a new listing starts. */
-  clear(): void {
+  /** Forgets the last listing's files; called as a new listing starts. A dry run's listing moves nothing. */
+  startListing(options: ListOptions = {}): void {
     this.#files = [];
+    this.#dryRun = options.dryRun === true;
   }
 
   list(): readonly RejectedFile[] {
     return this.#files;
   }
 
-  /** Moves the file to the failed folder with its reason and remembers it; `line` is the first line at fault. */
+  /**
+   * Moves the file to the failed folder with its reason and remembers it; `line` is the first line at fault. In a
+   * dry run the file stays where it is and is remembered with the place it would go to.
+   */
   async reject(name: string, reason: string, line: number | null): Promise<void> {
-    const moved = await rejectDropFile(this.folders, name, reason);
+    const moved = this.#dryRun ? name : await rejectDropFile(this.folders, name, reason);
     this.#files.push({ file: name, movedTo: path.join(this.folders.failedDir, moved), line, reason });
   }
 }

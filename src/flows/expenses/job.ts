@@ -88,7 +88,7 @@ async function expensesRun(
   const budget = new RunBudget(ctx.clock, ctx.budgetMs, ctx.signal);
   try {
     const source = input.source();
-    const pending = await source.listPendingExpenses();
+    const pending = await source.listPendingExpenses({ dryRun: ctx.dryRun });
     counts['expenses_pending'] = pending.length;
     tracker.failure(
       fileRejectedFiles(input.name, ctx, source.rejectedFiles?.() ?? [], EXPENSES_FILES, tallies),

@@ -172,7 +172,7 @@ async function salesRun(
   let progress = false;
   try {
     if (!ctx.dryRun) progress = await replayDeadLetters(run);
-    const batches = await input.source.listPendingSales();
+    const batches = await input.source.listPendingSales({ dryRun: ctx.dryRun });
     fileRejectedFiles(input.name, ctx, input.source.rejectedFiles?.() ?? [], SALES_FILES, held);
     const branches = new BranchResolver(input.api, branchMapping);
     for (const batch of batches) {

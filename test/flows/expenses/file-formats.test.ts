@@ -3,6 +3,7 @@
  * and a shekel sign are read when the connector's config names them; a file that breaks them is a dead letter of
  * its own (file, line, reason), a log line and a failed run, never a file silently moved to failed/.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -101,6 +102,17 @@ describe('expenses drop folder in the back office formats', () => {
       deadLetters: 1,
     });
     expect((await readdir(join(drop, 'failed'))).sort()).toEqual(['november.csv', 'november.csv.error.txt']);
+    expect(await sandboxExpenses(harness.sandbox, 'F-')).toEqual([]);
+  }, 60_000);
+
+  it('a dry run reports a file that breaks the formats and leaves it in the drop folder', async () => {
+    const harness = (h = await startExpensesHarness());
+    const { job, drop } = await folderJob(harness, {});
+    const result = await job.run({ ...jobContext(harness.state), dryRun: true });
+    expect(result.counts).toMatchObject({ files_rejected: 1 });
+    expect(await readdir(drop)).toContain('november.csv');
+    expect(existsSync(join(drop, 'failed', 'november.csv'))).toBe(false);
+    expect(harness.state.deadLetters.get('folder-expenses', 'file:november.csv')).toBeNull();
     expect(await sandboxExpenses(harness.sandbox, 'F-')).toEqual([]);
   }, 60_000);
 });

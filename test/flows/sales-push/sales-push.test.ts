@@ -389,6 +389,36 @@ describe('sales-push dry run', () => {
     expect(h.state.ledger.count('pos-sales')).toBe(0);
     await connector.close();
   }, 60_000);
+
+  it('reports a file it cannot read and leaves it in the drop folder', async () => {
+    const h = (harness = await startSalesHarness());
+    await h.drop('z-bad.csv', [Z_HEADER, 'TLV01,ZD-2,2026-11-20T23:10:00+02:00,"1,250.00",,']);
+    const connector = await h.csvConnector();
+    const job = createSalesPushJob({
+      name: 'pos-sales',
+      api: h.api,
+      source: capabilityOf(connector, 'salesSource', 'pos'),
+      connectorName: 'pos',
+      options: salesPushOptionsSchema.parse({}),
+    });
+    const logged: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    });
+    const result = await job.run({
+      ...jobContext(h.state, { logger: pino({ level: 'warn' }, sink) }),
+      dryRun: true,
+    });
+    expect(result.counts).toMatchObject({ files_rejected: 1 });
+    expect(logged.join('')).toContain('sales file rejected');
+    expect(existsSync(join(h.dropDir, 'z-bad.csv'))).toBe(true);
+    expect(existsSync(join(h.dropDir, 'failed'))).toBe(false);
+    expect(h.state.deadLetters.get('pos-sales', 'file:z-bad.csv')).toBeNull();
+    await connector.close();
+  }, 60_000);
 });
 
 describe('sales-push from SQL statements', () => {
