@@ -75,16 +75,16 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     wakeOffice(options.loaded, requestedByCli());
     if (options.wait === false) return { via: 'queued', id };
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
-    context.output.progress(`a daemon holds the state: ${as} command #${id}, waiting...`);
+    context.output.waiting(`a daemon holds the state: ${as} command #${id}, waiting...`);
     const limits = queueLimits(options.loaded.config);
     const waiting = { limits, shared: options.loaded.config.state.url !== undefined, asCliError };
     const takeOver = options.takeOver === undefined ? undefined : quietTakeOver(options.takeOver);
     const result = (await waitForCommand(state, id, { ...waiting, takeOver }).catch((error: unknown) => {
       throw namingTheFile(error, options.loaded);
     })) as R;
-    context.output.done();
     return { via: 'daemon', result };
   } finally {
+    context.output.done();
     state.close();
   }
 }

@@ -34,9 +34,13 @@ export async function reloadRunningOffice(
       limits,
     );
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
-    context.output.progress(`the office is running: ${as} command #${id}, waiting...`);
-    const result = await waitForCommand(state, id, { limits, shared: false, asCliError, fate: officeFate });
-    context.output.done();
+    context.output.waiting(`the office is running: ${as} command #${id}, waiting...`);
+    const result = await waitForCommand(state, id, {
+      limits,
+      shared: false,
+      asCliError,
+      fate: officeFate,
+    }).finally(() => context.output.done());
     if (result === null || typeof result !== 'object') {
       throw new CliError(
         `the office answered command #${id} without an outcome; see the office log`,

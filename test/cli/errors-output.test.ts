@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/config/index.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, reportError } from '../../src/cli/errors.js';
-import { createOutput } from '../../src/cli/output.js';
+import { createOutput, WAIT_NOTE_AFTER_MS } from '../../src/cli/output.js';
 
 function capture() {
   let text = '';
@@ -73,5 +73,34 @@ describe('progress output', () => {
       expect(err.text().includes('page 3 of 10')).toBe(isTTY);
       expect(output.isTty).toBe(isTTY);
     }
+  });
+
+  describe('a wait', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('shows on a terminal at once, and in a pipe only once it has lasted', () => {
+      vi.useFakeTimers();
+      const terminal = stream(true);
+      const shown = createOutput(stream(true).fake, terminal.fake);
+      shown.waiting('queued for it as command #7, waiting...');
+      expect(terminal.text()).toContain('command #7, waiting...');
+      shown.done();
+
+      const pipe = stream(false);
+      const quick = createOutput(stream(false).fake, pipe.fake);
+      quick.waiting('queued for it as command #8, waiting...');
+      vi.advanceTimersByTime(WAIT_NOTE_AFTER_MS - 1);
+      quick.done();
+      vi.advanceTimersByTime(WAIT_NOTE_AFTER_MS);
+      expect(pipe.text()).toBe('');
+
+      const long = createOutput(stream(false).fake, pipe.fake);
+      long.waiting('queued for it as command #9, waiting...');
+      vi.advanceTimersByTime(WAIT_NOTE_AFTER_MS);
+      expect(pipe.text()).toBe('queued for it as command #9, waiting... (15 s so far)\n');
+      long.done();
+    });
   });
 });

@@ -37,7 +37,14 @@ function relativeLinks(markdown: string): string[] {
     .map((target) => target.replace(/#.*$/, ''));
 }
 
-const silent: Output = { line: () => {}, note: () => {}, progress: () => {}, done: () => {}, isTty: false };
+const silent: Output = {
+  line: () => {},
+  note: () => {},
+  progress: () => {},
+  waiting: () => {},
+  done: () => {},
+  isTty: false,
+};
 const program = buildProgram({ output: silent, secrets: [], env: {} });
 
 /** Why `args` (what follows the launcher) is not a command line the CLI takes, or null when it is. */
