@@ -24,6 +24,51 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/**
+ * A receiver over a real inbox whose commits are written at once but reported durable only when the test releases
+ * them (held, in commit order), like syncs that are running; it counts the requests it has read.
+ */
+async function heldReceiver(options: { maxCommitsInFlight?: number }) {
+  const nowS = 1_795_000_000;
+  const state = openTempState(fixedClock(nowS * 1000));
+  const inner = stateInbox(state.inbox);
+  const held: Array<() => void> = [];
+  const inserted: string[][] = [];
+  const inbox: InboxStore = {
+    ...inner,
+    insertMany: async (events) => {
+      inserted.push(events.map((e) => e.id));
+      const newIds = inner.insertMany(events);
+      await new Promise<void>((resolve) => held.push(resolve));
+      return newIds;
+    },
+  };
+  // The receiver reads the clock once per request, just before it checks the signature and queues the event.
+  let requestsRead = 0;
+  const fixed = fixedClock(nowS * 1000);
+  const clock = { ...fixed, now: () => ((requestsRead += 1), fixed.now()) };
+  const receiver = createWebhookReceiver({ inbox, secrets: ['whsec_held'], clock, ...options });
+  const server = await serveReceiver(receiver);
+  return {
+    inserted,
+    held,
+    requestsRead: () => requestsRead,
+    rowCount: () => state.rowCount(),
+    send: (id: string): Promise<{ status: number; body: unknown }> => {
+      const body = eventBody(id);
+      return post(server.url, body, {
+        'service-signature': signatureHeader(['whsec_held'], nowS, Buffer.from(body)),
+      });
+    },
+    close: async () => {
+      // Every commit still held is let go, so no request waits on a closed server.
+      for (const release of held) release();
+      await server.close();
+      state.close();
+    },
+  };
+}
+
 describe('InboxGroupCommitter', () => {
   it('commits the events of one tick in one transaction and answers each', async () => {
     const state = openTempState(fixedClock(1_795_000_000_000));
@@ -95,42 +140,16 @@ describe('InboxGroupCommitter', () => {
   });
 
   it('lets the receiver commit as many groups at once as it is allowed, each answered after its own wait', async () => {
-    const nowS = 1_795_000_000;
-    const state = openTempState(fixedClock(nowS * 1000));
-    const inner = stateInbox(state.inbox);
-    const held: Array<() => void> = [];
-    const inserted: string[][] = [];
-    // Rows are committed at once; durability is reported when the test says so, like a sync that is running.
-    const inbox: InboxStore = {
-      ...inner,
-      insertMany: async (events) => {
-        inserted.push(events.map((e) => e.id));
-        const newIds = inner.insertMany(events);
-        await new Promise<void>((resolve) => held.push(resolve));
-        return newIds;
-      },
-    };
-    const receiver = createWebhookReceiver({
-      inbox,
-      secrets: ['whsec_groups'],
-      clock: fixedClock(nowS * 1000),
-      maxCommitsInFlight: 2,
-    });
-    const server = await serveReceiver(receiver);
-    const send = (id: string): Promise<{ status: number; body: unknown }> => {
-      const body = eventBody(id);
-      return post(server.url, body, {
-        'service-signature': signatureHeader(['whsec_groups'], nowS, Buffer.from(body)),
-      });
-    };
+    const rig = await heldReceiver({ maxCommitsInFlight: 2 });
+    const { inserted, held } = rig;
     try {
-      const first = send('evt_1');
+      const first = rig.send('evt_1');
       await until(() => inserted.length === 1, 'the first group');
-      const second = send('evt_2');
+      const second = rig.send('evt_2');
       await until(() => inserted.length === 2, 'the second group');
-      const third = send('evt_3');
+      const third = rig.send('evt_3');
+      await until(() => rig.requestsRead() === 3, 'three requests read');
       // Two groups wait already: the third event queues until one of them is durable.
-      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(inserted).toEqual([['evt_1'], ['evt_2']]);
 
       held[1]?.();
@@ -140,47 +159,20 @@ describe('InboxGroupCommitter', () => {
       held[0]?.();
       held[2]?.();
       expect([(await first).status, (await third).status]).toEqual([200, 200]);
-      expect(state.rowCount()).toBe(3);
+      expect(rig.rowCount()).toBe(3);
     } finally {
-      // Every commit still held is let go, so no request waits on a closed server.
-      for (const release of held) release();
-      await server.close();
-      state.close();
+      await rig.close();
     }
   });
 
   it('commits one group at a time by default: what arrives while a group waits forms the next group', async () => {
-    const nowS = 1_795_000_000;
-    const state = openTempState(fixedClock(nowS * 1000));
-    const inner = stateInbox(state.inbox);
-    const held: Array<() => void> = [];
-    const inserted: string[][] = [];
-    const inbox: InboxStore = {
-      ...inner,
-      insertMany: async (events) => {
-        inserted.push(events.map((e) => e.id));
-        const newIds = inner.insertMany(events);
-        await new Promise<void>((resolve) => held.push(resolve));
-        return newIds;
-      },
-    };
-    // The receiver reads the clock once per request, just before it checks the signature and queues the event.
-    let requestsRead = 0;
-    const fixed = fixedClock(nowS * 1000);
-    const clock = { ...fixed, now: () => ((requestsRead += 1), fixed.now()) };
-    const receiver = createWebhookReceiver({ inbox, secrets: ['whsec_one'], clock });
-    const server = await serveReceiver(receiver);
-    const send = (id: string) => {
-      const body = eventBody(id);
-      return post(server.url, body, {
-        'service-signature': signatureHeader(['whsec_one'], nowS, Buffer.from(body)),
-      });
-    };
+    const rig = await heldReceiver({});
+    const { inserted, held } = rig;
     try {
-      const first = send('evt_1');
+      const first = rig.send('evt_1');
       await until(() => inserted.length === 1, 'the first group');
-      const others = [send('evt_2'), send('evt_3')];
-      await until(() => requestsRead === 3, 'three requests read');
+      const others = [rig.send('evt_2'), rig.send('evt_3')];
+      await until(() => rig.requestsRead() === 3, 'three requests read');
       expect(inserted).toEqual([['evt_1']]);
       held[0]?.();
       expect((await first).status).toBe(200);
@@ -189,10 +181,7 @@ describe('InboxGroupCommitter', () => {
       held[1]?.();
       expect((await Promise.all(others)).map((answer) => answer.status)).toEqual([200, 200]);
     } finally {
-      // Every commit still held is let go, so no request waits on a closed server.
-      for (const release of held) release();
-      await server.close();
-      state.close();
+      await rig.close();
     }
   });
 });

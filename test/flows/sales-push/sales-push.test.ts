@@ -24,6 +24,29 @@ import {
   type SalesHarness,
 } from './harness.js';
 
+/** The sales-push job over the harness's csv-sales connector, with the default options. */
+function posSalesJob(h: SalesHarness, connector: Awaited<ReturnType<SalesHarness['csvConnector']>>) {
+  return createSalesPushJob({
+    name: 'pos-sales',
+    api: h.api,
+    source: capabilityOf(connector, 'salesSource', 'pos'),
+    connectorName: 'pos',
+    options: salesPushOptionsSchema.parse({}),
+  });
+}
+
+/** A warn-level logger whose lines the test reads back. */
+function warnings(): { logged: string[]; logger: pino.Logger } {
+  const logged: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged.push(chunk.toString());
+      done();
+    },
+  });
+  return { logged, logger: pino({ level: 'warn' }, sink) };
+}
+
 let harness: SalesHarness | null = null;
 afterEach(async () => {
   await harness?.close();
@@ -47,13 +70,7 @@ describe('sales-push from a CSV drop folder', () => {
       'NOPE9,ZT-9001,7,2026-11-20T12:07:00+02:00,D-9,Water,1,5,5,',
     ]);
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
+    const job = posSalesJob(h, connector);
     const result = await job.run(jobContext(h.state));
     expect(result.outcome).toBe('ok');
     expect(result.counts).toMatchObject({
@@ -103,13 +120,7 @@ describe('sales-push from a CSV drop folder', () => {
       'NOPE9,ZT-9103,7,2026-11-20T12:07:00+02:00,D-9,Water,1,5,5,',
     ]);
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
+    const job = posSalesJob(h, connector);
     const result = await runJob(job, jobContext(h.state));
     expect(result).toMatchObject({
       outcome: 'failed',
@@ -134,21 +145,9 @@ describe('sales-push from a CSV drop folder', () => {
     const h = (harness = await startSalesHarness());
     await h.drop('z-export.csv', [Z_HEADER, 'TLV01,ZT-9201,2026-11-20T23:10:00+02:00,"1,250.00",,']);
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
-    const logged: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged.push(chunk.toString());
-        done();
-      },
-    });
-    const result = await runJob(job, jobContext(h.state, { logger: pino({ level: 'warn' }, sink) }));
+    const job = posSalesJob(h, connector);
+    const { logged, logger } = warnings();
+    const result = await runJob(job, jobContext(h.state, { logger }));
     expect(result).toMatchObject({
       outcome: 'failed',
       counts: { files_rejected: 1, delivered: 0, held_back: 1 },
@@ -350,13 +349,7 @@ describe('sales-push revisions', () => {
   it('sends a Z-report whose content went back to an earlier version (A -> B -> A)', async () => {
     const h = (harness = await startSalesHarness());
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
+    const job = posSalesJob(h, connector);
     const totals: string[] = [];
     for (const [n, total] of ['700.00', '800.00', '700.00'].entries()) {
       await h.drop(`z-${n}.csv`, [Z_HEADER, `TLV01,ZR-1,2026-11-20T23:10:00+02:00,${total},,3`]);
@@ -375,13 +368,7 @@ describe('sales-push dry run', () => {
     const h = (harness = await startSalesHarness());
     await h.drop('z.csv', [Z_HEADER, 'TLV01,ZD-1,2026-11-20T23:10:00+02:00,10,,']);
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
+    const job = posSalesJob(h, connector);
     const result = await job.run({ ...jobContext(h.state), dryRun: true });
     expect(result.counts).toMatchObject({ z_reports_would_push: 1, item_sales_would_push: 0 });
     expect((await sandboxSales(h.sandbox, 'ZD-1')).zReports).toEqual([]);
@@ -394,22 +381,10 @@ describe('sales-push dry run', () => {
     const h = (harness = await startSalesHarness());
     await h.drop('z-bad.csv', [Z_HEADER, 'TLV01,ZD-2,2026-11-20T23:10:00+02:00,"1,250.00",,']);
     const connector = await h.csvConnector();
-    const job = createSalesPushJob({
-      name: 'pos-sales',
-      api: h.api,
-      source: capabilityOf(connector, 'salesSource', 'pos'),
-      connectorName: 'pos',
-      options: salesPushOptionsSchema.parse({}),
-    });
-    const logged: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged.push(chunk.toString());
-        done();
-      },
-    });
+    const job = posSalesJob(h, connector);
+    const { logged, logger } = warnings();
     const result = await job.run({
-      ...jobContext(h.state, { logger: pino({ level: 'warn' }, sink) }),
+      ...jobContext(h.state, { logger }),
       dryRun: true,
     });
     expect(result.counts).toMatchObject({ files_rejected: 1 });
