@@ -20,7 +20,7 @@ import {
 import type { CliContext } from './context.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './errors.js';
 import { withStateChange } from './state-access.js';
-import { waitForCommand } from './wait-command.js';
+import { catchInterrupts, waitForCommand } from './wait-command.js';
 import { wakeOffice } from './office-wake.js';
 
 export type Given<R> =
@@ -70,6 +70,7 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     if (!heldByDaemon(error)) throw asCliError(error);
   }
   const state = openForQueue(options.loaded);
+  const interrupts = catchInterrupts();
   try {
     const { id, merged } = askFromCli(state, options);
     wakeOffice(options.loaded, requestedByCli());
@@ -77,13 +78,14 @@ export async function giveCommand<R>(context: CliContext, options: GiveOptions<R
     const as = merged ? 'the same command was queued already as' : 'queued for it as';
     context.output.waiting(`a daemon holds the state: ${as} command #${id}, waiting...`);
     const limits = queueLimits(options.loaded.config);
-    const waiting = { limits, shared: options.loaded.config.state.url !== undefined, asCliError };
+    const waiting = { limits, shared: options.loaded.config.state.url !== undefined, asCliError, interrupts };
     const takeOver = options.takeOver === undefined ? undefined : quietTakeOver(options.takeOver);
     const result = (await waitForCommand(state, id, { ...waiting, takeOver }).catch((error: unknown) => {
       throw namingTheFile(error, options.loaded);
     })) as R;
     return { via: 'daemon', result };
   } finally {
+    interrupts.release();
     context.output.done();
     state.close();
   }

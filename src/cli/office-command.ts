@@ -15,7 +15,7 @@ import type { CliContext } from './context.js';
 import { CliError } from './errors.js';
 import { asCliError, requestedByCli } from './control.js';
 import { daemonPresence } from './daemon-presence.js';
-import { waitForCommand } from './wait-command.js';
+import { catchInterrupts, waitForCommand } from './wait-command.js';
 
 /** The office's answer, or null when no office process runs. */
 export async function reloadRunningOffice(
@@ -26,6 +26,7 @@ export async function reloadRunningOffice(
   if (!existsSync(file)) return null;
   const limits = officeQueueLimits(office);
   const state = openStateStore({ file, clock: systemClock, lock: false });
+  const interrupts = catchInterrupts();
   try {
     if (!daemonPresence(state, false).held) return null;
     const { id, merged } = askCommand(
@@ -40,6 +41,7 @@ export async function reloadRunningOffice(
       shared: false,
       asCliError,
       fate: officeFate,
+      interrupts,
     }).finally(() => context.output.done());
     if (result === null || typeof result !== 'object') {
       throw new CliError(
@@ -49,6 +51,7 @@ export async function reloadRunningOffice(
     }
     return result as OfficeReload;
   } finally {
+    interrupts.release();
     state.close();
   }
 }

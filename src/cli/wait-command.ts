@@ -25,20 +25,42 @@ export interface WaitOptions {
   readonly asCliError: (error: unknown) => unknown;
   /** What becomes of a command the CLI stops waiting for, when its taker is not a company's daemon (the office). */
   readonly fate?: (command: QueuedCommand | null, id: number) => string;
+  /** SIGINT and SIGTERM as caught since before the command was queued; caught from the call on when absent. */
+  readonly interrupts?: Interrupts;
+}
+
+export interface Interrupts {
+  /** Aborted, with the signal's name as reason, by the first SIGINT or SIGTERM. */
+  readonly signal: AbortSignal;
+  /** Gives the signals back to their default action. */
+  release(): void;
+}
+
+/**
+ * Catches SIGINT and SIGTERM from now on. Call it before queueing a command: a signal that came between the queue's
+ * commit and the wait would otherwise end the process by default, without saying that the command stays queued.
+ */
+export function catchInterrupts(): Interrupts {
+  const stop = new AbortController();
+  const onInt = () => stop.abort('SIGINT');
+  const onTerm = () => stop.abort('SIGTERM');
+  process.once('SIGINT', onInt);
+  process.once('SIGTERM', onTerm);
+  return {
+    signal: stop.signal,
+    release: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
 }
 
 export async function waitForCommand(state: StateStore, id: number, options: WaitOptions): Promise<unknown> {
-  const stop = new AbortController();
-  const signalled = (signal: NodeJS.Signals) => () => stop.abort(signal);
-  const onInt = signalled('SIGINT');
-  const onTerm = signalled('SIGTERM');
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
+  const interrupts = options.interrupts ?? catchInterrupts();
   try {
-    return await poll(state, id, options, stop.signal);
+    return await poll(state, id, options, interrupts.signal);
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    if (options.interrupts === undefined) interrupts.release();
   }
 }
 

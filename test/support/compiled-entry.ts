@@ -27,6 +27,7 @@ export const CHILD_ENTRIES: readonly string[] = [
   'test/engine/support/pull-child.ts',
   'test/flows/buyers/child.ts',
   'test/flows/catalog/child.ts',
+  'test/cli/fixtures/interrupted-wait.ts',
   'test/flows/documents/child.ts',
   'test/flows/expenses/child.ts',
   'test/flows/journal-export/child.ts',
