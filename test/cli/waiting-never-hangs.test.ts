@@ -86,6 +86,19 @@ function start(args: readonly string[], configFile: string): Started {
   return started;
 }
 
+/**
+ * The CLI's last stderr line (with its newline), its error; before it, a wait that lasted 15 s may have written its
+ * waiting note (in a pipe, src/cli/output.ts), and nothing else.
+ */
+function errorLine(stderr: string): string {
+  const lines = stderr.trimEnd().split('\n');
+  const notes = lines
+    .slice(0, -1)
+    .filter((line) => !/ command #\d+, waiting\.\.\. \(15 s so far\)$/.test(line));
+  expect(notes).toEqual([]);
+  return `${lines.at(-1) ?? ''}\n`;
+}
+
 /** How long a step may wait before the test fails with what the processes printed, short of the test's timeout. */
 const STEP_BOUND_MS = 60_000;
 
@@ -356,7 +369,7 @@ for (const { name, skip, open } of backends) {
           // The daemon had exited when the CLI ended, and the CLI says that is why.
           expect(daemon.child.signalCode).toBe('SIGKILL');
           expect(ended.code).toBe(3);
-          expect(ended.stderr).toMatch(backend.gone(daemon.child, id ?? 0));
+          expect(errorLine(ended.stderr)).toMatch(backend.gone(daemon.child, id ?? 0));
           expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
         },
       );
@@ -375,7 +388,7 @@ for (const { name, skip, open } of backends) {
             const ended = await endOf(sync, [daemon, sync]);
             // Nothing but the signal ended the wait: the daemon holds the state still, and the CLI names the signal.
             expect(await backend.heldBy(daemon.child)).toBe(true);
-            expect(ended.stderr).toMatch(new RegExp(`^error: ${signal}: stopped waiting: `));
+            expect(errorLine(ended.stderr)).toMatch(new RegExp(`^error: ${signal}: stopped waiting: `));
             expect(ended.code).toBe(3);
             expect(ended.stderr).toContain(`error: ${signal}: stopped waiting: command #${id} stays queued`);
             expect(backend.state().commands.get(id ?? 0)?.status).toBe('pending');
