@@ -12,6 +12,9 @@ import { adminQuery, PgScratchDatabases, probePostgres } from './backends.js';
 import { FakeClock, tempDir } from './support.js';
 
 const BEFORE = 3;
+// Probed once, as the other PostgreSQL suites do: absent, the test is skipped with the reason, or fails under
+// SUPPLY_SYNC_REQUIRE_SERVICES=1.
+const pgSkipReason = await probePostgres();
 const ROWS = [
   { id: 'evt_b', type: 'order.created', receivedAt: 2000, status: 'pending' },
   { id: 'evt_a', type: 'order.updated', receivedAt: 3000, status: 'pending' },
@@ -66,9 +69,9 @@ describe('inbox migration to schema version 4', () => {
     expect(indexes).toEqual(['inbox_by_time']);
   });
 
-  it('keeps pending and dispatched events apart in a PostgreSQL state', async (context) => {
-    const skipReason = await probePostgres();
-    if (skipReason !== null) return context.skip(`PostgreSQL is not available: ${skipReason}`);
+  it.skipIf(pgSkipReason !== null)(
+    `keeps pending and dispatched events apart in a PostgreSQL state${pgSkipReason === null ? '' : ` (skipped: ${pgSkipReason})`}`,
+    async () => {
     const scratch = new PgScratchDatabases();
     cleanups.push(() => scratch.dropAll());
     const url = await scratch.create('ss_inbox_migration');
@@ -105,5 +108,6 @@ describe('inbox migration to schema version 4', () => {
       url,
     );
     expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual(['inbox_by_time']);
-  });
+  },
+  );
 });
